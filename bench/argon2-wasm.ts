@@ -1,0 +1,148 @@
+/**
+ * Argon2id: our WASM build against native @node-rs/argon2 and the npm WASM alternatives.
+ *
+ *   npx tsx bench/argon2-wasm.ts            (ROUNDS=n to change the number of measured rounds)
+ *
+ * Each round runs every implementation once, in turn, so drift in machine load hits all of them
+ * alike; a warm-up round (JIT tier-up, memory growth) is discarded. Prints medians in ms and the
+ * ratio to native hashRaw. The machine is shared: keep rounds modest.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { hash as nativeHash, hashRaw as nativeHashRaw } from '@node-rs/argon2';
+import setupOpenpgpArgon2id from 'argon2id/lib/setup.js';
+import { argon2id as hashWasmArgon2id } from 'hash-wasm';
+import { Argon2Wasm } from '../src/hashing/backends/wasm/argon2-wasm.js';
+import { loadArgon2WasmModule } from '../src/hashing/backends/wasm/load-wasm-module-node.js';
+
+interface Params {
+  m: number;
+  t: number;
+  p: number;
+  rounds: number;
+}
+
+const PARAM_SETS: Params[] = [
+  { m: 19456, t: 2, p: 1, rounds: 15 }, // OWASP minimum for argon2id
+  { m: 65536, t: 3, p: 4, rounds: 7 }, // RFC 9106 second recommendation (64 MiB)
+];
+const TAG_LENGTH = 32;
+const ARGON2ID = 2 as import('@node-rs/argon2').Algorithm; // const enum, unreadable under verbatimModuleSyntax
+
+type Impl = (password: Uint8Array, salt: Uint8Array, params: Params) => Promise<Uint8Array | string>;
+
+async function setUp(): Promise<Array<[string, Impl]>> {
+  const ours = await Argon2Wasm.instantiate(await loadArgon2WasmModule());
+
+  // openpgpjs' argon2id ships SIMD and non-SIMD builds; setup picks SIMD where supported.
+  const require = createRequire(import.meta.url);
+  const distDir = require.resolve('argon2id/lib/setup.js').replace(/lib\/setup\.js$/, 'dist/');
+  const simd = await readFile(`${distDir}simd.wasm`);
+  const noSimd = await readFile(`${distDir}no-simd.wasm`);
+  const openpgp = await setupOpenpgpArgon2id(
+    (imports) => WebAssembly.instantiate(simd, imports),
+    (imports) => WebAssembly.instantiate(noSimd, imports),
+  );
+
+  return [
+    [
+      'native hashRaw',
+      (password, salt, { m, t, p }) =>
+        nativeHashRaw(Buffer.from(password), {
+          algorithm: ARGON2ID,
+          memoryCost: m,
+          timeCost: t,
+          parallelism: p,
+          outputLen: TAG_LENGTH,
+          salt: Buffer.from(salt),
+        }),
+    ],
+    [
+      'native hash (PHC)',
+      (password, salt, { m, t, p }) =>
+        nativeHash(Buffer.from(password), {
+          algorithm: ARGON2ID,
+          memoryCost: m,
+          timeCost: t,
+          parallelism: p,
+          outputLen: TAG_LENGTH,
+          salt: Buffer.from(salt),
+        }),
+    ],
+    [
+      'passlane wasm',
+      async (password, salt, { m, t, p }) =>
+        ours.hash({
+          algorithm: 'argon2id',
+          version: 0x13,
+          memoryKiB: m,
+          passes: t,
+          lanes: p,
+          password,
+          salt,
+          tagLength: TAG_LENGTH,
+        }),
+    ],
+    [
+      'hash-wasm',
+      (password, salt, { m, t, p }) =>
+        hashWasmArgon2id({
+          password,
+          salt,
+          parallelism: p,
+          iterations: t,
+          memorySize: m,
+          hashLength: TAG_LENGTH,
+          outputType: 'binary',
+        }),
+    ],
+    [
+      'argon2id (openpgpjs)',
+      async (password, salt, { m, t, p }) =>
+        openpgp({ password, salt, parallelism: p, passes: t, memorySize: m, tagLength: TAG_LENGTH }),
+    ],
+  ];
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+const hex = (x: Uint8Array | string): string => (typeof x === 'string' ? x : Buffer.from(x).toString('hex'));
+
+async function main(): Promise<void> {
+  const impls = await setUp();
+  const roundsOverride = Number(process.env.ROUNDS) || undefined;
+  const password = new TextEncoder().encode('correct horse battery staple');
+  const salt = Uint8Array.from({ length: 16 }, (_, i) => i * 7 + 1);
+
+  for (const params of PARAM_SETS) {
+    const rounds = roundsOverride ?? params.rounds;
+    const times = impls.map(() => [] as number[]);
+    // Warm-up, doubling as a cross-check: every raw tag must equal native's.
+    const tags = await Promise.all(impls.map(([, run]) => run(password, salt, params)));
+    for (const [i, [name]] of impls.entries()) {
+      if (name !== 'native hash (PHC)' && hex(tags[i]!) !== hex(tags[0]!)) {
+        throw new Error(`${name} disagrees with native at m=${params.m} t=${params.t} p=${params.p}`);
+      }
+    }
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, [, run]] of impls.entries()) {
+        const start = performance.now();
+        await run(password, salt, params);
+        times[i]!.push(performance.now() - start);
+      }
+    }
+
+    const base = median(times[0]!);
+    console.log(`\nargon2id m=${params.m} KiB, t=${params.t}, p=${params.p} — median of ${rounds} rounds`);
+    console.log(`${'implementation'.padEnd(22)} ${'ms'.padStart(8)} ${'x native'.padStart(9)}`);
+    for (const [i, [name]] of impls.entries()) {
+      const ms = median(times[i]!);
+      console.log(`${name.padEnd(22)} ${ms.toFixed(2).padStart(8)} ${(ms / base).toFixed(2).padStart(9)}`);
+    }
+  }
+}
+
+await main();

@@ -1,0 +1,237 @@
+import { canLoadNativeAddons, detectRuntime, readProcessEnv, type RuntimeName } from '../runtime/detect-runtime.js';
+import type { BackendName, HashingBackend } from './backends/types.js';
+import { BackendUnavailableError, InvalidOptionsError, UnsupportedHashError } from './errors.js';
+import { MemoryLimiter, type ConcurrencyOptions } from './limiter.js';
+import { assertAcceptablePassword, assertPasswordWithinBounds, normalisedPasswordBytes } from './password.js';
+import { createPepper, isPeppered, parsePepperEnvelope, pepperOptionsFromEnv, placeholderPhc, type PepperOptions } from './pepper.js';
+import {
+  resolveArgon2Policy,
+  resolveLimits,
+  resolvePasswordRules,
+  type Argon2Policy,
+  type PasswordRules,
+  type StoredHashLimits,
+} from './policy.js';
+import { formatArgon2Phc } from './schemes/argon2-phc.js';
+import { parseStoredHash } from './schemes/parse-stored-hash.js';
+import type { ParsedHash } from './schemes/types.js';
+
+export type BackendChoice = 'auto' | BackendName;
+
+const randomBytes = (length: number) => crypto.getRandomValues(new Uint8Array(length));
+
+export interface PasswordHasherOptions {
+  /** `auto` (default): native on Node, Lambda, Bun and Deno, WASM elsewhere or when native fails to load. */
+  backend?: BackendChoice;
+  /** Parameters for new hashes; defaults to OWASP's m=19456 KiB, t=2, p=1. */
+  argon2?: Partial<Argon2Policy>;
+  /** Allows a policy weaker than OWASP's table (tests, constrained devices). */
+  allowWeakParameters?: boolean;
+  password?: Partial<PasswordRules>;
+  /** Bounds on parameters read from stored hashes. */
+  limits?: Partial<StoredHashLimits>;
+  /** Defaults to PASSLANE_PEPPER_KEYS; `false` turns peppering off. */
+  pepper?: PepperOptions | false;
+  concurrency?: Partial<ConcurrencyOptions>;
+  /** Where to log the once-only backend fallback warning. */
+  logger?: HasherLogger;
+  /** Environment to read PASSLANE_* settings from; defaults to process.env where it exists. */
+  env?: Record<string, string | undefined>;
+}
+
+export interface HasherLogger {
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  /** True only when `ok` and the stored value should be replaced by `hash(password)`. */
+  needsRehash: boolean;
+  scheme: string;
+}
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(stored: string, password: string): Promise<VerifyResult>;
+  needsRehash(stored: string): boolean;
+  /** Costs what verifying a real account costs, and never matches: for unknown accounts. */
+  verifyDummy(password: string): Promise<VerifyResult>;
+  /** Moves a stored argon2 hash to the current pepper key without the password. */
+  rotatePepper(stored: string): Promise<string>;
+  /** The backend in use, once loaded. */
+  backendName(): Promise<BackendName>;
+  readonly policy: Readonly<Argon2Policy>;
+}
+
+/** How an entry point (Node or edge) provides backends; the hasher never imports them itself. */
+export interface BackendLoaders {
+  native?: () => Promise<HashingBackend>;
+  wasm: (options: { retainMemoryKiB: number }) => Promise<HashingBackend>;
+  runtime?: () => RuntimeName;
+}
+
+const defaultLogger: HasherLogger = {
+  warn(message, fields) {
+    // One JSON line, as Powertools' logger writes them, so CloudWatch Logs Insights can query it.
+    console.warn(JSON.stringify({ level: 'WARN', service: 'passlane', message, ...fields }));
+  },
+};
+
+function chooseBackend(requested: BackendChoice | undefined, env: Record<string, string | undefined>): BackendChoice {
+  const fromEnv = env.PASSLANE_ARGON2_BACKEND;
+  const choice = requested ?? (fromEnv as BackendChoice | undefined) ?? 'auto';
+  if (choice !== 'auto' && choice !== 'native' && choice !== 'wasm') {
+    throw new InvalidOptionsError(`backend must be auto, native or wasm (got ${JSON.stringify(choice)})`);
+  }
+  return choice;
+}
+
+async function loadBackend(
+  choice: BackendChoice,
+  loaders: BackendLoaders,
+  retainMemoryKiB: number,
+  logger: HasherLogger,
+): Promise<HashingBackend> {
+  const loadNative = async () => {
+    if (!loaders.native) throw new BackendUnavailableError('the native backend is not available in this build');
+    try {
+      return await loaders.native();
+    } catch (cause) {
+      if (cause instanceof BackendUnavailableError) throw cause;
+      throw new BackendUnavailableError('the native argon2 binding failed to load', { cause });
+    }
+  };
+  if (choice === 'native') return loadNative();
+  if (choice === 'wasm') return loaders.wasm({ retainMemoryKiB });
+  const runtime = (loaders.runtime ?? detectRuntime)();
+  if (loaders.native && canLoadNativeAddons(runtime)) {
+    try {
+      return await loadNative();
+    } catch (error) {
+      logger.warn('native argon2 binding unavailable; using the WASM backend', {
+        runtime,
+        error: error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error),
+      });
+    }
+  }
+  return loaders.wasm({ retainMemoryKiB });
+}
+
+export function createPasswordHasherWith(options: PasswordHasherOptions, loaders: BackendLoaders): PasswordHasher {
+  const env = options.env ?? readProcessEnv();
+  const policy = Object.freeze(resolveArgon2Policy(options.argon2, options.allowWeakParameters === true));
+  const rules = resolvePasswordRules(options.password);
+  const limits = resolveLimits(options.limits);
+  const pepperOptions = options.pepper === false ? undefined : (options.pepper ?? pepperOptionsFromEnv(env));
+  const pepper = pepperOptions ? createPepper(pepperOptions) : undefined;
+  const limiter = new MemoryLimiter(options.concurrency);
+  const choice = chooseBackend(options.backend, env);
+  const logger = options.logger ?? defaultLogger;
+
+  let backendPromise: Promise<HashingBackend> | undefined;
+  const backend = () => {
+    // Loaded on first use; a failed load is not cached, so a later call can retry.
+    backendPromise ??= loadBackend(choice, loaders, Math.max(policy.memoryKiB * 2, 64 * 1024), logger).catch((error) => {
+      backendPromise = undefined;
+      throw error;
+    });
+    return backendPromise;
+  };
+  const context = async () => ({ backend: await backend(), normalise: (password: string) => normalisedPasswordBytes(password, rules) });
+
+  async function newPhc(passwordBytes: Uint8Array, salt: Uint8Array, tag?: Uint8Array): Promise<string> {
+    const phc = {
+      algorithm: 'argon2id' as const,
+      version: 0x13 as const,
+      memoryKiB: policy.memoryKiB,
+      passes: policy.passes,
+      lanes: policy.lanes,
+      salt,
+      tag: tag ?? (await (await backend()).argon2({ ...policy, algorithm: 'argon2id', version: 0x13, password: passwordBytes, salt })),
+    };
+    const encoded = formatArgon2Phc(phc);
+    return pepper ? pepper.seal(encoded) : encoded;
+  }
+
+  /** Opens the pepper envelope when there is one, then parses with bounds. */
+  async function parse(stored: string): Promise<ParsedHash> {
+    if (typeof stored === 'string' && isPeppered(stored)) {
+      if (!pepper) throw new InvalidOptionsError('stored hash is peppered but no pepper keys are configured');
+      return parseStoredHash(await pepper.open(stored), limits);
+    }
+    return parseStoredHash(stored, limits);
+  }
+
+  function needsRehash(stored: string): boolean {
+    let parsed: ParsedHash;
+    if (typeof stored === 'string' && isPeppered(stored)) {
+      const envelope = parsePepperEnvelope(stored);
+      if (envelope.keyId !== pepper?.currentKeyId) return true;
+      parsed = parseStoredHash(placeholderPhc(envelope), limits);
+    } else {
+      parsed = parseStoredHash(stored, limits);
+      if (pepper) return true;
+    }
+    const params = parsed.argon2;
+    if (parsed.scheme !== 'argon2id' || !params) return true;
+    return (
+      params.version !== 0x13 ||
+      params.memoryKiB !== policy.memoryKiB ||
+      params.passes !== policy.passes ||
+      params.lanes !== policy.lanes ||
+      params.tagLength !== policy.tagLength ||
+      params.saltLength < policy.saltLength
+    );
+  }
+
+  async function verifyParsed(parsed: ParsedHash, password: string): Promise<boolean> {
+    const ctx = await context();
+    return limiter.run(parsed.memoryKiB, () => parsed.verify(password, ctx));
+  }
+
+  let dummyStored: Promise<string> | undefined;
+
+  return {
+    policy,
+
+    async hash(password) {
+      assertAcceptablePassword(password, rules);
+      const bytes = normalisedPasswordBytes(password, rules);
+      const salt = randomBytes(policy.saltLength);
+      await backend();
+      return limiter.run(policy.memoryKiB, () => newPhc(bytes, salt));
+    },
+
+    async verify(stored, password) {
+      assertPasswordWithinBounds(password, rules);
+      const parsed = await parse(stored);
+      const ok = await verifyParsed(parsed, password);
+      return { ok, needsRehash: ok && needsRehash(stored), scheme: parsed.scheme };
+    },
+
+    needsRehash,
+
+    async verifyDummy(password) {
+      assertPasswordWithinBounds(password, rules);
+      // A random salt and tag at the current policy, sealed like a real record when peppered:
+      // parsing and verifying it is exactly the work a real account costs, and it never matches.
+      dummyStored ??= newPhc(new Uint8Array(0), randomBytes(policy.saltLength), randomBytes(policy.tagLength));
+      await verifyParsed(await parse(await dummyStored), password);
+      return { ok: false, needsRehash: false, scheme: 'argon2id' };
+    },
+
+    async rotatePepper(stored) {
+      if (!pepper) throw new InvalidOptionsError('no pepper keys are configured');
+      // Bounds and format are checked first, so the job never seals garbage or a legacy format.
+      const parsed = await parse(stored);
+      if (!parsed.argon2 || parsed.scheme === 'argon2_raw' || parsed.scheme === 'django_argon2') {
+        throw new UnsupportedHashError(`only argon2 PHC hashes can be peppered (got ${parsed.scheme})`);
+      }
+      return pepper.rotate(stored);
+    },
+
+    async backendName() {
+      return (await backend()).name;
+    },
+  };
+}

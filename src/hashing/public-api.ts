@@ -1,0 +1,10 @@
+// What both entry points (Node and edge) export besides their own createPasswordHasher.
+export * from './errors.js';
+export type { Argon2Policy, PasswordRules, StoredHashLimits } from './policy.js';
+export { DEFAULT_ARGON2_POLICY, DEFAULT_PASSWORD_RULES, DEFAULT_STORED_HASH_LIMITS, OWASP_ARGON2ID_FLOOR, meetsOwaspFloor } from './policy.js';
+export type { ConcurrencyOptions } from './limiter.js';
+export type { PepperOptions } from './pepper.js';
+export { pepperOptionsFromEnv } from './pepper.js';
+export type { BackendChoice, HasherLogger, PasswordHasher, PasswordHasherOptions, VerifyResult } from './create-password-hasher.js';
+export type { BackendName } from './backends/types.js';
+export { detectRuntime, type RuntimeName } from '../runtime/detect-runtime.js';

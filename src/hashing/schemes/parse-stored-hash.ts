@@ -1,0 +1,23 @@
+import { HashParametersOutOfBoundsError, MalformedHashError, UnsupportedHashError } from '../errors.js';
+import type { StoredHashLimits } from '../policy.js';
+import { argon2Scheme, rawArgon2Scheme } from './argon2-phc.js';
+import { bcryptScheme } from './bcrypt.js';
+import { djangoScheme } from './django.js';
+import { passlibScheme } from './passlib.js';
+import type { HashScheme, ParsedHash } from './types.js';
+
+const SCHEMES: readonly HashScheme[] = [argon2Scheme, rawArgon2Scheme, bcryptScheme, djangoScheme, passlibScheme];
+
+/**
+ * Finds the scheme of a stored (un-peppered) value and parses it, bounds included. Throws
+ * UnsupportedHashError, MalformedHashError or HashParametersOutOfBoundsError; does no hashing.
+ */
+export function parseStoredHash(stored: unknown, limits: StoredHashLimits): ParsedHash {
+  if (typeof stored !== 'string' || stored.length === 0) throw new MalformedHashError('stored hash must be a non-empty string');
+  if (stored.length > limits.maxEncodedLength) {
+    throw new HashParametersOutOfBoundsError(`stored hash is longer than ${limits.maxEncodedLength} characters`);
+  }
+  const scheme = SCHEMES.find((candidate) => candidate.matches(stored));
+  if (!scheme) throw new UnsupportedHashError('unrecognised password hash format');
+  return scheme.parse(stored, limits);
+}

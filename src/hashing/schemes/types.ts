@@ -1,0 +1,34 @@
+import type { Argon2Algorithm, Argon2Version, HashingBackend } from '../backends/types.js';
+import type { StoredHashLimits } from '../policy.js';
+
+/** What a stored hash turns into once parsed and bounds-checked: enough to verify and to judge it. */
+export interface ParsedHash {
+  /** Reported to callers, e.g. `argon2id`, `bcrypt`, `django_pbkdf2_sha256`. */
+  readonly scheme: string;
+  /** Working memory one verify needs, for the concurrency limiter. */
+  readonly memoryKiB: number;
+  /** Set for plain argon2 PHC hashes, so needsRehash can compare them with the policy. */
+  readonly argon2?: {
+    algorithm: Argon2Algorithm;
+    version: Argon2Version;
+    memoryKiB: number;
+    passes: number;
+    lanes: number;
+    saltLength: number;
+    tagLength: number;
+  };
+  /** Recomputes the hash of `password` and compares it in constant time. Never throws for a wrong password. */
+  verify(password: string, context: VerifyContext): Promise<boolean>;
+}
+
+export interface VerifyContext {
+  backend: HashingBackend;
+  /** The bytes passlane's own argon2 hashes take (NFKC); legacy schemes use the raw UTF-8 instead. */
+  normalise(password: string): Uint8Array;
+}
+
+/** One family of stored-hash formats. `parse` is cheap and strict: it does no hashing. */
+export interface HashScheme {
+  matches(stored: string): boolean;
+  parse(stored: string, limits: StoredHashLimits): ParsedHash;
+}

@@ -1,0 +1,24 @@
+/**
+ * passlane for Node.js, AWS Lambda, Bun and Deno: the native argon2 binding, with the WASM build
+ * as fallback (read from the `.wasm` file next to this module).
+ */
+import { createPasswordHasherWith, type PasswordHasher, type PasswordHasherOptions } from './hashing/create-password-hasher.js';
+import { createWasmBackend } from './hashing/backends/wasm.js';
+
+export * from './hashing/public-api.js';
+
+export interface NodePasswordHasherOptions extends PasswordHasherOptions {
+  /** A precompiled argon2 module; by default the bundled `argon2.wasm` is read and compiled. */
+  wasmModule?: WebAssembly.Module;
+}
+
+export function createPasswordHasher(options: NodePasswordHasherOptions = {}): PasswordHasher {
+  return createPasswordHasherWith(options, {
+    native: async () => (await import('./hashing/backends/native.js')).createNativeBackend(),
+    wasm: async (wasmOptions) => {
+      const module =
+        options.wasmModule ?? (await (await import('./hashing/backends/wasm/load-wasm-module-node.js')).loadArgon2WasmModule());
+      return createWasmBackend(module, wasmOptions);
+    },
+  });
+}

@@ -1,0 +1,86 @@
+import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+
+/**
+ * Retry: the SDK's `standard` mode, 3 attempts in all. It retries throttling, 5xx and network
+ * errors with jittered exponential backoff and has a client-wide retry quota, so during an outage
+ * a warm container stops retrying instead of multiplying load. Not `adaptive`: its client-side
+ * rate limiter only learns from traffic through one client, and a Lambda container serves one
+ * request at a time, so it would mostly add delay to the next login after a throttle.
+ */
+export const DYNAMODB_RETRY_MODE = 'standard';
+export const DYNAMODB_MAX_ATTEMPTS = 3;
+
+/**
+ * Timeouts per attempt. Single-item DynamoDB calls take milliseconds; waiting longer only holds
+ * a login open while storage is down. Worst case per operation: 3 × 1 s + backoff ≈ 3.2 s.
+ * `throwOnRequestTimeout` is required: without it the handler only logs a warning when
+ * requestTimeout passes and keeps waiting.
+ */
+export const DYNAMODB_CONNECTION_TIMEOUT_MS = 1_000;
+export const DYNAMODB_REQUEST_TIMEOUT_MS = 1_000;
+
+type Env = Record<string, string | undefined>;
+
+/** The client configuration `createDynamoDbClient` uses, exposed for tests and diagnostics. */
+export function dynamoDbClientConfig(env: Env = process.env): DynamoDBClientConfig {
+  const endpoint = nonEmpty(env.DYNAMODB_ENDPOINT);
+  const region = nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION);
+  const accessKeyId = nonEmpty(env.AWS_ACCESS_KEY_ID);
+  const secretAccessKey = nonEmpty(env.AWS_SECRET_ACCESS_KEY);
+
+  const config: DynamoDBClientConfig = {
+    retryMode: DYNAMODB_RETRY_MODE,
+    maxAttempts: DYNAMODB_MAX_ATTEMPTS,
+    // Options object rather than `new NodeHttpHandler(...)`: the SDK builds its own
+    // NodeHttpHandler from it, and we avoid importing @smithy/node-http-handler, which is only a
+    // transitive dependency of the SDK.
+    requestHandler: {
+      connectionTimeout: DYNAMODB_CONNECTION_TIMEOUT_MS,
+      requestTimeout: DYNAMODB_REQUEST_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
+    },
+  };
+  if (region !== undefined) config.region = region;
+
+  if (endpoint !== undefined) {
+    // DynamoDB Local / dynalite: any credentials and region are accepted (DynamoDB Local keeps a
+    // separate database per access key + region unless -sharedDb, so they must be stable).
+    config.endpoint = endpoint;
+    config.region ??= 'local';
+    config.credentials =
+      accessKeyId !== undefined && secretAccessKey !== undefined
+        ? { accessKeyId, secretAccessKey, sessionToken: nonEmpty(env.AWS_SESSION_TOKEN) }
+        : { accessKeyId: 'local', secretAccessKey: 'local' };
+  }
+  // Without an endpoint, credentials come from the SDK's default chain (the Lambda role's
+  // environment credentials) and the region from AWS_REGION, which Lambda always sets.
+  return config;
+}
+
+/**
+ * One client per container, cached per configuration. Lambda reuses a container across
+ * invocations: reusing the client keeps its keep-alive sockets (no TCP/TLS handshake per login)
+ * and resolves credentials once. A client created per request would also leak sockets.
+ * Different configurations (tests pointing at several servers) get different clients.
+ */
+const clients = new Map<string, DynamoDBClient>();
+
+export function createDynamoDbClient(env: Env = process.env): DynamoDBClient {
+  const key = JSON.stringify([
+    env.DYNAMODB_ENDPOINT,
+    env.AWS_REGION,
+    env.AWS_DEFAULT_REGION,
+    env.AWS_ACCESS_KEY_ID,
+    env.AWS_SESSION_TOKEN,
+  ]);
+  let client = clients.get(key);
+  if (client === undefined) {
+    client = new DynamoDBClient(dynamoDbClientConfig(env));
+    clients.set(key, client);
+  }
+  return client;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}

@@ -1,0 +1,121 @@
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  UpdateTimeToLiveCommand,
+  waitUntilTableExists,
+  type CreateTableCommandInput,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { StorageUnavailableError } from './errors.js';
+
+/**
+ * One table for everything passlane stores, keyed by a string partition key `pk` alone (every
+ * access is by exact key, so no sort key or index).
+ *
+ * Accounts      pk = "user#" + email (email normalised by the caller)
+ *               userId S, email S, passwordHash S (opaque to the store),
+ *               createdAt S, updatedAt S, passwordChangedAt S? (ISO 8601, UTC)
+ * Rate limits   pk = "ratelimit#" + key + "#" + windowStart (epoch seconds)
+ *               count N (atomic ADD), expiresAt N (epoch seconds; the table's TTL attribute)
+ *
+ * The prefixes keep the kinds apart; TTL only ever applies to rate-limit items because only they
+ * carry `expiresAt`.
+ */
+export const DEFAULT_TABLE_NAME = 'passlane-users';
+export const PARTITION_KEY = 'pk';
+export const TTL_ATTRIBUTE = 'expiresAt';
+export const USER_KEY_PREFIX = 'user#';
+export const RATE_LIMIT_KEY_PREFIX = 'ratelimit#';
+
+export function tableNameFromEnv(env: Record<string, string | undefined> = process.env): string {
+  const name = env.PASSLANE_TABLE?.trim();
+  return name ? name : DEFAULT_TABLE_NAME;
+}
+
+/** The table definition as data, for ensureTable and for infrastructure code to share. */
+export function tableDefinition(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    AttributeDefinitions: [{ AttributeName: PARTITION_KEY, AttributeType: 'S' }],
+    KeySchema: [{ AttributeName: PARTITION_KEY, KeyType: 'HASH' }],
+    BillingMode: 'PAY_PER_REQUEST',
+  };
+}
+
+export interface EnsureTableOptions {
+  /** Longest wait for the table to become ACTIVE, in seconds (real AWS takes a few seconds). */
+  maxWaitSeconds?: number;
+}
+
+/**
+ * Creates the table if missing, waits until it is ACTIVE and enables TTL on `expiresAt`.
+ * Idempotent and safe to run concurrently (a lost CreateTable race counts as "exists").
+ * Meant for local development and tests; in AWS the infrastructure code owns the table.
+ */
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+  options: EnsureTableOptions = {},
+): Promise<void> {
+  try {
+    if (!(await tableExists(client, tableName))) {
+      try {
+        await client.send(new CreateTableCommand(tableDefinition(tableName)));
+      } catch (error) {
+        if (errorName(error) !== 'ResourceInUseException') throw error;
+      }
+    }
+    const result = await waitUntilTableExists(
+      { client, minDelay: 1, maxDelay: 5, maxWaitTime: options.maxWaitSeconds ?? 120 },
+      { TableName: tableName },
+    );
+    if (result.state !== 'SUCCESS') throw new Error(`table did not become ACTIVE: ${result.state}`);
+    await enableTimeToLive(client, tableName);
+  } catch (error) {
+    throw new StorageUnavailableError('ensureTable', error);
+  }
+}
+
+async function tableExists(client: DynamoDBClient, tableName: string): Promise<boolean> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return true;
+  } catch (error) {
+    if (errorName(error) === 'ResourceNotFoundException') return false;
+    throw error;
+  }
+}
+
+/**
+ * TTL is housekeeping only (old rate-limit windows are never read again, and real DynamoDB
+ * deletes expired items lazily anyway), so an emulator without UpdateTimeToLive (dynalite)
+ * is tolerated.
+ */
+async function enableTimeToLive(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    const { TimeToLiveDescription: ttl } = await client.send(
+      new DescribeTimeToLiveCommand({ TableName: tableName }),
+    );
+    if (ttl?.TimeToLiveStatus === 'ENABLED' || ttl?.TimeToLiveStatus === 'ENABLING') return;
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      }),
+    );
+  } catch (error) {
+    if (errorName(error) === 'UnknownOperationException') return;
+    // A concurrent ensureTable enabled it first.
+    if (errorName(error) === 'ValidationException' && /already enabled/i.test(errorMessage(error))) return;
+    throw error;
+  }
+}
+
+function errorName(error: unknown): string | undefined {
+  return error instanceof Error ? error.name : undefined;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : '';
+}

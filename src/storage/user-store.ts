@@ -1,0 +1,234 @@
+import {
+  GetItemCommand,
+  PutItemCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import {
+  AccountExistsError,
+  HashChangedError,
+  StorageRecordInvalidError,
+  StorageUnavailableError,
+} from './errors.js';
+import { RATE_LIMIT_KEY_PREFIX, TTL_ATTRIBUTE, USER_KEY_PREFIX } from './table.js';
+
+export interface UserRecord {
+  userId: string;
+  /** Normalised by the caller (trimmed, lower-cased). */
+  email: string;
+  /** Opaque to the store. */
+  passwordHash: string;
+  createdAt: Date;
+  /** Set by password changes and resets, not by rehashes: compare with token `iat`. */
+  passwordChangedAt?: Date;
+}
+
+export interface NewUser {
+  email: string;
+  userId: string;
+  passwordHash: string;
+  createdAt: Date;
+}
+
+/**
+ * 'rehash' re-encodes the same password under new parameters (same secret, sessions stay valid);
+ * the others change the secret and set passwordChangedAt.
+ */
+export type PasswordHashChangeReason = 'rehash' | 'password-change' | 'password-reset';
+
+export interface ReplacePasswordHashInput {
+  email: string;
+  /** The hash the caller read and verified against; the write only lands if it is still stored. */
+  expectedHash: string;
+  newHash: string;
+  reason: PasswordHashChangeReason;
+  now?: Date;
+}
+
+export interface RateLimitInput {
+  /** What is limited, e.g. "login#" + email or "ip#" + address. Never logged. */
+  key: string;
+  windowSeconds: number;
+  /** Hits allowed per window. */
+  limit: number;
+  now?: Date;
+}
+
+export interface RateLimitResult {
+  allowed: boolean;
+  /** Hits in the current window, this one included. */
+  count: number;
+  /** 0 when allowed; otherwise whole seconds until the window ends (at least 1). */
+  retryAfterSeconds: number;
+}
+
+/**
+ * Account and rate-limit persistence on one DynamoDB table (layout in table.ts). Every write that
+ * can race is conditional or atomic. SDK errors other than lost conditions become
+ * StorageUnavailableError, so no caller decides authentication without storage. Nothing here
+ * logs; error messages carry no emails or hashes.
+ */
+export class UserStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** Throws AccountExistsError if the email is taken. */
+  async createUser(user: NewUser): Promise<void> {
+    const createdAt = user.createdAt.toISOString();
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: { S: userKey(user.email) },
+            userId: { S: user.userId },
+            email: { S: user.email },
+            passwordHash: { S: user.passwordHash },
+            createdAt: { S: createdAt },
+            updatedAt: { S: createdAt },
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw new StorageUnavailableError('createUser', error);
+      // The SDK retries timeouts; if an earlier attempt of this very call landed, the retry
+      // fails its condition against our own item. That is success, not a duplicate.
+      const stored = await this.getUserByEmail(user.email);
+      if (stored?.userId === user.userId && stored.passwordHash === user.passwordHash) return;
+      throw new AccountExistsError({ cause: error });
+    }
+  }
+
+  /** Strongly consistent read, so a login right after registration or a password change sees it. */
+  async getUserByEmail(email: string): Promise<UserRecord | undefined> {
+    let item: Record<string, AttributeValue> | undefined;
+    try {
+      const result = await this.client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: userKey(email) } },
+          ConsistentRead: true,
+        }),
+      );
+      item = result.Item;
+    } catch (error) {
+      throw new StorageUnavailableError('getUserByEmail', error);
+    }
+    return item === undefined ? undefined : toUserRecord(item);
+  }
+
+  /**
+   * Compare-and-swap of the password hash. Throws HashChangedError if the stored hash is no
+   * longer `expectedHash` (e.g. a stale rehash after a password change) or the account is gone.
+   */
+  async replacePasswordHash(input: ReplacePasswordHashInput): Promise<void> {
+    const now = (input.now ?? new Date()).toISOString();
+    const changesSecret = input.reason !== 'rehash';
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: userKey(input.email) } },
+          ConditionExpression: 'attribute_exists(pk) AND passwordHash = :expected',
+          UpdateExpression: changesSecret
+            ? 'SET passwordHash = :new, updatedAt = :now, passwordChangedAt = :now'
+            : 'SET passwordHash = :new, updatedAt = :now',
+          ExpressionAttributeValues: {
+            ':expected': { S: input.expectedHash },
+            ':new': { S: input.newHash },
+            ':now': { S: now },
+          },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) {
+        throw new StorageUnavailableError('replacePasswordHash', error);
+      }
+      // Same retry case as createUser: hashes are salted, so finding exactly our new hash
+      // means our own earlier attempt landed.
+      const stored = await this.getUserByEmail(input.email);
+      if (stored !== undefined && stored.passwordHash === input.newHash) return;
+      throw new HashChangedError({ cause: error });
+    }
+  }
+
+  /**
+   * Fixed-window counter: one item per key and window (windowStart = now rounded down to a
+   * multiple of windowSeconds), incremented with an atomic ADD, so concurrent hits never lose
+   * counts and exactly `limit` of them are allowed per window. Cheaper than a sliding window
+   * (one write, no read); the price is that a burst straddling a window boundary can reach
+   * 2 × limit. Old windows are never read again; TTL on expiresAt only cleans them up.
+   */
+  async hitRateLimit(input: RateLimitInput): Promise<RateLimitResult> {
+    assertPositiveInteger('windowSeconds', input.windowSeconds);
+    assertPositiveInteger('limit', input.limit);
+    const nowSeconds = Math.floor((input.now ?? new Date()).getTime() / 1000);
+    const windowStart = nowSeconds - (nowSeconds % input.windowSeconds);
+    const windowEnd = windowStart + input.windowSeconds;
+
+    let count: number;
+    try {
+      const result = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: `${RATE_LIMIT_KEY_PREFIX}${input.key}#${windowStart}` } },
+          UpdateExpression: 'ADD #count :one SET #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+          ExpressionAttributeNames: { '#count': 'count', '#expiresAt': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':one': { N: '1' }, ':expiresAt': { N: String(windowEnd) } },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      count = Number(result.Attributes?.count?.N);
+    } catch (error) {
+      throw new StorageUnavailableError('hitRateLimit', error);
+    }
+    if (!Number.isSafeInteger(count)) throw new StorageRecordInvalidError('rate-limit count');
+
+    const allowed = count <= input.limit;
+    return { allowed, count, retryAfterSeconds: allowed ? 0 : Math.max(1, windowEnd - nowSeconds) };
+  }
+}
+
+function userKey(email: string): string {
+  return USER_KEY_PREFIX + email;
+}
+
+function isConditionalCheckFailed(error: unknown): boolean {
+  // By name rather than instanceof: robust to duplicate SDK copies in a bundle.
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+function toUserRecord(item: Record<string, AttributeValue>): UserRecord {
+  const record: UserRecord = {
+    userId: requiredString(item, 'userId'),
+    email: requiredString(item, 'email'),
+    passwordHash: requiredString(item, 'passwordHash'),
+    createdAt: requiredDate(item, 'createdAt'),
+  };
+  if (item.passwordChangedAt !== undefined) {
+    record.passwordChangedAt = requiredDate(item, 'passwordChangedAt');
+  }
+  return record;
+}
+
+function requiredString(item: Record<string, AttributeValue>, name: string): string {
+  const value = item[name]?.S;
+  if (value === undefined || value === '') throw new StorageRecordInvalidError(`user.${name}`);
+  return value;
+}
+
+function requiredDate(item: Record<string, AttributeValue>, name: string): Date {
+  const date = new Date(requiredString(item, name));
+  if (Number.isNaN(date.getTime())) throw new StorageRecordInvalidError(`user.${name}`);
+  return date;
+}
+
+function assertPositiveInteger(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new RangeError(`${name} must be a positive integer`);
+  }
+}

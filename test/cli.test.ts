@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { legacyFixtures } from './support/fixtures.js';
+
+// The built bin, as `npm test` builds it first: this is what `passlane` runs once installed.
+const BIN = fileURLToPath(new URL('../dist/src/cli/passlane.js', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function passlane(args: string[], stdin: string): Promise<Run> {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build (npm test does)`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PASSLANE_PEPPER_KEYS: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+const PASSWORD = 'correct horse battery staple';
+
+describe('passlane CLI', () => {
+  it.each(['native', 'wasm'])('hashes from stdin and verifies (--backend %s)', async (backend) => {
+    const hashed = await passlane(['hash', '--backend', backend], `${PASSWORD}\n`);
+    expect(hashed.code).toBe(0);
+    const stored = hashed.stdout.trim();
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+
+    const match = await passlane(['verify', '--hash', stored, '--backend', backend], PASSWORD);
+    expect(match.code).toBe(0);
+    expect(JSON.parse(match.stdout)).toEqual({ ok: true, scheme: 'argon2id', needsRehash: false });
+
+    const mismatch = await passlane(['verify', '--hash', stored, '--backend', backend], 'wrong password');
+    expect(mismatch.code).toBe(1);
+    expect(JSON.parse(mismatch.stdout)).toEqual({ ok: false, scheme: 'argon2id', needsRehash: false });
+  });
+
+  it('exits 2 with a message on stderr for an unsupported or malformed hash', async () => {
+    const unsupported = await passlane(['verify', '--hash', '$1$md5$crypt'], PASSWORD);
+    expect(unsupported.code).toBe(2);
+    expect(unsupported.stdout).toBe('');
+    expect(unsupported.stderr).toMatch(/ERR_HASH_UNSUPPORTED/);
+    const hostile = await passlane(['verify', '--hash', '$argon2id$v=19$m=4194304,t=1,p=1$c2FsdHNhbHQ$c2FsdHNhbHQ'], PASSWORD);
+    expect(hostile.code).toBe(2);
+    expect(hostile.stderr).toMatch(/ERR_HASH_PARAMS_OUT_OF_BOUNDS/);
+  });
+
+  it('prints needs-rehash for the current policy', async () => {
+    const bcrypt = legacyFixtures.hashes.find((f) => f.scheme === 'bcrypt')!;
+    expect((await passlane(['needs-rehash', '--hash', bcrypt.hash], '')).stdout).toBe('true\n');
+    const own = (await passlane(['hash'], PASSWORD)).stdout.trim();
+    expect((await passlane(['needs-rehash', '--hash', own], '')).stdout).toBe('false\n');
+  });
+
+  it('verifies JSON lines in order, reports bad lines and goes on, and never echoes passwords', async () => {
+    // Distinctive passwords, so "not echoed" can't be confused with the word "password" in a message.
+    const fixtures = legacyFixtures.hashes.filter((f) => !f.hash.startsWith('$argon2') && f.password.length >= 10).slice(0, 6);
+    const lines = [
+      ...fixtures.map((f) => JSON.stringify({ hash: f.hash, password: f.password })),
+      'not json',
+      JSON.stringify({ hash: '$argon2id$v=19$m=99999999999,t=1,p=1$c2FsdHNhbHQ$c2FsdHNhbHQ', password: 'secret-1' }),
+      JSON.stringify({ hash: fixtures[0]!.hash }),
+      JSON.stringify({ hash: fixtures[0]!.hash, password: fixtures[0]!.wrongPassword }),
+    ];
+    const run = await passlane(['verify', '--jsonl'], lines.join('\n') + '\n');
+    expect(run.code).toBe(0);
+    const results = run.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(results).toHaveLength(lines.length);
+    fixtures.forEach((f, i) => expect(results[i]).toEqual({ ok: true, scheme: f.scheme, needsRehash: true }));
+    expect(results[6]).toMatchObject({ ok: false, error: { code: 'ERR_JSONL_INVALID' } });
+    expect(results[7]).toMatchObject({ ok: false, error: { code: 'ERR_HASH_PARAMS_OUT_OF_BOUNDS' } });
+    expect(results[8]).toMatchObject({ ok: false, error: { code: 'ERR_JSONL_INVALID' } });
+    expect(results[9]).toEqual({ ok: false, scheme: fixtures[0]!.scheme, needsRehash: false });
+    for (const f of fixtures) expect(run.stdout + run.stderr).not.toContain(f.password);
+    expect(run.stdout + run.stderr).not.toContain('secret-1');
+  });
+
+  it('refuses passwords given as arguments', async () => {
+    const run = await passlane(['hash', PASSWORD], '');
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/stdin/);
+    expect(run.stdout).toBe('');
+  });
+});

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { HasherOverloadedError } from '../src/index.js';
+import { MemoryLimiter } from '../src/hashing/limiter.js';
+import { hasherWithBackend, recordingBackend } from './support/recording-backend.js';
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('MemoryLimiter', () => {
+  it('runs at most budget / m tasks at once and starts the rest in order', async () => {
+    const limiter = new MemoryLimiter({ memoryBudgetKiB: 100, maxQueue: 10, queueTimeoutMs: 5000 });
+    const gates = Array.from({ length: 5 }, deferred);
+    const started: number[] = [];
+    const runs = gates.map((gate, i) =>
+      limiter.run(40, async () => {
+        started.push(i);
+        await gate.promise;
+        return i;
+      }),
+    );
+    await Promise.resolve();
+    expect(started).toEqual([0, 1]);
+    expect(limiter.waiting).toBe(3);
+    gates[1]!.resolve();
+    await runs[1];
+    await new Promise((r) => setTimeout(r, 0));
+    expect(started).toEqual([0, 1, 2]);
+    gates.forEach((gate) => gate.resolve());
+    expect(await Promise.all(runs)).toEqual([0, 1, 2, 3, 4]);
+    expect(limiter.inFlightKiB).toBe(0);
+  });
+
+  it('fails at once with a typed error when the queue is full', async () => {
+    const limiter = new MemoryLimiter({ memoryBudgetKiB: 10, maxQueue: 1, queueTimeoutMs: 5000 });
+    const gate = deferred();
+    const first = limiter.run(10, () => gate.promise);
+    const second = limiter.run(10, async () => 'ran');
+    const error = await limiter.run(10, async () => 'never').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(HasherOverloadedError);
+    expect((error as HasherOverloadedError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    gate.resolve();
+    await first;
+    expect(await second).toBe('ran');
+  });
+
+  it('fails a waiter after the queue timeout, and lets the next one through', async () => {
+    const limiter = new MemoryLimiter({ memoryBudgetKiB: 10, maxQueue: 5, queueTimeoutMs: 30 });
+    const gate = deferred();
+    const first = limiter.run(10, () => gate.promise);
+    await expect(limiter.run(10, async () => 'late')).rejects.toMatchObject({ code: 'ERR_HASHER_OVERLOADED' });
+    expect(limiter.waiting).toBe(0);
+    gate.resolve();
+    await first;
+    expect(await limiter.run(10, async () => 'after')).toBe('after');
+  });
+
+  it('runs a task larger than the whole budget alone instead of never', async () => {
+    const limiter = new MemoryLimiter({ memoryBudgetKiB: 10, maxQueue: 5, queueTimeoutMs: 1000 });
+    expect(await limiter.run(1_000_000, async () => 'big')).toBe('big');
+  });
+});
+
+describe('hasher under a burst', () => {
+  it('keeps argon2 runs within the memory budget and refuses the overflow with a typed error', async () => {
+    const recorder = recordingBackend();
+    let inFlight = 0;
+    let peak = 0;
+    const backend = {
+      ...recorder.backend,
+      async argon2(input: Parameters<typeof recorder.backend.argon2>[0]) {
+        peak = Math.max(peak, ++inFlight);
+        try {
+          return await recorder.backend.argon2(input);
+        } finally {
+          inFlight--;
+        }
+      },
+    };
+    // Two OWASP hashes fit in the budget; four more may wait; the rest are refused.
+    const hasher = hasherWithBackend(backend, { concurrency: { memoryBudgetKiB: 2 * 19456, maxQueue: 4, queueTimeoutMs: 10_000 } });
+    const results = await Promise.allSettled(Array.from({ length: 10 }, () => hasher.hash('correct horse battery staple')));
+    expect(peak).toBe(2);
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(6);
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(refused).toHaveLength(4);
+    for (const r of refused) expect(r.reason).toBeInstanceOf(HasherOverloadedError);
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { createPasswordHasher, InvalidOptionsError, PepperKeyError, pepperOptionsFromEnv } from '../src/index.js';
+import { encodeBase64Padded } from '../src/hashing/encoding.js';
+
+const key = (fill: number) => encodeBase64Padded(new Uint8Array(32).fill(fill));
+const PASSWORD = 'correct horse battery staple';
+
+describe('pepper', () => {
+  const k1Only = createPasswordHasher({ pepper: { currentKeyId: 'k1', keys: { k1: key(1) } } });
+  const k2Current = createPasswordHasher({ pepper: { currentKeyId: 'k2', keys: { k2: key(2), k1: key(1) } } });
+  const k2Only = createPasswordHasher({ pepper: { currentKeyId: 'k2', keys: { k2: key(2) } } });
+  const noPepper = createPasswordHasher({ pepper: false });
+
+  it('seals the argon2 tag under the key id, keeping parameters readable', async () => {
+    const stored = await k1Only.hash(PASSWORD);
+    expect(stored).toMatch(/^\$pepper\$v=1,k=k1\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]+$/);
+    expect(await k1Only.verify(stored, PASSWORD)).toEqual({ ok: true, needsRehash: false, scheme: 'argon2id' });
+    expect((await k1Only.verify(stored, 'wrong password')).ok).toBe(false);
+    expect(k1Only.needsRehash(stored)).toBe(false);
+  });
+
+  it('rotates to a new key without the password, and the old key can then be dropped', async () => {
+    const underK1 = await k1Only.hash(PASSWORD);
+    expect(k2Current.needsRehash(underK1)).toBe(true);
+    expect(await k2Current.verify(underK1, PASSWORD)).toEqual({ ok: true, needsRehash: true, scheme: 'argon2id' });
+
+    const underK2 = await k2Current.rotatePepper(underK1);
+    expect(underK2.startsWith('$pepper$v=1,k=k2$')).toBe(true);
+    expect(k2Current.needsRehash(underK2)).toBe(false);
+    expect((await k2Only.verify(underK2, PASSWORD)).ok).toBe(true);
+    expect((await k2Only.verify(underK2, 'wrong password')).ok).toBe(false);
+    await expect(k2Only.verify(underK1, PASSWORD)).rejects.toBeInstanceOf(PepperKeyError);
+  });
+
+  it('seals existing un-peppered argon2 hashes, and flags them for rehash until then', async () => {
+    const plain = await noPepper.hash(PASSWORD);
+    expect(k1Only.needsRehash(plain)).toBe(true);
+    expect((await k1Only.verify(plain, PASSWORD)).ok).toBe(true);
+    const sealed = await k1Only.rotatePepper(plain);
+    expect((await k1Only.verify(sealed, PASSWORD)).ok).toBe(true);
+    await expect(k1Only.rotatePepper('$2b$04$' + 'a'.repeat(53))).rejects.toMatchObject({ code: 'ERR_HASH_UNSUPPORTED' });
+  });
+
+  it('refuses tampered records and sealed tags moved onto other parameters', async () => {
+    const stored = await k1Only.hash(PASSWORD);
+    const lastChar = stored.at(-2) === 'A' ? 'B' : 'A';
+    const tampered = stored.slice(0, -2) + lastChar + stored.slice(-1);
+    await expect(k1Only.verify(tampered, PASSWORD)).rejects.toBeInstanceOf(PepperKeyError);
+    const moved = stored.replace('m=19456,t=2', 'm=19456,t=3');
+    await expect(k1Only.verify(moved, PASSWORD)).rejects.toBeInstanceOf(PepperKeyError);
+    const relabelled = stored.replace('k=k1', 'k=k2');
+    await expect(k2Current.verify(relabelled, PASSWORD)).rejects.toBeInstanceOf(PepperKeyError);
+    await expect(noPepper.verify(stored, PASSWORD)).rejects.toBeInstanceOf(InvalidOptionsError);
+  });
+
+  it('reads keys from PASSLANE_PEPPER_KEYS, first one current, and validates them at start-up', () => {
+    expect(pepperOptionsFromEnv({ PASSLANE_PEPPER_KEYS: `k2:${key(2)}, k1:${key(1)}` })).toEqual({
+      currentKeyId: 'k2',
+      keys: { k2: key(2), k1: key(1) },
+    });
+    expect(pepperOptionsFromEnv({})).toBeUndefined();
+    expect(() => createPasswordHasher({ env: { PASSLANE_PEPPER_KEYS: 'k1:c2hvcnQ=' } })).toThrow(/32 bytes/);
+    expect(() => createPasswordHasher({ env: { PASSLANE_PEPPER_KEYS: 'no-colon' } })).toThrow(InvalidOptionsError);
+    expect(() => createPasswordHasher({ pepper: { currentKeyId: 'k9', keys: { k1: key(1) } } })).toThrow(InvalidOptionsError);
+  });
+});
