@@ -123,3 +123,18 @@ describe('hostile stored hashes', async () => {
     await expect(hasher.verify('$2b$31$' + 'a'.repeat(53), PASSWORD)).rejects.toThrow(/bcrypt cost=31/);
   });
 });
+
+describe('describe', () => {
+  it('names scheme, parameters and pepper key id without secrets', async () => {
+    const hasher = createPasswordHasher({ pepper: false });
+    const stored = await hasher.hash(PASSWORD);
+    expect(hasher.describe(stored)).toEqual({ scheme: 'argon2id', parameters: 'v=19,m=19456,t=2,p=1' });
+    expect(hasher.describe('$2b$04$' + 'a'.repeat(53))).toEqual({ scheme: 'bcrypt' });
+    const peppered = createPasswordHasher({ pepper: { currentKeyId: 'k1', keys: { k1: new Uint8Array(32) } } });
+    expect(peppered.describe(await peppered.hash(PASSWORD))).toEqual({
+      scheme: 'argon2id',
+      parameters: 'v=19,m=19456,t=2,p=1',
+      pepperKeyId: 'k1',
+    });
+  });
+});

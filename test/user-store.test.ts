@@ -57,6 +57,13 @@ describe.each(dynamoDbServers)('UserStore on $name', ({ name, start }) => {
     expect(await store.getUserByEmail(uniqueEmail())).toBeUndefined();
   });
 
+  it('finds an account by userId through the index', async () => {
+    const user = { email: uniqueEmail(), userId: randomUUID(), passwordHash: 'h', createdAt: new Date() };
+    await store.createUser(user);
+    expect(await store.getUserById(user.userId)).toEqual(user);
+    expect(await store.getUserById(randomUUID())).toBeUndefined();
+  });
+
   it('lets exactly one of 20 concurrent registrations of one email win', async () => {
     const email = uniqueEmail();
     const attempts = Array.from({ length: 20 }, (_, i) => ({

@@ -50,10 +50,20 @@ export interface VerifyResult {
   scheme: string;
 }
 
+/** What a stored value is, without secrets: for audit logs and inventories. */
+export interface HashDescription {
+  scheme: string;
+  /** e.g. `m=19456,t=2,p=1` for argon2; absent for formats whose cost is not comparable. */
+  parameters?: string;
+  pepperKeyId?: string;
+}
+
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   verify(stored: string, password: string): Promise<VerifyResult>;
   needsRehash(stored: string): boolean;
+  /** Scheme, argon2 parameters and pepper key id of a stored value (parses, never decrypts or hashes). */
+  describe(stored: string): HashDescription;
   /** Costs what verifying a real account costs, and never matches: for unknown accounts. */
   verifyDummy(password: string): Promise<VerifyResult>;
   /** Moves a stored argon2 hash to the current pepper key without the password. */
@@ -162,16 +172,28 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
     return parseStoredHash(stored, limits);
   }
 
-  function needsRehash(stored: string): boolean {
-    let parsed: ParsedHash;
+  /** Parses without the pepper key: the envelope keeps parameters readable. */
+  function parseWithoutKey(stored: string): { parsed: ParsedHash; pepperKeyId?: string } {
     if (typeof stored === 'string' && isPeppered(stored)) {
       const envelope = parsePepperEnvelope(stored);
-      if (envelope.keyId !== pepper?.currentKeyId) return true;
-      parsed = parseStoredHash(placeholderPhc(envelope), limits);
-    } else {
-      parsed = parseStoredHash(stored, limits);
-      if (pepper) return true;
+      return { parsed: parseStoredHash(placeholderPhc(envelope), limits), pepperKeyId: envelope.keyId };
     }
+    return { parsed: parseStoredHash(stored, limits) };
+  }
+
+  function describe(stored: string): HashDescription {
+    const { parsed, pepperKeyId } = parseWithoutKey(stored);
+    const params = parsed.argon2;
+    return {
+      scheme: parsed.scheme,
+      ...(params && { parameters: `v=${params.version},m=${params.memoryKiB},t=${params.passes},p=${params.lanes}` }),
+      ...(pepperKeyId !== undefined && { pepperKeyId }),
+    };
+  }
+
+  function needsRehash(stored: string): boolean {
+    const { parsed, pepperKeyId } = parseWithoutKey(stored);
+    if (pepperKeyId !== pepper?.currentKeyId) return true;
     const params = parsed.argon2;
     if (parsed.scheme !== 'argon2id' || !params) return true;
     return (
@@ -210,6 +232,7 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
     },
 
     needsRehash,
+    describe,
 
     async verifyDummy(password) {
       assertPasswordWithinBounds(password, rules);

@@ -5,6 +5,6 @@ export { DEFAULT_ARGON2_POLICY, DEFAULT_PASSWORD_RULES, DEFAULT_STORED_HASH_LIMI
 export type { ConcurrencyOptions } from './limiter.js';
 export type { PepperOptions } from './pepper.js';
 export { pepperOptionsFromEnv } from './pepper.js';
-export type { BackendChoice, HasherLogger, PasswordHasher, PasswordHasherOptions, VerifyResult } from './create-password-hasher.js';
+export type { BackendChoice, HashDescription, HasherLogger, PasswordHasher, PasswordHasherOptions, VerifyResult } from './create-password-hasher.js';
 export type { BackendName } from './backends/types.js';
 export { detectRuntime, type RuntimeName } from '../runtime/detect-runtime.js';

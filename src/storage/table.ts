@@ -11,7 +11,8 @@ import { StorageUnavailableError } from './errors.js';
 
 /**
  * One table for everything passlane stores, keyed by a string partition key `pk` alone (every
- * access is by exact key, so no sort key or index).
+ * access is by exact key, so no sort key). One sparse, keys-only index on `userId` finds the
+ * account behind an access token (tokens carry the userId, never the email).
  *
  * Accounts      pk = "user#" + email (email normalised by the caller)
  *               userId S, email S, passwordHash S (opaque to the store),
@@ -27,6 +28,7 @@ export const PARTITION_KEY = 'pk';
 export const TTL_ATTRIBUTE = 'expiresAt';
 export const USER_KEY_PREFIX = 'user#';
 export const RATE_LIMIT_KEY_PREFIX = 'ratelimit#';
+export const USER_ID_INDEX = 'userId-index';
 
 export function tableNameFromEnv(env: Record<string, string | undefined> = process.env): string {
   const name = env.PASSLANE_TABLE?.trim();
@@ -37,8 +39,18 @@ export function tableNameFromEnv(env: Record<string, string | undefined> = proce
 export function tableDefinition(tableName: string): CreateTableCommandInput {
   return {
     TableName: tableName,
-    AttributeDefinitions: [{ AttributeName: PARTITION_KEY, AttributeType: 'S' }],
+    AttributeDefinitions: [
+      { AttributeName: PARTITION_KEY, AttributeType: 'S' },
+      { AttributeName: 'userId', AttributeType: 'S' },
+    ],
     KeySchema: [{ AttributeName: PARTITION_KEY, KeyType: 'HASH' }],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: USER_ID_INDEX,
+        KeySchema: [{ AttributeName: 'userId', KeyType: 'HASH' }],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ],
     BillingMode: 'PAY_PER_REQUEST',
   };
 }

@@ -1,6 +1,7 @@
 import {
   GetItemCommand,
   PutItemCommand,
+  QueryCommand,
   UpdateItemCommand,
   type AttributeValue,
   type DynamoDBClient,
@@ -11,7 +12,7 @@ import {
   StorageRecordInvalidError,
   StorageUnavailableError,
 } from './errors.js';
-import { RATE_LIMIT_KEY_PREFIX, TTL_ATTRIBUTE, USER_KEY_PREFIX } from './table.js';
+import { RATE_LIMIT_KEY_PREFIX, TTL_ATTRIBUTE, USER_ID_INDEX, USER_KEY_PREFIX } from './table.js';
 
 export interface UserRecord {
   userId: string;
@@ -119,6 +120,32 @@ export class UserStore {
       throw new StorageUnavailableError('getUserByEmail', error);
     }
     return item === undefined ? undefined : toUserRecord(item);
+  }
+
+  /**
+   * The account behind a userId (from an access token). The index is eventually consistent, so
+   * the record itself is then read consistently and must still carry that userId.
+   */
+  async getUserById(userId: string): Promise<UserRecord | undefined> {
+    let email: string | undefined;
+    try {
+      const result = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: USER_ID_INDEX,
+          KeyConditionExpression: 'userId = :userId',
+          ExpressionAttributeValues: { ':userId': { S: userId } },
+          Limit: 1,
+        }),
+      );
+      const pk = result.Items?.[0]?.pk?.S;
+      if (pk?.startsWith(USER_KEY_PREFIX)) email = pk.slice(USER_KEY_PREFIX.length);
+    } catch (error) {
+      throw new StorageUnavailableError('getUserById', error);
+    }
+    if (email === undefined) return undefined;
+    const user = await this.getUserByEmail(email);
+    return user?.userId === userId ? user : undefined;
   }
 
   /**

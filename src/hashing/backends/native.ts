@@ -2,6 +2,7 @@ import { scrypt } from 'node:crypto';
 import { hashRaw, type Algorithm, type Version } from '@node-rs/argon2';
 import { hash as bcryptHash } from '@node-rs/bcrypt';
 import { decodeBcryptBase64 } from '../encoding.js';
+import { BackendUnavailableError } from '../errors.js';
 import type { Argon2Algorithm, HashingBackend } from './types.js';
 
 // The binding declares these as `const enum`s, which isolatedModules can't read; same values.
@@ -21,7 +22,11 @@ export function createNativeBackend(): HashingBackend {
   return {
     name: 'native',
     async argon2(input) {
+      if (input.associatedData?.length) {
+        throw new BackendUnavailableError('@node-rs/argon2 does not accept argon2 associated data');
+      }
       const tag = await hashRaw(input.password, {
+        ...(input.secret?.length && { secret: input.secret }),
         algorithm: ALGORITHM[input.algorithm],
         version: VERSION[input.version],
         memoryCost: input.memoryKiB,

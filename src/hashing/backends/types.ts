@@ -19,6 +19,10 @@ export interface Argon2RawInput {
   password: Uint8Array;
   salt: Uint8Array;
   tagLength: number;
+  /** Argon2's optional secret K. Not used by stored-hash formats; here for RFC 9106's vectors. */
+  secret?: Uint8Array;
+  /** Argon2's optional associated data X. @node-rs/argon2 cannot take it (see native.ts). */
+  associatedData?: Uint8Array;
 }
 
 export interface ScryptInput {

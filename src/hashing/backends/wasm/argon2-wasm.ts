@@ -23,6 +23,8 @@ interface Argon2Exports {
     p: number,
     pwdLen: number,
     saltLen: number,
+    secretLen: number,
+    adLen: number,
     tagLen: number,
   ): number;
 }
@@ -33,6 +35,11 @@ const UINT32_MAX = 0xffff_ffff;
 export const ARGON2_WASM_MAX_LANES = 0xff_ffff;
 /** wasm32 addresses 4 GiB; keep a margin for the stack, statics and the input scratch area. */
 export const ARGON2_WASM_MAX_MEMORY_KIB = 4 * 1024 * 1024 - 1024;
+/** Caps on argon2's secret K and associated data X (RFC 9106 allows 2^32 - 1 bytes); as in argon2.c. */
+export const ARGON2_WASM_MAX_SECRET_BYTES = 64;
+export const ARGON2_WASM_MAX_AD_BYTES = 1024;
+
+const EMPTY = new Uint8Array(0);
 
 /** Status codes of argon2_hash() in argon2.c. */
 const STATUS_MESSAGES: Record<number, string> = {
@@ -45,6 +52,8 @@ const STATUS_MESSAGES: Record<number, string> = {
   7: 'tag too short',
   8: 'inputs larger than the scratch area',
   9: 'WebAssembly memory could not grow',
+  10: `secret longer than ${ARGON2_WASM_MAX_SECRET_BYTES} bytes`,
+  11: `associated data longer than ${ARGON2_WASM_MAX_AD_BYTES} bytes`,
 };
 
 function checkInt(name: string, value: number, min: number, max: number): void {
@@ -66,6 +75,8 @@ export function validateArgon2Input(input: Argon2RawInput): void {
   checkInt('memoryKiB', input.memoryKiB, 8 * input.lanes, ARGON2_WASM_MAX_MEMORY_KIB);
   checkInt('salt length', input.salt.length, 8, UINT32_MAX);
   checkInt('tagLength', input.tagLength, 4, UINT32_MAX);
+  checkInt('secret length', input.secret?.length ?? 0, 0, ARGON2_WASM_MAX_SECRET_BYTES);
+  checkInt('associated data length', input.associatedData?.length ?? 0, 0, ARGON2_WASM_MAX_AD_BYTES);
 }
 
 export class Argon2Wasm {
@@ -104,16 +115,23 @@ export class Argon2Wasm {
   hash(input: Argon2RawInput): Uint8Array {
     validateArgon2Input(input);
     const { password, salt, tagLength } = input;
+    const secret = input.secret ?? EMPTY;
+    const associatedData = input.associatedData ?? EMPTY;
     const wasm = this.#exports;
 
-    const scratchLength = Math.max(password.length + salt.length, tagLength);
+    // Scratch layout (see argon2.c): P || S || K || X, overwritten by the tag.
+    const inputLength = password.length + salt.length + secret.length + associatedData.length;
+    const scratchLength = Math.max(inputLength, tagLength);
     if (scratchLength > UINT32_MAX) throw new RangeError('argon2: password too long');
     const scratch = wasm.argon2_scratch(scratchLength);
     if (scratch === 0) throw new RangeError('argon2: WebAssembly memory could not grow');
     // Views are taken after each call that may grow memory: growing detaches the old ArrayBuffer.
     let heap = new Uint8Array(wasm.memory.buffer);
-    heap.set(password, scratch);
-    heap.set(salt, scratch + password.length);
+    let offset = scratch;
+    for (const part of [password, salt, secret, associatedData]) {
+      heap.set(part, offset);
+      offset += part.length;
+    }
 
     const status = wasm.argon2_hash(
       TYPE_IDS[input.algorithm],
@@ -123,14 +141,18 @@ export class Argon2Wasm {
       input.lanes,
       password.length,
       salt.length,
+      secret.length,
+      associatedData.length,
       tagLength,
     );
     if (status !== 0) {
-      // argon2_hash() wipes the password once H0 is computed; on early errors it is still here.
-      new Uint8Array(wasm.memory.buffer).fill(0, scratch, scratch + password.length);
+      // argon2_hash() wipes the inputs once H0 is computed; on early errors P and K are still here.
+      new Uint8Array(wasm.memory.buffer).fill(0, scratch, scratch + inputLength);
       throw new RangeError(`argon2: ${STATUS_MESSAGES[status] ?? `error ${status}`}`);
     }
     heap = new Uint8Array(wasm.memory.buffer);
-    return heap.slice(scratch, scratch + tagLength);
+    const tag = heap.slice(scratch, scratch + tagLength);
+    heap.fill(0, scratch, scratch + tagLength); // the instance outlives the call: leave no tag behind
+    return tag;
   }
 }

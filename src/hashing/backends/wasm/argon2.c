@@ -7,10 +7,12 @@
  * same as a parallel fill because a segment only references finished segments of other lanes.
  *
  * ABI (all lengths in bytes, m in KiB):
- *   argon2_scratch(len) -> pointer to >= len bytes (0 if memory can't grow). Write password then
- *                          salt there; argon2_hash() overwrites it with the tag.
- *   argon2_hash(type, version, m, t, p, pwd_len, salt_len, tag_len) -> 0 or an ARGON2_E_* code.
- * Secret (K) and associated data (X) are always empty.
+ *   argon2_scratch(len) -> pointer to >= len bytes (0 if memory can't grow). Write there, back to
+ *                          back: password P, salt S, secret K, associated data X. argon2_hash()
+ *                          wipes all four once H0 is computed and writes the tag there.
+ *   argon2_hash(type, version, m, t, p, pwd_len, salt_len, secret_len, ad_len, tag_len)
+ *                       -> 0 or an ARGON2_E_* code (the inputs are left in place on an error).
+ * K and X may be empty (length 0); they are capped at ARGON2_MAX_SECRET / ARGON2_MAX_AD bytes.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -31,7 +33,15 @@ enum {
   ARGON2_E_TAG = 7,
   ARGON2_E_SCRATCH = 8, /* inputs/tag larger than the scratch area argon2_scratch() reserved */
   ARGON2_E_GROW = 9,    /* memory.grow failed */
+  ARGON2_E_SECRET = 10, /* secret longer than ARGON2_MAX_SECRET */
+  ARGON2_E_AD = 11,     /* associated data longer than ARGON2_MAX_AD */
 };
+
+/* RFC 9106 allows up to 2^32 - 1 bytes of each; a pepper-like key and a little context is all
+ * anyone passes, and small caps keep the scratch area (and its wipe) small. Mirrored in
+ * argon2-wasm.ts. */
+#define ARGON2_MAX_SECRET 64u
+#define ARGON2_MAX_AD 1024u
 
 #define BLOCK_BYTES 1024u
 #define BLOCK_VECS 64u /* 16-byte vectors per block */
@@ -48,7 +58,7 @@ typedef struct {
 /* Linker-provided end of static data + stack (--stack-first puts the stack below static data). */
 extern unsigned char __heap_base;
 
-static uint32_t scratch_capacity; /* bytes reserved at &__heap_base for pwd || salt, then tag */
+static uint32_t scratch_capacity; /* bytes reserved at &__heap_base for P || S || K || X, then tag */
 static block zero_block, input_block, address_block;
 
 /* ---------------------------------------------------------------------------------------------
@@ -138,6 +148,8 @@ static void blake2b_compress(blake2b_state *s, const uint8_t *block_bytes, int l
     B2B_G(v[3], v[4], v[9], v[14], m[sg[14]], m[sg[15]]);
   }
   for (unsigned i = 0; i < 8; i++) s->h[i] ^= v[i] ^ v[i + 8];
+  /* With clang -O3 the rounds unroll and m, v stay in wasm locals, not in linear memory: nothing
+   * to wipe. test/argon2-wasm.test.ts scans the whole memory for leftovers of P and K. */
 }
 
 static void blake2b_init(blake2b_state *s, uint32_t out_len) {
@@ -409,8 +421,8 @@ static void fill_segment(const instance *in, uint32_t pass, uint32_t slice, uint
     w[3] = in->block_count;
     w[4] = in->passes;
     w[5] = in->type;
-    /* Addresses 0 and 1 of the first segment are never used, but the block is still generated
-     * from counter 1 at index 0, so generate it here when starting at index 2. */
+    /* The very first segment starts at index 2, past the refill at i % 128 == 0 below, so its
+     * first address block (counter 1; addresses 0 and 1 go unused) is made here. */
     if (start != 0) next_addresses();
   }
 
@@ -461,7 +473,8 @@ uint8_t *argon2_scratch(uint32_t len) {
 
 EXPORT("argon2_hash")
 uint32_t argon2_hash(uint32_t type, uint32_t version, uint32_t m, uint32_t t, uint32_t p,
-                     uint32_t pwd_len, uint32_t salt_len, uint32_t tag_len) {
+                     uint32_t pwd_len, uint32_t salt_len, uint32_t secret_len, uint32_t ad_len,
+                     uint32_t tag_len) {
   if (type > ARGON2_ID) return ARGON2_E_TYPE;
   if (version != 0x10 && version != 0x13) return ARGON2_E_VERSION;
   if (p < 1 || p > 0xFFFFFF) return ARGON2_E_LANES;
@@ -469,7 +482,9 @@ uint32_t argon2_hash(uint32_t type, uint32_t version, uint32_t m, uint32_t t, ui
   if (m < 8 * p) return ARGON2_E_MEMORY;
   if (salt_len < 8) return ARGON2_E_SALT;
   if (tag_len < 4) return ARGON2_E_TAG;
-  uint64_t in_len = (uint64_t)pwd_len + salt_len;
+  if (secret_len > ARGON2_MAX_SECRET) return ARGON2_E_SECRET;
+  if (ad_len > ARGON2_MAX_AD) return ARGON2_E_AD;
+  uint64_t in_len = (uint64_t)pwd_len + salt_len + secret_len + ad_len;
   if (in_len > scratch_capacity || tag_len > scratch_capacity) return ARGON2_E_SCRATCH;
 
   instance in;
@@ -489,9 +504,11 @@ uint32_t argon2_hash(uint32_t type, uint32_t version, uint32_t m, uint32_t t, ui
 
   uint8_t *scratch = &__heap_base;
   const uint8_t *pwd = scratch;
-  const uint8_t *salt = scratch + pwd_len;
+  const uint8_t *salt = pwd + pwd_len;
+  const uint8_t *secret = salt + salt_len;
+  const uint8_t *ad = secret + secret_len;
 
-  /* H0 = H^64(p, T, m, t, v, y, |P|, P, |S|, S, |K|=0, |X|=0), followed by 8 bytes of room for
+  /* H0 = H^64(p, T, m, t, v, y, |P|, P, |S|, S, |K|, K, |X|, X), followed by 8 bytes of room for
    * the (block index, lane) suffix that H' takes when seeding the first two blocks. */
   uint8_t seed[72];
   blake2b_state s;
@@ -506,10 +523,12 @@ uint32_t argon2_hash(uint32_t type, uint32_t version, uint32_t m, uint32_t t, ui
   blake2b_update(&s, pwd, pwd_len);
   blake2b_update32(&s, salt_len);
   blake2b_update(&s, salt, salt_len);
-  blake2b_update32(&s, 0);
-  blake2b_update32(&s, 0);
+  blake2b_update32(&s, secret_len);
+  blake2b_update(&s, secret, secret_len);
+  blake2b_update32(&s, ad_len);
+  blake2b_update(&s, ad, ad_len);
   blake2b_final(&s, seed);
-  wipe(scratch, (size_t)in_len); /* the password is no longer needed */
+  wipe(scratch, (size_t)in_len); /* P and K (and S, X) are no longer needed */
 
   for (uint32_t lane = 0; lane < p; lane++) {
     for (uint32_t j = 0; j < 2; j++) {

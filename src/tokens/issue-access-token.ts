@@ -1,0 +1,49 @@
+import { SignJWT } from 'jose';
+import type { Keyring } from './keys.js';
+
+/**
+ * Issues a short-lived access token: `sub` is the user id, `jti` a random UUID (so a token can be
+ * told apart from another issued in the same second, e.g. for a deny-list), `kid` names the key.
+ * `typ: at+jwt` (RFC 9068) keeps it from being mistaken for any other JWT signed with the same key.
+ */
+export interface AccessTokenConfig {
+  issuer: string;
+  audience: string;
+  ttlSeconds: number;
+}
+
+export interface IssueAccessTokenInput {
+  userId: string;
+  /** Defaults to the current time; injectable for tests. */
+  now?: Date;
+}
+
+/** Shaped like an OAuth 2.0 token response (RFC 6749 §5.1) in camelCase. */
+export interface IssuedAccessToken {
+  accessToken: string;
+  tokenType: 'Bearer';
+  /** Seconds until expiry. */
+  expiresIn: number;
+}
+
+export const ACCESS_TOKEN_TYPE = 'at+jwt';
+
+export async function issueAccessToken(
+  keyring: Keyring,
+  config: AccessTokenConfig,
+  { userId, now = new Date() }: IssueAccessTokenInput,
+): Promise<IssuedAccessToken> {
+  if (typeof userId !== 'string' || userId === '') throw new TypeError('userId must be a non-empty string');
+  const { kid, alg, privateKey } = keyring.current;
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  const accessToken = await new SignJWT()
+    .setProtectedHeader({ alg, kid, typ: ACCESS_TOKEN_TYPE })
+    .setIssuer(config.issuer)
+    .setAudience(config.audience)
+    .setSubject(userId)
+    .setIssuedAt(issuedAt)
+    .setExpirationTime(issuedAt + config.ttlSeconds)
+    .setJti(crypto.randomUUID())
+    .sign(privateKey);
+  return { accessToken, tokenType: 'Bearer', expiresIn: config.ttlSeconds };
+}

@@ -1,0 +1,14 @@
+import type { Keyring, PublicJwk } from './keys.js';
+
+/**
+ * The JSON Web Key Set for `GET /.well-known/jwks.json`: the current key first, then previous
+ * keys still accepted. Public parameters only (the keyring copied them member by member), and
+ * fresh copies, so a caller editing the response cannot change the keyring.
+ */
+export interface PublicJwks {
+  keys: PublicJwk[];
+}
+
+export function publicJwks(keyring: Keyring): PublicJwks {
+  return { keys: [...keyring.verificationKeys.values()].map((key) => ({ ...key.publicJwk })) };
+}

@@ -1,0 +1,245 @@
+import {
+  calculateJwkThumbprint,
+  compactVerify,
+  CompactSign,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  type CryptoKey,
+  type JWK,
+} from 'jose';
+import { TokenConfigError } from './errors.js';
+
+/**
+ * Signing keys as JWKs, validated and imported once into a keyring: the current signing key plus
+ * every key tokens may still be verified with (the current one first, then previous ones during a
+ * rotation). Web Crypto only, through jose, so this runs on Node, Lambda and Workers alike.
+ */
+
+/** RS256 is here because API Gateway's HTTP API JWT authorizer only verifies RSA signatures. */
+export const SIGNING_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
+export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
+export const DEFAULT_SIGNING_ALGORITHM: SigningAlgorithm = 'EdDSA';
+
+/** What a verifier needs: published as-is in the JWKS. */
+export interface PublicJwk extends JWK {
+  kty: string;
+  kid: string;
+  alg: SigningAlgorithm;
+  use: 'sig';
+}
+
+export interface VerificationKey {
+  readonly kid: string;
+  /** Each key verifies with exactly its own algorithm (RFC 8725 §3.1): no algorithm confusion. */
+  readonly alg: SigningAlgorithm;
+  readonly publicKey: CryptoKey;
+  readonly publicJwk: PublicJwk;
+}
+
+export interface SigningKey extends VerificationKey {
+  readonly privateKey: CryptoKey;
+}
+
+export interface Keyring {
+  readonly current: SigningKey;
+  /** By kid; iteration order is the current key, then previous keys as configured. */
+  readonly verificationKeys: ReadonlyMap<string, VerificationKey>;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Where keys come from, parsed from env but not yet imported. */
+export interface SigningKeyConfig {
+  /** Undefined when PASSLANE_JWT_PRIVATE_KEY is unset (local runs use a key file instead). */
+  privateJwk?: JWK;
+  previousPublicJwks: JWK[];
+  /** PASSLANE_JWT_ALG, when set: the algorithm the key must have (and local keys are made with). */
+  algorithm?: SigningAlgorithm;
+}
+
+const KID = /^[A-Za-z0-9._-]{1,128}$/;
+const KEY_TYPES: Record<SigningAlgorithm, { kty: string; crv?: string; publicParams: readonly string[] }> = {
+  EdDSA: { kty: 'OKP', crv: 'Ed25519', publicParams: ['crv', 'x'] },
+  ES256: { kty: 'EC', crv: 'P-256', publicParams: ['crv', 'x', 'y'] },
+  RS256: { kty: 'RSA', publicParams: ['n', 'e'] },
+};
+const PRIVATE_PARAMS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+const MIN_RSA_MODULUS_BYTES = 256;
+
+export function isSigningAlgorithm(value: unknown): value is SigningAlgorithm {
+  return typeof value === 'string' && (SIGNING_ALGORITHMS as readonly string[]).includes(value);
+}
+
+/** A fresh private JWK with `kid` (its RFC 7638 thumbprint), `alg` and `use`. */
+export async function generateSigningKey(alg: SigningAlgorithm = DEFAULT_SIGNING_ALGORITHM): Promise<JWK> {
+  if (!isSigningAlgorithm(alg)) throw new TokenConfigError(`unsupported signing algorithm; use one of ${SIGNING_ALGORITHMS.join(', ')}`);
+  const { privateKey } = await generateKeyPair(alg, { extractable: true });
+  const jwk = await exportJWK(privateKey);
+  // The thumbprint covers only the required public members, so it is stable and reveals nothing.
+  const kid = await calculateJwkThumbprint(jwk);
+  return { ...jwk, kid, alg, use: 'sig' };
+}
+
+/** Reads PASSLANE_JWT_PRIVATE_KEY, PASSLANE_JWT_KEY_ID, PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS, PASSLANE_JWT_ALG. */
+export function signingKeyConfigFromEnv(env: Env): SigningKeyConfig {
+  const algorithm = present(env.PASSLANE_JWT_ALG);
+  if (algorithm !== undefined && !isSigningAlgorithm(algorithm)) {
+    throw new TokenConfigError(`PASSLANE_JWT_ALG must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
+  }
+  const config: SigningKeyConfig = { previousPublicJwks: parsePreviousKeys(env.PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS), algorithm };
+
+  const privateText = present(env.PASSLANE_JWT_PRIVATE_KEY);
+  if (privateText === undefined) return config;
+  const privateJwk = parseJson(privateText, 'PASSLANE_JWT_PRIVATE_KEY');
+  if (!isObject(privateJwk)) throw new TokenConfigError('PASSLANE_JWT_PRIVATE_KEY must be a JWK (a JSON object)');
+  const kidFromEnv = present(env.PASSLANE_JWT_KEY_ID);
+  if (kidFromEnv !== undefined && privateJwk.kid !== undefined && privateJwk.kid !== kidFromEnv) {
+    throw new TokenConfigError('PASSLANE_JWT_KEY_ID differs from the "kid" inside PASSLANE_JWT_PRIVATE_KEY; set only one');
+  }
+  config.privateJwk = { ...privateJwk, kid: privateJwk.kid ?? kidFromEnv } as JWK;
+  return config;
+}
+
+/** The deployment path: PASSLANE_JWT_PRIVATE_KEY is required. */
+export async function keyringFromEnv(env: Env): Promise<Keyring> {
+  const config = signingKeyConfigFromEnv(env);
+  if (config.privateJwk === undefined) throw new TokenConfigError('PASSLANE_JWT_PRIVATE_KEY is not set');
+  return createKeyring(config.privateJwk, config.previousPublicJwks, { algorithm: config.algorithm });
+}
+
+/**
+ * Validates and imports the keys. Throws TokenConfigError naming the key (by kid or position),
+ * never its parameters. The current key signs and verifies a probe first, so a private key that
+ * does not match its public half fails here, at startup, not on every login.
+ */
+export async function createKeyring(
+  privateJwk: JWK,
+  previousPublicJwks: readonly JWK[] = [],
+  options: { algorithm?: SigningAlgorithm; label?: string } = {},
+): Promise<Keyring> {
+  const label = options.label ?? 'PASSLANE_JWT_PRIVATE_KEY';
+  const current = checkJwk(privateJwk, label, 'private');
+  if (options.algorithm !== undefined && current.alg !== options.algorithm) {
+    throw new TokenConfigError(`${label} has alg ${current.alg} but PASSLANE_JWT_ALG is ${options.algorithm}`);
+  }
+  const privateKey = await importKey(privateJwk, current, label);
+  const signing: SigningKey = { ...(await importPublic(current, label)), privateKey };
+  await assertKeyPairMatches(signing, label);
+
+  const verificationKeys = new Map<string, VerificationKey>([[signing.kid, signing]]);
+  for (const [index, jwk] of previousPublicJwks.entries()) {
+    const previousLabel = `PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS[${index}]`;
+    const checked = checkJwk(jwk, previousLabel, 'public');
+    if (verificationKeys.has(checked.kid)) throw new TokenConfigError(`${previousLabel} repeats kid "${checked.kid}"`);
+    verificationKeys.set(checked.kid, await importPublic(checked, previousLabel));
+  }
+  return { current: signing, verificationKeys };
+}
+
+interface CheckedJwk {
+  kid: string;
+  alg: SigningAlgorithm;
+  publicJwk: PublicJwk;
+}
+
+function checkJwk(jwk: unknown, label: string, kind: 'private' | 'public'): CheckedJwk {
+  if (!isObject(jwk)) throw new TokenConfigError(`${label} must be a JWK (a JSON object)`);
+  if (typeof jwk.kid !== 'string' || !KID.test(jwk.kid)) {
+    throw new TokenConfigError(`${label} needs a "kid" of 1-128 characters from [A-Za-z0-9._-]`);
+  }
+  const where = `${label} (kid "${jwk.kid}")`;
+  if (!isSigningAlgorithm(jwk.alg)) throw new TokenConfigError(`${where} needs "alg": one of ${SIGNING_ALGORITHMS.join(', ')}`);
+  const { kty, crv } = KEY_TYPES[jwk.alg];
+  if (jwk.kty !== kty || (crv !== undefined && jwk.crv !== crv)) {
+    throw new TokenConfigError(`${where}: alg ${jwk.alg} needs kty ${kty}${crv ? ` and crv ${crv}` : ''}`);
+  }
+  if (jwk.use !== undefined && jwk.use !== 'sig') throw new TokenConfigError(`${where}: "use" must be "sig"`);
+  const op = kind === 'private' ? 'sign' : 'verify';
+  if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes(op))) {
+    throw new TokenConfigError(`${where}: "key_ops" must include "${op}"`);
+  }
+  const hasPrivateParams = PRIVATE_PARAMS.some((param) => jwk[param] !== undefined);
+  if (kind === 'private' && typeof jwk.d !== 'string') throw new TokenConfigError(`${where} is not a private key (no "d")`);
+  // A private key pasted into the public list is a leak waiting to happen: refuse, don't strip.
+  if (kind === 'public' && hasPrivateParams) throw new TokenConfigError(`${where} contains private key parameters; list public keys only`);
+  if (jwk.alg === 'RS256' && base64urlLength(jwk.n) < MIN_RSA_MODULUS_BYTES) {
+    throw new TokenConfigError(`${where}: RSA keys must be at least 2048 bits`);
+  }
+  return { kid: jwk.kid, alg: jwk.alg, publicJwk: publicParts(jwk, jwk.kid, jwk.alg, where) };
+}
+
+/** Only the named public parameters are copied, so no private part can slip into the JWKS. */
+function publicParts(jwk: JsonObject, kid: string, alg: SigningAlgorithm, where: string): PublicJwk {
+  const { kty, publicParams } = KEY_TYPES[alg];
+  const params: Record<string, string> = {};
+  for (const param of publicParams) {
+    const value = jwk[param];
+    if (typeof value !== 'string' || value === '') throw new TokenConfigError(`${where} needs "${param}"`);
+    params[param] = value;
+  }
+  return { kty, ...params, kid, alg, use: 'sig' };
+}
+
+async function importPublic(checked: CheckedJwk, label: string): Promise<VerificationKey> {
+  const publicKey = await importKey(checked.publicJwk, checked, label);
+  return { kid: checked.kid, alg: checked.alg, publicKey, publicJwk: checked.publicJwk };
+}
+
+async function importKey(jwk: JWK, checked: CheckedJwk, label: string): Promise<CryptoKey> {
+  try {
+    // Not extractable: nothing holding the keyring can export the private key later.
+    const key = await importJWK(jwk, checked.alg, { extractable: false });
+    if (key instanceof Uint8Array) throw new TypeError('symmetric key');
+    return key;
+  } catch (error) {
+    throw new TokenConfigError(`${label} (kid "${checked.kid}") is not a valid ${checked.alg} key (${errorName(error)})`);
+  }
+}
+
+async function assertKeyPairMatches(key: SigningKey, label: string): Promise<void> {
+  const probe = new TextEncoder().encode('passlane key check');
+  try {
+    const jws = await new CompactSign(probe).setProtectedHeader({ alg: key.alg }).sign(key.privateKey);
+    await compactVerify(jws, key.publicKey, { algorithms: [key.alg] });
+  } catch (error) {
+    throw new TokenConfigError(`${label} (kid "${key.kid}"): private key does not match its public parameters (${errorName(error)})`);
+  }
+}
+
+function parsePreviousKeys(text: string | undefined): JWK[] {
+  const value = present(text);
+  if (value === undefined) return [];
+  const parsed = parseJson(value, 'PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS');
+  // Also accept a JWKS ({ keys: [...] }), e.g. a saved copy of the old published set.
+  const keys = isObject(parsed) && Array.isArray(parsed.keys) ? parsed.keys : parsed;
+  if (!Array.isArray(keys)) throw new TokenConfigError('PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS must be a JSON array of public JWKs');
+  return keys as JWK[];
+}
+
+/** JSON.parse's own message quotes the input, which may be a private key: report only where. */
+function parseJson(text: string, name: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new TokenConfigError(`${name} is not valid JSON`);
+  }
+}
+
+function present(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function base64urlLength(value: unknown): number {
+  return typeof value === 'string' ? Math.floor((value.replace(/=+$/, '').length * 3) / 4) : 0;
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : 'error';
+}

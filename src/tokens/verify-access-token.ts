@@ -1,0 +1,77 @@
+import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
+import { InvalidTokenError, type InvalidTokenReason } from './errors.js';
+import { ACCESS_TOKEN_TYPE } from './issue-access-token.js';
+import type { Keyring } from './keys.js';
+
+/**
+ * Verifies an access token against the keyring. The header's `kid` must name one of our keys and
+ * its `alg` must be that key's algorithm, so `none`, HS256-with-the-public-key and cross-key
+ * tricks fail before any signature check. Then jose checks signature, `typ`, `iss`, `aud`, `exp`.
+ */
+export interface VerifyAccessTokenOptions {
+  issuer: string;
+  audience: string;
+  /** Allowed clock skew for `exp`/`iat`. Small: tokens are short-lived anyway. */
+  clockToleranceSeconds?: number;
+  /** Tokens claiming to be older than this are rejected, whatever their `exp` says. */
+  maxTokenAgeSeconds?: number;
+  now?: Date;
+}
+
+export interface VerifiedAccessToken {
+  userId: string;
+  issuedAt: Date;
+  expiresAt: Date;
+  tokenId: string;
+}
+
+export const DEFAULT_CLOCK_TOLERANCE_S = 5;
+/** Far longer than any real token (the TTL is capped at a day): a cheap bound on parsing work. */
+const MAX_TOKEN_LENGTH = 8192;
+
+export async function verifyAccessToken(
+  keyring: Keyring,
+  token: string,
+  options: VerifyAccessTokenOptions,
+): Promise<VerifiedAccessToken> {
+  if (typeof token !== 'string' || token.length > MAX_TOKEN_LENGTH) throw new InvalidTokenError('malformed');
+  let header: ReturnType<typeof decodeProtectedHeader>;
+  try {
+    header = decodeProtectedHeader(token);
+  } catch {
+    throw new InvalidTokenError('malformed');
+  }
+  const key = typeof header.kid === 'string' ? keyring.verificationKeys.get(header.kid) : undefined;
+  if (key === undefined) throw new InvalidTokenError('unknown-key');
+  if (header.alg !== key.alg) throw new InvalidTokenError('algorithm');
+
+  try {
+    const { payload } = await jwtVerify(token, key.publicKey, {
+      algorithms: [key.alg],
+      typ: ACCESS_TOKEN_TYPE,
+      issuer: options.issuer,
+      audience: options.audience,
+      clockTolerance: options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_S,
+      requiredClaims: ['sub', 'iat', 'exp', 'jti'],
+      ...(options.maxTokenAgeSeconds !== undefined && { maxTokenAge: options.maxTokenAgeSeconds }),
+      ...(options.now !== undefined && { currentDate: options.now }),
+    });
+    const { sub, iat, exp, jti } = payload;
+    if (typeof sub !== 'string' || sub === '' || typeof jti !== 'string' || iat === undefined || exp === undefined) {
+      throw new InvalidTokenError('claims');
+    }
+    return { userId: sub, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000), tokenId: jti };
+  } catch (error) {
+    if (error instanceof InvalidTokenError) throw error;
+    if (error instanceof errors.JOSEError) throw new InvalidTokenError(reasonFor(error));
+    throw error; // not a verdict on the token but a bug: let it surface as a 500
+  }
+}
+
+function reasonFor(error: errors.JOSEError): InvalidTokenReason {
+  if (error instanceof errors.JWTExpired) return 'expired';
+  if (error instanceof errors.JWTClaimValidationFailed) return 'claims';
+  if (error instanceof errors.JWSSignatureVerificationFailed) return 'signature';
+  if (error instanceof errors.JOSEAlgNotAllowed) return 'algorithm';
+  return 'malformed';
+}

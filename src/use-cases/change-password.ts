@@ -1,0 +1,77 @@
+import { HashChangedError } from '../storage/errors.js';
+import type { AuthDependencies } from './dependencies.js';
+import { ConcurrentUpdateError, InvalidCredentialsError, UnauthenticatedError } from './errors.js';
+import { enforceRateLimits } from './enforce-rate-limits.js';
+import { emailFingerprint } from './fingerprint.js';
+import { verifyStoredHash } from './login.js';
+import { translateErrors } from './translate-errors.js';
+import { requireObject, requireString } from './validate-input.js';
+
+export interface ChangePasswordRequest {
+  /** The Bearer token from the Authorization header, if any. */
+  accessToken: string | undefined;
+  body: unknown;
+  sourceIp?: string;
+}
+
+/**
+ * Changes the password of the token's account after checking the current one. The write is
+ * conditional on the hash just verified, so a concurrent change is never lost. Tokens issued
+ * before the last password change are refused.
+ */
+export async function changePassword(deps: AuthDependencies, request: ChangePasswordRequest): Promise<void> {
+  if (!request.accessToken) throw new UnauthenticatedError('a Bearer access token is required');
+  const token = await deps.tokens.verify(request.accessToken).catch((cause: unknown) => {
+    throw new UnauthenticatedError('the access token is invalid or expired', { cause });
+  });
+  const body = requireObject(request.body);
+  const currentPassword = requireString(body, 'currentPassword');
+  const newPassword = requireString(body, 'newPassword');
+
+  return translateErrors(async () => {
+    let newHash: string | undefined;
+    // A login-time upgrade of the same password may land between our read and our write; then
+    // read again and re-check, rather than fail the user's change. A real concurrent change
+    // makes the current password wrong on the re-check.
+    for (let attempt = 1; ; attempt++) {
+      const user = await readAuthorisedUser(deps, token, request.sourceIp);
+      const current = await verifyStoredHash(deps, user, currentPassword);
+      if (!current.ok) {
+        deps.audit({ type: 'auth.password_change_failed', userId: user.userId, reason: 'wrong_password' });
+        throw new InvalidCredentialsError();
+      }
+      newHash ??= await deps.hasher.hash(newPassword);
+      try {
+        await deps.users.replacePasswordHash({
+          email: user.email,
+          expectedHash: user.passwordHash,
+          newHash,
+          reason: 'password-change',
+          now: deps.now?.(),
+        });
+        deps.audit({ type: 'auth.password_changed', userId: user.userId });
+        return;
+      } catch (error) {
+        if (!(error instanceof HashChangedError)) throw error;
+        if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError();
+      }
+    }
+  });
+}
+
+const MAX_ATTEMPTS = 3;
+
+/** The token's account, rate-limited like a login, refusing tokens older than the last change. */
+async function readAuthorisedUser(deps: AuthDependencies, token: { userId: string; issuedAt: Date }, sourceIp?: string) {
+  const user = await deps.users.getUserById(token.userId);
+  if (!user) throw new UnauthenticatedError('the account no longer exists');
+  // The same per-account budget as login, so a stolen token can't be used to guess the password.
+  const fingerprint = await emailFingerprint(user.email);
+  await enforceRateLimits(deps, { action: 'login', accountKey: fingerprint, emailFingerprint: fingerprint, sourceIp });
+  // JWT iat has whole seconds, so a token from the very second of the change is accepted.
+  if (user.passwordChangedAt && token.issuedAt.getTime() < Math.floor(user.passwordChangedAt.getTime() / 1000) * 1000) {
+    deps.audit({ type: 'auth.password_change_failed', userId: user.userId, reason: 'token_predates_password_change' });
+    throw new UnauthenticatedError('the access token predates the last password change');
+  }
+  return user;
+}

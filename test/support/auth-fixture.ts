@@ -1,0 +1,42 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createPasswordHasher, type PasswordHasher } from '../../src/index.js';
+import { dynamoDbClientConfig } from '../../src/storage/dynamodb-client.js';
+import { ensureTable } from '../../src/storage/table.js';
+import { UserStore } from '../../src/storage/user-store.js';
+import { createKeyring, generateSigningKey } from '../../src/tokens/keys.js';
+import { createTokenService } from '../../src/tokens/token-service.js';
+import type { AuditEvent } from '../../src/use-cases/audit-events.js';
+import type { AuthDependencies } from '../../src/use-cases/dependencies.js';
+
+/** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
+export async function createAuthFixture(endpoint: string, overrides: Partial<AuthDependencies> = {}) {
+  const client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: endpoint }));
+  const tableName = `users-${crypto.randomUUID()}`;
+  await ensureTable(client, tableName);
+  const users = new UserStore(client, tableName);
+  const tokens = createTokenService({ keyring: await createKeyring(await generateSigningKey()) });
+  const events: AuditEvent[] = [];
+  const deps: AuthDependencies = {
+    hasher: createPasswordHasher({ pepper: false }),
+    users,
+    tokens,
+    rateLimits: { perAccount: 1000, perIp: 1000, windowSeconds: 60 },
+    audit: (event) => events.push(event),
+    ...overrides,
+  };
+  return { deps, users, events, client, tableName, dispose: () => client.destroy() };
+}
+
+/** The real hasher, counting argon2/bcrypt work done through it. */
+export function countingHasher(inner: PasswordHasher = createPasswordHasher({ pepper: false })) {
+  const calls = { hash: 0, verify: 0, verifyDummy: 0 };
+  const hasher: PasswordHasher = {
+    ...inner,
+    hash: (password) => (calls.hash++, inner.hash(password)),
+    verify: (stored, password) => (calls.verify++, inner.verify(stored, password)),
+    verifyDummy: (password) => (calls.verifyDummy++, inner.verifyDummy(password)),
+  };
+  return { hasher, calls };
+}
+
+export const uniqueEmail = () => `user-${crypto.randomUUID()}@example.com`;

@@ -1,0 +1,375 @@
+import { chmod, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+import { base64url, createLocalJWKSet, decodeProtectedHeader, errors, jwtVerify, SignJWT, type JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidTokenError, TokenConfigError } from '../src/tokens/errors.js';
+import { publicJwks } from '../src/tokens/jwks.js';
+import { createKeyring, generateSigningKey, keyringFromEnv, type Keyring, type SigningAlgorithm } from '../src/tokens/keys.js';
+import { LOCAL_SIGNING_KEY_FILE, loadOrCreateLocalSigningKey } from '../src/tokens/local-signing-key.js';
+import { createTokenService, tokenServiceFromEnv, tokenSettingsFromEnv, type TokenService } from '../src/tokens/token-service.js';
+
+const USER_ID = 'user-6f1c';
+const PRIVATE_PARAMS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+let edKey: JWK;
+let esKey: JWK;
+let edKeyring: Keyring;
+let service: TokenService;
+let tempDir: string;
+
+beforeAll(async () => {
+  [edKey, esKey] = await Promise.all([generateSigningKey('EdDSA'), generateSigningKey('ES256')]);
+  edKeyring = await createKeyring(edKey);
+  service = createTokenService({ keyring: edKeyring });
+  tempDir = await mkdtemp(join(tmpdir(), 'passlane-tokens-'));
+});
+
+afterAll(async () => {
+  if (tempDir) await rm(tempDir, { recursive: true, force: true });
+});
+
+/** Asserts an InvalidTokenError with this reason whose message holds nothing from the token. */
+async function expectRejected(promise: Promise<unknown>, reason: string, token?: string) {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(InvalidTokenError);
+  expect(error).toMatchObject({ code: 'ERR_TOKEN_INVALID', reason });
+  const message = (error as Error).message;
+  expect(message).not.toContain(USER_ID);
+  if (token) for (const part of token.split('.')) if (part) expect(message).not.toContain(part);
+}
+
+/** Asserts a TokenConfigError whose message holds none of the given secrets. */
+function expectConfigError(run: () => unknown, secrets: readonly unknown[] = []) {
+  return Promise.resolve()
+    .then(run)
+    .then(
+      () => expect.fail('expected a TokenConfigError'),
+      (error: unknown) => {
+        expect(error).toBeInstanceOf(TokenConfigError);
+        expect(error).toMatchObject({ code: 'ERR_TOKEN_CONFIG' });
+        expect((error as Error).cause).toBeUndefined();
+        for (const secret of secrets) if (typeof secret === 'string') expect((error as Error).message).not.toContain(secret);
+        return error as TokenConfigError;
+      },
+    );
+}
+
+describe('issue and verify', () => {
+  it.each(['EdDSA', 'ES256', 'RS256'] as const)('round-trips a %s token with the expected claims', async (alg: SigningAlgorithm) => {
+    const keyring = await createKeyring(alg === 'EdDSA' ? edKey : alg === 'ES256' ? esKey : await generateSigningKey('RS256'));
+    const tokens = createTokenService({ keyring });
+    const now = new Date();
+    const issued = await tokens.issue({ userId: USER_ID, now });
+    expect(issued).toMatchObject({ tokenType: 'Bearer', expiresIn: 900 });
+
+    expect(decodeProtectedHeader(issued.accessToken)).toEqual({ alg, kid: keyring.current.kid, typ: 'at+jwt' });
+    const verified = await tokens.verify(issued.accessToken);
+    expect(verified.userId).toBe(USER_ID);
+    expect(verified.tokenId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(verified.issuedAt.getTime()).toBe(Math.floor(now.getTime() / 1000) * 1000);
+    expect(verified.expiresAt.getTime() - verified.issuedAt.getTime()).toBe(900_000);
+  });
+
+  it('gives every token its own jti', async () => {
+    const [a, b] = await Promise.all([service.issue({ userId: USER_ID }), service.issue({ userId: USER_ID })]);
+    const [va, vb] = await Promise.all([service.verify(a.accessToken), service.verify(b.accessToken)]);
+    expect(va.tokenId).not.toBe(vb.tokenId);
+  });
+
+  it('verifies like an API Gateway JWT authorizer: the published JWKS, issuer and audience', async () => {
+    const { accessToken } = await service.issue({ userId: USER_ID });
+    // Through JSON, as the authorizer fetches it over HTTP.
+    const jwks = createLocalJWKSet(JSON.parse(JSON.stringify(service.jwks())));
+    const { payload, protectedHeader } = await jwtVerify(accessToken, jwks, { issuer: 'passlane', audience: 'passlane-api' });
+    expect(payload).toMatchObject({ sub: USER_ID, iss: 'passlane', aud: 'passlane-api' });
+    expect(protectedHeader.kid).toBe(edKeyring.current.kid);
+  });
+
+  it('rejects an expired token, but allows a few seconds of clock skew', async () => {
+    const now = Date.now();
+    const expired = await service.issue({ userId: USER_ID, now: new Date(now - 901_000 - 5_000) });
+    await expectRejected(service.verify(expired.accessToken), 'expired', expired.accessToken);
+    const justExpired = await service.issue({ userId: USER_ID, now: new Date(now - 903_000) });
+    await expect(service.verify(justExpired.accessToken)).resolves.toMatchObject({ userId: USER_ID });
+  });
+
+  it('rejects a token issued in the future', async () => {
+    const future = await service.issue({ userId: USER_ID, now: new Date(Date.now() + 60_000) });
+    await expectRejected(service.verify(future.accessToken), 'claims');
+  });
+
+  it('rejects the wrong audience and the wrong issuer', async () => {
+    const otherAudience = await createTokenService({ keyring: edKeyring, audience: 'another-api' }).issue({ userId: USER_ID });
+    await expectRejected(service.verify(otherAudience.accessToken), 'claims', otherAudience.accessToken);
+    const otherIssuer = await createTokenService({ keyring: edKeyring, issuer: 'https://evil.example' }).issue({ userId: USER_ID });
+    await expectRejected(service.verify(otherIssuer.accessToken), 'claims', otherIssuer.accessToken);
+  });
+
+  it('rejects a token from a key that is not ours, and one that claims our kid', async () => {
+    const stranger = createTokenService({ keyring: await createKeyring(await generateSigningKey('EdDSA')) });
+    const foreign = await stranger.issue({ userId: USER_ID });
+    await expectRejected(service.verify(foreign.accessToken), 'unknown-key', foreign.accessToken);
+
+    const impostorKey = await generateSigningKey('EdDSA');
+    const impostor = await createKeyring({ ...impostorKey, kid: edKeyring.current.kid });
+    const forged = await createTokenService({ keyring: impostor }).issue({ userId: USER_ID });
+    await expectRejected(service.verify(forged.accessToken), 'signature', forged.accessToken);
+  });
+
+  it('rejects alg "none" and HS256 signed with the public key', async () => {
+    const { kid, publicJwk } = edKeyring.current;
+    const now = Math.floor(Date.now() / 1000);
+    const claims = { iss: 'passlane', aud: 'passlane-api', sub: USER_ID, iat: now, exp: now + 900, jti: crypto.randomUUID() };
+    const encode = (value: object) => base64url.encode(JSON.stringify(value));
+
+    const unsigned = `${encode({ alg: 'none', kid, typ: 'at+jwt' })}.${encode(claims)}.`;
+    await expectRejected(service.verify(unsigned), 'algorithm', unsigned);
+
+    for (const secret of [new TextEncoder().encode(JSON.stringify(publicJwk)), base64url.decode(publicJwk.x as string)]) {
+      const hs256 = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid, typ: 'at+jwt' }).sign(secret);
+      await expectRejected(service.verify(hs256), 'algorithm', hs256);
+    }
+
+    // Another asymmetric algorithm under our kid: bound to EdDSA, so refused before any check.
+    const es256 = await createKeyring({ ...esKey, kid });
+    const crossAlg = await createTokenService({ keyring: es256 }).issue({ userId: USER_ID });
+    await expectRejected(service.verify(crossAlg.accessToken), 'algorithm', crossAlg.accessToken);
+  });
+
+  it('rejects a tampered payload and garbage', async () => {
+    const { accessToken } = await service.issue({ userId: USER_ID });
+    const [header, payload, signature] = accessToken.split('.') as [string, string, string];
+    const claims = JSON.parse(new TextDecoder().decode(base64url.decode(payload))) as Record<string, unknown>;
+    const tampered = `${header}.${base64url.encode(JSON.stringify({ ...claims, sub: 'admin' }))}.${signature}`;
+    await expectRejected(service.verify(tampered), 'signature', tampered);
+
+    for (const garbage of ['', 'not-a-jwt', 'a.b.c', `${header}.${payload}`, 'x'.repeat(10_000)]) {
+      await expectRejected(service.verify(garbage), 'malformed');
+    }
+    await expectRejected(service.verify(undefined as unknown as string), 'malformed');
+  });
+});
+
+describe('rotation', () => {
+  it('accepts tokens from a previous key while it is listed, not after it is removed', async () => {
+    const oldToken = await service.issue({ userId: USER_ID });
+    const nextKey = await generateSigningKey('EdDSA');
+
+    const rotated = createTokenService({ keyring: await createKeyring(nextKey, [edKeyring.current.publicJwk]) });
+    await expect(rotated.verify(oldToken.accessToken)).resolves.toMatchObject({ userId: USER_ID });
+    const newToken = await rotated.issue({ userId: USER_ID });
+    expect(decodeProtectedHeader(newToken.accessToken).kid).toBe(nextKey.kid);
+    expect(rotated.jwks().keys.map((key) => key.kid)).toEqual([nextKey.kid, edKeyring.current.kid]);
+
+    const retired = createTokenService({ keyring: await createKeyring(nextKey) });
+    await expectRejected(retired.verify(oldToken.accessToken), 'unknown-key', oldToken.accessToken);
+    await expect(retired.verify(newToken.accessToken)).resolves.toMatchObject({ userId: USER_ID });
+  });
+
+  it('reads the previous keys from env, as a JSON array or a saved JWKS', async () => {
+    const nextKey = await generateSigningKey('EdDSA');
+    for (const previous of [[edKeyring.current.publicJwk], publicJwks(edKeyring)]) {
+      const keyring = await keyringFromEnv({
+        PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(nextKey),
+        PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS: JSON.stringify(previous),
+      });
+      expect([...keyring.verificationKeys.keys()]).toEqual([nextKey.kid, edKeyring.current.kid]);
+    }
+  });
+});
+
+describe('JWKS', () => {
+  it('publishes public keys only, each with kid, alg and use "sig"', async () => {
+    const rsaKey = await generateSigningKey('RS256');
+    const keyring = await createKeyring(rsaKey, [edKeyring.current.publicJwk, (await createKeyring(esKey)).current.publicJwk]);
+    const jwks = publicJwks(keyring);
+    expect(jwks.keys.map((key) => key.alg)).toEqual(['RS256', 'EdDSA', 'ES256']);
+    for (const key of jwks.keys) {
+      expect(key).toMatchObject({ kid: expect.any(String), use: 'sig' });
+      for (const param of PRIVATE_PARAMS) expect(key).not.toHaveProperty(param);
+    }
+    const text = JSON.stringify(jwks);
+    for (const param of ['d', 'p', 'q', 'dp', 'dq', 'qi']) expect(text).not.toContain(rsaKey[param as keyof JWK] as string);
+  });
+
+  it('hands out copies: editing the response does not change the keyring', () => {
+    const jwks = service.jwks();
+    (jwks.keys[0] as JWK).x = 'tampered';
+    jwks.keys.push({ ...jwks.keys[0]!, kid: 'injected' });
+    expect(service.jwks().keys).toEqual([edKeyring.current.publicJwk]);
+  });
+});
+
+describe('key configuration from env', () => {
+  const deploymentEnv = () => ({ PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(edKey) });
+
+  it('builds the service from env: key, issuer, audience, TTL', async () => {
+    const tokens = await tokenServiceFromEnv({
+      ...deploymentEnv(),
+      PASSLANE_JWT_ISSUER: 'https://auth.example.com',
+      PASSLANE_JWT_AUDIENCE: 'example-api',
+      PASSLANE_ACCESS_TOKEN_TTL_S: '300',
+      AWS_LAMBDA_FUNCTION_NAME: 'passlane-login', // a configured key is fine on Lambda
+    });
+    const issued = await tokens.issue({ userId: USER_ID });
+    expect(issued.expiresIn).toBe(300);
+    const { payload } = await jwtVerify(issued.accessToken, createLocalJWKSet(tokens.jwks()), {
+      issuer: 'https://auth.example.com',
+      audience: 'example-api',
+    });
+    expect(payload.exp! - payload.iat!).toBe(300);
+    expect(tokens.jwks().keys[0]?.kid).toBe(edKey.kid);
+  });
+
+  it('takes the kid from PASSLANE_JWT_KEY_ID when the JWK has none', async () => {
+    const { kid: _kid, ...withoutKid } = edKey;
+    const keyring = await keyringFromEnv({ PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(withoutKid), PASSLANE_JWT_KEY_ID: 'key-2026-01' });
+    expect(keyring.current.kid).toBe('key-2026-01');
+    await expectConfigError(() => keyringFromEnv({ PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(withoutKid) }), [edKey.d]);
+    await expectConfigError(() => keyringFromEnv({ ...deploymentEnv(), PASSLANE_JWT_KEY_ID: 'other' }), [edKey.d]);
+  });
+
+  it('rejects bad key settings without quoting any key material', async () => {
+    const secret = edKey.d!;
+    const otherKey = await generateSigningKey('EdDSA');
+    const { alg: _alg, ...withoutAlg } = edKey;
+    const cases: Record<string, Record<string, string>> = {
+      'not JSON': { PASSLANE_JWT_PRIVATE_KEY: `{"d":"${secret}",` },
+      'not an object': { PASSLANE_JWT_PRIVATE_KEY: JSON.stringify([edKey]) },
+      'no alg': { PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(withoutAlg) },
+      'unsupported alg': { PASSLANE_JWT_PRIVATE_KEY: JSON.stringify({ ...edKey, alg: 'HS256' }) },
+      'alg/kty mismatch': { PASSLANE_JWT_PRIVATE_KEY: JSON.stringify({ ...edKey, alg: 'ES256' }) },
+      'public key only': { PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(edKeyring.current.publicJwk) },
+      'use enc': { PASSLANE_JWT_PRIVATE_KEY: JSON.stringify({ ...edKey, use: 'enc' }) },
+      'halves of two keys': { PASSLANE_JWT_PRIVATE_KEY: JSON.stringify({ ...edKey, x: otherKey.x }) },
+      'garbage d': { PASSLANE_JWT_PRIVATE_KEY: JSON.stringify({ ...edKey, d: `${secret.slice(0, 10)}!!` }) },
+      'PASSLANE_JWT_ALG mismatch': { ...deploymentEnv(), PASSLANE_JWT_ALG: 'ES256' },
+      'PASSLANE_JWT_ALG unknown': { ...deploymentEnv(), PASSLANE_JWT_ALG: 'none' },
+      'previous not JSON': { ...deploymentEnv(), PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS: `[${secret}` },
+      'previous not an array': { ...deploymentEnv(), PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS: JSON.stringify(edKeyring.current.publicJwk) },
+      'previous key is private': { ...deploymentEnv(), PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS: JSON.stringify([{ ...otherKey, d: secret }]) },
+      'previous key repeats kid': { ...deploymentEnv(), PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS: JSON.stringify([edKeyring.current.publicJwk]) },
+      'previous key without kid': {
+        ...deploymentEnv(),
+        PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS: JSON.stringify([{ kty: 'OKP', crv: 'Ed25519', x: otherKey.x, alg: 'EdDSA' }]),
+      },
+    };
+    for (const [name, env] of Object.entries(cases)) {
+      // Key-bearing values (not short settings like PASSLANE_JWT_ALG, which may be named).
+      const keyText = Object.values(env).filter((value) => value.length > 16);
+      const error = await expectConfigError(() => tokenServiceFromEnv(env, { dataDir: join(tempDir, 'never') }), [secret, ...keyText]);
+      expect(error.message, name).toMatch(/PASSLANE_JWT_/);
+    }
+    expect(await readdir(tempDir)).not.toContain('never');
+  });
+
+  it('rejects RSA keys under 2048 bits', async () => {
+    const rsa = await generateSigningKey('RS256');
+    await expectConfigError(() => createKeyring({ ...rsa, n: (rsa.n as string).slice(0, 170) }), [rsa.d]);
+  });
+
+  it('bounds the TTL and requires whole seconds', async () => {
+    expect(tokenSettingsFromEnv({})).toEqual({ issuer: 'passlane', audience: 'passlane-api', ttlSeconds: 900 });
+    expect(tokenSettingsFromEnv({ PASSLANE_ACCESS_TOKEN_TTL_S: '60' }).ttlSeconds).toBe(60);
+    expect(tokenSettingsFromEnv({ PASSLANE_ACCESS_TOKEN_TTL_S: '86400' }).ttlSeconds).toBe(86_400);
+    for (const ttl of ['59', '86401', '900.5', '-900', '15m', '1e3']) {
+      await expectConfigError(() => tokenSettingsFromEnv({ PASSLANE_ACCESS_TOKEN_TTL_S: ttl }));
+    }
+    await expectConfigError(() => createTokenService({ keyring: edKeyring, ttlSeconds: 0 }));
+    await expectConfigError(() => createTokenService({ keyring: edKeyring, issuer: ' ' }));
+  });
+});
+
+describe('local signing key', () => {
+  it('is generated once with mode 0600 and reused on restart', async () => {
+    const dataDir = join(tempDir, 'data');
+    const first = await tokenServiceFromEnv({}, { dataDir });
+    const file = join(dataDir, LOCAL_SIGNING_KEY_FILE);
+    if (process.platform !== 'win32') expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const saved = JSON.parse(await readFile(file, 'utf8')) as JWK;
+    expect(saved).toMatchObject({ kty: 'OKP', crv: 'Ed25519', alg: 'EdDSA', kid: first.jwks().keys[0]?.kid, d: expect.any(String) });
+    expect((await readdir(dataDir)).sort()).toEqual([LOCAL_SIGNING_KEY_FILE]); // no temp files left
+
+    const token = await first.issue({ userId: USER_ID });
+    const restarted = await tokenServiceFromEnv({ PASSLANE_DATA_DIR: dataDir });
+    expect(restarted.jwks()).toEqual(first.jwks());
+    await expect(restarted.verify(token.accessToken)).resolves.toMatchObject({ userId: USER_ID });
+  });
+
+  it('makes ES256 keys on request, and refuses to swap the algorithm of an existing key', async () => {
+    const dataDir = join(tempDir, 'es256');
+    const tokens = await tokenServiceFromEnv({ PASSLANE_JWT_ALG: 'ES256' }, { dataDir });
+    expect(tokens.jwks().keys[0]).toMatchObject({ kty: 'EC', alg: 'ES256' });
+    await expectConfigError(() => tokenServiceFromEnv({ PASSLANE_JWT_ALG: 'EdDSA' }, { dataDir }));
+  });
+
+  it('agrees on one key when two processes start at once', async () => {
+    const dataDir = join(tempDir, 'race');
+    const results = await Promise.all(Array.from({ length: 4 }, () => loadOrCreateLocalSigningKey(dataDir)));
+    expect(new Set(results.map((result) => result.privateJwk.kid)).size).toBe(1);
+    expect(results.filter((result) => result.created)).toHaveLength(1);
+    expect(await readdir(dataDir)).toEqual([LOCAL_SIGNING_KEY_FILE]);
+  });
+
+  it.skipIf(process.platform === 'win32')('tightens a key file readable by others back to 0600', async () => {
+    const dataDir = join(tempDir, 'loose');
+    const { path } = await loadOrCreateLocalSigningKey(dataDir);
+    await chmod(path, 0o644);
+    await loadOrCreateLocalSigningKey(dataDir);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+  });
+
+  it('reports a corrupt key file instead of replacing it', async () => {
+    const dataDir = join(tempDir, 'corrupt');
+    const { path } = await loadOrCreateLocalSigningKey(dataDir);
+    await writeFile(path, '{"d":"half-written');
+    const error = await expectConfigError(() => tokenServiceFromEnv({}, { dataDir }), ['half-written']);
+    expect(error.message).toContain('delete it');
+    expect(await readFile(path, 'utf8')).toBe('{"d":"half-written');
+  });
+
+  it('refuses to generate a key on Lambda', async () => {
+    const dataDir = join(tempDir, 'lambda');
+    for (const env of [{ AWS_LAMBDA_FUNCTION_NAME: 'passlane-login' }, { AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x' }]) {
+      const error = await expectConfigError(() => tokenServiceFromEnv(env, { dataDir }));
+      expect(error.message).toMatch(/PASSLANE_JWT_PRIVATE_KEY is not set.*Lambda/);
+    }
+    await expect(stat(dataDir)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
+
+describe('edge runtimes', () => {
+  it('bundles for Workers without any node: module', async () => {
+    const rejectNode: Plugin = {
+      name: 'reject-node',
+      setup: (pluginBuild) =>
+        pluginBuild.onResolve({ filter: /^node:/ }, (args) => ({ errors: [{ text: `${args.path} imported by ${args.importer}` }] })),
+    };
+    const result = await build({
+      entryPoints: [fileURLToPath(new URL('../src/tokens/token-service.ts', import.meta.url))],
+      bundle: true,
+      write: false,
+      format: 'esm',
+      platform: 'browser',
+      conditions: ['workerd', 'worker', 'browser'],
+      plugins: [rejectNode],
+      logLevel: 'silent',
+    });
+    expect(result.errors).toEqual([]);
+    expect(result.outputFiles[0]?.text).not.toMatch(/from\s*["']node:/);
+  });
+});
+
+// jose's own errors are never what callers see.
+it('wraps every jose verification error', async () => {
+  const { accessToken } = await service.issue({ userId: USER_ID });
+  const error = await service.verify(`${accessToken}x`).catch((caught: unknown) => caught);
+  expect(error).toBeInstanceOf(InvalidTokenError);
+  expect(error).not.toBeInstanceOf(errors.JOSEError);
+});

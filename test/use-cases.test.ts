@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changePassword } from '../src/use-cases/change-password.js';
+import {
+  AccountExistsConflictError,
+  InvalidCredentialsError,
+  InvalidRequestError,
+  RateLimitedError,
+  TemporarilyUnavailableError,
+  UnauthenticatedError,
+} from '../src/use-cases/errors.js';
+import { login } from '../src/use-cases/login.js';
+import { register } from '../src/use-cases/register.js';
+import { createAuthFixture, countingHasher, uniqueEmail } from './support/auth-fixture.js';
+import { dynamoDbServers } from './support/dynamodb-servers.js';
+import { legacyFixtures } from './support/fixtures.js';
+
+const PASSWORD = 'correct horse battery staple';
+const NEW_PASSWORD = 'new password, longer and better';
+// A bcrypt hash made by python-bcrypt (cost 4), as an account imported from a Rails or Node app.
+const bcryptFixture = legacyFixtures.hashes.find((f) => f.id.startsWith('bcrypt-2b-c4') && !f.wrongPasswordMatches)!;
+
+describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
+  let server: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    server = await start();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('lets exactly one of 20 concurrent registrations of one email win', async () => {
+    const { deps, users, dispose } = await createAuthFixture(server.endpoint);
+    const email = uniqueEmail();
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => register(deps, { body: { email: `  ${email.toUpperCase()} `, password: `${PASSWORD} ${i}` } })),
+    );
+    const won = results.filter((r): r is PromiseFulfilledResult<{ userId: string }> => r.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(AccountExistsConflictError);
+    const stored = await users.getUserByEmail(email);
+    expect(stored?.userId).toBe(won[0]!.value.userId);
+    dispose();
+  });
+
+  it('upgrades a bcrypt account to argon2id at its first good login, never at a failed one', async () => {
+    const { deps, users, events, dispose } = await createAuthFixture(server.endpoint);
+    const email = uniqueEmail();
+    await users.createUser({ email, userId: crypto.randomUUID(), passwordHash: bcryptFixture.hash, createdAt: new Date() });
+
+    await expect(login(deps, { body: { email, password: bcryptFixture.wrongPassword } })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    expect((await users.getUserByEmail(email))?.passwordHash).toBe(bcryptFixture.hash);
+
+    const token = await login(deps, { body: { email, password: bcryptFixture.password } });
+    expect(token.tokenType).toBe('Bearer');
+    const upgraded = (await users.getUserByEmail(email))!.passwordHash;
+    expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'auth.password_rehashed', from: 'bcrypt', to: 'argon2id v=19,m=19456,t=2,p=1' }));
+
+    // The upgraded record logs in without another rewrite.
+    await login(deps, { body: { email, password: bcryptFixture.password } });
+    expect((await users.getUserByEmail(email))!.passwordHash).toBe(upgraded);
+    dispose();
+  });
+
+  it('never lets a login-time upgrade overwrite a password changed meanwhile', async () => {
+    const { deps, users, events, dispose } = await createAuthFixture(server.endpoint);
+    const email = uniqueEmail();
+    const userId = crypto.randomUUID();
+    await users.createUser({ email, userId, passwordHash: bcryptFixture.hash, createdAt: new Date() });
+    const { accessToken } = await deps.tokens.issue({ userId });
+
+    // Deterministic interleaving: while the login computes the upgrade hash, the password changes.
+    let changed = false;
+    const racingHasher = {
+      ...deps.hasher,
+      hash: async (password: string) => {
+        if (!changed && password === bcryptFixture.password) {
+          changed = true;
+          await changePassword(deps, { accessToken, body: { currentPassword: bcryptFixture.password, newPassword: NEW_PASSWORD } });
+        }
+        return deps.hasher.hash(password);
+      },
+    };
+    await login({ ...deps, hasher: racingHasher }, { body: { email, password: bcryptFixture.password } });
+
+    expect(events).toContainEqual({ type: 'auth.password_rehash_skipped', userId, reason: 'hash_changed' });
+    const stored = (await users.getUserByEmail(email))!;
+    expect((await deps.hasher.verify(stored.passwordHash, NEW_PASSWORD)).ok).toBe(true);
+    await expect(login(deps, { body: { email, password: bcryptFixture.password } })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    dispose();
+  });
+
+  it('keeps the new password when logins and a password change run at once', async () => {
+    const { deps, users, dispose } = await createAuthFixture(server.endpoint);
+    const email = uniqueEmail();
+    const userId = crypto.randomUUID();
+    await users.createUser({ email, userId, passwordHash: bcryptFixture.hash, createdAt: new Date() });
+    const { accessToken } = await deps.tokens.issue({ userId });
+    const logins = Array.from({ length: 6 }, () => login(deps, { body: { email, password: bcryptFixture.password } }).catch(() => 'failed'));
+    await changePassword(deps, { accessToken, body: { currentPassword: bcryptFixture.password, newPassword: NEW_PASSWORD } });
+    await Promise.all(logins);
+    const stored = (await users.getUserByEmail(email))!;
+    expect((await deps.hasher.verify(stored.passwordHash, NEW_PASSWORD)).ok).toBe(true);
+    expect((await deps.hasher.verify(stored.passwordHash, bcryptFixture.password)).ok).toBe(false);
+    dispose();
+  });
+
+  it('answers an unknown email and a wrong password alike, each after one hash at current parameters', async () => {
+    const counting = countingHasher();
+    const { deps, dispose } = await createAuthFixture(server.endpoint, { hasher: counting.hasher });
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+
+    const unknown = await login(deps, { body: { email: uniqueEmail(), password: PASSWORD } }).catch((e: unknown) => e);
+    const wrong = await login(deps, { body: { email, password: 'wrong password' } }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(InvalidCredentialsError);
+    expect(wrong).toBeInstanceOf(InvalidCredentialsError);
+    expect((unknown as Error).message).toBe((wrong as Error).message);
+    expect(counting.calls).toEqual({ hash: 1, verify: 1, verifyDummy: 1 });
+    dispose();
+  });
+
+  it('rate-limits per account before computing any hash', async () => {
+    const counting = countingHasher();
+    const { deps, events, dispose } = await createAuthFixture(server.endpoint, {
+      hasher: counting.hasher,
+      rateLimits: { perAccount: 2, perIp: 100, windowSeconds: 60 },
+    });
+    const email = uniqueEmail();
+    for (let i = 0; i < 2; i++) await expect(login(deps, { body: { email, password: PASSWORD } })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    const before = { ...counting.calls };
+    const limited = await login(deps, { body: { email, password: PASSWORD } }).catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(RateLimitedError);
+    expect((limited as RateLimitedError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    expect(counting.calls).toEqual(before);
+    expect(events.at(-1)).toMatchObject({ type: 'auth.rate_limited', scope: 'account' });
+    dispose();
+  });
+
+  it('rate-limits per source IP across accounts', async () => {
+    const { deps, dispose } = await createAuthFixture(server.endpoint, { rateLimits: { perAccount: 100, perIp: 3, windowSeconds: 60 } });
+    const sourceIp = `192.0.2.${Math.floor(Math.random() * 250)}`;
+    for (let i = 0; i < 3; i++) {
+      await expect(login(deps, { body: { email: uniqueEmail(), password: PASSWORD }, sourceIp })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    }
+    await expect(login(deps, { body: { email: uniqueEmail(), password: PASSWORD }, sourceIp })).rejects.toBeInstanceOf(RateLimitedError);
+    dispose();
+  });
+
+  it('changes the password only with the current one and a token issued after the last change', async () => {
+    const { deps, dispose } = await createAuthFixture(server.endpoint);
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+    const { accessToken } = await login(deps, { body: { email, password: PASSWORD } });
+
+    await expect(changePassword(deps, { accessToken, body: { currentPassword: 'wrong password', newPassword: NEW_PASSWORD } })).rejects.toBeInstanceOf(
+      InvalidCredentialsError,
+    );
+    await expect(changePassword(deps, { accessToken, body: { currentPassword: PASSWORD, newPassword: 'short' } })).rejects.toBeInstanceOf(
+      InvalidRequestError,
+    );
+    await expect(changePassword(deps, { accessToken: undefined, body: {} })).rejects.toBeInstanceOf(UnauthenticatedError);
+    await expect(changePassword(deps, { accessToken: `${accessToken}x`, body: {} })).rejects.toBeInstanceOf(UnauthenticatedError);
+
+    await changePassword(deps, { accessToken, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
+    await expect(login(deps, { body: { email, password: PASSWORD } })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    const fresh = await login(deps, { body: { email, password: NEW_PASSWORD } });
+
+    // A token from before the change (2 s earlier) no longer changes anything.
+    const stale = await deps.tokens.issue({ userId: (await deps.tokens.verify(fresh.accessToken)).userId, now: new Date(Date.now() - 2000) });
+    await expect(
+      changePassword(deps, { accessToken: stale.accessToken, body: { currentPassword: NEW_PASSWORD, newPassword: PASSWORD } }),
+    ).rejects.toBeInstanceOf(UnauthenticatedError);
+    dispose();
+  });
+});
+
+describe('storage outage', () => {
+  it('answers 503-class errors for login and register, never a decision without storage', async () => {
+    const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
+    const { dynamoDbClientConfig } = await import('../src/storage/dynamodb-client.js');
+    const { UserStore } = await import('../src/storage/user-store.js');
+    const { freePort } = await import('./support/dynamodb-servers.js');
+    const counting = countingHasher();
+    const client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${await freePort()}` }));
+    const deps = {
+      hasher: counting.hasher,
+      users: new UserStore(client, 'users'),
+      tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => ({ userId: 'u', issuedAt: new Date() }) },
+      rateLimits: { perAccount: 10, perIp: 10, windowSeconds: 60 },
+      audit: () => {},
+    };
+    for (const run of [login, register]) {
+      const error = await run(deps, { body: { email: uniqueEmail(), password: PASSWORD }, sourceIp: '192.0.2.1' }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TemporarilyUnavailableError);
+      expect((error as TemporarilyUnavailableError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    }
+    // The rate-limit write fails first, so no hash was spent on a request that could not be decided.
+    expect(counting.calls).toEqual({ hash: 0, verify: 0, verifyDummy: 0 });
+    client.destroy();
+  });
+});
