@@ -12,7 +12,9 @@ import {
   type PasswordRules,
   type StoredHashLimits,
 } from './policy.js';
+import { constantTimeEqual } from './encoding.js';
 import { formatArgon2Phc } from './schemes/argon2-phc.js';
+import { formatWrapped, unwrapLegacyDigest } from './schemes/wrapped.js';
 import { parseStoredHash } from './schemes/parse-stored-hash.js';
 import type { ParsedHash } from './schemes/types.js';
 
@@ -68,6 +70,11 @@ export interface PasswordHasher {
   verifyDummy(password: string): Promise<VerifyResult>;
   /** Moves a stored argon2 hash to the current pepper key without the password. */
   rotatePepper(stored: string): Promise<string>;
+  /**
+   * Makes a legacy or weak record memory-hard without the password: argon2id at the current
+   * policy over its digest (see schemes/wrapped.ts). The next good login replaces it.
+   */
+  wrap(stored: string): Promise<string>;
   /** The backend in use, once loaded. */
   backendName(): Promise<BackendName>;
   readonly policy: Readonly<Argon2Policy>;
@@ -206,9 +213,11 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
     );
   }
 
+  /** Recomputes the digest and compares it in constant time, for every format alike. */
   async function verifyParsed(parsed: ParsedHash, password: string): Promise<boolean> {
     const ctx = await context();
-    return limiter.run(parsed.memoryKiB, () => parsed.verify(password, ctx));
+    const actual = await limiter.run(parsed.memoryKiB, () => parsed.computeDigest(password, ctx));
+    return constantTimeEqual(actual, parsed.digest);
   }
 
   let dummyStored: Promise<string> | undefined;
@@ -251,6 +260,20 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
         throw new UnsupportedHashError(`only argon2 PHC hashes can be peppered (got ${parsed.scheme})`);
       }
       return pepper.rotate(stored);
+    },
+
+    async wrap(stored) {
+      if (typeof stored === 'string' && isPeppered(stored)) throw new UnsupportedHashError('peppered hashes are already current; rotate instead');
+      const parsed = parseStoredHash(stored, limits);
+      if (parsed.scheme.startsWith('wrapped_')) throw new UnsupportedHashError('the record is already wrapped');
+      const { head, digest } = unwrapLegacyDigest(stored, parsed);
+      const salt = randomBytes(policy.saltLength);
+      const params = { algorithm: 'argon2id' as const, version: 0x13 as const, memoryKiB: policy.memoryKiB, passes: policy.passes, lanes: policy.lanes };
+      const ctx = await context();
+      const tag = await limiter.run(policy.memoryKiB, () =>
+        ctx.backend.argon2({ ...params, password: digest, salt, tagLength: policy.tagLength }),
+      );
+      return formatWrapped({ ...params, salt, tag }, head);
     },
 
     async backendName() {

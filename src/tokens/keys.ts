@@ -19,7 +19,8 @@ import { TokenConfigError } from './errors.js';
 /** RS256 is here because API Gateway's HTTP API JWT authorizer only verifies RSA signatures. */
 export const SIGNING_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
 export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
-export const DEFAULT_SIGNING_ALGORITHM: SigningAlgorithm = 'EdDSA';
+// RS256: the only family API Gateway's HTTP API JWT authorizer accepts (see README.md here).
+export const DEFAULT_SIGNING_ALGORITHM: SigningAlgorithm = 'RS256';
 
 /** What a verifier needs: published as-is in the JWKS. */
 export interface PublicJwk extends JWK {

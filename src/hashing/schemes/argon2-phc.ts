@@ -1,5 +1,5 @@
 import type { Argon2Algorithm, Argon2Version } from '../backends/types.js';
-import { constantTimeEqual, decodeBase64NoPad, encodeBase64NoPad, utf8 } from '../encoding.js';
+import { decodeBase64NoPad, encodeBase64NoPad, utf8 } from '../encoding.js';
 import { HashParametersOutOfBoundsError, MalformedHashError, UnsupportedHashError } from '../errors.js';
 import type { StoredHashLimits } from '../policy.js';
 import { parseBoundedInteger } from './parse-integer.js';
@@ -83,10 +83,14 @@ export function argon2ParsedHash(
   hash: Argon2Hash,
   scheme: string,
   passwordBytes: 'normalised' | 'raw',
+  stored: string,
 ): ParsedHash {
   return {
     scheme,
     memoryKiB: hash.memoryKiB,
+    digest: hash.tag,
+    digestText: stored.slice(stored.lastIndexOf('$') + 1),
+    zeroDigestText: encodeBase64NoPad(new Uint8Array(hash.tag.length)),
     argon2: {
       algorithm: hash.algorithm,
       version: hash.version,
@@ -96,8 +100,8 @@ export function argon2ParsedHash(
       saltLength: hash.salt.length,
       tagLength: hash.tag.length,
     },
-    async verify(password, { backend, normalise }) {
-      const tag = await backend.argon2({
+    computeDigest(password, { backend, normalise }) {
+      return backend.argon2({
         algorithm: hash.algorithm,
         version: hash.version,
         memoryKiB: hash.memoryKiB,
@@ -107,7 +111,6 @@ export function argon2ParsedHash(
         tagLength: hash.tag.length,
         password: passwordBytes === 'normalised' ? normalise(password) : utf8(password),
       });
-      return constantTimeEqual(tag, hash.tag);
     },
   };
 }
@@ -120,7 +123,7 @@ export const argon2Scheme: HashScheme = {
   matches: (stored) => stored.startsWith('$argon2'),
   parse(stored, limits) {
     const hash = parseArgon2Phc(stored, limits);
-    return argon2ParsedHash(hash, hash.algorithm, 'normalised');
+    return argon2ParsedHash(hash, hash.algorithm, 'normalised', stored);
   },
 };
 
@@ -135,6 +138,6 @@ export const rawArgon2Scheme: HashScheme = {
   matches: (stored) => stored.startsWith(`${RAW_ARGON2_PREFIX}$argon2`),
   parse(stored, limits) {
     const hash = parseArgon2Phc(stored.slice(RAW_ARGON2_PREFIX.length), limits);
-    return argon2ParsedHash(hash, 'argon2_raw', 'raw');
+    return argon2ParsedHash(hash, 'argon2_raw', 'raw', stored);
   },
 };

@@ -1,4 +1,4 @@
-import { constantTimeEqual, decodeBase64Padded, toHex, utf8 } from '../encoding.js';
+import { decodeBase64Padded, encodeBase64Padded, toHex, utf8 } from '../encoding.js';
 import { MalformedHashError, UnsupportedHashError } from '../errors.js';
 import { argon2ParsedHash, parseArgon2Phc } from './argon2-phc.js';
 import { bcryptParsedHash, parseBcrypt } from './bcrypt.js';
@@ -34,11 +34,11 @@ function parseDjangoPbkdf2(algorithm: string, stored: string, limits: Parameters
   return {
     scheme: `django_${algorithm}`,
     memoryKiB: 1,
-    async verify(password) {
-      // Django uses the salt string's own bytes, not a decoded salt.
-      const actual = await pbkdf2(digest, utf8(password), utf8(salt), iterations, length);
-      return constantTimeEqual(actual, expected);
-    },
+    digest: expected,
+    digestText: hashText,
+    zeroDigestText: encodeBase64Padded(new Uint8Array(length)),
+    // Django uses the salt string's own bytes, not a decoded salt.
+    computeDigest: (password) => pbkdf2(digest, utf8(password), utf8(salt), iterations, length),
   };
 }
 
@@ -53,7 +53,7 @@ export const djangoScheme: HashScheme = {
       case 'argon2': {
         // `argon2` + argon2-cffi's PHC string, which begins with `$`.
         const phc = parseArgon2Phc(stored.slice('argon2'.length), limits);
-        return argon2ParsedHash(phc, 'django_argon2', 'raw');
+        return argon2ParsedHash(phc, 'django_argon2', 'raw', stored);
       }
       case 'bcrypt_sha256': {
         // `bcrypt_sha256$` + bcrypt of the hex SHA-256 of the password (so no 72-byte truncation).

@@ -5,19 +5,25 @@ import { bcryptScheme } from './bcrypt.js';
 import { djangoScheme } from './django.js';
 import { passlibScheme } from './passlib.js';
 import type { HashScheme, ParsedHash } from './types.js';
+import { wrappedScheme } from './wrapped.js';
 
-const SCHEMES: readonly HashScheme[] = [argon2Scheme, rawArgon2Scheme, bcryptScheme, djangoScheme, passlibScheme];
+const LEGACY_SCHEMES: readonly HashScheme[] = [argon2Scheme, rawArgon2Scheme, bcryptScheme, djangoScheme, passlibScheme];
+const SCHEMES: readonly HashScheme[] = [...LEGACY_SCHEMES, wrappedScheme(parseWith(LEGACY_SCHEMES))];
 
 /**
  * Finds the scheme of a stored (un-peppered) value and parses it, bounds included. Throws
  * UnsupportedHashError, MalformedHashError or HashParametersOutOfBoundsError; does no hashing.
  */
-export function parseStoredHash(stored: unknown, limits: StoredHashLimits): ParsedHash {
-  if (typeof stored !== 'string' || stored.length === 0) throw new MalformedHashError('stored hash must be a non-empty string');
-  if (stored.length > limits.maxEncodedLength) {
-    throw new HashParametersOutOfBoundsError(`stored hash is longer than ${limits.maxEncodedLength} characters`);
-  }
-  const scheme = SCHEMES.find((candidate) => candidate.matches(stored));
-  if (!scheme) throw new UnsupportedHashError('unrecognised password hash format');
-  return scheme.parse(stored, limits);
+export const parseStoredHash = parseWith(SCHEMES);
+
+function parseWith(schemes: readonly HashScheme[]) {
+  return (stored: unknown, limits: StoredHashLimits): ParsedHash => {
+    if (typeof stored !== 'string' || stored.length === 0) throw new MalformedHashError('stored hash must be a non-empty string');
+    if (stored.length > limits.maxEncodedLength) {
+      throw new HashParametersOutOfBoundsError(`stored hash is longer than ${limits.maxEncodedLength} characters`);
+    }
+    const scheme = schemes.find((candidate) => candidate.matches(stored));
+    if (!scheme) throw new UnsupportedHashError('unrecognised password hash format');
+    return scheme.parse(stored, limits);
+  };
 }

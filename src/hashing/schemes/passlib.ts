@@ -1,4 +1,4 @@
-import { constantTimeEqual, decodeAdaptedBase64, decodeBase64NoPad, encodeBase64Padded, utf8 } from '../encoding.js';
+import { decodeAdaptedBase64, decodeBase64NoPad, encodeBase64NoPad, encodeBase64Padded, utf8 } from '../encoding.js';
 import { HashParametersOutOfBoundsError, MalformedHashError, UnsupportedHashError } from '../errors.js';
 import type { StoredHashLimits } from '../policy.js';
 import { bcryptParsedHash, parseBcrypt } from './bcrypt.js';
@@ -38,9 +38,10 @@ function parsePbkdf2(ident: string, stored: string, limits: StoredHashLimits): P
   return {
     scheme,
     memoryKiB: 1,
-    async verify(password) {
-      return constantTimeEqual(await pbkdf2(digest, utf8(password), salt, rounds, length), expected);
-    },
+    digest: expected,
+    digestText: checksumText,
+    zeroDigestText: encodeBase64NoPad(new Uint8Array(length)),
+    computeDigest: (password) => pbkdf2(digest, utf8(password), salt, rounds, length),
   };
 }
 
@@ -60,10 +61,10 @@ function parseScrypt(stored: string, limits: StoredHashLimits): ParsedHash {
   return {
     scheme: 'passlib_scrypt',
     memoryKiB: Math.ceil((128 * N * r) / 1024),
-    async verify(password, { backend }) {
-      const actual = await backend.scrypt({ password: utf8(password), salt, N, r, p, dkLen: expected.length });
-      return constantTimeEqual(actual, expected);
-    },
+    digest: expected,
+    digestText: checksumText,
+    zeroDigestText: encodeBase64NoPad(new Uint8Array(expected.length)),
+    computeDigest: (password, { backend }) => backend.scrypt({ password: utf8(password), salt, N, r, p, dkLen: expected.length }),
   };
 }
 

@@ -17,8 +17,14 @@ export interface ParsedHash {
     saltLength: number;
     tagLength: number;
   };
-  /** Recomputes the hash of `password` and compares it in constant time. Never throws for a wrong password. */
-  verify(password: string, context: VerifyContext): Promise<boolean>;
+  /** The stored tag or checksum, decoded: what a correct password recomputes. */
+  readonly digest: Uint8Array;
+  /** The digest as written: always the stored value's last field, which wrapping replaces. */
+  readonly digestText: string;
+  /** A digest of the same length whose bytes are all zero, in the format's own alphabet. */
+  readonly zeroDigestText: string;
+  /** The digest `password` gives under this record's salt and parameters. Never throws for a wrong password. */
+  computeDigest(password: string, context: VerifyContext): Promise<Uint8Array>;
 }
 
 export interface VerifyContext {
