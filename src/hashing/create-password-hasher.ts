@@ -1,6 +1,9 @@
-import { canLoadNativeAddons, detectRuntime, readProcessEnv, type RuntimeName } from '../runtime/detect-runtime.js';
+import { readProcessEnv } from '../runtime/detect-runtime.js';
+import { chooseBackend, loadBackend, type BackendChoice, type BackendLoaders, type HasherLogger } from './backends/load-backend.js';
+
+export type { BackendChoice, BackendLoaders, HasherLogger };
 import type { BackendName, HashingBackend } from './backends/types.js';
-import { BackendUnavailableError, InvalidOptionsError, UnsupportedHashError } from './errors.js';
+import { InvalidOptionsError, UnsupportedHashError } from './errors.js';
 import { MemoryLimiter, type ConcurrencyOptions } from './limiter.js';
 import { assertAcceptablePassword, assertPasswordWithinBounds, normalisedPasswordBytes } from './password.js';
 import { createPepper, isPeppered, parsePepperEnvelope, pepperOptionsFromEnv, placeholderPhc, type PepperOptions } from './pepper.js';
@@ -17,8 +20,6 @@ import { formatArgon2Phc } from './schemes/argon2-phc.js';
 import { formatWrapped, unwrapLegacyDigest } from './schemes/wrapped.js';
 import { parseStoredHash } from './schemes/parse-stored-hash.js';
 import type { ParsedHash } from './schemes/types.js';
-
-export type BackendChoice = 'auto' | BackendName;
 
 const randomBytes = (length: number) => crypto.getRandomValues(new Uint8Array(length));
 
@@ -39,10 +40,6 @@ export interface PasswordHasherOptions {
   logger?: HasherLogger;
   /** Environment to read PASSLANE_* settings from; defaults to process.env where it exists. */
   env?: Record<string, string | undefined>;
-}
-
-export interface HasherLogger {
-  warn(message: string, fields?: Record<string, unknown>): void;
 }
 
 export interface VerifyResult {
@@ -80,59 +77,12 @@ export interface PasswordHasher {
   readonly policy: Readonly<Argon2Policy>;
 }
 
-/** How an entry point (Node or edge) provides backends; the hasher never imports them itself. */
-export interface BackendLoaders {
-  native?: () => Promise<HashingBackend>;
-  wasm: (options: { retainMemoryKiB: number }) => Promise<HashingBackend>;
-  runtime?: () => RuntimeName;
-}
-
 const defaultLogger: HasherLogger = {
   warn(message, fields) {
     // One JSON line, as Powertools' logger writes them, so CloudWatch Logs Insights can query it.
     console.warn(JSON.stringify({ level: 'WARN', service: 'passlane', message, ...fields }));
   },
 };
-
-function chooseBackend(requested: BackendChoice | undefined, env: Record<string, string | undefined>): BackendChoice {
-  const fromEnv = env.PASSLANE_ARGON2_BACKEND;
-  const choice = requested ?? (fromEnv as BackendChoice | undefined) ?? 'auto';
-  if (choice !== 'auto' && choice !== 'native' && choice !== 'wasm') {
-    throw new InvalidOptionsError(`backend must be auto, native or wasm (got ${JSON.stringify(choice)})`);
-  }
-  return choice;
-}
-
-async function loadBackend(
-  choice: BackendChoice,
-  loaders: BackendLoaders,
-  retainMemoryKiB: number,
-  logger: HasherLogger,
-): Promise<HashingBackend> {
-  const loadNative = async () => {
-    if (!loaders.native) throw new BackendUnavailableError('the native backend is not available in this build');
-    try {
-      return await loaders.native();
-    } catch (cause) {
-      if (cause instanceof BackendUnavailableError) throw cause;
-      throw new BackendUnavailableError('the native argon2 binding failed to load', { cause });
-    }
-  };
-  if (choice === 'native') return loadNative();
-  if (choice === 'wasm') return loaders.wasm({ retainMemoryKiB });
-  const runtime = (loaders.runtime ?? detectRuntime)();
-  if (loaders.native && canLoadNativeAddons(runtime)) {
-    try {
-      return await loadNative();
-    } catch (error) {
-      logger.warn('native argon2 binding unavailable; using the WASM backend', {
-        runtime,
-        error: error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error),
-      });
-    }
-  }
-  return loaders.wasm({ retainMemoryKiB });
-}
 
 export function createPasswordHasherWith(options: PasswordHasherOptions, loaders: BackendLoaders): PasswordHasher {
   const env = options.env ?? readProcessEnv();
@@ -156,17 +106,12 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
   };
   const context = async () => ({ backend: await backend(), normalise: (password: string) => normalisedPasswordBytes(password, rules) });
 
+  /** What every new argon2 run uses: argon2id v1.3 at the policy. */
+  const current = { algorithm: 'argon2id', version: 0x13, memoryKiB: policy.memoryKiB, passes: policy.passes, lanes: policy.lanes } as const;
+
   async function newPhc(passwordBytes: Uint8Array, salt: Uint8Array, tag?: Uint8Array): Promise<string> {
-    const phc = {
-      algorithm: 'argon2id' as const,
-      version: 0x13 as const,
-      memoryKiB: policy.memoryKiB,
-      passes: policy.passes,
-      lanes: policy.lanes,
-      salt,
-      tag: tag ?? (await (await backend()).argon2({ ...policy, algorithm: 'argon2id', version: 0x13, password: passwordBytes, salt })),
-    };
-    const encoded = formatArgon2Phc(phc);
+    tag ??= await (await backend()).argon2({ ...current, password: passwordBytes, salt, tagLength: policy.tagLength });
+    const encoded = formatArgon2Phc({ ...current, salt, tag });
     return pepper ? pepper.seal(encoded) : encoded;
   }
 
@@ -268,12 +213,9 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
       if (parsed.scheme.startsWith('wrapped_')) throw new UnsupportedHashError('the record is already wrapped');
       const { head, digest } = unwrapLegacyDigest(stored, parsed);
       const salt = randomBytes(policy.saltLength);
-      const params = { algorithm: 'argon2id' as const, version: 0x13 as const, memoryKiB: policy.memoryKiB, passes: policy.passes, lanes: policy.lanes };
       const ctx = await context();
-      const tag = await limiter.run(policy.memoryKiB, () =>
-        ctx.backend.argon2({ ...params, password: digest, salt, tagLength: policy.tagLength }),
-      );
-      return formatWrapped({ ...params, salt, tag }, head);
+      const tag = await limiter.run(policy.memoryKiB, () => ctx.backend.argon2({ ...current, password: digest, salt, tagLength: policy.tagLength }));
+      return formatWrapped({ ...current, salt, tag }, head);
     },
 
     async backendName() {
