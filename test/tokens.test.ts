@@ -406,3 +406,20 @@ describe('edge runtimes', () => {
     }
   });
 });
+
+describe('openid-configuration', () => {
+  it('points at the JWKS under the issuer when the issuer is a URL, else under the request origin', async () => {
+    const { openIdConfiguration } = await import('../src/tokens/openid-configuration.js');
+    const keyring = await createKeyring(await generateSigningKey('RS256'));
+    const api = createTokenService({ keyring, issuer: 'https://auth.example.com/prod' });
+    expect(openIdConfiguration(api, 'https://abc.execute-api.eu-west-1.amazonaws.com')).toEqual({
+      issuer: 'https://auth.example.com/prod',
+      jwks_uri: 'https://auth.example.com/prod/.well-known/jwks.json',
+      id_token_signing_alg_values_supported: ['RS256'],
+      subject_types_supported: ['public'],
+      response_types_supported: ['token'],
+    });
+    const local = createTokenService({ keyring });
+    expect(openIdConfiguration(local, 'http://127.0.0.1:3000').jwks_uri).toBe('http://127.0.0.1:3000/.well-known/jwks.json');
+  });
+});

@@ -1,0 +1,36 @@
+import type { Logger } from '@aws-lambda-powertools/logger';
+import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
+import type { AuditEvent, AuditEventType } from '../use-cases/audit-events.js';
+import { logger as defaultLogger } from './logger.js';
+import { metrics as defaultMetrics } from './metrics.js';
+
+/**
+ * One CloudWatch metric per audit event type. Spelled out (not derived) so a renamed event type
+ * fails to compile instead of silently starting a new metric and orphaning dashboards and alarms.
+ */
+export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
+  'auth.registered': 'Registered',
+  'auth.login_succeeded': 'LoginSucceeded',
+  'auth.login_failed': 'LoginFailed',
+  'auth.password_rehashed': 'PasswordRehashed',
+  'auth.password_rehash_skipped': 'PasswordRehashSkipped',
+  'auth.password_changed': 'PasswordChanged',
+  'auth.password_change_failed': 'PasswordChangeFailed',
+  'auth.rate_limited': 'RateLimited',
+  'auth.stored_hash_rejected': 'StoredHashRejected',
+};
+
+/**
+ * The audit sink for AuthDependencies: one structured INFO line per event (message = the event
+ * type, the event's fields beside it) plus a count. Events carry userIds and email fingerprints
+ * only, never emails, passwords, hashes or tokens, so they are logged as they are.
+ */
+export function createAuditSink(
+  target: { logger: Logger; metrics: Metrics } = { logger: defaultLogger, metrics: defaultMetrics },
+): (event: AuditEvent) => void {
+  return (event) => {
+    const { type, ...fields } = event;
+    target.logger.info(type, { audit: true, ...fields });
+    target.metrics.addMetric(AUDIT_METRIC_NAMES[type], MetricUnit.Count, 1);
+  };
+}
