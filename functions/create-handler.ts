@@ -11,6 +11,7 @@ import { httpRequestOf, normaliseHttpEvent } from '../src/http/normalise-event.j
 import { requireMethod } from '../src/http/require-method.js';
 import { jsonResponse, noContent } from '../src/http/responses.js';
 import { logger } from '../src/observability/logger.js';
+import { JWKS_MAX_AGE_SECONDS } from '../src/tokens/jwks.js';
 import { openIdConfiguration } from '../src/tokens/openid-configuration.js';
 import { metrics } from '../src/observability/metrics.js';
 import { appendRequestLogKeys } from '../src/observability/request-log-keys.js';
@@ -24,8 +25,6 @@ export type GetDependencies<T = AppDependencies> = () => Promise<T>;
 /** The JWKS handler needs only the token service's public keys. */
 export type GetJwksSource = GetDependencies<Pick<AppDependencies['tokens'], 'jwks'>>;
 
-/** Browsers and API Gateway's JWT authorizer may cache the keys; rotation overlaps by longer than this. */
-export const JWKS_MAX_AGE_SECONDS = 300;
 
 export function createRegisterHandler(getDeps: GetDependencies) {
   return httpHandler({ method: 'POST', json: true }, async (request) =>

@@ -1,11 +1,16 @@
 import { createPasswordHasher } from '../index.js';
 import { logger } from '../observability/logger.js';
 import { createAuditSink } from '../observability/audit.js';
+import { getSecretEnv } from './secret-env.js';
 import { createDynamoDbClient } from '../storage/dynamodb-client.js';
 import { tableNameFromEnv } from '../storage/table.js';
 import { UserStore } from '../storage/user-store.js';
 import { tokenServiceFromEnv, type TokenService } from '../tokens/token-service.js';
-import type { AuthDependencies, LoginRateLimits } from '../use-cases/dependencies.js';
+import type { AuthDependencies } from '../use-cases/dependencies.js';
+import { loginRateLimitsFromEnv } from './login-rate-limits.js';
+
+// Kept importable from here, where they were first defined.
+export { ConfigError, DEFAULT_LOGIN_RATE_LIMITS, loginRateLimitsFromEnv } from './login-rate-limits.js';
 
 type Env = Record<string, string | undefined>;
 
@@ -19,16 +24,6 @@ export interface CreateAuthDependenciesOptions extends Partial<AuthDependencies>
   dataDir?: string;
   tokens?: TokenService;
 }
-
-/** A setting is missing or makes no sense; the message names the variable and the allowed range. */
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
-
-export const DEFAULT_LOGIN_RATE_LIMITS: Readonly<LoginRateLimits> = { perAccount: 10, perIp: 100, windowSeconds: 300 };
 
 /**
  * Builds everything from env. No I/O besides reading (or, locally, creating) the signing key:
@@ -47,37 +42,19 @@ export async function createAuthDependencies(env: Env, options: CreateAuthDepend
   };
 }
 
-/** PASSLANE_LOGIN_LIMIT_PER_ACCOUNT, PASSLANE_LOGIN_LIMIT_PER_IP, PASSLANE_LOGIN_LIMIT_WINDOW_S. */
-export function loginRateLimitsFromEnv(env: Env): LoginRateLimits {
-  return {
-    perAccount: positiveInteger(env, 'PASSLANE_LOGIN_LIMIT_PER_ACCOUNT', DEFAULT_LOGIN_RATE_LIMITS.perAccount, 1_000_000),
-    perIp: positiveInteger(env, 'PASSLANE_LOGIN_LIMIT_PER_IP', DEFAULT_LOGIN_RATE_LIMITS.perIp, 1_000_000),
-    // Up to a day: windows are DynamoDB items with a TTL, and longer ones are better done elsewhere.
-    windowSeconds: positiveInteger(env, 'PASSLANE_LOGIN_LIMIT_WINDOW_S', DEFAULT_LOGIN_RATE_LIMITS.windowSeconds, 86_400),
-  };
-}
-
-function positiveInteger(env: Env, name: string, fallback: number, max: number): number {
-  const text = env[name]?.trim();
-  if (text === undefined || text === '') return fallback;
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1 || value > max) {
-    throw new ConfigError(`${name} must be a whole number from 1 to ${max} (got ${JSON.stringify(text)})`);
-  }
-  return value;
-}
-
 /**
  * Per container, created on the first invocation rather than at import, so a cold start that
  * only serves the JWKS, or a test that builds its own, pays for nothing else. A failed build
  * (bad config) is not cached: the next invocation tries again and logs the error again.
+ * The env is process.env with the secrets (pepper keys, signing key) fetched from SSM when the
+ * deployment names parameters instead of values (secret-env.ts).
  */
 let dependencies: Promise<AppDependencies> | undefined;
 let tokenService: Promise<TokenService> | undefined;
 
 export function getAuthDependencies(): Promise<AppDependencies> {
-  dependencies ??= getTokenService()
-    .then((tokens) => createAuthDependencies(process.env, { tokens }))
+  dependencies ??= Promise.all([getSecretEnv(), getTokenService()])
+    .then(([env, tokens]) => createAuthDependencies(env, { tokens }))
     .catch((error: unknown) => {
       dependencies = undefined;
       throw error;
@@ -87,9 +64,11 @@ export function getAuthDependencies(): Promise<AppDependencies> {
 
 /** The token service alone, for the JWKS function (no hasher, no table). */
 export function getTokenService(): Promise<TokenService> {
-  tokenService ??= tokenServiceFromEnv(process.env).catch((error: unknown) => {
-    tokenService = undefined;
-    throw error;
-  });
+  tokenService ??= getSecretEnv()
+    .then((env) => tokenServiceFromEnv(env))
+    .catch((error: unknown) => {
+      tokenService = undefined;
+      throw error;
+    });
   return tokenService;
 }

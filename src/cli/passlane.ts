@@ -8,15 +8,37 @@
  *   passlane needs-rehash --hash H                      -> true | false
  *   --backend native|wasm on each
  *
+ * Bulk commands against the server's table (PASSLANE_TABLE, DYNAMODB_ENDPOINT, AWS_REGION; see
+ * src/rehash/README.md). They print counts, line numbers and userIds, never hashes or emails:
+ *   passlane import FILE [--format jsonl|csv] [--rejects PATH] [--concurrency N] [--max-writes-per-second N] [--json]
+ *   passlane rehash [--dry-run] [--segments N] [--max-writes-per-second N] [--json]
+ *   passlane inventory [--segments N] [--json]
+ *
  * Exit codes: 0 success or match, 1 mismatch, 2 unsupported or malformed hash, bad input or usage.
+ * import: 1 when rows were rejected; import and rehash: 130 when interrupted (run again to resume).
  */
 import { parseArgs } from 'node:util';
 import { createPasswordHasher, PasslaneError, type BackendChoice, type PasswordHasher } from '../index.js';
 import { readLines, readPassword } from './read-password.js';
 import { verifyJsonLines } from './verify-jsonl.js';
+import { processIo, type CommandIo } from './commands/command-io.js';
+import { IMPORT_USAGE, runImportCommand } from './commands/import.js';
+import { INVENTORY_USAGE, runInventoryCommand } from './commands/inventory.js';
+import { REHASH_USAGE, runRehashCommand } from './commands/rehash.js';
+import { BENCH_USAGE, benchCommand } from './commands/bench.js';
 
 const USAGE = `usage: passlane <hash | verify (--hash H | --jsonl) | needs-rehash --hash H> [--backend native|wasm]
-The password is read from stdin.`;
+       passlane import FILE [options] | passlane rehash [--dry-run] [options] | passlane inventory [--json]
+       passlane bench [--quick] [--remote FUNCTION --memory 512,1024,1769,3008] [options]
+The password is read from stdin. passlane <import|rehash|inventory|bench> --help for their options.`;
+
+/** Subcommands with their own options and usage; none of them reads a password. */
+const SUBCOMMANDS: Readonly<Record<string, { run: (args: string[], io: CommandIo) => Promise<number>; usage: string }>> = {
+  import: { run: runImportCommand, usage: IMPORT_USAGE },
+  rehash: { run: runRehashCommand, usage: REHASH_USAGE },
+  inventory: { run: runInventoryCommand, usage: INVENTORY_USAGE },
+  bench: { run: benchCommand, usage: BENCH_USAGE },
+};
 
 class UsageError extends Error {}
 
@@ -26,6 +48,15 @@ function describeError(error: unknown): string {
 }
 
 async function main(argv: string[]): Promise<number> {
+  const bulk = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
+  if (bulk) {
+    const args = argv.slice(1);
+    if (args.includes('--help') || args.includes('-h')) {
+      console.log(bulk.usage);
+      return 0;
+    }
+    return bulk.run(args, processIo());
+  }
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,

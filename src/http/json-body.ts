@@ -48,7 +48,8 @@ export function isJsonContentType(value: string | undefined): boolean {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-function parseJson(bytes: Uint8Array): unknown {
+/** Strict UTF-8, then JSON; shared with the Worker (edge/read-json-body.ts). */
+export function parseJson(bytes: Uint8Array): unknown {
   let text: string;
   try {
     text = utf8.decode(bytes);

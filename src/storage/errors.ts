@@ -6,7 +6,8 @@ export type StorageErrorCode =
   | 'ERR_STORAGE_UNAVAILABLE'
   | 'ERR_STORAGE_ACCOUNT_EXISTS'
   | 'ERR_STORAGE_HASH_CHANGED'
-  | 'ERR_STORAGE_RECORD_INVALID';
+  | 'ERR_STORAGE_RECORD_INVALID'
+  | 'ERR_STORAGE_CURSOR_CHANGED';
 
 export abstract class StorageError extends Error {
   abstract readonly code: StorageErrorCode;
@@ -60,6 +61,18 @@ export class StorageRecordInvalidError extends StorageError {
 
   constructor(detail: string) {
     super(`stored record is invalid: ${detail}`);
+  }
+}
+
+/**
+ * putJobCursor lost a race: the stored job cursor is no longer the one this run last read or
+ * wrote, so another run of the same job is moving it. This run stops rather than fight.
+ */
+export class JobCursorChangedError extends StorageError {
+  readonly code = 'ERR_STORAGE_CURSOR_CHANGED';
+
+  constructor(options?: { cause?: unknown }) {
+    super('the stored job cursor changed since it was read (another run is active)', options);
   }
 }
 

@@ -19,6 +19,8 @@ import { StorageUnavailableError } from './errors.js';
  *               createdAt S, updatedAt S, passwordChangedAt S? (ISO 8601, UTC)
  * Rate limits   pk = "ratelimit#" + key + "#" + windowStart (epoch seconds)
  *               count N (atomic ADD), expiresAt N (epoch seconds; the table's TTL attribute)
+ * Job cursors   pk = "job#" + job name (e.g. "job#rehash")
+ *               cursor S (opaque to the store), updatedAt S; replaced conditionally
  *
  * The prefixes keep the kinds apart; TTL only ever applies to rate-limit items because only they
  * carry `expiresAt`.
@@ -28,6 +30,7 @@ export const PARTITION_KEY = 'pk';
 export const TTL_ATTRIBUTE = 'expiresAt';
 export const USER_KEY_PREFIX = 'user#';
 export const RATE_LIMIT_KEY_PREFIX = 'ratelimit#';
+export const JOB_KEY_PREFIX = 'job#';
 export const USER_ID_INDEX = 'userId-index';
 
 export function tableNameFromEnv(env: Record<string, string | undefined> = process.env): string {

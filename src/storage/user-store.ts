@@ -2,6 +2,7 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  ScanCommand,
   UpdateItemCommand,
   type AttributeValue,
   type DynamoDBClient,
@@ -9,10 +10,11 @@ import {
 import {
   AccountExistsError,
   HashChangedError,
+  JobCursorChangedError,
   StorageRecordInvalidError,
   StorageUnavailableError,
 } from './errors.js';
-import { RATE_LIMIT_KEY_PREFIX, TTL_ATTRIBUTE, USER_ID_INDEX, USER_KEY_PREFIX } from './table.js';
+import { JOB_KEY_PREFIX, RATE_LIMIT_KEY_PREFIX, TTL_ATTRIBUTE, USER_ID_INDEX, USER_KEY_PREFIX } from './table.js';
 
 export interface UserRecord {
   userId: string;
@@ -62,6 +64,43 @@ export interface RateLimitResult {
   count: number;
   /** 0 when allowed; otherwise whole seconds until the window ends (at least 1). */
   retryAfterSeconds: number;
+}
+
+export interface ScanAccountsInput {
+  /** 0-based; with totalSegments, one slice of a parallel Scan. */
+  segment: number;
+  totalSegments: number;
+  /** The `lastKey` of the previous page of this segment, or the pk of the last item handled. */
+  startKey?: string;
+  /** Items read per page, before the filter (DynamoDB's Limit); default 100. */
+  limit?: number;
+}
+
+/**
+ * An account item as scanned, attributes as stored: a corrupt item is returned (fields missing),
+ * not thrown, so a bulk job can report it by userId and go on.
+ */
+export interface ScannedAccount {
+  /** The partition key ("user#" + email). */
+  pk: string;
+  email?: string;
+  userId?: string;
+  passwordHash?: string;
+}
+
+export interface ScanAccountsPage {
+  items: ScannedAccount[];
+  /** Absent when the segment is finished. */
+  lastKey?: string;
+}
+
+export interface PutJobCursorInput {
+  /** e.g. "rehash"; stored under pk "job#" + job. */
+  job: string;
+  cursor: string;
+  /** The cursor this run last read or wrote; undefined when none was stored. */
+  expected: string | undefined;
+  now?: Date;
 }
 
 /**
@@ -180,6 +219,88 @@ export class UserStore {
       const stored = await this.getUserByEmail(input.email);
       if (stored !== undefined && stored.passwordHash === input.newHash) return;
       throw new HashChangedError({ cause: error });
+    }
+  }
+
+  /**
+   * One page of one segment of a parallel Scan over accounts only (rate-limit and job items are
+   * filtered out, so a page may hold fewer than `limit` items, even none, and still have a
+   * lastKey). Eventually consistent: bulk jobs write conditionally on what they read.
+   */
+  async scanAccounts(input: ScanAccountsInput): Promise<ScanAccountsPage> {
+    const limit = input.limit ?? 100;
+    assertPositiveInteger('totalSegments', input.totalSegments);
+    assertPositiveInteger('limit', limit);
+    if (!Number.isSafeInteger(input.segment) || input.segment < 0 || input.segment >= input.totalSegments) {
+      throw new RangeError('segment must be an integer from 0 to totalSegments - 1');
+    }
+    try {
+      const result = await this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          Segment: input.segment,
+          TotalSegments: input.totalSegments,
+          Limit: limit,
+          ...(input.startKey !== undefined && { ExclusiveStartKey: { pk: { S: input.startKey } } }),
+          FilterExpression: 'begins_with(#pk, :userPrefix)',
+          ProjectionExpression: '#pk, #email, #userId, #passwordHash',
+          ExpressionAttributeNames: { '#pk': 'pk', '#email': 'email', '#userId': 'userId', '#passwordHash': 'passwordHash' },
+          ExpressionAttributeValues: { ':userPrefix': { S: USER_KEY_PREFIX } },
+        }),
+      );
+      const items = (result.Items ?? []).map((item) => ({
+        pk: item.pk?.S ?? '',
+        email: item.email?.S,
+        userId: item.userId?.S,
+        passwordHash: item.passwordHash?.S,
+      }));
+      const lastKey = result.LastEvaluatedKey?.pk?.S;
+      return lastKey === undefined ? { items } : { items, lastKey };
+    } catch (error) {
+      throw new StorageUnavailableError('scanAccounts', error);
+    }
+  }
+
+  /** The stored cursor of a resumable job (strongly consistent), if any. */
+  async getJobCursor(job: string): Promise<string | undefined> {
+    try {
+      const result = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: { pk: { S: JOB_KEY_PREFIX + job } }, ConsistentRead: true }),
+      );
+      return result.Item?.cursor?.S;
+    } catch (error) {
+      throw new StorageUnavailableError('getJobCursor', error);
+    }
+  }
+
+  /**
+   * Compare-and-swap of a job cursor: lands only if the stored cursor is still `expected` (or,
+   * with `expected` undefined, none is stored), so two runs of one job never move it past each
+   * other. Throws JobCursorChangedError otherwise.
+   */
+  async putJobCursor(input: PutJobCursorInput): Promise<void> {
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: { S: JOB_KEY_PREFIX + input.job },
+            cursor: { S: input.cursor },
+            updatedAt: { S: (input.now ?? new Date()).toISOString() },
+          },
+          // CURSOR is a DynamoDB reserved word, hence the name placeholder.
+          ConditionExpression: input.expected === undefined ? 'attribute_not_exists(pk)' : '#cursor = :expected',
+          ...(input.expected !== undefined && {
+            ExpressionAttributeNames: { '#cursor': 'cursor' },
+            ExpressionAttributeValues: { ':expected': { S: input.expected } },
+          }),
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw new StorageUnavailableError('putJobCursor', error);
+      // A retried attempt of this very call may have landed first; that is success.
+      if ((await this.getJobCursor(input.job)) === input.cursor) return;
+      throw new JobCursorChangedError({ cause: error });
     }
   }
 

@@ -12,3 +12,6 @@ export interface PublicJwks {
 export function publicJwks(keyring: Keyring): PublicJwks {
   return { keys: [...keyring.verificationKeys.values()].map((key) => ({ ...key.publicJwk })) };
 }
+
+/** How long clients and API Gateway's JWT authorizer may cache the keys; key rotation overlaps by longer than this. */
+export const JWKS_MAX_AGE_SECONDS = 300;

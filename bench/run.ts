@@ -1,0 +1,16 @@
+/**
+ * npm run bench: argon2 parameters on this machine. Same as `passlane bench`; flags in
+ * src/cli/commands/bench.ts (--help), method in src/bench/README.md.
+ */
+import { BENCH_USAGE, BenchUsageError, runBenchCommand } from '../src/cli/commands/bench.js';
+
+runBenchCommand(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(`bench: ${error instanceof Error ? error.message : String(error)}`);
+    if (error instanceof BenchUsageError) console.error(BENCH_USAGE);
+    process.exitCode = 2;
+  },
+);

@@ -1,0 +1,67 @@
+import { loginRateLimitsFromEnv } from '../src/app/login-rate-limits.js';
+import { createPasswordHasher, DEFAULT_ARGON2_POLICY } from '../src/edge.js';
+import { tableNameFromEnv } from '../src/storage/table.js';
+import { UserStore } from '../src/storage/user-store.js';
+import { tokenServiceFromEnv, type TokenService } from '../src/tokens/token-service.js';
+import type { AuthDependencies } from '../src/use-cases/dependencies.js';
+import { createWorkerDynamoDbClient } from './dynamodb-client.js';
+import { auditToLog, log } from './edge-log.js';
+import { stringBindings, type WorkerEnv } from './worker-env.js';
+
+export interface EdgeDependencies extends AuthDependencies {
+  tokens: TokenService;
+}
+
+/**
+ * One hash's memory at a time: a Worker isolate has 128 MB, and WASM argon2 runs synchronously
+ * anyway, so a second request could only wait. Waiting is bounded so a burst answers 503 with
+ * Retry-After instead of queueing for ever.
+ */
+const HASHER_CONCURRENCY = { memoryBudgetKiB: DEFAULT_ARGON2_POLICY.memoryKiB, maxQueue: 16, queueTimeoutMs: 2_000 };
+
+/**
+ * Stored hashes that would need more memory than an isolate has (128 MB, shared with the
+ * script) are refused with ERR_HASH_PARAMS_OUT_OF_BOUNDS, a logged 500, instead of killing the
+ * isolate and every request in it. The defaults allow argon2 up to 1 GiB and scrypt N=2^17, r=8
+ * (128 MiB). Such records still verify on Lambda, whose next good login replaces them.
+ */
+const STORED_HASH_LIMITS = { argon2MaxMemoryKiB: 64 * 1024, scryptMaxN: 2 ** 16 };
+
+/**
+ * Built once per isolate and reused by every request it serves: the keys are imported once, the
+ * WASM instance and the SDK client live on. Keyed by the `env` object, which workerd hands to
+ * every request of an isolate. A failed build (bad config) is not kept, so the next request
+ * retries and logs again.
+ */
+const cache = new WeakMap<WorkerEnv, Promise<EdgeDependencies>>();
+
+export function getEdgeDependencies(env: WorkerEnv): Promise<EdgeDependencies> {
+  let dependencies = cache.get(env);
+  if (dependencies === undefined) {
+    dependencies = buildEdgeDependencies(env).then((built) => {
+      log('INFO', 'dependencies built for this isolate');
+      return built;
+    });
+    cache.set(env, dependencies);
+    dependencies.catch(() => cache.delete(env));
+  }
+  return dependencies;
+}
+
+async function buildEdgeDependencies(bindings: WorkerEnv): Promise<EdgeDependencies> {
+  const env = stringBindings(bindings);
+  // PASSLANE_JWT_PRIVATE_KEY is required: in workerd tokenServiceFromEnv refuses to generate a key.
+  const tokens = await tokenServiceFromEnv(env);
+  return {
+    tokens,
+    rateLimits: loginRateLimitsFromEnv(env),
+    hasher: createPasswordHasher({
+      env,
+      concurrency: HASHER_CONCURRENCY,
+      limits: STORED_HASH_LIMITS,
+      logger: { warn: (message, fields) => log('WARN', message, fields) },
+    }),
+    users: new UserStore(createWorkerDynamoDbClient(env), tableNameFromEnv(env)),
+    audit: auditToLog,
+  };
+}

@@ -1,0 +1,26 @@
+import { safeErrorFields } from '../src/observability/safe-error.js';
+import type { AuditEvent } from '../src/use-cases/audit-events.js';
+
+/**
+ * One JSON line per entry on the console, which Workers Logs and `wrangler tail` collect
+ * (Powertools needs Node). Callers pass codes, statuses, userIds and fingerprints only: never
+ * passwords, hashes, tokens or emails; errors go through safeErrorFields.
+ */
+type Level = 'INFO' | 'WARN' | 'ERROR';
+
+export function log(level: Level, message: string, fields: Record<string, unknown> = {}): void {
+  const line = JSON.stringify({ level, service: 'passlane-edge', message, ...fields });
+  if (level === 'ERROR') console.error(line);
+  else if (level === 'WARN') console.warn(line);
+  else console.log(line);
+}
+
+export function logError(level: Level, message: string, error: unknown, fields: Record<string, unknown> = {}): void {
+  log(level, message, { ...fields, error: safeErrorFields(error) });
+}
+
+/** The audit sink for AuthDependencies: the events are built to be logged as they are. */
+export function auditToLog(event: AuditEvent): void {
+  const { type, ...fields } = event;
+  log('INFO', type, { audit: true, ...fields });
+}

@@ -1,0 +1,34 @@
+/**
+ * The Worker's bindings. Secrets (`wrangler secret put`) and vars (`[vars]` in wrangler.toml)
+ * both arrive as strings on `env`; nothing is read from `process.env`, which workerd lacks.
+ */
+export interface WorkerEnv {
+  /** Secret: the private signing JWK (JSON). Never generated on the edge. */
+  PASSLANE_JWT_PRIVATE_KEY?: string;
+  /** Secret: `id:base64key[,id:base64key...]`, the first one current. */
+  PASSLANE_PEPPER_KEYS?: string;
+  /** Secrets: an IAM user's keys allowed to use the table (Workers have no AWS credential chain). */
+  AWS_ACCESS_KEY_ID?: string;
+  AWS_SECRET_ACCESS_KEY?: string;
+  AWS_SESSION_TOKEN?: string;
+  AWS_REGION?: string;
+  /** Only for a local or test DynamoDB (dynalite, DynamoDB Local). */
+  DYNAMODB_ENDPOINT?: string;
+  PASSLANE_TABLE?: string;
+  PASSLANE_JWT_ISSUER?: string;
+  PASSLANE_JWT_AUDIENCE?: string;
+  PASSLANE_ACCESS_TOKEN_TTL_S?: string;
+  PASSLANE_LOGIN_LIMIT_PER_ACCOUNT?: string;
+  PASSLANE_LOGIN_LIMIT_PER_IP?: string;
+  PASSLANE_LOGIN_LIMIT_WINDOW_S?: string;
+  [binding: string]: unknown;
+}
+
+export type StringEnv = Record<string, string | undefined>;
+
+/** The string bindings only, in the shape the shared `...FromEnv` functions take. */
+export function stringBindings(env: WorkerEnv): StringEnv {
+  const strings: StringEnv = {};
+  for (const [name, value] of Object.entries(env)) if (typeof value === 'string') strings[name] = value;
+  return strings;
+}

@@ -1,0 +1,108 @@
+/**
+ * One function -> one directory: index.mjs (ESM, minified), the `.node` binaries it loads (for
+ * the target architecture only) and argon2.wasm when the WASM fallback is in the bundle.
+ */
+import { copyFileSync, readFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
+import { build, type Metafile, type Plugin } from 'esbuild';
+import { ELF_MACHINE, type LambdaArchitecture } from './architectures.js';
+import { elfMachine } from './elf-machine.js';
+import { BUNDLE_FILE, type LambdaFunction } from './lambda-functions.js';
+import type { BindingPackage } from './native-packages.js';
+
+/** nodejs22.x; the same bundle runs on nodejs24.x. */
+export const NODE_TARGET = 'node22';
+
+/** The loader reads this file next to itself (src/hashing/backends/wasm/load-wasm-module-node.ts). */
+const WASM_LOADER = 'src/hashing/backends/wasm/load-wasm-module-node.ts';
+const WASM_FILE = 'src/hashing/backends/wasm/argon2.wasm';
+
+export interface BundleOptions {
+  root: string;
+  outDir: string;
+  arch: LambdaArchitecture;
+  bindings: BindingPackage[];
+  /**
+   * Leave `@aws-sdk/*` to the runtime's copy. Off by default: the runtime's SDK version is not
+   * ours and changes without notice (the DynamoDB client relies on `throwOnRequestTimeout`, which
+   * an older SDK ignores silently), and our own minified copy imports faster than the runtime's
+   * unbundled one. The option exists to measure that trade-off.
+   */
+  externalAwsSdk?: boolean;
+}
+
+export interface BundleResult {
+  /** Relative to outDir. */
+  files: string[];
+  nativeBinaries: string[];
+  hasWasm: boolean;
+}
+
+export async function bundleFunction(fn: LambdaFunction, options: BundleOptions): Promise<BundleResult> {
+  const { root, outDir } = options;
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: { [basename(BUNDLE_FILE, '.mjs')]: join(root, fn.entry) },
+    outdir: outDir,
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: NODE_TARGET,
+    minify: true,
+    legalComments: 'none',
+    // The bundled CommonJS (the @node-rs loaders, the SDK) calls require(); ESM output has none.
+    banner: { js: "import{createRequire as __passlaneCreateRequire}from'node:module';const require=__passlaneCreateRequire(import.meta.url);" },
+    // `copy` keeps the binary a real file next to index.mjs, which require() can dlopen;
+    // `file` builds too but fails at run time.
+    loader: { '.node': 'copy' },
+    assetNames: '[name]',
+    external: options.externalAwsSdk ? ['@aws-sdk/*'] : [],
+    plugins: [bindingsForArchitecture(options.bindings)],
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const outputs = outputsOf(result.metafile, root, outDir);
+  const nativeBinaries = outputs.filter((file) => file.endsWith('.node'));
+  for (const file of nativeBinaries) checkMachine(join(outDir, file), options.arch);
+  const hasWasm = wasmLoaderIsLive(result.metafile);
+  if (hasWasm) copyFileSync(join(root, WASM_FILE), join(outDir, basename(WASM_FILE)));
+  return { files: [...outputs, ...(hasWasm ? [basename(WASM_FILE)] : [])].sort(), nativeBinaries, hasWasm };
+}
+
+/**
+ * The napi-rs loaders require `@node-rs/<name>-<platform>` for every platform inside try/catch.
+ * The target architecture's package resolves to the unpacked binary package (from node_modules
+ * or the cache); every other platform's stays an unresolved require that is never reached on
+ * Lambda, so no foreign binary lands in the zip.
+ */
+function bindingsForArchitecture(bindings: BindingPackage[]): Plugin {
+  const byName = new Map(bindings.map((binding) => [binding.name, binding]));
+  return {
+    name: 'passlane-native-bindings',
+    setup(build) {
+      build.onResolve({ filter: /^@node-rs\/(argon2|bcrypt)-[^/]+(\/package\.json)?$/ }, (args) => {
+        const [, name = '', packageJson] = /^(@node-rs\/[^/]+)(\/package\.json)?$/.exec(args.path) ?? [];
+        const binding = byName.get(name);
+        if (binding === undefined) return { path: args.path, external: true };
+        return { path: join(binding.dir, packageJson ? 'package.json' : binding.main) };
+      });
+    },
+  };
+}
+
+function outputsOf(metafile: Metafile, root: string, outDir: string): string[] {
+  return Object.keys(metafile.outputs).map((file) => relative(outDir, join(root, file)));
+}
+
+/** The WASM loader's code made it into the bundle (tree shaking drops it where no hasher is built). */
+function wasmLoaderIsLive(metafile: Metafile): boolean {
+  return Object.values(metafile.outputs).some((output) => (output.inputs[WASM_LOADER]?.bytesInOutput ?? 0) > 0);
+}
+
+function checkMachine(file: string, arch: LambdaArchitecture): void {
+  const machine = elfMachine(readFileSync(file));
+  if (machine !== ELF_MACHINE[arch]) {
+    throw new Error(`${file} is built for ELF machine 0x${machine.toString(16)}, not ${arch} (0x${ELF_MACHINE[arch].toString(16)})`);
+  }
+}

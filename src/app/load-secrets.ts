@@ -1,0 +1,60 @@
+/**
+ * Secrets in deployment: the template holds only parameter NAMES (`<VARIABLE>_PARAMETER`), and
+ * the values are fetched once per container at cold start. Local runs and tests set the plain
+ * variables instead, and then no secret store is contacted at all.
+ */
+
+type Env = Record<string, string | undefined>;
+
+/** Where secret values are kept (SSM Parameter Store on Lambda; anything else in tests). */
+export interface SecretSource {
+  /** The decrypted value stored under `name`; rejects if there is none. */
+  get(name: string): Promise<string>;
+}
+
+/** The variables that hold secrets. Public keys and settings stay plain env. */
+export const SECRET_VARIABLES = ['PASSLANE_PEPPER_KEYS', 'PASSLANE_JWT_PRIVATE_KEY'] as const;
+export type SecretVariable = (typeof SECRET_VARIABLES)[number];
+
+export const parameterVariableOf = (variable: SecretVariable): string => `${variable}_PARAMETER`;
+
+/** A secret could not be read. Names the variable and the parameter, never a value. */
+export class SecretLoadError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SecretLoadError';
+  }
+}
+
+/**
+ * `env` with every secret variable whose `_PARAMETER` is set filled in from the source (fetched
+ * in parallel). The source is created only if some `_PARAMETER` is set. Setting both a variable
+ * and its `_PARAMETER` is refused: which one wins would be a guess.
+ */
+export async function loadSecrets(env: Env, createSource: () => SecretSource | Promise<SecretSource>): Promise<Env> {
+  const wanted = SECRET_VARIABLES.flatMap((variable) => {
+    const parameter = nonEmpty(env[parameterVariableOf(variable)]);
+    if (parameter === undefined) return [];
+    if (nonEmpty(env[variable]) !== undefined) {
+      throw new SecretLoadError(`set either ${variable} or ${parameterVariableOf(variable)}, not both`);
+    }
+    return [{ variable, parameter }];
+  });
+  if (wanted.length === 0) return env;
+
+  const source = await createSource();
+  const values = await Promise.all(
+    wanted.map(async ({ variable, parameter }) => {
+      try {
+        return [variable, await source.get(parameter)] as const;
+      } catch (cause) {
+        throw new SecretLoadError(`could not read ${variable} from parameter ${parameter}`, { cause });
+      }
+    }),
+  );
+  return { ...env, ...Object.fromEntries(values) };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}

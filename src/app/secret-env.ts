@@ -1,0 +1,21 @@
+import { loadSecrets } from './load-secrets.js';
+
+type Env = Record<string, string | undefined>;
+
+/**
+ * process.env with the secrets filled in, once per container. The SSM client is imported only
+ * when some `_PARAMETER` is set, so local runs never load or configure it. A failed load is not
+ * cached: the next invocation tries again. The values stay in this object, not in process.env,
+ * so child processes and env dumps never see them.
+ */
+let secretEnv: Promise<Env> | undefined;
+
+export function getSecretEnv(): Promise<Env> {
+  secretEnv ??= loadSecrets(process.env, async () => (await import('./ssm-secret-source.js')).createSsmSecretSource()).catch(
+    (error: unknown) => {
+      secretEnv = undefined;
+      throw error;
+    },
+  );
+  return secretEnv;
+}

@@ -1,0 +1,43 @@
+/** What a subcommand touches of the process, so tests can run it in-process. */
+export interface CommandIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  env: Record<string, string | undefined>;
+  /** Aborted on Ctrl-C: the command stops at a safe point and says how to continue. */
+  signal?: AbortSignal;
+}
+
+export function processIo(): CommandIo {
+  const controller = new AbortController();
+  // First Ctrl-C: stop cleanly (cursor saved, rows in flight finished); a second one kills as usual.
+  process.once('SIGINT', () => controller.abort());
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: controller.signal };
+}
+
+/** Wrong arguments: the command prints its usage and exits 2. */
+export class CommandUsageError extends Error {}
+
+export const EXIT_INTERRUPTED = 130;
+
+/** A whole number from `min` to `max`, or `fallback` when the option is absent. */
+export function integerOption(value: string | undefined, name: string, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < min || number > max) {
+    throw new CommandUsageError(`--${name} must be a whole number from ${min} to ${max}`);
+  }
+  return number;
+}
+
+export function writeLine(stream: NodeJS.WritableStream, text = ''): void {
+  stream.write(`${text}\n`);
+}
+
+/** `code: message` for typed errors; never the value that failed (hash, email, cursor). */
+export function describeFailure(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' && code.startsWith('ERR_') ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}

@@ -1,0 +1,81 @@
+import { parseArgs } from 'node:util';
+import { createPasswordHasher } from '../../index.js';
+import { MAX_SEGMENTS } from '../../rehash/job-cursor.js';
+import { takeInventory, type Inventory, type UpgradeStatus } from '../../rehash/take-inventory.js';
+import { createBulkDynamoDbClient } from '../../storage/bulk-dynamodb-client.js';
+import { tableNameFromEnv } from '../../storage/table.js';
+import { UserStore } from '../../storage/user-store.js';
+import { CommandUsageError, describeFailure, integerOption, writeLine, type CommandIo } from './command-io.js';
+import { formatTable } from './format-table.js';
+import { createProgress, ratePerSecond } from './progress.js';
+
+export const INVENTORY_USAGE = `usage: passlane inventory [--segments N] [--json]
+Counts stored password hashes by scheme, parameters, wrapping and pepper key, and what each is
+waiting for. Reads only (a parallel Scan); no hashing, no writes.`;
+
+const NEXT_STEP: Readonly<Record<UpgradeStatus, string>> = {
+  up_to_date: 'none',
+  awaiting_login: 'next login',
+  to_wrap: 'rehash job: wrap',
+  to_rotate: 'rehash job: re-seal',
+  unparseable: 'fix by hand',
+};
+
+/** `passlane inventory`: a table (or `--json`) of what the table holds; how far an upgrade has come. */
+export async function runInventoryCommand(args: string[], io: CommandIo): Promise<number> {
+  let segments: number;
+  let json: boolean;
+  try {
+    const { positionals, values } = parseArgs({ args, allowPositionals: true, options: { segments: { type: 'string' }, json: { type: 'boolean' } } });
+    if (positionals.length > 0) throw new CommandUsageError('inventory takes no arguments');
+    segments = integerOption(values.segments, 'segments', 4, 1, MAX_SEGMENTS);
+    json = values.json === true;
+  } catch (error) {
+    writeLine(io.stderr, `passlane inventory: ${describeFailure(error)}`);
+    writeLine(io.stderr, INVENTORY_USAGE);
+    return 2;
+  }
+  const client = createBulkDynamoDbClient(io.env);
+  const progress = createProgress(io);
+  const startedAt = Date.now();
+  let inventory: Inventory;
+  try {
+    inventory = await takeInventory(
+      { hasher: createPasswordHasher({ env: io.env }), users: new UserStore(client, tableNameFromEnv(io.env)) },
+      { segments, onProgress: (scanned) => progress.update(() => ({ text: `${scanned} accounts read, ${ratePerSecond(scanned, startedAt)}` })) },
+    );
+  } catch (error) {
+    writeLine(io.stderr, `passlane inventory: ${describeFailure(error)}`);
+    return 2;
+  } finally {
+    progress.done();
+    client.destroy();
+  }
+  if (json) writeLine(io.stdout, JSON.stringify(inventory));
+  else printInventory(io, inventory);
+  return 0;
+}
+
+function printInventory(io: CommandIo, inventory: Inventory): void {
+  const rows = inventory.groups.map((group) => [
+    group.scheme,
+    group.parameters ?? '-',
+    group.pepperKeyId ?? '-',
+    group.wrapped ? 'yes' : 'no',
+    group.needsRehash ? 'yes' : 'no',
+    NEXT_STEP[group.status],
+    group.count,
+  ]);
+  for (const [code, count] of Object.entries(inventory.unparseable)) rows.push([`(unparseable: ${code})`, '-', '-', '-', '-', NEXT_STEP.unparseable, count]);
+  writeLine(io.stdout, formatTable(['scheme', 'parameters', 'pepper', 'wrapped', 'needs rehash', 'next step', 'accounts'], rows));
+  writeLine(io.stdout);
+  const { total, byStatus } = inventory;
+  const share = (count: number) => (total === 0 ? '0%' : `${((count / total) * 100).toFixed(1)}%`);
+  writeLine(
+    io.stdout,
+    `${total} accounts: ${byStatus.up_to_date} up to date (${share(byStatus.up_to_date)}), ` +
+      `${byStatus.awaiting_login} memory-hard awaiting login (${share(byStatus.awaiting_login)}), ` +
+      `${byStatus.to_wrap} to wrap, ${byStatus.to_rotate} to re-seal, ${byStatus.unparseable} unparseable`,
+  );
+  writeLine(io.stdout, `Upgrade progress (up to date or awaiting login): ${share(byStatus.up_to_date + byStatus.awaiting_login)}`);
+}

@@ -1,0 +1,136 @@
+import type { PasswordHasher } from '../hashing/create-password-hasher.js';
+import { PasslaneError } from '../hashing/errors.js';
+import type { UserStore } from '../storage/user-store.js';
+import { currentPepperKeyId } from './current-pepper-key.js';
+import { RehashInputInvalidError } from './errors.js';
+import { MAX_SEGMENTS } from './job-cursor.js';
+import { planRehashAction, type RehashPlan } from './plan-rehash-action.js';
+import { wrappedOuterParameters } from './wrapped-outer-parameters.js';
+
+/** Where a record stands in the upgrade, from the job's point of view. */
+export type UpgradeStatus =
+  /** Current scheme, parameters and pepper key: nothing left to do. */
+  | 'up_to_date'
+  /** Memory-hard already (wrapped, or peppered with older parameters): upgraded at the next login. */
+  | 'awaiting_login'
+  /** The rehash job would wrap it. */
+  | 'to_wrap'
+  /** The rehash job would (re)seal it under the current pepper key. */
+  | 'to_rotate'
+  | 'unparseable';
+
+export interface InventoryGroup {
+  scheme: string;
+  /** argon2 parameters (for wrapped records, the outer argon2id's); absent for other formats. */
+  parameters?: string;
+  pepperKeyId?: string;
+  wrapped: boolean;
+  needsRehash: boolean;
+  status: UpgradeStatus;
+  count: number;
+}
+
+export interface Inventory {
+  total: number;
+  byStatus: Record<UpgradeStatus, number>;
+  /** How many records need rehashing (hasher.needsRehash), wrapped ones included. */
+  needsRehash: number;
+  wrapped: number;
+  /** One row per scheme, parameters and pepper key, largest first. */
+  groups: InventoryGroup[];
+  /** Unparseable records by error code. */
+  unparseable: Record<string, number>;
+}
+
+export interface InventoryDependencies {
+  hasher: Pick<PasswordHasher, 'describe' | 'needsRehash' | 'rotatePepper'>;
+  users: Pick<UserStore, 'scanAccounts'>;
+}
+
+export interface InventoryOptions {
+  segments?: number;
+  pageSize?: number;
+  onProgress?(scanned: number): void;
+}
+
+/**
+ * Reads every account (parallel segmented Scan) and counts stored hashes by scheme, parameters,
+ * wrapping and pepper key, with the step each one is waiting for. Parses only: no hashing, no
+ * keys, no writes. Shows how far an upgrade has come.
+ */
+export async function takeInventory(deps: InventoryDependencies, options: InventoryOptions = {}): Promise<Inventory> {
+  const totalSegments = options.segments ?? 4;
+  if (!Number.isSafeInteger(totalSegments) || totalSegments < 1 || totalSegments > MAX_SEGMENTS) {
+    throw new RehashInputInvalidError(`segments must be an integer from 1 to ${MAX_SEGMENTS}`);
+  }
+  const pepperKeyId = await currentPepperKeyId(deps.hasher);
+  const groups = new Map<string, InventoryGroup>();
+  const inventory: Inventory = {
+    total: 0,
+    byStatus: { up_to_date: 0, awaiting_login: 0, to_wrap: 0, to_rotate: 0, unparseable: 0 },
+    needsRehash: 0,
+    wrapped: 0,
+    groups: [],
+    unparseable: {},
+  };
+
+  const count = (stored: string | undefined) => {
+    inventory.total++;
+    const group = stored === undefined ? { unparseable: 'ERR_STORAGE_RECORD_INVALID' } : describeRecord(deps.hasher, stored, pepperKeyId);
+    if ('unparseable' in group) {
+      inventory.byStatus.unparseable++;
+      inventory.unparseable[group.unparseable] = (inventory.unparseable[group.unparseable] ?? 0) + 1;
+      return;
+    }
+    inventory.byStatus[group.status]++;
+    if (group.needsRehash) inventory.needsRehash++;
+    if (group.wrapped) inventory.wrapped++;
+    const key = JSON.stringify([group.scheme, group.parameters, group.pepperKeyId, group.status]);
+    const existing = groups.get(key);
+    if (existing) existing.count++;
+    else groups.set(key, { ...group, count: 1 });
+  };
+
+  await Promise.all(
+    Array.from({ length: totalSegments }, async (_, segment) => {
+      let startKey: string | undefined;
+      do {
+        const page = await deps.users.scanAccounts({ segment, totalSegments, startKey, limit: options.pageSize ?? 500 });
+        for (const item of page.items) count(item.passwordHash);
+        options.onProgress?.(inventory.total);
+        startKey = page.lastKey;
+      } while (startKey !== undefined);
+    }),
+  );
+  inventory.groups = [...groups.values()].sort((a, b) => b.count - a.count || a.scheme.localeCompare(b.scheme));
+  return inventory;
+}
+
+function describeRecord(
+  hasher: InventoryDependencies['hasher'],
+  stored: string,
+  pepperKeyId: string | undefined,
+): Omit<InventoryGroup, 'count'> | { unparseable: string } {
+  try {
+    const { scheme, parameters, pepperKeyId: keyId } = hasher.describe(stored);
+    const wrapped = scheme.startsWith('wrapped_');
+    const outer = wrapped ? wrappedOuterParameters(stored) : parameters;
+    return {
+      scheme,
+      ...(outer !== undefined && { parameters: outer }),
+      ...(keyId !== undefined && { pepperKeyId: keyId }),
+      wrapped,
+      needsRehash: hasher.needsRehash(stored),
+      status: statusOf(planRehashAction(hasher, stored, pepperKeyId)),
+    };
+  } catch (error) {
+    if (error instanceof PasslaneError && error.code.startsWith('ERR_HASH_')) return { unparseable: error.code };
+    throw error;
+  }
+}
+
+function statusOf(plan: RehashPlan): UpgradeStatus {
+  if (plan.action === 'wrap') return 'to_wrap';
+  if (plan.action === 'rotate') return 'to_rotate';
+  return plan.reason === 'up_to_date' ? 'up_to_date' : 'awaiting_login';
+}

@@ -1,0 +1,49 @@
+/** The login load test, tiny and bounded, against the local server started in-process. No timing assertions. */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runLoadTestCommand } from '../bench/loadtest.js';
+import { isLoopbackUrl } from '../src/bench/load/login-load.js';
+
+const dirs: string[] = [];
+afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+const quiet = { stdout: (_: string) => undefined, stderr: (_: string) => undefined };
+
+describe('login load test', () => {
+  it('registers an account, runs a burst and sustained clients, reports statuses and the hash-only ceiling', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'passlane-loadtest-out-'));
+    dirs.push(out);
+    const lines: string[] = [];
+    const report = await runLoadTestCommand(
+      ['--bursts', '3', '--burst-repeats', '1', '--clients', '1,2', '--max-requests', '4', '--max-seconds', '20', '--ceiling-rounds', '2', '--out', out],
+      { ...quiet, stdout: (text) => lines.push(text) },
+    );
+    expect(report!.local).toBe(true);
+    expect(report!.load.levels.map((l) => [l.kind, l.concurrency])).toEqual([
+      ['burst', 3],
+      ['sustained', 1],
+      ['sustained', 2],
+    ]);
+    for (const level of report!.load.levels) {
+      expect(level.requests).toBeGreaterThan(0);
+      expect(level.requests).toBeLessThanOrEqual(4);
+      // Every answer is counted by status; with the limits raised, these few logins succeed.
+      expect(Object.values(level.statuses).reduce((a, b) => a + b, 0)).toBe(level.requests);
+      expect(level.statuses['200']).toBe(level.requests);
+      expect(level.cpuMsPerLogin).toBeGreaterThan(0);
+    }
+    expect(report!.hashOnly).toMatchObject({ candidateId: 'native m=19456 t=2 p=1', ceilingPerSecond: expect.any(Number) });
+    expect(lines.join('\n')).toMatch(/of the hash-only ceiling/);
+    expect(JSON.parse(await readFile(join(out, 'loadtest.json'), 'utf8'))).toMatchObject({ schema: 'passlane-loadtest/1' });
+  });
+
+  it('refuses non-loopback targets without --allow-remote', async () => {
+    await expect(runLoadTestCommand(['--url', 'https://example.com'], quiet)).rejects.toThrow(/not a loopback address/);
+    expect(isLoopbackUrl('http://127.0.0.1:3000')).toBe(true);
+    expect(isLoopbackUrl('http://localhost:3000')).toBe(true);
+    expect(isLoopbackUrl('http://[::1]:3000')).toBe(true);
+    expect(isLoopbackUrl('http://127.0.0.1.example.com')).toBe(false);
+    expect(isLoopbackUrl('http://10.0.0.1')).toBe(false);
+  });
+});

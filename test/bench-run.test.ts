@@ -1,0 +1,84 @@
+/**
+ * The bench end to end on a tiny grid (m of a few KiB, allowed here because the bench measures
+ * the raw backends and never recommends below the floor): through the CLI entry and through the
+ * Lambda handler. No timing assertions: shapes only.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { handler } from '../functions/bench.js';
+import type { BenchResult } from '../src/bench/types.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const dirs: string[] = [];
+afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
+
+function expectBenchShape(result: BenchResult, candidates: number): void {
+  expect(result.schema).toBe('passlane-bench/1');
+  expect(result.environment).toMatchObject({ cores: expect.any(Number), nodeVersion: process.versions.node, arch: process.arch });
+  expect(result.candidates).toHaveLength(candidates);
+  for (const c of result.candidates) {
+    expect(c.single!.wallMs).toMatchObject({ n: expect.any(Number), median: expect.any(Number), p95: expect.any(Number) });
+    expect(c.single!.wallMs.medianCi95).toHaveLength(2);
+    expect(c.meetsOwaspFloor).toBe(false);
+  }
+  expect(result.candidates.some((c) => c.burst)).toBe(true);
+  expect(result.sustained.length).toBeGreaterThan(0);
+  expect(result.memory.maxRssMiB).toBeGreaterThan(0);
+  // Nothing in a tiny grid meets the floor: the answer is the floor, with a warning.
+  for (const r of result.recommendations) expect(r).toMatchObject({ fits: false, params: { memoryKiB: 19456, passes: 2, lanes: 1 } });
+}
+
+describe('bench CLI entry (bench/run.ts)', () => {
+  it('writes JSON, Markdown and SVG for a tiny grid', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'passlane-bench-'));
+    dirs.push(out);
+    const args = ['--import', 'tsx', 'bench/run.ts', '--quick', '--backend', 'native,wasm', '--argon2-memory', '64,128', '--passes', '1', '--lanes', '1'];
+    args.push('--rounds', '3', '--concurrency', '2', '--clients', '1,2', '--max-seconds', '20', '--out', out);
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+    });
+    expect(run.stderr).toMatch(/bench: rounds/); // progress, one line per phase when not a terminal
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/native m=64 t=1 p=1/);
+    expect(run.stdout).toMatch(/WARNING \(native\)/);
+
+    for (const name of ['bench.json', 'bench.md', 'bench.svg']) expect((await stat(join(out, name))).size).toBeGreaterThan(0);
+    const result = JSON.parse(await readFile(join(out, 'bench.json'), 'utf8')) as BenchResult;
+    expectBenchShape(result, 4);
+    expect(result.settings).toMatchObject({ concurrency: 2, rounds: 3, clients: [1, 2] });
+    const svg = await readFile(join(out, 'bench.svg'), 'utf8');
+    expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect(svg).not.toMatch(/<script|href=/);
+    expect(await readFile(join(out, 'bench.md'), 'utf8')).toMatch(/!\[hash latency and throughput\]\(bench.svg\)/);
+  });
+});
+
+describe('bench Lambda handler (functions/bench.ts)', () => {
+  it('runs a tiny grid and returns the CLI JSON shape, with Lambda defaults', async () => {
+    const result = await handler(
+      { grid: { backends: ['native', 'wasm'], memoryKiB: [64], passes: [1, 2], lanes: [1] }, quick: true, rounds: 3, clients: [1] },
+      { memoryLimitInMB: '1024', getRemainingTimeInMillis: () => 60_000 },
+    );
+    expectBenchShape(result, 4);
+    expect(result.settings).toMatchObject({ concurrency: 1, memoryBudgetMiB: 1024 });
+    expect(result.settings.maxSeconds).toBeLessThanOrEqual(50);
+    expect(result.environment.lambda?.memorySizeMB).toBe(1024);
+    expect(result.environment.memoryLimitMiB).toBe(1024);
+  });
+
+  it('refuses a malformed event with a named field', async () => {
+    await expect(handler({ grid: { memoryKiB: ['lots'] } } as never)).rejects.toThrow(/grid.memoryKiB must be an array of numbers/);
+    await expect(handler({ rounds: 100_000 })).rejects.toThrow(/rounds must be an integer/);
+    await expect(handler({ nonsense: 1 } as never)).rejects.toThrow(/unknown event field nonsense/);
+  });
+});

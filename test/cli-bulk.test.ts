@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
+import { ensureTable } from '../src/storage/table.js';
+import { UserStore } from '../src/storage/user-store.js';
+import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { legacyFixtures } from './support/fixtures.js';
+import { goodRows, storedFormOf, writtenEmail } from './support/import-rows.js';
+
+// The built bin, as `npm test` builds it first: this is what `passlane` runs once installed.
+const BIN = fileURLToPath(new URL('../dist/src/cli/passlane.js', import.meta.url));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Async spawn: the DynamoDB server may live in this very process (dynalite). */
+function passlane(args: string[], env: Record<string, string>): Promise<Run> {
+  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build (npm test does)`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--no-warnings', BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const ROWS = 300;
+
+describe.each(dynamoDbServers)('passlane import, inventory and rehash --dry-run on $name', ({ start }) => {
+  let server: RunningDynamoDb;
+  let client: DynamoDBClient;
+  const dir = mkdtempSync(join(tmpdir(), 'passlane-cli-'));
+
+  beforeAll(async () => {
+    server = await start();
+    client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: server.endpoint }));
+  });
+  afterAll(async () => {
+    client?.destroy();
+    await server?.stop();
+  });
+
+  it('imports a file against DYNAMODB_ENDPOINT and PASSLANE_TABLE, then reports the inventory', async () => {
+    const tableName = `passlane-cli-${randomUUID()}`;
+    await ensureTable(client, tableName);
+    const env = { DYNAMODB_ENDPOINT: server.endpoint, PASSLANE_TABLE: tableName, PASSLANE_PEPPER_KEYS: '' };
+    const rows = goodRows(ROWS, randomUUID().slice(0, 8));
+    const lines = rows.map((row, i) => JSON.stringify({ email: writtenEmail(row.email, i), hash: row.fixture.hash }));
+    lines.splice(100, 0, 'this is not json', JSON.stringify({ email: 'bad@example.com', hash: legacyFixtures.hostile[1]!.hash }));
+    const file = join(dir, `${tableName}.jsonl`);
+    writeFileSync(file, lines.join('\n'));
+
+    const imported = await passlane(['import', file, '--json'], env);
+    expect(imported.code).toBe(1);
+    expect(JSON.parse(imported.stdout)).toMatchObject({ rows: ROWS + 2, imported: ROWS, skipped: 0, rejected: 2, rejectsFile: `${file}.rejects.jsonl` });
+    const rejects = readFileSync(`${file}.rejects.jsonl`, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(rejects.map((r) => [r.line, r.code])).toEqual([
+      [101, 'ERR_IMPORT_ROW_MALFORMED'],
+      [102, 'ERR_HASH_PARAMS_OUT_OF_BOUNDS'],
+    ]);
+    expect(imported.stdout + imported.stderr).not.toContain('@');
+    const store = new UserStore(client, tableName);
+    expect((await store.getUserByEmail(rows[7]!.email))!.passwordHash).toBe(storedFormOf(rows[7]!.fixture.hash));
+
+    const human = await passlane(['import', file], env);
+    expect(human.stdout).toMatch(/0 imported, 300 skipped \(account exists\), 2 rejected/);
+    expect(human.stdout).not.toContain('@');
+
+    const inventory = await passlane(['inventory', '--json'], env);
+    expect(inventory.code).toBe(0);
+    const counts = JSON.parse(inventory.stdout);
+    expect(counts).toMatchObject({ total: ROWS, needsRehash: ROWS, wrapped: 0, byStatus: { to_wrap: ROWS, up_to_date: 0, unparseable: 0 } });
+    const bcryptCount = rows.filter((row) => row.fixture.scheme === 'bcrypt').length;
+    expect(counts.groups.find((g: { scheme: string }) => g.scheme === 'bcrypt').count).toBe(bcryptCount);
+
+    const table = await passlane(['inventory'], env);
+    expect(table.stdout).toMatch(/^scheme\s+parameters\s+pepper\s+wrapped\s+needs rehash\s+next step\s+accounts$/m);
+    expect(table.stdout).toMatch(new RegExp(`^bcrypt\\s+-\\s+-\\s+no\\s+yes\\s+rehash job: wrap\\s+${bcryptCount}$`, 'm'));
+    expect(table.stdout).toContain(`${ROWS} accounts: 0 up to date`);
+
+    const dry = await passlane(['rehash', '--dry-run', '--json'], env);
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ done: true, dryRun: true, counts: { scanned: ROWS, wrapped: ROWS } });
+    expect((await store.getUserByEmail(rows[7]!.email))!.passwordHash).toBe(storedFormOf(rows[7]!.fixture.hash));
+  });
+
+  it('answers usage errors with the usage and exit 2', async () => {
+    const run = await passlane(['import', '--concurrency', '0', 'x.jsonl'], {});
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--concurrency must be a whole number/);
+    expect(run.stderr).toMatch(/usage: passlane import FILE/);
+    expect((await passlane(['rehash', '--help'], {})).stdout).toMatch(/usage: passlane rehash/);
+  });
+});

@@ -1,0 +1,335 @@
+/**
+ * The deployment package, built as `npm run package` builds it, for both architectures: the
+ * CloudFormation template osls writes (resources, IAM per function, no secret values) and the
+ * zips (the right CPU's binaries; the x86_64 ones actually answering register and login against
+ * DynamoDB Local). Packaging runs once per architecture, one after the other, in beforeAll.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Context } from 'aws-lambda';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ELF_MACHINE, LAMBDA_ARCHITECTURES, NPM_CPU, type LambdaArchitecture } from '../scripts/packaging/architectures.js';
+import { elfMachine } from '../scripts/packaging/elf-machine.js';
+import { BUNDLE_FILE, LAMBDA_FUNCTIONS } from '../scripts/packaging/lambda-functions.js';
+import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
+import { ensureTable, tableDefinition } from '../src/storage/table.js';
+import { generateSigningKey } from '../src/tokens/keys.js';
+import { startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { coldImportMs, readZip, repoRoot, runPackaging, unpackZip } from './support/packaging.js';
+
+type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: unknown; DeletionPolicy?: string };
+type Template = { Resources: Record<string, Resource>; Outputs?: Record<string, unknown> };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string[]>> };
+
+const HASHER_FUNCTIONS = ['register', 'login', 'password', 'rehash', 'bench'];
+const ROUTES: Record<string, string> = {
+  register: 'POST /register',
+  login: 'POST /login',
+  password: 'POST /password',
+  jwks: 'GET /.well-known/jwks.json',
+  openidConfiguration: 'GET /.well-known/openid-configuration',
+};
+/** Table and SSM actions per function (logs are checked separately). */
+const ACTIONS: Record<string, string[]> = {
+  register: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'ssm:GetParameter'],
+  login: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'ssm:GetParameter'],
+  password: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'ssm:GetParameter'],
+  jwks: ['ssm:GetParameter'],
+  openidConfiguration: ['ssm:GetParameter'],
+  rehash: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan', 'dynamodb:UpdateItem', 'ssm:GetParameter'],
+  bench: [],
+};
+const PEPPER = 'PASSLANE_PEPPER_KEYS_PARAMETER';
+const JWT = 'PASSLANE_JWT_PRIVATE_KEY_PARAMETER';
+const SECRET_PARAMETERS: Record<string, string[]> = {
+  register: [PEPPER, JWT],
+  login: [PEPPER, JWT],
+  password: [PEPPER, JWT],
+  jwks: [JWT],
+  openidConfiguration: [JWT],
+  rehash: [PEPPER],
+  bench: [],
+};
+
+const pepperKey = randomBytes(32).toString('base64');
+let signingKey: JWK;
+let workDir: string;
+const templates = {} as Record<LambdaArchitecture, Template>;
+const zipsDir = (arch: LambdaArchitecture) => join(repoRoot, '.package', arch);
+const logicalId = (name: string) => name[0]!.toUpperCase() + name.slice(1);
+
+beforeAll(async () => {
+  signingKey = await generateSigningKey('RS256');
+  workDir = mkdtempSync(join(tmpdir(), 'passlane-package-'));
+  // Set as the packaging process's env: if the config ever read them, they would show up below.
+  const secrets = { PASSLANE_PEPPER_KEYS: `k1:${pepperKey}`, PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(signingKey) };
+  const started = performance.now();
+  // One at a time: each `serverless package` works in the service directory, and two at once race there.
+  for (const arch of LAMBDA_ARCHITECTURES) await runPackaging(arch, join(workDir, arch), secrets);
+  console.log(`packaged both architectures in ${Math.round(performance.now() - started)} ms`);
+  for (const arch of LAMBDA_ARCHITECTURES) {
+    templates[arch] = JSON.parse(readFileSync(join(workDir, arch, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
+  }
+}, 120_000);
+
+afterAll(() => {
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
+  const template = () => templates[arch];
+  const resource = (id: string) => {
+    const found = template().Resources[id];
+    if (found === undefined) throw new Error(`no resource ${id}`);
+    return found;
+  };
+
+  it('packages exactly the functions in functions/*.ts', () => {
+    const entries = readdirSync(join(repoRoot, 'functions')).filter((file) => file.endsWith('.ts') && file !== 'create-handler.ts');
+    expect(LAMBDA_FUNCTIONS.map((fn) => fn.entry).sort()).toEqual(entries.map((file) => `functions/${file}`).sort());
+    const functions = Object.entries(template().Resources).filter(([, r]) => r.Type === 'AWS::Lambda::Function');
+    expect(functions.map(([id]) => id).sort()).toEqual(LAMBDA_FUNCTIONS.map((fn) => `${logicalId(fn.name)}LambdaFunction`).sort());
+  });
+
+  it.each(LAMBDA_FUNCTIONS.map((fn) => fn.name))('%s: runtime, architecture, its zip, its own role', (name) => {
+    const props = resource(`${logicalId(name)}LambdaFunction`).Properties;
+    expect(props.Runtime).toBe('nodejs22.x');
+    expect(props.Architectures).toEqual([arch]);
+    expect(props.Handler).toBe(`${BUNDLE_FILE.replace(/\.mjs$/, '')}.handler`);
+    expect((props.Code as { S3Key: string }).S3Key).toMatch(new RegExp(`/${name}\\.zip$`));
+    expect(props.Role).toEqual({ 'Fn::GetAtt': [`${logicalId(name)}Role`, 'Arn'] });
+  });
+
+  it('routes only the HTTP functions, without CORS, with stage throttling', () => {
+    const routes = Object.values(template().Resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(Object.values(ROUTES).sort());
+    const permissions = Object.keys(template().Resources).filter((id) => id.endsWith('LambdaPermissionHttpApi'));
+    expect(permissions.sort()).toEqual(Object.keys(ROUTES).map((name) => `${logicalId(name)}LambdaPermissionHttpApi`).sort());
+    expect(resource('HttpApi').Properties.CorsConfiguration).toBeUndefined();
+    const settings = resource('HttpApiStage').Properties.DefaultRouteSettings as Record<string, number>;
+    expect(settings.ThrottlingRateLimit).toBeGreaterThan(0);
+    expect(settings.ThrottlingBurstLimit).toBeGreaterThan(0);
+  });
+
+  it('keeps every log group 30 days', () => {
+    const groups = Object.values(template().Resources).filter((r) => r.Type === 'AWS::Logs::LogGroup');
+    expect(groups.length).toBe(LAMBDA_FUNCTIONS.length + 1); // + HTTP API access logs
+    for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
+  });
+
+  it('defines the table as src/storage/table.ts does, with TTL, PITR and deletion protection', () => {
+    const table = resource('UsersTable');
+    const definition = tableDefinition('unused');
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      AttributeDefinitions: definition.AttributeDefinitions,
+      KeySchema: definition.KeySchema,
+      GlobalSecondaryIndexes: definition.GlobalSecondaryIndexes,
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+    });
+  });
+
+  it.each(LAMBDA_FUNCTIONS.map((fn) => fn.name))('%s: IAM allows exactly its own calls', (name) => {
+    const roles = Object.values(template().Resources).filter((r) => r.Type === 'AWS::IAM::Role');
+    expect(roles).toHaveLength(LAMBDA_FUNCTIONS.length); // no shared default role
+    const policies = resource(`${logicalId(name)}Role`).Properties.Policies as { PolicyDocument: { Statement: unknown[] } }[];
+    expect(policies).toHaveLength(1);
+    const all = policies[0]!.PolicyDocument.Statement;
+    // The optional customer-managed-key statement is present only under its condition.
+    const conditional = all.filter((s): s is { 'Fn::If': [string, Statement, unknown] } => typeof s === 'object' && s !== null && 'Fn::If' in s);
+    for (const s of conditional) {
+      expect(s['Fn::If'][0]).toBe('HasSecretsKmsKey');
+      expect(s['Fn::If'][1].Action).toBe('kms:Decrypt');
+    }
+    const statements = all.filter((s) => !conditional.includes(s as never)) as Statement[];
+    for (const s of statements) expect(s.Effect).toBe('Allow');
+    const actions = (s: Statement) => [s.Action].flat();
+    const logs = statements.filter((s) => actions(s).some((a) => a.startsWith('logs:')));
+    expect(logs).toEqual([
+      { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [`${logicalId(name)}LogGroup`, 'Arn'] } },
+    ]);
+    const rest = statements.filter((s) => !logs.includes(s));
+    expect([...new Set(rest.flatMap(actions))].sort()).toEqual(ACTIONS[name]);
+    expect(rest.flatMap(actions).some((a) => a.includes('*'))).toBe(false);
+
+    for (const s of rest.filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')))) {
+      const query = actions(s).includes('dynamodb:Query');
+      expect(s.Resource).toEqual(query ? { 'Fn::Sub': '${UsersTable.Arn}/index/userId-index' } : { 'Fn::GetAtt': ['UsersTable', 'Arn'] });
+    }
+    if (name === 'rehash') {
+      const cursor = rest.find((s) => actions(s).includes('dynamodb:PutItem'));
+      expect(cursor?.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['job#rehash'] } });
+    }
+    // Read access to exactly the parameters named in its environment.
+    const env = (resource(`${logicalId(name)}LambdaFunction`).Properties.Environment as { Variables: Record<string, string> }).Variables;
+    const parameterArns = rest
+      .filter((s) => actions(s).includes('ssm:GetParameter'))
+      .flatMap((s) => [s.Resource].flat() as { 'Fn::Sub': string }[])
+      .map((arn) => arn['Fn::Sub'].replace(/^arn:\$\{AWS::Partition\}:ssm:\$\{AWS::Region\}:\$\{AWS::AccountId\}:parameter/, ''));
+    expect(parameterArns.sort()).toEqual(SECRET_PARAMETERS[name]!.map((variable) => env[variable]).sort());
+  });
+
+  it.each(LAMBDA_FUNCTIONS.map((fn) => fn.name))('%s: env names its secrets, never holds them', (name) => {
+    const env = (resource(`${logicalId(name)}LambdaFunction`).Properties.Environment as { Variables: Record<string, unknown> } | undefined)?.Variables ?? {};
+    expect(Object.keys(env).filter((key) => key.endsWith('_PARAMETER')).sort()).toEqual([...SECRET_PARAMETERS[name]!].sort());
+    expect(env).not.toHaveProperty('PASSLANE_PEPPER_KEYS');
+    expect(env).not.toHaveProperty('PASSLANE_JWT_PRIVATE_KEY');
+  });
+
+  it('holds none of the secret values set while packaging', () => {
+    const text = readFileSync(join(workDir, arch, 'cloudformation-template-update-stack.json'), 'utf8');
+    const state = readFileSync(join(workDir, arch, 'serverless-state.json'), 'utf8');
+    for (const secret of [pepperKey, signingKey.d!, signingKey.p!]) {
+      expect(text).not.toContain(secret);
+      expect(state).not.toContain(secret);
+    }
+  });
+});
+
+describe.each(LAMBDA_ARCHITECTURES)('zips for %s', (arch) => {
+  it.each(LAMBDA_FUNCTIONS.map((fn) => fn.name))('%s: the binaries for this CPU, argon2.wasm where a hasher is built', (name) => {
+    const files = readZip(join(zipsDir(arch), `${name}.zip`));
+    const binaries = Object.keys(files).filter((file) => file.endsWith('.node'));
+    if (HASHER_FUNCTIONS.includes(name)) {
+      expect(binaries.sort()).toEqual([`argon2.linux-${NPM_CPU[arch]}-gnu.node`, `bcrypt.linux-${NPM_CPU[arch]}-gnu.node`]);
+      for (const binary of binaries) expect(elfMachine(files[binary]!)).toBe(ELF_MACHINE[arch]);
+      expect(Object.keys(files)).toContain('argon2.wasm');
+    } else {
+      expect(Object.keys(files)).toEqual([BUNDLE_FILE]); // the JWKS functions build no hasher
+    }
+    const code = new TextDecoder().decode(files[BUNDLE_FILE]);
+    expect(code).not.toContain(pepperKey);
+    expect(code).not.toContain(signingKey.d!);
+  });
+});
+
+describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () => {
+  let dynamo: RunningDynamoDb;
+  const savedEnv = { ...process.env };
+  const unpacked: Record<string, string> = {};
+  const table = `passlane-package-${randomUUID()}`;
+
+  beforeAll(async () => {
+    dynamo = await startDynamoDbLocal();
+    Object.assign(process.env, {
+      DYNAMODB_ENDPOINT: dynamo.endpoint,
+      PASSLANE_TABLE: table,
+      // Plain env: AWS SSM is not reachable here (the SSM path is tested in load-secrets.test.ts).
+      PASSLANE_PEPPER_KEYS: `k1:${pepperKey}`,
+      PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(signingKey),
+      PASSLANE_JWT_ISSUER: 'https://auth.example.test',
+      // As on Lambda: no local key file, native binding expected.
+      AWS_LAMBDA_FUNCTION_NAME: 'passlane-test',
+      AWS_REGION: 'eu-west-1',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      POWERTOOLS_LOG_LEVEL: 'ERROR',
+    });
+    await ensureTable(createDynamoDbClient(process.env), table);
+    for (const name of ['register', 'login', 'jwks']) {
+      unpacked[name] = join(workDir, 'unpacked', name);
+      unpackZip(join(zipsDir('x86_64'), `${name}.zip`), unpacked[name]);
+    }
+    // A second copy of login: a separate module instance that gets the WASM backend.
+    unpacked.loginWasm = join(workDir, 'unpacked', 'login-wasm');
+    unpackZip(join(zipsDir('x86_64'), 'login.zip'), unpacked.loginWasm);
+  }, 60_000);
+
+  afterAll(async () => {
+    process.env = savedEnv;
+    await dynamo?.stop();
+  });
+
+  it('registers with the register zip, logs in with the login zip (native, then WASM), tokens verify against the jwks zip', async () => {
+    const handlerOf = async (name: string) =>
+      ((await import(pathToFileURL(join(unpacked[name]!, BUNDLE_FILE)).href)) as { handler: LambdaHandler }).handler;
+    const email = `package-${randomUUID()}@example.com`;
+    const password = 'correct horse battery staple';
+
+    process.env.PASSLANE_ARGON2_BACKEND = 'native'; // fail rather than fall back: proves the .node loads
+    const register = await handlerOf('register');
+    const registered = await register(httpEvent('POST', '/register', { email, password }), lambdaContext());
+    expect(registered.statusCode, registered.body).toBe(201);
+
+    const login = await handlerOf('login');
+    const started = performance.now();
+    const loggedIn = await login(httpEvent('POST', '/login', { email, password }), lambdaContext());
+    console.log(`first login through the bundled x86_64 handler: ${Math.round(performance.now() - started)} ms`);
+    expect(loggedIn.statusCode, loggedIn.body).toBe(200);
+    const { accessToken } = JSON.parse(loggedIn.body) as { accessToken: string };
+
+    const jwks = await handlerOf('jwks');
+    const keys = JSON.parse((await jwks(httpEvent('GET', '/.well-known/jwks.json'), lambdaContext())).body) as JSONWebKeySet;
+    const { payload } = await jwtVerify(accessToken, createLocalJWKSet(keys), { issuer: 'https://auth.example.test', audience: 'passlane-api' });
+    expect(payload.sub).toBe((JSON.parse(registered.body) as { userId: string }).userId);
+
+    // The WASM fallback reads argon2.wasm next to index.mjs: the zip's layout must provide it.
+    process.env.PASSLANE_ARGON2_BACKEND = 'wasm';
+    const loginWasm = await handlerOf('loginWasm');
+    expect((await loginWasm(httpEvent('POST', '/login', { email, password }), lambdaContext())).statusCode).toBe(200);
+    expect((await loginWasm(httpEvent('POST', '/login', { email, password: 'wrong password!' }), lambdaContext())).statusCode).toBe(401);
+  });
+
+  it('prints zip sizes and cold import times', async () => {
+    const rows: string[] = [];
+    for (const fn of LAMBDA_FUNCTIONS) {
+      const dir = join(workDir, 'unpacked-timing', fn.name);
+      unpackZip(join(zipsDir('x86_64'), `${fn.name}.zip`), dir);
+      const sizes = LAMBDA_ARCHITECTURES.map((arch) => `${(readFileSync(join(zipsDir(arch), `${fn.name}.zip`)).byteLength / 1024).toFixed(0)} KiB`);
+      const ms = await coldImportMs(join(dir, BUNDLE_FILE));
+      expect(ms).toBeGreaterThan(0);
+      rows.push(`| ${fn.name} | ${sizes.join(' | ')} | ${ms.toFixed(0)} ms |`);
+    }
+    console.log(['| function | zip arm64 | zip x86_64 | cold import (x86_64, median of 3) |', '|---|---|---|---|', ...rows].join('\n'));
+  }, 60_000);
+});
+
+type LambdaHandler = (event: unknown, context: Context) => Promise<{ statusCode: number; body: string; headers?: Record<string, string> }>;
+
+/** An API Gateway HTTP API (payload 2.0) event, as the routes in serverless.yml deliver it. */
+function httpEvent(method: string, path: string, body?: unknown) {
+  return {
+    version: '2.0',
+    routeKey: `${method} ${path}`,
+    rawPath: path,
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json', host: 'api.example.test', 'x-forwarded-proto': 'https' },
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api123',
+      domainName: 'api.example.test',
+      domainPrefix: 'api',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'vitest' },
+      requestId: randomUUID(),
+      routeKey: `${method} ${path}`,
+      stage: '$default',
+      time: new Date().toISOString(),
+      timeEpoch: Date.now(),
+    },
+    isBase64Encoded: false,
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  };
+}
+
+function lambdaContext(): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'passlane-test',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:passlane-test',
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: '/aws/lambda/passlane-test',
+    logStreamName: 'test',
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}

@@ -1,0 +1,110 @@
+import { randomBytes } from 'node:crypto';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { loadSecrets, SecretLoadError, type SecretSource } from '../src/app/load-secrets.js';
+import { createSsmSecretSource, ssmClientConfig } from '../src/app/ssm-secret-source.js';
+import { generateSigningKey } from '../src/tokens/keys.js';
+import { startLocalSsmEndpoint, type LocalSsmEndpoint } from './support/local-ssm-endpoint.js';
+
+const PEPPER_PARAMETER = '/passlane/test/pepper-keys';
+const JWT_PARAMETER = '/passlane/test/jwt-private-key';
+const pepperKeys = `k1:${randomBytes(32).toString('base64')}`;
+let jwtKey: string;
+let ssm: LocalSsmEndpoint;
+
+beforeAll(async () => {
+  jwtKey = JSON.stringify(await generateSigningKey('RS256'));
+  ssm = await startLocalSsmEndpoint({ [PEPPER_PARAMETER]: pepperKeys, [JWT_PARAMETER]: jwtKey });
+});
+
+afterAll(async () => {
+  await ssm?.stop();
+});
+
+beforeEach(() => {
+  ssm.requests.length = 0;
+});
+
+function localSsmClient(): SSMClient {
+  return new SSMClient(
+    ssmClientConfig({ endpoint: ssm.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' } }),
+  );
+}
+
+describe('loadSecrets', () => {
+  it('returns env untouched and creates no source when no _PARAMETER is set (local runs)', async () => {
+    const env = { PASSLANE_PEPPER_KEYS: pepperKeys, PASSLANE_TABLE: 't' };
+    const createSource = vi.fn<() => SecretSource>();
+    expect(await loadSecrets(env, createSource)).toBe(env);
+    expect(createSource).not.toHaveBeenCalled();
+  });
+
+  it('refuses a variable set both as a value and as a parameter name', async () => {
+    const env = { PASSLANE_PEPPER_KEYS: pepperKeys, PASSLANE_PEPPER_KEYS_PARAMETER: PEPPER_PARAMETER };
+    const error = await loadSecrets(env, () => ({ get: async () => 'x' })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SecretLoadError);
+    expect(String(error)).not.toContain(pepperKeys);
+  });
+});
+
+describe('SSM secret source against a local GetParameter endpoint', () => {
+  it('fills in each secret named by a _PARAMETER, decrypted, with signed requests', async () => {
+    const env = await loadSecrets(
+      { PASSLANE_PEPPER_KEYS_PARAMETER: PEPPER_PARAMETER, PASSLANE_JWT_PRIVATE_KEY_PARAMETER: JWT_PARAMETER, OTHER: 'kept' },
+      () => createSsmSecretSource(localSsmClient()),
+    );
+    expect(env.PASSLANE_PEPPER_KEYS).toBe(pepperKeys);
+    expect(env.PASSLANE_JWT_PRIVATE_KEY).toBe(jwtKey);
+    expect(env.OTHER).toBe('kept');
+    expect(ssm.requests).toHaveLength(2);
+    for (const request of ssm.requests) {
+      expect(request.target).toBe('AmazonSSM.GetParameter');
+      expect(request.body.WithDecryption).toBe(true);
+      expect(request.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=AKIDLOCAL\/\d{8}\/eu-west-1\/ssm\/aws4_request/);
+    }
+    expect(ssm.requests.map((request) => request.body.Name).sort()).toEqual([JWT_PARAMETER, PEPPER_PARAMETER].sort());
+  });
+
+  it('names the variable and parameter of a missing secret, and no value', async () => {
+    const error = await loadSecrets(
+      { PASSLANE_PEPPER_KEYS_PARAMETER: '/passlane/test/missing' },
+      () => createSsmSecretSource(localSsmClient()),
+    ).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SecretLoadError);
+    expect((error as Error).message).toBe('could not read PASSLANE_PEPPER_KEYS from parameter /passlane/test/missing');
+    expect(((error as Error).cause as Error).name).toBe('ParameterNotFound');
+    expect(ssm.requests).toHaveLength(1); // ParameterNotFound is final: no retries
+  });
+});
+
+describe('getAuthDependencies on a deployment that names parameters', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+    vi.resetModules();
+  });
+
+  it('fetches each secret once per container through the default SSM client', async () => {
+    vi.resetModules();
+    Object.assign(process.env, {
+      PASSLANE_PEPPER_KEYS_PARAMETER: PEPPER_PARAMETER,
+      PASSLANE_JWT_PRIVATE_KEY_PARAMETER: JWT_PARAMETER,
+      // The SDK's own per-service endpoint override, as on any machine; here it points at the stand-in.
+      AWS_ENDPOINT_URL_SSM: ssm.endpoint,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', // never contacted: building the dependencies does no I/O
+    });
+    delete process.env.PASSLANE_PEPPER_KEYS;
+    delete process.env.PASSLANE_JWT_PRIVATE_KEY;
+    const app = await import('../src/app/create-auth-dependencies.js');
+    const [deps, again, tokens] = await Promise.all([app.getAuthDependencies(), app.getAuthDependencies(), app.getTokenService()]);
+    expect(again).toBe(deps);
+    expect(deps.tokens).toBe(tokens);
+    expect(tokens.jwks().keys[0]?.kid).toBe((JSON.parse(jwtKey) as { kid: string }).kid);
+    expect(deps.hasher.describe(await deps.hasher.hash('correct horse battery')).pepperKeyId).toBe('k1');
+    expect(ssm.requests.map((request) => request.body.Name).sort()).toEqual([JWT_PARAMETER, PEPPER_PARAMETER].sort());
+    expect(process.env.PASSLANE_PEPPER_KEYS).toBeUndefined();
+  });
+});
