@@ -3,7 +3,6 @@
  * the raw backends and never recommends below the floor): through the CLI entry and through the
  * Lambda handler. No timing assertions: shapes only.
  */
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { handler } from '../functions/bench.js';
 import type { BenchResult } from '../src/bench/types.js';
+import { runNode } from './support/run-process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const dirs: string[] = [];
@@ -38,15 +38,7 @@ describe('bench CLI entry (bench/run.ts)', () => {
     dirs.push(out);
     const args = ['--import', 'tsx', 'bench/run.ts', '--quick', '--backend', 'native,wasm', '--argon2-memory', '64,128', '--passes', '1', '--lanes', '1'];
     args.push('--rounds', '3', '--concurrency', '2', '--clients', '1,2', '--max-seconds', '20', '--out', out);
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const run = await runNode(args, { cwd: ROOT });
     expect(run.stderr).toMatch(/bench: rounds/); // progress, one line per phase when not a terminal
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/native m=64 t=1 p=1/);

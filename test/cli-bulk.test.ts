@@ -1,9 +1,7 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
@@ -12,29 +10,9 @@ import { UserStore } from '../src/storage/user-store.js';
 import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
 import { goodRows, storedFormOf, writtenEmail } from './support/import-rows.js';
+import { runPasslane } from './support/run-process.js';
 
-// The built bin, as `npm test` builds it first: this is what `passlane` runs once installed.
-const BIN = fileURLToPath(new URL('../dist/src/cli/passlane.js', import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Async spawn: the DynamoDB server may live in this very process (dynalite). */
-function passlane(args: string[], env: Record<string, string>): Promise<Run> {
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build (npm test does)`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--no-warnings', BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const passlane = (args: string[], env: Record<string, string>) => runPasslane(args, { env });
 
 const ROWS = 300;
 

@@ -1,31 +1,9 @@
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { legacyFixtures } from './support/fixtures.js';
+import { runPasslane } from './support/run-process.js';
 
-// The built bin, as `npm test` builds it first: this is what `passlane` runs once installed.
-const BIN = fileURLToPath(new URL('../dist/src/cli/passlane.js', import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function passlane(args: string[], stdin: string): Promise<Run> {
-  if (!existsSync(BIN)) throw new Error(`${BIN} is missing: run npm run build (npm test does)`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PASSLANE_PEPPER_KEYS: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
+// Pepper off: these hashes are compared with plain PHC strings.
+const passlane = (args: string[], stdin: string) => runPasslane(args, { stdin, env: { PASSLANE_PEPPER_KEYS: '' } });
 
 const PASSWORD = 'correct horse battery staple';
 

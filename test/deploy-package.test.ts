@@ -20,6 +20,7 @@ import { ensureTable, tableDefinition } from '../src/storage/table.js';
 import { generateSigningKey } from '../src/tokens/keys.js';
 import { startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { coldImportMs, readZip, repoRoot, runPackaging, unpackZip } from './support/packaging.js';
+import { lambdaContext } from './support/lambda-context.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: unknown; DeletionPolicy?: string };
 type Template = { Resources: Record<string, Resource>; Outputs?: Record<string, unknown> };
@@ -317,19 +318,3 @@ function httpEvent(method: string, path: string, body?: unknown) {
   };
 }
 
-function lambdaContext(): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'passlane-test',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:passlane-test',
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: '/aws/lambda/passlane-test',
-    logStreamName: 'test',
-    getRemainingTimeInMillis: () => 10_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}

@@ -7,7 +7,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2 } from 'aws-lambda';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 
@@ -30,6 +30,7 @@ import { metrics } from '../src/observability/metrics.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import { ensureTable } from '../src/storage/table.js';
 import { dynamoDbServers, freePort, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { lambdaContext } from './support/lambda-context.js';
 
 type EventKind = 'v1' | 'v2' | 'functionUrl';
 const EVENT_KINDS: EventKind[] = ['v1', 'v2', 'functionUrl'];
@@ -116,22 +117,6 @@ function httpEvent(kind: EventKind, spec: RequestSpec): LambdaHttpEvent {
   return event;
 }
 
-function lambdaContext(remainingMs = 30_000): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'passlane-test',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:eu-west-1:123456789012:function:passlane-test',
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: '/aws/lambda/passlane-test',
-    logStreamName: 'test',
-    getRemainingTimeInMillis: () => remainingMs,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
 
 /** The real hasher, counting every call that would run argon2 (or a legacy scheme). */
 function countingHasher(inner: PasswordHasher = createPasswordHasher({ pepper: false })) {
