@@ -110,7 +110,10 @@ describe('local server (npm start)', () => {
     const loggedIn = await post(`${first.url}/login`, { email, password });
     expect(loggedIn).toMatchObject({ status: 200, body: { tokenType: 'Bearer', expiresIn: expect.any(Number) } });
 
-    const jwksResponse = await fetch(`${first.url}/.well-known/jwks.json`);
+    // As an API Gateway JWT authorizer finds the keys: discovery document first, then its jwks_uri.
+    const discovery = (await (await fetch(`${first.url}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
+    expect(discovery.jwks_uri).toBe(`${first.url}/.well-known/jwks.json`);
+    const jwksResponse = await fetch(discovery.jwks_uri);
     expect(jwksResponse.status).toBe(200);
     expect(jwksResponse.headers.get('cache-control')).toMatch(/max-age=\d+/);
     const jwks = (await jwksResponse.json()) as JSONWebKeySet;

@@ -162,6 +162,8 @@ export function toApiGatewayV2Event(request: IncomingMessage, url: URL, body: Bu
   for (const [name, value] of Object.entries(request.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
   }
+  // API Gateway sets this (to https); here the server speaks plain HTTP.
+  headers['x-forwarded-proto'] = 'http';
   const method = (request.method ?? 'GET').toUpperCase();
   const isText = /^(text\/|application\/(json|[\w.+-]+\+json|x-www-form-urlencoded|xml))/i.test(headers['content-type'] ?? '');
   const now = new Date();
