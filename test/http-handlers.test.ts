@@ -123,7 +123,7 @@ function countingHasher(inner: PasswordHasher = createPasswordHasher({ pepper: f
   const counter = { calls: 0 };
   const hasher: PasswordHasher = {
     ...inner,
-    hash: (password) => (counter.calls++, inner.hash(password)),
+    hash: (password, options) => (counter.calls++, inner.hash(password, options)),
     verify: (stored, password) => (counter.calls++, inner.verify(stored, password)),
     verifyDummy: (password) => (counter.calls++, inner.verifyDummy(password)),
   };

@@ -73,12 +73,12 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     let changed = false;
     const racingHasher = {
       ...deps.hasher,
-      hash: async (password: string) => {
+      hash: async (password: string, options?: { upgrade?: boolean }) => {
         if (!changed && password === bcryptFixture.password) {
           changed = true;
           await changePassword(deps, { accessToken, body: { currentPassword: bcryptFixture.password, newPassword: NEW_PASSWORD } });
         }
-        return deps.hasher.hash(password);
+        return deps.hasher.hash(password, options);
       },
     };
     await login({ ...deps, hasher: racingHasher }, { body: { email, password: bcryptFixture.password } });

@@ -58,7 +58,11 @@ export interface HashDescription {
 }
 
 export interface PasswordHasher {
-  hash(password: string): Promise<string>;
+  /**
+   * A new argon2id hash. `upgrade: true` is for re-encoding a password that just verified: it
+   * skips the minimum length, so an old short password still moves to argon2id at login.
+   */
+  hash(password: string, options?: { upgrade?: boolean }): Promise<string>;
   verify(stored: string, password: string): Promise<VerifyResult>;
   needsRehash(stored: string): boolean;
   /** Scheme, argon2 parameters and pepper key id of a stored value (parses, never decrypts or hashes). */
@@ -170,8 +174,9 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
   return {
     policy,
 
-    async hash(password) {
-      assertAcceptablePassword(password, rules);
+    async hash(password, options) {
+      if (options?.upgrade) assertPasswordWithinBounds(password, rules);
+      else assertAcceptablePassword(password, rules);
       const bytes = normalisedPasswordBytes(password, rules);
       const salt = randomBytes(policy.saltLength);
       await backend();

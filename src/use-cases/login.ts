@@ -64,10 +64,8 @@ export async function verifyStoredHash(deps: AuthDependencies, user: UserRecord,
 
 async function upgradeHash(deps: AuthDependencies, user: UserRecord, password: string): Promise<void> {
   const from = describe(deps, user.passwordHash);
-  const newHash = await deps.hasher.hash(password).catch(() => undefined);
-  // A password below today's rules (say, shorter than the new minimum) still logs in; it is
-  // upgraded when the user changes it.
-  if (newHash === undefined) return;
+  // The password just verified: today's minimum length does not stop it moving to argon2id.
+  const newHash = await deps.hasher.hash(password, { upgrade: true });
   try {
     await deps.users.replacePasswordHash({ email: user.email, expectedHash: user.passwordHash, newHash, reason: 'rehash', now: deps.now?.() });
     deps.audit({ type: 'auth.password_rehashed', userId: user.userId, from, to: describe(deps, newHash) });

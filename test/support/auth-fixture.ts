@@ -32,7 +32,7 @@ export function countingHasher(inner: PasswordHasher = createPasswordHasher({ pe
   const calls = { hash: 0, verify: 0, verifyDummy: 0 };
   const hasher: PasswordHasher = {
     ...inner,
-    hash: (password) => (calls.hash++, inner.hash(password)),
+    hash: (password, options) => (calls.hash++, inner.hash(password, options)),
     verify: (stored, password) => (calls.verify++, inner.verify(stored, password)),
     verifyDummy: (password) => (calls.verifyDummy++, inner.verifyDummy(password)),
   };
