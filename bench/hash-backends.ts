@@ -57,31 +57,19 @@ async function setUp(): Promise<Array<[string, Impl]>> {
     };
   };
 
+  // The same options for both native calls: raw tag, and the PHC string around it.
+  const nativeOptions = (salt: Uint8Array, { m, t, p }: Params) => ({
+    algorithm: ARGON2ID,
+    memoryCost: m,
+    timeCost: t,
+    parallelism: p,
+    outputLen: TAG_LENGTH,
+    salt: Buffer.from(salt),
+  });
+
   return [
-    [
-      'native hashRaw',
-      (password, salt, { m, t, p }) =>
-        nativeHashRaw(Buffer.from(password), {
-          algorithm: ARGON2ID,
-          memoryCost: m,
-          timeCost: t,
-          parallelism: p,
-          outputLen: TAG_LENGTH,
-          salt: Buffer.from(salt),
-        }),
-    ],
-    [
-      'native hash (PHC)',
-      (password, salt, { m, t, p }) =>
-        nativeHash(Buffer.from(password), {
-          algorithm: ARGON2ID,
-          memoryCost: m,
-          timeCost: t,
-          parallelism: p,
-          outputLen: TAG_LENGTH,
-          salt: Buffer.from(salt),
-        }),
-    ],
+    ['native hashRaw', (password, salt, params) => nativeHashRaw(Buffer.from(password), nativeOptions(salt, params))],
+    ['native hash (PHC)', (password, salt, params) => nativeHash(Buffer.from(password), nativeOptions(salt, params))],
     [
       'passlane wasm',
       async (password, salt, { m, t, p }) =>

@@ -57,7 +57,8 @@ const positive = (name: string, text: string | undefined, fallback: number): num
 };
 
 async function postJson(url: string, path: string, body: unknown): Promise<Response> {
-  return fetch(new URL(path, url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  // Not followed, like the load itself (login-load.ts): the loopback check covers --url only.
+  return fetch(new URL(path, url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), redirect: 'manual' });
 }
 
 export async function runLoadTestCommand(argv: string[], io: { stdout(text: string): void; stderr(text: string): void } = { stdout: console.log, stderr: console.error }): Promise<LoadTestReport | undefined> {

@@ -2,7 +2,7 @@ import { loginRateLimitsFromEnv } from '../src/app/login-rate-limits.js';
 import { createPasswordHasher, DEFAULT_ARGON2_POLICY } from '../src/edge.js';
 import { tableNameFromEnv } from '../src/storage/table.js';
 import { UserStore } from '../src/storage/user-store.js';
-import { tokenServiceFromEnv, type TokenService } from '../src/tokens/token-service.js';
+import { publicTokenServiceFromEnv, tokenServiceFromEnv, type PublicTokenService, type TokenService } from '../src/tokens/token-service.js';
 import type { AuthDependencies } from '../src/use-cases/dependencies.js';
 import { createWorkerDynamoDbClient } from './dynamodb-client.js';
 import { auditToLog, log } from './edge-log.js';
@@ -46,6 +46,22 @@ export function getEdgeDependencies(env: WorkerEnv): Promise<EdgeDependencies> {
     dependencies.catch(() => cache.delete(env));
   }
   return dependencies;
+}
+
+/**
+ * For the JWKS and discovery routes: from PASSLANE_JWT_PUBLIC_KEYS when bound, so a Worker that
+ * only publishes keys needs no private key and no AWS credentials; else from the private key.
+ */
+const publicTokens = new WeakMap<WorkerEnv, Promise<PublicTokenService>>();
+
+export function getEdgePublicTokens(env: WorkerEnv): Promise<PublicTokenService> {
+  let tokens = publicTokens.get(env);
+  if (tokens === undefined) {
+    tokens = publicTokenServiceFromEnv(stringBindings(env));
+    publicTokens.set(env, tokens);
+    tokens.catch(() => publicTokens.delete(env));
+  }
+  return tokens;
 }
 
 async function buildEdgeDependencies(bindings: WorkerEnv): Promise<EdgeDependencies> {

@@ -5,14 +5,16 @@ import { openIdConfiguration } from '../src/tokens/openid-configuration.js';
 import { changePassword } from '../src/use-cases/change-password.js';
 import { login } from '../src/use-cases/login.js';
 import { register } from '../src/use-cases/register.js';
+import type { PublicTokenService } from '../src/tokens/token-service.js';
 import type { EdgeDependencies } from './edge-dependencies.js';
 import { readJsonBody } from './read-json-body.js';
 import { toFetchResponse } from './responses.js';
 
-/** What a route gets: the request, and the isolate's dependencies on demand. */
+/** What a route gets: the request, and the isolate's dependencies (or only its public keys) on demand. */
 export interface RouteContext {
   request: Request;
   deps: () => Promise<EdgeDependencies>;
+  publicTokens: () => Promise<PublicTokenService>;
 }
 
 export type RouteHandler = (context: RouteContext) => Promise<Response>;
@@ -49,10 +51,10 @@ export const ROUTES: Readonly<Record<string, Readonly<Record<string, RouteHandle
     },
   },
   '/.well-known/jwks.json': {
-    GET: async ({ deps }) => toFetchResponse(jsonResponse(200, (await deps()).tokens.jwks(), publicCache)),
+    GET: async ({ publicTokens }) => toFetchResponse(jsonResponse(200, (await publicTokens()).jwks(), publicCache)),
   },
   '/.well-known/openid-configuration': {
-    GET: async ({ request, deps }) =>
-      toFetchResponse(jsonResponse(200, openIdConfiguration((await deps()).tokens, new URL(request.url).origin), publicCache)),
+    GET: async ({ request, publicTokens }) =>
+      toFetchResponse(jsonResponse(200, openIdConfiguration(await publicTokens(), new URL(request.url).origin), publicCache)),
   },
 };

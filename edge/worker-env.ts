@@ -5,6 +5,8 @@
 export interface WorkerEnv {
   /** Secret: the private signing JWK (JSON). Never generated on the edge. */
   PASSLANE_JWT_PRIVATE_KEY?: string;
+  /** Var: the published keys (a JWKS, current first). Alone, it serves the JWKS routes with no private key. */
+  PASSLANE_JWT_PUBLIC_KEYS?: string;
   /** Secret: `id:base64key[,id:base64key...]`, the first one current. */
   PASSLANE_PEPPER_KEYS?: string;
   /** Secrets: an IAM user's keys allowed to use the table (Workers have no AWS credential chain). */

@@ -5,7 +5,7 @@
  * Configuration and secrets are bindings (see wrangler.toml and edge/README.md).
  */
 import { HttpError } from '../src/http/http-errors.js';
-import { getEdgeDependencies } from './edge-dependencies.js';
+import { getEdgeDependencies, getEdgePublicTokens } from './edge-dependencies.js';
 import { errorToResponse } from './responses.js';
 import { ROUTES } from './routes.js';
 import type { WorkerEnv } from './worker-env.js';
@@ -28,7 +28,7 @@ export default {
         const allow = Object.keys(route).join(', ');
         throw new HttpError(405, 'method_not_allowed', `use ${allow}`, { allow });
       }
-      return await handle({ request, deps: () => getEdgeDependencies(env) });
+      return await handle({ request, deps: () => getEdgeDependencies(env), publicTokens: () => getEdgePublicTokens(env) });
     } catch (error) {
       // Known routes only: an arbitrary path is user input (it could hold an email).
       return errorToResponse(error, pathname in ROUTES ? pathname : 'unknown');

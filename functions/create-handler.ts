@@ -11,10 +11,12 @@ import { httpRequestOf, normaliseHttpEvent } from '../src/http/normalise-event.j
 import { requireMethod } from '../src/http/require-method.js';
 import { jsonResponse, noContent } from '../src/http/responses.js';
 import { logger } from '../src/observability/logger.js';
-import { JWKS_MAX_AGE_SECONDS } from '../src/tokens/jwks.js';
-import { openIdConfiguration } from '../src/tokens/openid-configuration.js';
 import { metrics } from '../src/observability/metrics.js';
 import { appendRequestLogKeys } from '../src/observability/request-log-keys.js';
+import { JWKS_MAX_AGE_SECONDS } from '../src/tokens/jwks.js';
+import { openIdConfiguration } from '../src/tokens/openid-configuration.js';
+import type { PublicTokenService } from '../src/tokens/token-service.js';
+import type { RegisterDependencies } from '../src/use-cases/dependencies.js';
 import { changePassword } from '../src/use-cases/change-password.js';
 import { login } from '../src/use-cases/login.js';
 import { register } from '../src/use-cases/register.js';
@@ -23,10 +25,9 @@ import { register } from '../src/use-cases/register.js';
 export type GetDependencies<T = AppDependencies> = () => Promise<T>;
 
 /** The JWKS handler needs only the token service's public keys. */
-export type GetJwksSource = GetDependencies<Pick<AppDependencies['tokens'], 'jwks'>>;
+export type GetJwksSource = GetDependencies<Pick<PublicTokenService, 'jwks'>>;
 
-
-export function createRegisterHandler(getDeps: GetDependencies) {
+export function createRegisterHandler(getDeps: GetDependencies<RegisterDependencies>) {
   return httpHandler({ method: 'POST', json: true }, async (request) =>
     jsonResponse(201, await register(await getDeps(), { body: request.body, sourceIp: request.sourceIp })),
   );
@@ -53,7 +54,7 @@ export function createJwksHandler(getTokens: GetJwksSource) {
 }
 
 /** Where API Gateway's JWT authorizer looks first: `<issuer>/.well-known/openid-configuration`. */
-export function createOpenIdConfigurationHandler(getTokens: GetDependencies<Pick<AppDependencies['tokens'], 'jwks' | 'issuer'>>) {
+export function createOpenIdConfigurationHandler(getTokens: GetDependencies<Pick<PublicTokenService, 'jwks' | 'issuer'>>) {
   return httpHandler({ method: 'GET', json: false }, async (request) => {
     const origin = `${request.headers['x-forwarded-proto'] ?? 'https'}://${request.headers.host ?? 'localhost'}`;
     return jsonResponse(200, openIdConfiguration(await getTokens(), origin), { 'cache-control': `public, max-age=${JWKS_MAX_AGE_SECONDS}` });

@@ -1,5 +1,5 @@
 /** GET /.well-known/openid-configuration: points API Gateway JWT authorizers at the JWKS. */
-import { getTokenService } from '../src/app/create-auth-dependencies.js';
+import { getPublicTokenService } from '../src/app/create-auth-dependencies.js';
 import { createOpenIdConfigurationHandler } from './create-handler.js';
 
-export const handler = createOpenIdConfigurationHandler(getTokenService);
+export const handler = createOpenIdConfigurationHandler(getPublicTokenService);

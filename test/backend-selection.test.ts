@@ -29,6 +29,7 @@ describe('backend choice', () => {
     expect(await createPasswordHasher({ backend: 'wasm' }).backendName()).toBe('wasm');
     expect(await createPasswordHasher({ env: { PASSLANE_ARGON2_BACKEND: 'wasm' } }).backendName()).toBe('wasm');
     expect(await createPasswordHasher({ env: { PASSLANE_ARGON2_BACKEND: 'native' } }).backendName()).toBe('native');
+    expect(await createPasswordHasher({ env: { PASSLANE_ARGON2_BACKEND: '' } }).backendName()).toBe('native');
     expect(() => createPasswordHasher({ env: { PASSLANE_ARGON2_BACKEND: 'gpu' } })).toThrow(/auto, native or wasm/);
   });
 

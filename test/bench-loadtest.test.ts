@@ -1,10 +1,11 @@
 /** The login load test, tiny and bounded, against the local server started in-process. No timing assertions. */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runLoadTestCommand } from '../bench/loadtest.js';
-import { isLoopbackUrl } from '../src/bench/load/login-load.js';
+import { isLoopbackUrl, runLoginLoad } from '../src/bench/load/login-load.js';
 
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
@@ -45,5 +46,46 @@ describe('login load test', () => {
     expect(isLoopbackUrl('http://[::1]:3000')).toBe(true);
     expect(isLoopbackUrl('http://127.0.0.1.example.com')).toBe(false);
     expect(isLoopbackUrl('http://10.0.0.1')).toBe(false);
+  });
+
+  it('never follows a redirect: the loopback check would not cover where it points', async () => {
+    // Both on loopback: `elsewhere` stands for a host the check would have refused.
+    let elsewhereHits = 0;
+    const listen = async (server: Server) => {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const address = server.address();
+      if (address === null || typeof address === 'string') throw new Error('no TCP address');
+      return `http://127.0.0.1:${address.port}`;
+    };
+    const elsewhere = createServer((_, res) => {
+      elsewhereHits++;
+      res.end('{}');
+    });
+    const elsewhereUrl = await listen(elsewhere);
+    const redirecting = createServer((req, res) => {
+      req.resume();
+      res.writeHead(307, { location: `${elsewhereUrl}/login` }).end();
+    });
+    const url = await listen(redirecting);
+    try {
+      const result = await runLoginLoad({
+        url,
+        email: 'load@example.com',
+        password: 'not a real password',
+        burstSizes: [2],
+        burstRepeats: 1,
+        clients: [1],
+        maxRequests: 2,
+        maxSecondsPerLevel: 5,
+        maxSeconds: 10,
+      });
+      expect(result.levels.map((l) => l.statuses)).toEqual([{ '307': 2 }, { '307': 2 }]);
+      expect(elsewhereHits).toBe(0);
+    } finally {
+      for (const server of [redirecting, elsewhere]) {
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }
   });
 });

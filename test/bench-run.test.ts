@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { handler } from '../functions/bench.js';
+import { sustained } from '../src/bench/measure.js';
+import { RssSampler } from '../src/bench/process-meters.js';
 import type { BenchResult } from '../src/bench/types.js';
 import { runNode } from './support/run-process.js';
 
@@ -72,5 +74,17 @@ describe('bench Lambda handler (functions/bench.ts)', () => {
     await expect(handler({ grid: { memoryKiB: ['lots'] } } as never)).rejects.toThrow(/grid.memoryKiB must be an array of numbers/);
     await expect(handler({ rounds: 100_000 })).rejects.toThrow(/rounds must be an integer/);
     await expect(handler({ nonsense: 1 } as never)).rejects.toThrow(/unknown event field nonsense/);
+  });
+});
+
+describe('sustained load', () => {
+  it('measures at least one hash when its level starts at the deadline, so the run can summarise it', async () => {
+    const candidate = { id: 'fake m=8 t=1 p=1', backend: 'native', memoryKiB: 8, passes: 1, lanes: 1 } as const;
+    let hashes = 0;
+    const hasher = { backend: 'native' as const, hash: async () => (hashes++, new Uint8Array(32)) };
+    const sampler = new RssSampler();
+    const run = await sustained(() => hasher, candidate, { clients: 2, maxHashes: 10, deadline: performance.now() - 1, sampler });
+    expect(hashes).toBe(1);
+    expect(run.latencies).toHaveLength(1);
   });
 });

@@ -1,6 +1,8 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +30,7 @@ describe.each(dynamoDbServers)('passlane import, inventory and rehash --dry-run 
   afterAll(async () => {
     client?.destroy();
     await server?.stop();
+    rmSync(dir, { recursive: true, force: true }); // rejects files hold hashes
   });
 
   it('imports a file against DYNAMODB_ENDPOINT and PASSLANE_TABLE, then reports the inventory', async () => {
@@ -80,5 +83,40 @@ describe.each(dynamoDbServers)('passlane import, inventory and rehash --dry-run 
     expect(run.stderr).toMatch(/--concurrency must be a whole number/);
     expect(run.stderr).toMatch(/usage: passlane import FILE/);
     expect((await passlane(['rehash', '--help'], {})).stdout).toMatch(/usage: passlane rehash/);
+  });
+});
+
+describe('Ctrl-C', () => {
+  it('ends passlane inventory at once: only import and rehash trade the first Ctrl-C for a clean stop', async () => {
+    // A "DynamoDB" that accepts the Scan and never answers: without Ctrl-C, inventory would wait
+    // out 8 attempts of 5 s each.
+    const sockets = new Set<Socket>();
+    let interrupt = () => {};
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      interrupt();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { port } = silent.address() as { port: number };
+    let child: ChildProcess | undefined;
+    try {
+      child = spawn(process.execPath, ['--no-warnings', '--import', 'tsx', 'src/cli/passlane.ts', 'inventory'], {
+        cwd: join(import.meta.dirname, '..'),
+        stdio: 'ignore',
+        env: { ...process.env, DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}`, PASSLANE_TABLE: 'never-answers' },
+      });
+      // Sent once (one Ctrl-C), when the command is running (its first request arrived).
+      const running = child;
+      interrupt = () => {
+        interrupt = () => {};
+        running.kill('SIGINT');
+      };
+      const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => running.once('exit', (c, s) => resolve([c, s])));
+      expect({ code, signal }).toEqual({ code: null, signal: 'SIGINT' });
+    } finally {
+      if (child?.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
   });
 });

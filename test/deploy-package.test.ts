@@ -17,7 +17,8 @@ import { elfMachine } from '../scripts/packaging/elf-machine.js';
 import { BUNDLE_FILE, LAMBDA_FUNCTIONS } from '../scripts/packaging/lambda-functions.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import { ensureTable, tableDefinition } from '../src/storage/table.js';
-import { generateSigningKey } from '../src/tokens/keys.js';
+import { createKeyring, generateSigningKey } from '../src/tokens/keys.js';
+import { publicJwks } from '../src/tokens/jwks.js';
 import { startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { coldImportMs, readZip, repoRoot, runPackaging, unpackZip } from './support/packaging.js';
 import { lambdaContext } from './support/lambda-context.js';
@@ -39,25 +40,30 @@ const ACTIONS: Record<string, string[]> = {
   register: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'ssm:GetParameter'],
   login: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'ssm:GetParameter'],
   password: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'ssm:GetParameter'],
-  jwks: ['ssm:GetParameter'],
-  openidConfiguration: ['ssm:GetParameter'],
+  jwks: [],
+  openidConfiguration: [],
   rehash: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan', 'dynamodb:UpdateItem', 'ssm:GetParameter'],
   bench: [],
 };
 const PEPPER = 'PASSLANE_PEPPER_KEYS_PARAMETER';
 const JWT = 'PASSLANE_JWT_PRIVATE_KEY_PARAMETER';
 const SECRET_PARAMETERS: Record<string, string[]> = {
-  register: [PEPPER, JWT],
+  register: [PEPPER],
   login: [PEPPER, JWT],
   password: [PEPPER, JWT],
-  jwks: [JWT],
-  openidConfiguration: [JWT],
+  jwks: [],
+  openidConfiguration: [],
   rehash: [PEPPER],
   bench: [],
 };
 
+/** Functions given the published keys: those that publish them, and those that check they sign with the first. */
+const PUBLIC_KEYS_FUNCTIONS = ['login', 'password', 'jwks', 'openidConfiguration'];
+
 const pepperKey = randomBytes(32).toString('base64');
 let signingKey: JWK;
+/** The signing key's public half as a JWKS, as infra/README.md derives it. */
+let publicKeys: string;
 let workDir: string;
 const templates = {} as Record<LambdaArchitecture, Template>;
 const zipsDir = (arch: LambdaArchitecture) => join(repoRoot, '.package', arch);
@@ -65,12 +71,18 @@ const logicalId = (name: string) => name[0]!.toUpperCase() + name.slice(1);
 
 beforeAll(async () => {
   signingKey = await generateSigningKey('RS256');
+  publicKeys = JSON.stringify(publicJwks(await createKeyring(signingKey)));
   workDir = mkdtempSync(join(tmpdir(), 'passlane-package-'));
   // Set as the packaging process's env: if the config ever read them, they would show up below.
   const secrets = { PASSLANE_PEPPER_KEYS: `k1:${pepperKey}`, PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(signingKey) };
   const started = performance.now();
   // One at a time: each `serverless package` works in the service directory, and two at once race there.
-  for (const arch of LAMBDA_ARCHITECTURES) await runPackaging(arch, join(workDir, arch), secrets);
+  // arm64 is given the public keys directly; x86_64 is packaged bare, as `npm run package` is, and
+  // gets the deploy-time SSM reference instead.
+  for (const arch of LAMBDA_ARCHITECTURES) {
+    const publicKeysEnv: Record<string, string> = arch === 'arm64' ? { PASSLANE_JWT_PUBLIC_KEYS: publicKeys } : {};
+    await runPackaging(arch, join(workDir, arch), { ...secrets, ...publicKeysEnv });
+  }
   console.log(`packaged both architectures in ${Math.round(performance.now() - started)} ms`);
   for (const arch of LAMBDA_ARCHITECTURES) {
     templates[arch] = JSON.parse(readFileSync(join(workDir, arch, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
@@ -103,6 +115,8 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
     expect(props.Handler).toBe(`${BUNDLE_FILE.replace(/\.mjs$/, '')}.handler`);
     expect((props.Code as { S3Key: string }).S3Key).toMatch(new RegExp(`/${name}\\.zip$`));
     expect(props.Role).toEqual({ 'Fn::GetAtt': [`${logicalId(name)}Role`, 'Arn'] });
+    // The rehash job's cursor allows one run at a time.
+    if (name === 'rehash') expect(props.ReservedConcurrentExecutions).toBe(1);
   });
 
   it('routes only the HTTP functions, without CORS, with stage throttling', () => {
@@ -149,6 +163,8 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
       expect(s['Fn::If'][0]).toBe('HasSecretsKmsKey');
       expect(s['Fn::If'][1].Action).toBe('kms:Decrypt');
     }
+    // Decrypting through SSM only where some parameter is read.
+    expect(conditional).toHaveLength(SECRET_PARAMETERS[name]!.length > 0 ? 1 : 0);
     const statements = all.filter((s) => !conditional.includes(s as never)) as Statement[];
     for (const s of statements) expect(s.Effect).toBe('Allow');
     const actions = (s: Statement) => [s.Action].flat();
@@ -182,6 +198,10 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
     expect(Object.keys(env).filter((key) => key.endsWith('_PARAMETER')).sort()).toEqual([...SECRET_PARAMETERS[name]!].sort());
     expect(env).not.toHaveProperty('PASSLANE_PEPPER_KEYS');
     expect(env).not.toHaveProperty('PASSLANE_JWT_PRIVATE_KEY');
+    // Public, so plain env; only where it is published or checked against the signing key.
+    const expectedPublicKeys = arch === 'arm64' ? publicKeys : '{{resolve:ssm:/passlane/dev/jwt-public-keys}}';
+    if (PUBLIC_KEYS_FUNCTIONS.includes(name)) expect(env.PASSLANE_JWT_PUBLIC_KEYS).toBe(expectedPublicKeys);
+    else expect(env).not.toHaveProperty('PASSLANE_JWT_PUBLIC_KEYS');
   });
 
   it('holds none of the secret values set while packaging', () => {
@@ -225,6 +245,7 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
       // Plain env: AWS SSM is not reachable here (the SSM path is tested in load-secrets.test.ts).
       PASSLANE_PEPPER_KEYS: `k1:${pepperKey}`,
       PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(signingKey),
+      PASSLANE_JWT_PUBLIC_KEYS: publicKeys,
       PASSLANE_JWT_ISSUER: 'https://auth.example.test',
       // As on Lambda: no local key file, native binding expected.
       AWS_LAMBDA_FUNCTION_NAME: 'passlane-test',
@@ -265,8 +286,14 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
     expect(loggedIn.statusCode, loggedIn.body).toBe(200);
     const { accessToken } = JSON.parse(loggedIn.body) as { accessToken: string };
 
+    // As deployed, the JWKS function has the public keys and no private key.
     const jwks = await handlerOf('jwks');
-    const keys = JSON.parse((await jwks(httpEvent('GET', '/.well-known/jwks.json'), lambdaContext())).body) as JSONWebKeySet;
+    const privateKey = process.env.PASSLANE_JWT_PRIVATE_KEY;
+    delete process.env.PASSLANE_JWT_PRIVATE_KEY;
+    const jwksResponse = await jwks(httpEvent('GET', '/.well-known/jwks.json'), lambdaContext());
+    process.env.PASSLANE_JWT_PRIVATE_KEY = privateKey;
+    expect(jwksResponse.statusCode, jwksResponse.body).toBe(200);
+    const keys = JSON.parse(jwksResponse.body) as JSONWebKeySet;
     const { payload } = await jwtVerify(accessToken, createLocalJWKSet(keys), { issuer: 'https://auth.example.test', audience: 'passlane-api' });
     expect(payload.sub).toBe((JSON.parse(registered.body) as { userId: string }).userId);
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -98,6 +98,7 @@ describe.each(dynamoDbServers)('passlane import on $name', ({ start }) => {
   afterAll(async () => {
     client?.destroy();
     await server?.stop();
+    rmSync(dir, { recursive: true, force: true }); // rejects files hold hashes
   });
 
   it('imports 3000 accounts of mixed schemes, rejects bad rows by line, never overwrites, and re-runs as all skipped', async () => {
@@ -169,6 +170,26 @@ describe.each(dynamoDbServers)('passlane import on $name', ({ start }) => {
     ]);
   });
 
+  it('makes the rejects file owner-only even when it exists already, and refuses an unwritable one before importing', async () => {
+    const tag = randomUUID().slice(0, 8);
+    const path = join(dir, `mode-${tag}.jsonl`);
+    writeFileSync(path, `${JSON.stringify({ email: `mode-${tag}@example.com`, hash: 'not a hash' })}\n`);
+    const rejectsPath = join(dir, `mode-${tag}.rejects.jsonl`);
+    writeFileSync(rejectsPath, 'left by an earlier run\n', { mode: 0o644 });
+    const run = await importCommand([path, '--rejects', rejectsPath], env);
+    expect(run.code).toBe(1);
+    // `mode` on open applies only to new files: the old 0644 must not survive.
+    expect(statSync(rejectsPath).mode & 0o777).toBe(0o600);
+    expect(readFileSync(rejectsPath, 'utf8')).not.toContain('earlier run');
+
+    const good = join(dir, `unwritable-${tag}.jsonl`);
+    writeFileSync(good, `${JSON.stringify({ email: `unwritable-${tag}@example.com`, hash: bcrypt.hash })}\n`);
+    const refused = await importCommand([good, '--rejects', join(dir, 'no-such-dir', 'rejects.jsonl')], env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/cannot write the rejects file/);
+    expect(await store.getUserByEmail(`unwritable-${tag}@example.com`)).toBeUndefined();
+  });
+
   it('stops at the first storage failure and says how to continue', async () => {
     const path = join(dir, 'missing-table.jsonl');
     writeFileSync(path, `${JSON.stringify({ email: 'x@example.com', hash: bcrypt.hash })}\n`);
@@ -215,5 +236,17 @@ describe('parseCsv', () => {
       [5, undefined],
     ]);
     expect(records[3]!.raw).toHaveLength(100);
+  });
+
+  it('keeps memory bounded inside an unterminated quote, where the rest of the file is one record', async () => {
+    // A stray opening quote swallows every later line into one field: past the cap, nothing of
+    // it may be buffered, however long the file is.
+    const records = await parse('ok,1\n"open', ...Array.from({ length: 50 }, () => `${'z'.repeat(990)}""\n`));
+    expect(records.map((r) => [r.line, r.error])).toEqual([
+      [1, undefined],
+      [2, 'too-long'],
+    ]);
+    expect(records[1]!.raw).toHaveLength(100);
+    expect(records[1]!.fields.join('').length).toBeLessThanOrEqual(100);
   });
 });

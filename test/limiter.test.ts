@@ -57,6 +57,33 @@ describe('MemoryLimiter', () => {
     expect(await limiter.run(10, async () => 'after')).toBe('after');
   });
 
+  it('starts a smaller waiter when the large one ahead of it times out', async () => {
+    const limiter = new MemoryLimiter({ memoryBudgetKiB: 10, maxQueue: 5, queueTimeoutMs: 40 });
+    const gate = deferred();
+    const running = limiter.run(6, () => gate.promise);
+    const large = limiter.run(10, async () => 'large'); // blocks the queue: 6 + 10 > 10
+    await new Promise((r) => setTimeout(r, 20));
+    const small = limiter.run(4, async () => 'small'); // fits, but waits behind `large` (FIFO)
+    await expect(large).rejects.toMatchObject({ code: 'ERR_HASHER_OVERLOADED' });
+    // Started when `large` left the head, well before its own deadline, while `running` still holds 6.
+    expect(await small).toBe('small');
+    gate.resolve();
+    await running;
+    expect(limiter.inFlightKiB).toBe(0);
+  });
+
+  it('gives memory back when a task fails', async () => {
+    const limiter = new MemoryLimiter({ memoryBudgetKiB: 10, maxQueue: 5, queueTimeoutMs: 1000 });
+    await expect(limiter.run(10, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(
+      limiter.run(10, () => {
+        throw new Error('sync boom');
+      }),
+    ).rejects.toThrow('sync boom');
+    expect(limiter.inFlightKiB).toBe(0);
+    expect(await limiter.run(10, async () => 'ok')).toBe('ok');
+  });
+
   it('runs a task larger than the whole budget alone instead of never', async () => {
     const limiter = new MemoryLimiter({ memoryBudgetKiB: 10, maxQueue: 5, queueTimeoutMs: 1000 });
     expect(await limiter.run(1_000_000, async () => 'big')).toBe('big');

@@ -3,7 +3,8 @@ import { SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { loadSecrets, SecretLoadError, type SecretSource } from '../src/app/load-secrets.js';
 import { createSsmSecretSource, ssmClientConfig } from '../src/app/ssm-secret-source.js';
-import { generateSigningKey } from '../src/tokens/keys.js';
+import { publicJwks } from '../src/tokens/jwks.js';
+import { createKeyring, generateSigningKey } from '../src/tokens/keys.js';
 import { startLocalSsmEndpoint, type LocalSsmEndpoint } from './support/local-ssm-endpoint.js';
 
 const PEPPER_PARAMETER = '/passlane/test/pepper-keys';
@@ -106,5 +107,29 @@ describe('getAuthDependencies on a deployment that names parameters', () => {
     expect(deps.hasher.describe(await deps.hasher.hash('correct horse battery')).pepperKeyId).toBe('k1');
     expect(ssm.requests.map((request) => request.body.Name).sort()).toEqual([JWT_PARAMETER, PEPPER_PARAMETER].sort());
     expect(process.env.PASSLANE_PEPPER_KEYS).toBeUndefined();
+  });
+
+  it('builds register and the JWKS service as deployed: no signing key named, none needed', async () => {
+    vi.resetModules();
+    const publicKeys = JSON.stringify(publicJwks(await createKeyring(JSON.parse(jwtKey))));
+    Object.assign(process.env, {
+      PASSLANE_PEPPER_KEYS_PARAMETER: PEPPER_PARAMETER,
+      PASSLANE_JWT_PUBLIC_KEYS: publicKeys,
+      AWS_LAMBDA_FUNCTION_NAME: 'passlane-register', // no local key file: a token service would throw
+      AWS_ENDPOINT_URL_SSM: ssm.endpoint,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+    });
+    for (const name of ['PASSLANE_PEPPER_KEYS', 'PASSLANE_JWT_PRIVATE_KEY', 'PASSLANE_JWT_PRIVATE_KEY_PARAMETER']) delete process.env[name];
+    const app = await import('../src/app/create-auth-dependencies.js');
+    const registerDeps = await app.getRegisterDependencies();
+    expect(registerDeps).not.toHaveProperty('tokens');
+    expect(registerDeps.hasher.describe(await registerDeps.hasher.hash('correct horse battery')).pepperKeyId).toBe('k1');
+    expect((await app.getPublicTokenService()).jwks()).toEqual(JSON.parse(publicKeys));
+    // The full service (login, password) still needs its key.
+    await expect(app.getAuthDependencies()).rejects.toMatchObject({ code: 'ERR_TOKEN_CONFIG' });
+    expect(ssm.requests.map((request) => request.body.Name)).toEqual([PEPPER_PARAMETER]);
   });
 });

@@ -1,3 +1,4 @@
+import { pbkdf2Sync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   createPasswordHasher,
@@ -48,6 +49,26 @@ describe('hash and verify', () => {
     await expect(hasher.hash(42 as unknown as string)).rejects.toBeInstanceOf(InvalidPasswordError);
     // NFKC can expand: U+FDFA becomes 18 characters, so 60 of them pass the first bound but not the second.
     await expect(hasher.hash('\uFDFA'.repeat(60))).rejects.toBeInstanceOf(PasswordTooLongError);
+  });
+
+  it('refuses new passwords with lone surrogates, which UTF-8 would turn into U+FFFD', async () => {
+    await expect(hasher.hash('correct\uD800horse')).rejects.toBeInstanceOf(InvalidPasswordError);
+    await expect(hasher.hash('correct\uDFFFhorse')).rejects.toBeInstanceOf(InvalidPasswordError);
+    // A password that just verified (raw bytes, so already U+FFFD in the old hash) still moves on.
+    await expect(hasher.hash('correct\uD800horse', { upgrade: true })).resolves.toMatch(/^\$argon2id\$/);
+  });
+
+  it('does not promise a rehash for a legacy password that NFKC expands past the byte bound', async () => {
+    // 180 UTF-8 bytes as typed (what Django hashed), about 2 KB after NFKC: hash() must refuse it.
+    const password = '\uFDFA'.repeat(60);
+    const salt = 'abcdefghijkl';
+    const digest = pbkdf2Sync(password, salt, 1000, 32, 'sha256').toString('base64');
+    const legacy = `pbkdf2_sha256$1000$${salt}$${digest}`;
+    expect(await hasher.verify(legacy, password)).toEqual({ ok: true, needsRehash: false, scheme: 'django_pbkdf2_sha256' });
+    await expect(hasher.hash(password, { upgrade: true })).rejects.toBeInstanceOf(PasswordTooLongError);
+    // An ordinary legacy password is still flagged.
+    const plain = `pbkdf2_sha256$1000$${salt}$${pbkdf2Sync(PASSWORD, salt, 1000, 32, 'sha256').toString('base64')}`;
+    expect(await hasher.verify(plain, PASSWORD)).toEqual({ ok: true, needsRehash: true, scheme: 'django_pbkdf2_sha256' });
   });
 
   it('refuses an absurd password before any hashing, in hash and in verify', async () => {

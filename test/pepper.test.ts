@@ -62,5 +62,23 @@ describe('pepper', () => {
     expect(() => createPasswordHasher({ env: { PASSLANE_PEPPER_KEYS: 'k1:c2hvcnQ=' } })).toThrow(/32 bytes/);
     expect(() => createPasswordHasher({ env: { PASSLANE_PEPPER_KEYS: 'no-colon' } })).toThrow(InvalidOptionsError);
     expect(() => createPasswordHasher({ pepper: { currentKeyId: 'k9', keys: { k1: key(1) } } })).toThrow(InvalidOptionsError);
+    // Inherited names are not keys: refused at start-up, not at the first hash.
+    expect(() => createPasswordHasher({ pepper: { currentKeyId: 'toString', keys: { k1: key(1) } } })).toThrow(InvalidOptionsError);
+    expect(() => pepperOptionsFromEnv({ PASSLANE_PEPPER_KEYS: `k1:${key(1)},k1:${key(2)}` })).toThrow(/twice/);
+  });
+
+  it('bounds-checks a peppered record before decrypting it, with or without the key', async () => {
+    const stored = await k1Only.hash(PASSWORD);
+    const tooBig = stored.replace('m=19456', 'm=4194304');
+    const tooLong = stored + 'A'.repeat(1024);
+    for (const hasher of [k1Only, noPepper]) {
+      await expect(hasher.verify(tooBig, PASSWORD)).rejects.toMatchObject({ code: 'ERR_HASH_PARAMS_OUT_OF_BOUNDS' });
+      await expect(hasher.verify(tooLong, PASSWORD)).rejects.toMatchObject({ code: 'ERR_HASH_PARAMS_OUT_OF_BOUNDS' });
+      expect(() => hasher.needsRehash(tooBig)).toThrow(/m=4194304/);
+    }
+    // Only argon2 PHC strings are ever sealed; any other head is malformed, not a key problem.
+    const sealedTag = stored.slice(stored.lastIndexOf('$'));
+    const scryptHead = '$pepper$v=1,k=k1$scrypt$ln=4,r=8,p=1$AAECAwQFBgcICQoLDA0ODw';
+    await expect(k1Only.verify(scryptHead + sealedTag, PASSWORD)).rejects.toMatchObject({ code: 'ERR_HASH_MALFORMED' });
   });
 });

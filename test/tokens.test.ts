@@ -10,7 +10,13 @@ import { InvalidTokenError, TokenConfigError } from '../src/tokens/errors.js';
 import { publicJwks } from '../src/tokens/jwks.js';
 import { createKeyring, generateSigningKey, keyringFromEnv, type Keyring, type SigningAlgorithm } from '../src/tokens/keys.js';
 import { LOCAL_SIGNING_KEY_FILE, loadOrCreateLocalSigningKey } from '../src/tokens/local-signing-key.js';
-import { createTokenService, tokenServiceFromEnv, tokenSettingsFromEnv, type TokenService } from '../src/tokens/token-service.js';
+import {
+  createTokenService,
+  publicTokenServiceFromEnv,
+  tokenServiceFromEnv,
+  tokenSettingsFromEnv,
+  type TokenService,
+} from '../src/tokens/token-service.js';
 
 const USER_ID = 'user-6f1c';
 const PRIVATE_PARAMS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
@@ -284,6 +290,59 @@ describe('key configuration from env', () => {
     }
     await expectConfigError(() => createTokenService({ keyring: edKeyring, ttlSeconds: 0 }));
     await expectConfigError(() => createTokenService({ keyring: edKeyring, issuer: ' ' }));
+  });
+});
+
+describe('public keys only (PASSLANE_JWT_PUBLIC_KEYS)', () => {
+  const publicEnv = () => ({ PASSLANE_JWT_PUBLIC_KEYS: JSON.stringify(publicJwks(edKeyring)), AWS_LAMBDA_FUNCTION_NAME: 'passlane-jwks' });
+
+  it('publishes and verifies from the public keys, with no private key, even on Lambda', async () => {
+    const nextKey = (await createKeyring(await generateSigningKey('EdDSA'))).current.publicJwk;
+    const published = await publicTokenServiceFromEnv({
+      ...publicEnv(),
+      PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS: JSON.stringify([nextKey]),
+      PASSLANE_JWT_ISSUER: 'https://auth.example.com',
+    });
+    expect(published.jwks()).toEqual({ keys: [edKeyring.current.publicJwk, nextKey] });
+    expect(published.issuer).toBe('https://auth.example.com');
+    expect(published).not.toHaveProperty('issue');
+    const signer = createTokenService({ keyring: edKeyring, issuer: 'https://auth.example.com' });
+    const { accessToken } = await signer.issue({ userId: USER_ID });
+    await expect(published.verify(accessToken)).resolves.toMatchObject({ userId: USER_ID });
+    // Without it, the same function would need the private key: on Lambda that is a config error.
+    await expectConfigError(() => publicTokenServiceFromEnv({ AWS_LAMBDA_FUNCTION_NAME: 'passlane-jwks' }));
+  });
+
+  it('falls back to the full service when unset, as local runs do', async () => {
+    const published = await publicTokenServiceFromEnv({ PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(edKey) });
+    expect(published.jwks()).toEqual(publicJwks(edKeyring));
+  });
+
+  it('makes the signing functions refuse a key that is not the first published one', async () => {
+    const otherKey = await generateSigningKey('EdDSA');
+    const signing = await tokenServiceFromEnv({ ...publicEnv(), PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(edKey) });
+    expect(signing.jwks()).toEqual(publicJwks(edKeyring));
+    // Keys listed after the first are accepted like previous keys.
+    const rotating = await tokenServiceFromEnv({
+      PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(otherKey),
+      PASSLANE_JWT_PUBLIC_KEYS: JSON.stringify([(await createKeyring(otherKey)).current.publicJwk, edKeyring.current.publicJwk]),
+    });
+    await expect(rotating.verify((await service.issue({ userId: USER_ID })).accessToken)).resolves.toMatchObject({ userId: USER_ID });
+
+    const error = await expectConfigError(
+      () => tokenServiceFromEnv({ ...publicEnv(), PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(otherKey) }),
+      [otherKey.d, edKey.x],
+    );
+    expect(error.message).toContain('PASSLANE_JWT_PUBLIC_KEYS[0]');
+  });
+
+  it('rejects a private key, an empty list or a repeated kid among the public keys', async () => {
+    const secret = edKey.d!;
+    for (const value of [JSON.stringify([edKey]), JSON.stringify({ keys: [] }), JSON.stringify([edKeyring.current.publicJwk, edKeyring.current.publicJwk]), `[${secret}`]) {
+      const error = await expectConfigError(() => publicTokenServiceFromEnv({ PASSLANE_JWT_PUBLIC_KEYS: value }), [secret]);
+      expect(error.message).toContain('PASSLANE_JWT_PUBLIC_KEYS');
+    }
+    await expectConfigError(() => publicTokenServiceFromEnv({ ...publicEnv(), PASSLANE_JWT_ALG: 'RS256' }));
   });
 });
 

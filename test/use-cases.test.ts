@@ -175,6 +175,23 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
   });
 });
 
+describe('token check', () => {
+  it('answers 401 only for a rejected token; a failing verifier is not an authentication verdict', async () => {
+    const { InvalidTokenError } = await import('../src/tokens/errors.js');
+    const fails = (error: Error) => ({
+      hasher: countingHasher().hasher,
+      users: {} as never,
+      tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => Promise.reject(error) },
+      rateLimits: { perAccount: 10, perIp: 10, windowSeconds: 60 },
+      audit: () => {},
+    });
+    const request = { accessToken: 'a.b.c', body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } };
+    await expect(changePassword(fails(new InvalidTokenError('expired')), request)).rejects.toBeInstanceOf(UnauthenticatedError);
+    const bug = new TypeError('key import failed');
+    await expect(changePassword(fails(bug), request)).rejects.toBe(bug);
+  });
+});
+
 describe('storage outage', () => {
   it('answers 503-class errors for login and register, never a decision without storage', async () => {
     const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWK } from 'jose';
 import { Miniflare, type WorkerOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorker } from '../edge/build-worker.js';
@@ -15,7 +15,8 @@ import type { WorkerEnv } from '../edge/worker.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import { UserStore } from '../src/storage/user-store.js';
 import { ensureTable, USER_KEY_PREFIX } from '../src/storage/table.js';
-import { generateSigningKey } from '../src/tokens/keys.js';
+import { publicJwks } from '../src/tokens/jwks.js';
+import { createKeyring, generateSigningKey } from '../src/tokens/keys.js';
 import { freePort, startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
 
 const TABLE = 'passlane-worker-test';
@@ -238,9 +239,12 @@ describe('failures', () => {
   const brokenLogLines: string[] = [];
   const storageDown = () => ({ miniflare: broken, origin: 'https://storage-down.test' });
   const noSigningKey = () => ({ miniflare: broken, origin: 'https://no-signing-key.test' });
+  const publicKeysOnly = () => ({ miniflare: broken, origin: 'https://public-keys-only.test' });
+  let publishedKeys: JSONWebKeySet;
 
   beforeAll(async () => {
     const closedPort = await freePort();
+    publishedKeys = publicJwks(await createKeyring(JSON.parse(bindings.PASSLANE_JWT_PRIVATE_KEY!) as JWK)) as JSONWebKeySet;
     broken = new Miniflare({
       workers: [
         {
@@ -250,6 +254,13 @@ describe('failures', () => {
           bindings: { ...bindings, DYNAMODB_ENDPOINT: `http://127.0.0.1:${closedPort}` },
         },
         { ...workerScript, name: 'no-signing-key', routes: ['no-signing-key.test/*'], bindings: { DYNAMODB_ENDPOINT: dynamo.endpoint } },
+        // No private key, no AWS credentials: enough to publish, nothing else.
+        {
+          ...workerScript,
+          name: 'public-keys-only',
+          routes: ['public-keys-only.test/*'],
+          bindings: { PASSLANE_JWT_PUBLIC_KEYS: JSON.stringify(publishedKeys) },
+        },
       ],
       handleStructuredLogs: ({ message }: { message: string }) => void brokenLogLines.push(message),
     });
@@ -272,6 +283,16 @@ describe('failures', () => {
       body: { error: { code: 'internal_error', message: 'internal error' } },
     });
     expect(brokenLogLines.join('\n')).toMatch(/"name":"TokenConfigError".*PASSLANE_JWT_PRIVATE_KEY is not set, and workerd has no filesystem/);
+  });
+
+  it('public keys only: serves the JWKS and discovery, and nothing that signs or stores', async () => {
+    expect(await call({ path: '/.well-known/jwks.json', target: publicKeysOnly() })).toMatchObject({ status: 200, body: publishedKeys });
+    expect(await call({ path: '/.well-known/openid-configuration', target: publicKeysOnly() })).toMatchObject({
+      status: 200,
+      body: { jwks_uri: 'https://public-keys-only.test/.well-known/jwks.json', id_token_signing_alg_values_supported: ['EdDSA'] },
+    });
+    const login = await call({ method: 'POST', path: '/login', body: JSON.stringify({ email: newEmail(), password: PASSWORD }), target: publicKeysOnly() });
+    expect(login).toMatchObject({ status: 500, body: { error: { code: 'internal_error' } } });
   });
 });
 

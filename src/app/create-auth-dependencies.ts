@@ -5,8 +5,8 @@ import { getSecretEnv } from './secret-env.js';
 import { createDynamoDbClient } from '../storage/dynamodb-client.js';
 import { tableNameFromEnv } from '../storage/table.js';
 import { UserStore } from '../storage/user-store.js';
-import { tokenServiceFromEnv, type TokenService } from '../tokens/token-service.js';
-import type { AuthDependencies } from '../use-cases/dependencies.js';
+import { publicTokenServiceFromEnv, tokenServiceFromEnv, type PublicTokenService, type TokenService } from '../tokens/token-service.js';
+import type { AuthDependencies, RegisterDependencies } from '../use-cases/dependencies.js';
 import { loginRateLimitsFromEnv } from './login-rate-limits.js';
 
 // Kept importable from here, where they were first defined.
@@ -31,44 +31,56 @@ export interface CreateAuthDependenciesOptions extends Partial<AuthDependencies>
  * Explicit parts in `options` win, so tests can inject a counting hasher or a fixed clock.
  */
 export async function createAuthDependencies(env: Env, options: CreateAuthDependenciesOptions = {}): Promise<AppDependencies> {
-  const { dataDir, tokens, hasher, users, rateLimits, audit, ...rest } = options;
+  const { dataDir, tokens, ...parts } = options;
+  return { ...createRegisterDependencies(env, parts), tokens: tokens ?? (await tokenServiceFromEnv(env, { dataDir })) };
+}
+
+/** All but the token service: what registration needs, with no signing key to load. No I/O. */
+export function createRegisterDependencies(env: Env, options: Partial<RegisterDependencies> = {}): RegisterDependencies {
+  const { hasher, users, rateLimits, audit, ...rest } = options;
   return {
     ...rest,
     rateLimits: rateLimits ?? loginRateLimitsFromEnv(env),
     hasher: hasher ?? createPasswordHasher({ env, logger: { warn: (message, fields) => logger.warn(message, fields ?? {}) } }),
     users: users ?? new UserStore(createDynamoDbClient(env), tableNameFromEnv(env)),
     audit: audit ?? createAuditSink(),
-    tokens: tokens ?? (await tokenServiceFromEnv(env, { dataDir })),
   };
 }
 
 /**
- * Per container, created on the first invocation rather than at import, so a cold start that
- * only serves the JWKS, or a test that builds its own, pays for nothing else. A failed build
- * (bad config) is not cached: the next invocation tries again and logs the error again.
+ * Per container, each built on the first invocation rather than at import, so a cold start pays
+ * only for what its function uses (the JWKS function builds no hasher or table client; register
+ * loads no signing key), and a test that builds its own pays for nothing. A failed build (bad
+ * config) is not cached: the next invocation tries again and logs the error again.
  * The env is process.env with the secrets (pepper keys, signing key) fetched from SSM when the
  * deployment names parameters instead of values (secret-env.ts).
+ * Each use is marked `@__PURE__` so esbuild drops the ones a function does not use: otherwise
+ * every bundle would keep them all, and the JWKS zip would carry the hasher and its binaries.
  */
-let dependencies: Promise<AppDependencies> | undefined;
-let tokenService: Promise<TokenService> | undefined;
-
-export function getAuthDependencies(): Promise<AppDependencies> {
-  dependencies ??= Promise.all([getSecretEnv(), getTokenService()])
-    .then(([env, tokens]) => createAuthDependencies(env, { tokens }))
-    .catch((error: unknown) => {
-      dependencies = undefined;
+function perContainer<T>(build: () => Promise<T>): () => Promise<T> {
+  let built: Promise<T> | undefined;
+  return () =>
+    (built ??= build().catch((error: unknown) => {
+      built = undefined;
       throw error;
-    });
-  return dependencies;
+    }));
 }
 
-/** The token service alone, for the JWKS function (no hasher, no table). */
-export function getTokenService(): Promise<TokenService> {
-  tokenService ??= getSecretEnv()
-    .then((env) => tokenServiceFromEnv(env))
-    .catch((error: unknown) => {
-      tokenService = undefined;
-      throw error;
-    });
-  return tokenService;
-}
+/** Login and password change: everything, with the signing key. */
+export const getAuthDependencies: () => Promise<AppDependencies> = /* @__PURE__ */ perContainer(async () => {
+  const [env, tokens] = await Promise.all([getSecretEnv(), getTokenService()]);
+  return createAuthDependencies(env, { tokens });
+});
+
+/** Registration: no token service, so the function needs no signing key (nor the right to read it). */
+export const getRegisterDependencies: () => Promise<RegisterDependencies> = /* @__PURE__ */ perContainer(async () =>
+  createRegisterDependencies(await getSecretEnv()),
+);
+
+/** The full token service alone (issue, verify, publish). */
+export const getTokenService: () => Promise<TokenService> = /* @__PURE__ */ perContainer(async () => tokenServiceFromEnv(await getSecretEnv()));
+
+/** For the JWKS and discovery functions: from PASSLANE_JWT_PUBLIC_KEYS when set, with no private key. */
+export const getPublicTokenService: () => Promise<PublicTokenService> = /* @__PURE__ */ perContainer(async () =>
+  publicTokenServiceFromEnv(await getSecretEnv()),
+);

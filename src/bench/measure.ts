@@ -78,6 +78,8 @@ export async function burst(hasherFor: HasherFor, c: Candidate, size: number, sa
 /**
  * `clients` closed-loop clients, each hashing again as soon as its last hash returned, until
  * `maxHashes` have started or the deadline passes. Latency includes waiting for the event loop.
+ * At least one hash runs, as rounds run at least once: a level started just before the deadline
+ * would otherwise have no sample, and summarising it would throw away the whole run's results.
  */
 export async function sustained(
   hasherFor: HasherFor,
@@ -90,7 +92,7 @@ export async function sustained(
   const cpu = process.cpuUsage();
   const begin = performance.now();
   const client = async () => {
-    while (started < options.maxHashes && performance.now() < options.deadline) {
+    while (started < options.maxHashes && (started === 0 || performance.now() < options.deadline)) {
       started++;
       const t0 = performance.now();
       await nextMacrotask();

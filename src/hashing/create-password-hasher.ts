@@ -3,9 +3,9 @@ import { chooseBackend, loadBackend, type BackendChoice, type BackendLoaders, ty
 
 export type { BackendChoice, BackendLoaders, HasherLogger };
 import type { BackendName, HashingBackend } from './backends/types.js';
-import { InvalidOptionsError, UnsupportedHashError } from './errors.js';
+import { InvalidOptionsError, MalformedHashError, UnsupportedHashError } from './errors.js';
 import { MemoryLimiter, type ConcurrencyOptions } from './limiter.js';
-import { assertAcceptablePassword, assertPasswordWithinBounds, normalisedPasswordBytes } from './password.js';
+import { assertAcceptablePassword, assertPasswordWithinBounds, fitsAfterNormalising, normalisedPasswordBytes } from './password.js';
 import { createPepper, isPeppered, parsePepperEnvelope, pepperOptionsFromEnv, placeholderPhc, type PepperOptions } from './pepper.js';
 import {
   resolveArgon2Policy,
@@ -18,10 +18,13 @@ import {
 import { constantTimeEqual } from './encoding.js';
 import { formatArgon2Phc } from './schemes/argon2-phc.js';
 import { formatWrapped, unwrapLegacyDigest } from './schemes/wrapped.js';
-import { parseStoredHash } from './schemes/parse-stored-hash.js';
+import { assertEncodedLength, parseStoredHash } from './schemes/parse-stored-hash.js';
 import type { ParsedHash } from './schemes/types.js';
 
 const randomBytes = (length: number) => crypto.getRandomValues(new Uint8Array(length));
+
+/** passlane's own `$argon2…$` strings: not `{ARGON2}`, Django's `argon2$` or a wrapped record. */
+const isPlainArgon2Phc = (parsed: ParsedHash) => parsed.argon2 !== undefined && parsed.scheme === parsed.argon2.algorithm;
 
 export interface PasswordHasherOptions {
   /** `auto` (default): native on Node, Lambda, Bun and Deno, WASM elsewhere or when native fails to load. */
@@ -119,22 +122,28 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
     return pepper ? pepper.seal(encoded) : encoded;
   }
 
-  /** Opens the pepper envelope when there is one, then parses with bounds. */
-  async function parse(stored: string): Promise<ParsedHash> {
-    if (typeof stored === 'string' && isPeppered(stored)) {
-      if (!pepper) throw new InvalidOptionsError('stored hash is peppered but no pepper keys are configured');
-      return parseStoredHash(await pepper.open(stored), limits);
-    }
-    return parseStoredHash(stored, limits);
-  }
-
   /** Parses without the pepper key: the envelope keeps parameters readable. */
   function parseWithoutKey(stored: string): { parsed: ParsedHash; pepperKeyId?: string } {
     if (typeof stored === 'string' && isPeppered(stored)) {
+      assertEncodedLength(stored, limits);
       const envelope = parsePepperEnvelope(stored);
-      return { parsed: parseStoredHash(placeholderPhc(envelope), limits), pepperKeyId: envelope.keyId };
+      const parsed = parseStoredHash(placeholderPhc(envelope), limits);
+      // passlane only ever seals plain argon2 PHC strings (newPhc, rotatePepper).
+      if (!isPlainArgon2Phc(parsed)) throw new MalformedHashError('peppered hashes hold argon2 PHC strings');
+      return { parsed, pepperKeyId: envelope.keyId };
     }
     return { parsed: parseStoredHash(stored, limits) };
+  }
+
+  /**
+   * Parses with bounds, then opens the pepper envelope when there is one: a hostile or corrupt
+   * record is refused on its length and parameters before any decryption, as plain ones are.
+   */
+  async function parse(stored: string): Promise<ParsedHash> {
+    const { parsed, pepperKeyId } = parseWithoutKey(stored);
+    if (pepperKeyId === undefined) return parsed;
+    if (!pepper) throw new InvalidOptionsError('stored hash is peppered but no pepper keys are configured');
+    return parseStoredHash(await pepper.open(stored), limits);
   }
 
   function describe(stored: string): HashDescription {
@@ -187,7 +196,9 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
       assertPasswordWithinBounds(password, rules);
       const parsed = await parse(stored);
       const ok = await verifyParsed(parsed, password);
-      return { ok, needsRehash: ok && needsRehash(stored), scheme: parsed.scheme };
+      // A legacy password (raw bytes) that NFKC expands past maxBytes verifies but can't be hashed:
+      // promising a rehash would make the caller's hash(password, { upgrade: true }) throw.
+      return { ok, needsRehash: ok && needsRehash(stored) && fitsAfterNormalising(password, rules), scheme: parsed.scheme };
     },
 
     needsRehash,
@@ -206,7 +217,7 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
       if (!pepper) throw new InvalidOptionsError('no pepper keys are configured');
       // Bounds and format are checked first, so the job never seals garbage or a legacy format.
       const parsed = await parse(stored);
-      if (!parsed.argon2 || parsed.scheme === 'argon2_raw' || parsed.scheme === 'django_argon2') {
+      if (!isPlainArgon2Phc(parsed)) {
         throw new UnsupportedHashError(`only argon2 PHC hashes can be peppered (got ${parsed.scheme})`);
       }
       return pepper.rotate(stored);

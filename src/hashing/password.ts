@@ -26,9 +26,18 @@ export function normalisedPasswordBytes(password: string, rules: PasswordRules):
   return bytes;
 }
 
+/** Whether `normalisedPasswordBytes` accepts the password, i.e. whether `hash` can take it. */
+export function fitsAfterNormalising(password: string, rules: PasswordRules): boolean {
+  return utf8Length(password.normalize('NFKC')) <= rules.maxBytes;
+}
+
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
 /** Password rules for new hashes: the bound above plus the minimum length, counted in code points. */
 export function assertAcceptablePassword(password: unknown, rules: PasswordRules): asserts password is string {
   assertPasswordWithinBounds(password, rules);
+  // UTF-8 encodes every lone surrogate as U+FFFD, so distinct strings would share one hash.
+  if (LONE_SURROGATE.test(password)) throw new InvalidPasswordError('password must be well-formed Unicode (no lone surrogates)');
   const codePoints = [...password.normalize('NFKC')].length;
   if (codePoints < rules.minLength) {
     throw new PasswordTooShortError(`password must be at least ${rules.minLength} characters`);

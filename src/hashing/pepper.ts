@@ -84,7 +84,8 @@ export function createPepper(options: PepperOptions): Pepper {
   for (const [id] of entries) {
     if (!KEY_ID.test(id)) throw new InvalidOptionsError(`pepper key id ${JSON.stringify(id)} must match ${KEY_ID}`);
   }
-  if (!(options.currentKeyId in options.keys)) throw new InvalidOptionsError('pepper currentKeyId is not among the keys');
+  // Own keys only: `in` would accept 'toString' or 'constructor' and fail at the first hash instead.
+  if (!Object.hasOwn(options.keys, options.currentKeyId)) throw new InvalidOptionsError('pepper currentKeyId is not among the keys');
   // Validate synchronously so misconfiguration fails at start-up; import lazily (Web Crypto is async).
   const raw = new Map(entries.map(([id, key]) => [id, rawKey(id, key)]));
   const imported = new Map<string, Promise<CryptoKey>>();
@@ -155,6 +156,7 @@ export function pepperOptionsFromEnv(env: Record<string, string | undefined>): P
     const colon = item.indexOf(':');
     if (colon <= 0) throw new InvalidOptionsError('PASSLANE_PEPPER_KEYS must be "id:base64key[,id:base64key...]"');
     const id = item.slice(0, colon).trim();
+    if (Object.hasOwn(keys, id)) throw new InvalidOptionsError(`PASSLANE_PEPPER_KEYS names key ${JSON.stringify(id)} twice`);
     keys[id] = item.slice(colon + 1).trim();
     currentKeyId ??= id;
   }

@@ -52,7 +52,7 @@ export async function* parseCsv(chunks: AsyncIterable<string>, maxChars: number)
       if (pendingQuote) {
         pendingQuote = false;
         if (char === '"') {
-          field += '"';
+          if (error !== 'too-long') field += '"';
           take(char);
           continue;
         }
@@ -74,7 +74,9 @@ export async function* parseCsv(chunks: AsyncIterable<string>, maxChars: number)
       }
       if (inQuotes) {
         if (char === '"') pendingQuote = true;
-        else field += char;
+        // Past the cap the record is rejected anyway: stop growing the field too, or an
+        // unterminated quote would buffer the rest of the file.
+        else if (error !== 'too-long') field += char;
         if (char === '\n') line++;
         take(char);
         continue;

@@ -21,6 +21,8 @@ export interface ImportFile {
   records: AsyncIterable<ImportRecord>;
   totalBytes: number;
   bytesRead(): number;
+  /** Closes the file without reading it (iterating `records` to the end, or stopping early, closes it too). */
+  close(): void;
 }
 
 /** CSV columns import knows; header names match case-insensitively, other columns are ignored. */
@@ -35,6 +37,7 @@ export async function openImportFile(path: string, format: ImportFormat): Promis
     records: format === 'jsonl' ? jsonlRecords(chunks) : csvRecords(chunks),
     totalBytes: size,
     bytesRead: () => stream.bytesRead,
+    close: () => stream.destroy(),
   };
 }
 

@@ -1,4 +1,4 @@
-import { createWriteStream, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, fchmodSync, openSync, type WriteStream } from 'node:fs';
 import { once } from 'node:events';
 
 /** A rejected row as the operator gets it back: where, why, and the row itself to fix it. */
@@ -17,10 +17,19 @@ export interface RejectsFile {
 
 /**
  * JSON lines, created (or truncated) when the import starts so a file left by an earlier run
- * never mixes with this one. Owner-only permissions: rows may hold hashes.
+ * never mixes with this one. Owner-only permissions: rows may hold hashes. Opened synchronously,
+ * so a path that can't be written fails here, before any row is imported, and chmod-ed because
+ * `mode` applies only when the file is created: an existing file would keep its old permissions.
  */
 export function openRejectsFile(path: string): RejectsFile {
-  const stream: WriteStream = createWriteStream(path, { flags: 'w', mode: 0o600 });
+  const fd = openSync(path, 'w', 0o600);
+  try {
+    fchmodSync(fd, 0o600);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  const stream: WriteStream = createWriteStream('', { fd });
   let failed: Error | undefined;
   stream.on('error', (error) => (failed = error));
   return {

@@ -1,4 +1,4 @@
-import type { Keyring, PublicJwk } from './keys.js';
+import type { PublicJwk, PublicKeyring } from './keys.js';
 
 /**
  * The JSON Web Key Set for `GET /.well-known/jwks.json`: the current key first, then previous
@@ -9,7 +9,7 @@ export interface PublicJwks {
   keys: PublicJwk[];
 }
 
-export function publicJwks(keyring: Keyring): PublicJwks {
+export function publicJwks(keyring: PublicKeyring): PublicJwks {
   return { keys: [...keyring.verificationKeys.values()].map((key) => ({ ...key.publicJwk })) };
 }
 

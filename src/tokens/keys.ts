@@ -42,10 +42,14 @@ export interface SigningKey extends VerificationKey {
   readonly privateKey: CryptoKey;
 }
 
-export interface Keyring {
-  readonly current: SigningKey;
+/** What verifying and publishing need: public keys only, so a holder of it can never sign. */
+export interface PublicKeyring {
   /** By kid; iteration order is the current key, then previous keys as configured. */
   readonly verificationKeys: ReadonlyMap<string, VerificationKey>;
+}
+
+export interface Keyring extends PublicKeyring {
+  readonly current: SigningKey;
 }
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -54,6 +58,12 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export interface SigningKeyConfig {
   /** Undefined when PASSLANE_JWT_PRIVATE_KEY is unset (local runs use a key file instead). */
   privateJwk?: JWK;
+  /**
+   * PASSLANE_JWT_PUBLIC_KEYS, when set: the published keys, the current signing key's public half
+   * first. The functions that only publish or verify are built from these and never see the
+   * private key; the signing functions check that the first one is their key.
+   */
+  publicJwks?: JWK[];
   previousPublicJwks: JWK[];
   /** PASSLANE_JWT_ALG, when set: the algorithm the key must have (and local keys are made with). */
   algorithm?: SigningAlgorithm;
@@ -67,6 +77,8 @@ const KEY_TYPES: Record<SigningAlgorithm, { kty: string; crv?: string; publicPar
 };
 const PRIVATE_PARAMS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 const MIN_RSA_MODULUS_BYTES = 256;
+const PUBLIC_KEYS = 'PASSLANE_JWT_PUBLIC_KEYS';
+const PREVIOUS_KEYS = 'PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS';
 
 export function isSigningAlgorithm(value: unknown): value is SigningAlgorithm {
   return typeof value === 'string' && (SIGNING_ALGORITHMS as readonly string[]).includes(value);
@@ -82,13 +94,21 @@ export async function generateSigningKey(alg: SigningAlgorithm = DEFAULT_SIGNING
   return { ...jwk, kid, alg, use: 'sig' };
 }
 
-/** Reads PASSLANE_JWT_PRIVATE_KEY, PASSLANE_JWT_KEY_ID, PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS, PASSLANE_JWT_ALG. */
+/**
+ * Reads PASSLANE_JWT_PRIVATE_KEY, PASSLANE_JWT_KEY_ID, PASSLANE_JWT_PUBLIC_KEYS,
+ * PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS, PASSLANE_JWT_ALG.
+ */
 export function signingKeyConfigFromEnv(env: Env): SigningKeyConfig {
   const algorithm = present(env.PASSLANE_JWT_ALG);
   if (algorithm !== undefined && !isSigningAlgorithm(algorithm)) {
     throw new TokenConfigError(`PASSLANE_JWT_ALG must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
   }
-  const config: SigningKeyConfig = { previousPublicJwks: parsePreviousKeys(env.PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS), algorithm };
+  const config: SigningKeyConfig = { previousPublicJwks: parseKeyList(env.PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS, PREVIOUS_KEYS) ?? [], algorithm };
+  const publicJwks = parseKeyList(env.PASSLANE_JWT_PUBLIC_KEYS, PUBLIC_KEYS);
+  if (publicJwks !== undefined) {
+    if (publicJwks.length === 0) throw new TokenConfigError(`${PUBLIC_KEYS} must list at least the current key`);
+    config.publicJwks = publicJwks;
+  }
 
   const privateText = present(env.PASSLANE_JWT_PRIVATE_KEY);
   if (privateText === undefined) return config;
@@ -106,7 +126,45 @@ export function signingKeyConfigFromEnv(env: Env): SigningKeyConfig {
 export async function keyringFromEnv(env: Env): Promise<Keyring> {
   const config = signingKeyConfigFromEnv(env);
   if (config.privateJwk === undefined) throw new TokenConfigError('PASSLANE_JWT_PRIVATE_KEY is not set');
-  return createKeyring(config.privateJwk, config.previousPublicJwks, { algorithm: config.algorithm });
+  return keyringFromConfig(config, config.privateJwk);
+}
+
+/**
+ * The signing keyring for `privateJwk` (from env, or locally the key file, named by `label`) with
+ * the configured public keys. With PASSLANE_JWT_PUBLIC_KEYS set, its first key must be this key's
+ * public half: the JWKS functions publish that list without seeing the private key, so a rotation
+ * that changed one and not the other would publish a key nobody signs with. That fails here, when
+ * login starts, rather than at every API Gateway authorizer. Its other keys verify like previous keys.
+ */
+export async function keyringFromConfig(config: SigningKeyConfig, privateJwk: JWK, label?: string): Promise<Keyring> {
+  const [published, ...alsoPublished] = config.publicJwks ?? [];
+  const others = [...labelled(alsoPublished, PUBLIC_KEYS, 1), ...labelled(config.previousPublicJwks, PREVIOUS_KEYS)];
+  const keyring = await signingKeyring(privateJwk, others, { algorithm: config.algorithm, label });
+  if (published !== undefined) {
+    const first = checkJwk(published, `${PUBLIC_KEYS}[0]`, 'public');
+    // publicParts builds both the same way, member by member, so equal keys serialise equally.
+    if (JSON.stringify(first.publicJwk) !== JSON.stringify(keyring.current.publicJwk)) {
+      throw new TokenConfigError(
+        `${PUBLIC_KEYS}[0] (kid "${first.kid}") is not the public half of the signing key (kid "${keyring.current.kid}"); derive it again from the private key`,
+      );
+    }
+  }
+  return keyring;
+}
+
+/**
+ * The published keys alone (PASSLANE_JWT_PUBLIC_KEYS, then PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS):
+ * enough to verify tokens and serve the JWKS, never to sign one.
+ */
+export async function publicKeyringFromConfig(config: SigningKeyConfig): Promise<PublicKeyring> {
+  if (config.publicJwks === undefined) throw new TokenConfigError(`${PUBLIC_KEYS} is not set`);
+  const verificationKeys = new Map<string, VerificationKey>();
+  await addPublicKeys(verificationKeys, [...labelled(config.publicJwks, PUBLIC_KEYS), ...labelled(config.previousPublicJwks, PREVIOUS_KEYS)]);
+  const current = verificationKeys.values().next().value!;
+  if (config.algorithm !== undefined && current.alg !== config.algorithm) {
+    throw new TokenConfigError(`${PUBLIC_KEYS}[0] has alg ${current.alg} but PASSLANE_JWT_ALG is ${config.algorithm}`);
+  }
+  return { verificationKeys };
 }
 
 /**
@@ -119,6 +177,14 @@ export async function createKeyring(
   previousPublicJwks: readonly JWK[] = [],
   options: { algorithm?: SigningAlgorithm; label?: string } = {},
 ): Promise<Keyring> {
+  return signingKeyring(privateJwk, labelled(previousPublicJwks, PREVIOUS_KEYS), options);
+}
+
+async function signingKeyring(
+  privateJwk: JWK,
+  others: readonly LabelledJwk[],
+  options: { algorithm?: SigningAlgorithm; label?: string },
+): Promise<Keyring> {
   const label = options.label ?? 'PASSLANE_JWT_PRIVATE_KEY';
   const current = checkJwk(privateJwk, label, 'private');
   if (options.algorithm !== undefined && current.alg !== options.algorithm) {
@@ -129,13 +195,26 @@ export async function createKeyring(
   await assertKeyPairMatches(signing, label);
 
   const verificationKeys = new Map<string, VerificationKey>([[signing.kid, signing]]);
-  for (const [index, jwk] of previousPublicJwks.entries()) {
-    const previousLabel = `PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS[${index}]`;
-    const checked = checkJwk(jwk, previousLabel, 'public');
-    if (verificationKeys.has(checked.kid)) throw new TokenConfigError(`${previousLabel} repeats kid "${checked.kid}"`);
-    verificationKeys.set(checked.kid, await importPublic(checked, previousLabel));
-  }
+  await addPublicKeys(verificationKeys, others);
   return { current: signing, verificationKeys };
+}
+
+/** A key with the name errors give it: the variable and its position there. */
+interface LabelledJwk {
+  jwk: unknown;
+  label: string;
+}
+
+function labelled(jwks: readonly JWK[], variable: string, firstIndex = 0): LabelledJwk[] {
+  return jwks.map((jwk, index) => ({ jwk, label: `${variable}[${index + firstIndex}]` }));
+}
+
+async function addPublicKeys(keys: Map<string, VerificationKey>, jwks: readonly LabelledJwk[]): Promise<void> {
+  for (const { jwk, label } of jwks) {
+    const checked = checkJwk(jwk, label, 'public');
+    if (keys.has(checked.kid)) throw new TokenConfigError(`${label} repeats kid "${checked.kid}"`);
+    keys.set(checked.kid, await importPublic(checked, label));
+  }
 }
 
 interface CheckedJwk {
@@ -208,13 +287,13 @@ async function assertKeyPairMatches(key: SigningKey, label: string): Promise<voi
   }
 }
 
-function parsePreviousKeys(text: string | undefined): JWK[] {
+/** A JSON array of JWKs, or a JWKS (`{ "keys": [...] }`, e.g. a saved copy of a published set); undefined when unset. */
+function parseKeyList(text: string | undefined, name: string): JWK[] | undefined {
   const value = present(text);
-  if (value === undefined) return [];
-  const parsed = parseJson(value, 'PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS');
-  // Also accept a JWKS ({ keys: [...] }), e.g. a saved copy of the old published set.
+  if (value === undefined) return undefined;
+  const parsed = parseJson(value, name);
   const keys = isObject(parsed) && Array.isArray(parsed.keys) ? parsed.keys : parsed;
-  if (!Array.isArray(keys)) throw new TokenConfigError('PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS must be a JSON array of public JWKs');
+  if (!Array.isArray(keys)) throw new TokenConfigError(`${name} must be a JWKS or a JSON array of public JWKs`);
   return keys as JWK[];
 }
 

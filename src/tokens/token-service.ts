@@ -2,26 +2,34 @@ import { detectRuntime } from '../runtime/detect-runtime.js';
 import { TokenConfigError } from './errors.js';
 import { issueAccessToken, type IssuedAccessToken, type IssueAccessTokenInput } from './issue-access-token.js';
 import { publicJwks, type PublicJwks } from './jwks.js';
-import { createKeyring, signingKeyConfigFromEnv, type Env, type Keyring } from './keys.js';
+import { keyringFromConfig, publicKeyringFromConfig, signingKeyConfigFromEnv, type Env, type Keyring, type PublicKeyring } from './keys.js';
 import { loadOrCreateLocalSigningKey } from './local-signing-key.js';
 import { DEFAULT_CLOCK_TOLERANCE_S, verifyAccessToken, type VerifiedAccessToken } from './verify-access-token.js';
 
-/** Issue, verify and publish, bound to one keyring and one set of claims settings. */
-export interface TokenService {
+/** Verify and publish: all that public keys allow, and all the JWKS and discovery functions need. */
+export interface PublicTokenService {
   readonly issuer: string;
   readonly audience: string;
-  readonly ttlSeconds: number;
-  issue(input: IssueAccessTokenInput): Promise<IssuedAccessToken>;
   verify(token: string, options?: { now?: Date }): Promise<VerifiedAccessToken>;
   jwks(): PublicJwks;
 }
 
-export interface TokenServiceOptions {
-  keyring: Keyring;
+/** Issue, verify and publish, bound to one keyring and one set of claims settings. */
+export interface TokenService extends PublicTokenService {
+  readonly ttlSeconds: number;
+  issue(input: IssueAccessTokenInput): Promise<IssuedAccessToken>;
+}
+
+export interface PublicTokenServiceOptions {
+  keyring: PublicKeyring;
   issuer?: string;
   audience?: string;
-  ttlSeconds?: number;
   clockToleranceSeconds?: number;
+}
+
+export interface TokenServiceOptions extends PublicTokenServiceOptions {
+  keyring: Keyring;
+  ttlSeconds?: number;
 }
 
 export const DEFAULT_ISSUER = 'passlane';
@@ -33,16 +41,20 @@ export const MAX_ACCESS_TOKEN_TTL_S = 86_400;
 export const DEFAULT_DATA_DIR = '.data';
 
 export function createTokenService(options: TokenServiceOptions): TokenService {
+  const ttlSeconds = checkTtl(options.ttlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_S, 'ttlSeconds');
+  const published = createPublicTokenService(options);
+  const { issuer, audience } = published;
+  return { ...published, ttlSeconds, issue: (input) => issueAccessToken(options.keyring, { issuer, audience, ttlSeconds }, input) };
+}
+
+export function createPublicTokenService(options: PublicTokenServiceOptions): PublicTokenService {
   const issuer = requireText(options.issuer ?? DEFAULT_ISSUER, 'issuer');
   const audience = requireText(options.audience ?? DEFAULT_AUDIENCE, 'audience');
-  const ttlSeconds = checkTtl(options.ttlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_S, 'ttlSeconds');
   const clockToleranceSeconds = options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_S;
   const { keyring } = options;
   return {
     issuer,
     audience,
-    ttlSeconds,
-    issue: (input) => issueAccessToken(keyring, { issuer, audience, ttlSeconds }, input),
     verify: (token, { now } = {}) =>
       // maxTokenAge: even a token whose `exp` was set far out (a leaked key, a bug) dies within a day.
       verifyAccessToken(keyring, token, { issuer, audience, clockToleranceSeconds, maxTokenAgeSeconds: MAX_ACCESS_TOKEN_TTL_S, now }),
@@ -72,14 +84,27 @@ export async function tokenServiceFromEnv(env: Env, options: { dataDir?: string 
   const config = signingKeyConfigFromEnv(env);
   let keyring: Keyring;
   if (config.privateJwk !== undefined) {
-    keyring = await createKeyring(config.privateJwk, config.previousPublicJwks, { algorithm: config.algorithm });
+    keyring = await keyringFromConfig(config, config.privateJwk);
   } else {
     refuseLocalKeyOutsideDevelopment(env);
     const dataDir = options.dataDir ?? present(env.PASSLANE_DATA_DIR) ?? DEFAULT_DATA_DIR;
     const local = await loadOrCreateLocalSigningKey(dataDir, { algorithm: config.algorithm });
-    keyring = await createKeyring(local.privateJwk, config.previousPublicJwks, { algorithm: config.algorithm, label: local.path });
+    keyring = await keyringFromConfig(config, local.privateJwk, local.path);
   }
   return createTokenService({ keyring, ...settings });
+}
+
+/**
+ * For functions that only publish or verify (the JWKS and discovery documents): built from
+ * PASSLANE_JWT_PUBLIC_KEYS when it is set, so they never hold the private key (nor the right to
+ * read it). Without it (local runs, the Worker, a deployment that sets no public keys) this is
+ * tokenServiceFromEnv's service, whose published keys are the same.
+ */
+export async function publicTokenServiceFromEnv(env: Env, options: { dataDir?: string } = {}): Promise<PublicTokenService> {
+  const config = signingKeyConfigFromEnv(env);
+  if (config.publicJwks === undefined) return tokenServiceFromEnv(env, options);
+  const { issuer, audience } = tokenSettingsFromEnv(env);
+  return createPublicTokenService({ keyring: await publicKeyringFromConfig(config), issuer, audience });
 }
 
 function refuseLocalKeyOutsideDevelopment(env: Env): void {

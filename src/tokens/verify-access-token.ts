@@ -1,7 +1,7 @@
 import { decodeProtectedHeader, errors, jwtVerify } from 'jose';
 import { InvalidTokenError, type InvalidTokenReason } from './errors.js';
 import { ACCESS_TOKEN_TYPE } from './issue-access-token.js';
-import type { Keyring } from './keys.js';
+import type { PublicKeyring } from './keys.js';
 
 /**
  * Verifies an access token against the keyring. The header's `kid` must name one of our keys and
@@ -30,7 +30,7 @@ export const DEFAULT_CLOCK_TOLERANCE_S = 5;
 const MAX_TOKEN_LENGTH = 8192;
 
 export async function verifyAccessToken(
-  keyring: Keyring,
+  keyring: PublicKeyring,
   token: string,
   options: VerifyAccessTokenOptions,
 ): Promise<VerifiedAccessToken> {

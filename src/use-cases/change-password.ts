@@ -1,4 +1,5 @@
 import { HashChangedError } from '../storage/errors.js';
+import { InvalidTokenError } from '../tokens/errors.js';
 import type { AuthDependencies } from './dependencies.js';
 import { ConcurrentUpdateError, InvalidCredentialsError, UnauthenticatedError } from './errors.js';
 import { enforceRateLimits } from './enforce-rate-limits.js';
@@ -22,7 +23,9 @@ export interface ChangePasswordRequest {
 export async function changePassword(deps: AuthDependencies, request: ChangePasswordRequest): Promise<void> {
   if (!request.accessToken) throw new UnauthenticatedError('a Bearer access token is required');
   const token = await deps.tokens.verify(request.accessToken).catch((cause: unknown) => {
-    throw new UnauthenticatedError('the access token is invalid or expired', { cause });
+    // Only a verdict on the token is a 401; anything else (a bug, a broken key) stays a 500.
+    if (cause instanceof InvalidTokenError) throw new UnauthenticatedError('the access token is invalid or expired', { cause });
+    throw cause;
   });
   const body = requireObject(request.body);
   const currentPassword = requireString(body, 'currentPassword');

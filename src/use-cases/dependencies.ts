@@ -24,3 +24,6 @@ export interface AuthDependencies {
   now?: () => Date;
   newUserId?: () => string;
 }
+
+/** Registration issues and checks no token: without `tokens`, so its function needs no signing key. */
+export type RegisterDependencies = Omit<AuthDependencies, 'tokens'>;

@@ -1,4 +1,4 @@
-import type { AuthDependencies } from './dependencies.js';
+import type { RegisterDependencies } from './dependencies.js';
 import { RateLimitedError } from './errors.js';
 
 /**
@@ -7,7 +7,7 @@ import { RateLimitedError } from './errors.js';
  * when one is over, so each keeps counting.
  */
 export async function enforceRateLimits(
-  deps: AuthDependencies,
+  deps: Pick<RegisterDependencies, 'users' | 'rateLimits' | 'audit' | 'now'>,
   target: { accountKey?: string; emailFingerprint?: string; sourceIp?: string; action: string },
 ): Promise<void> {
   const { perAccount, perIp, windowSeconds } = deps.rateLimits;

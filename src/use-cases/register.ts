@@ -1,5 +1,5 @@
 import { AccountExistsError } from '../storage/errors.js';
-import type { AuthDependencies } from './dependencies.js';
+import type { RegisterDependencies } from './dependencies.js';
 import { AccountExistsConflictError } from './errors.js';
 import { enforceRateLimits } from './enforce-rate-limits.js';
 import { translateErrors } from './translate-errors.js';
@@ -15,7 +15,7 @@ export interface RegisterRequest {
  * racing duplicates) can never overwrite an account. The hash is computed before the write in
  * both cases, so a taken email costs the same time as a free one.
  */
-export async function register(deps: AuthDependencies, request: RegisterRequest): Promise<{ userId: string }> {
+export async function register(deps: RegisterDependencies, request: RegisterRequest): Promise<{ userId: string }> {
   const body = requireObject(request.body);
   const email = normaliseEmail(body.email);
   const password = requireString(body, 'password');

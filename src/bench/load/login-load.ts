@@ -56,6 +56,9 @@ async function loginOnce(options: LoginLoadOptions): Promise<{ status: string; m
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: options.email, password: options.password }),
       signal: AbortSignal.timeout(options.requestTimeoutMs ?? 30_000),
+      // A redirect is counted by its status, never followed: following it would send the load
+      // (and the password) past the loopback check to wherever the Location header points.
+      redirect: 'manual',
     });
     await response.arrayBuffer(); // drain, so the connection is reused
     return { status: String(response.status), ms: performance.now() - start };

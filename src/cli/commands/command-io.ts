@@ -8,10 +8,24 @@ export interface CommandIo {
 }
 
 export function processIo(): CommandIo {
-  const controller = new AbortController();
-  // First Ctrl-C: stop cleanly (cursor saved, rows in flight finished); a second one kills as usual.
-  process.once('SIGINT', () => controller.abort());
-  return { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: controller.signal };
+  let controller: AbortController | undefined;
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    // First Ctrl-C: stop cleanly (cursor saved, rows in flight finished); a second one kills as
+    // usual. Installed only when a command reads the signal (import, rehash): a SIGINT listener
+    // replaces Node's default, so for commands that never look (inventory, bench) it would
+    // swallow the first Ctrl-C and leave them running.
+    get signal() {
+      if (controller === undefined) {
+        const created = new AbortController();
+        process.once('SIGINT', () => created.abort());
+        controller = created;
+      }
+      return controller.signal;
+    },
+  };
 }
 
 /** Wrong arguments: the command prints its usage and exits 2. */

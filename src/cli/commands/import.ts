@@ -55,7 +55,15 @@ export async function runImportCommand(args: string[], io: CommandIo): Promise<n
     writeLine(io.stderr, `passlane import: cannot read ${file}: ${describeFailure(error)}`);
     return 2;
   }
-  const rejects = openRejectsFile(rejectsPath);
+  let rejects;
+  try {
+    rejects = openRejectsFile(rejectsPath);
+  } catch (error) {
+    input.close();
+    client.destroy();
+    writeLine(io.stderr, `passlane import: cannot write the rejects file ${rejectsPath}: ${describeFailure(error)}`);
+    return 2;
+  }
   try {
     counts = await importUsers({ hasher, users }, input.records, {
       concurrency,
@@ -78,8 +86,13 @@ export async function runImportCommand(args: string[], io: CommandIo): Promise<n
     if (error instanceof ImportAbortedError) counts = { ...error.counts };
   } finally {
     progress.done();
-    await rejects.close();
     client.destroy();
+    try {
+      await rejects.close();
+    } catch (error) {
+      // The rejects file is incomplete (disk full?): the run must not look clean.
+      failure ??= error;
+    }
   }
 
   const interrupted = io.signal?.aborted === true;

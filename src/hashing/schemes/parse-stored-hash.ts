@@ -16,12 +16,17 @@ const SCHEMES: readonly HashScheme[] = [...LEGACY_SCHEMES, wrappedScheme(parseWi
  */
 export const parseStoredHash = parseWith(SCHEMES);
 
+/** The first bound, checked before anything else is read (pepper envelopes included). */
+export function assertEncodedLength(stored: string, limits: StoredHashLimits): void {
+  if (stored.length > limits.maxEncodedLength) {
+    throw new HashParametersOutOfBoundsError(`stored hash is longer than ${limits.maxEncodedLength} characters`);
+  }
+}
+
 function parseWith(schemes: readonly HashScheme[]) {
   return (stored: unknown, limits: StoredHashLimits): ParsedHash => {
     if (typeof stored !== 'string' || stored.length === 0) throw new MalformedHashError('stored hash must be a non-empty string');
-    if (stored.length > limits.maxEncodedLength) {
-      throw new HashParametersOutOfBoundsError(`stored hash is longer than ${limits.maxEncodedLength} characters`);
-    }
+    assertEncodedLength(stored, limits);
     const scheme = schemes.find((candidate) => candidate.matches(stored));
     if (!scheme) throw new UnsupportedHashError('unrecognised password hash format');
     return scheme.parse(stored, limits);
