@@ -13,7 +13,8 @@ describe('wrapping legacy records without their passwords', () => {
     const wrapped = await native.wrap(legacy);
     const scheme = `wrapped_${(await native.verify(legacy, fixture.password)).scheme}`;
 
-    expect(wrapped).toMatch(/^\$wrapped\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}\$/);
+    expect(wrapped).toMatch(/^\$wrapped\$.+\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    expect(native.describe(wrapped)).toEqual({ scheme, parameters: 'v=19,m=19456,t=2,p=1' });
     // The crackable legacy digest is gone; only its salt and parameters remain.
     expect(wrapped).not.toContain(native.describe(legacy).scheme === 'bcrypt' ? legacy.slice(-31) : legacy.slice(legacy.lastIndexOf('$') + 1));
     expect(await native.verify(wrapped, fixture.password)).toEqual({ ok: true, needsRehash: true, scheme });
@@ -35,13 +36,41 @@ describe('wrapping legacy records without their passwords', () => {
     const peppered = createPasswordHasher({ pepper: { currentKeyId: 'k1', keys: { k1: new Uint8Array(32) } } });
     await expect(peppered.wrap(await peppered.hash('correct horse battery staple'))).rejects.toMatchObject({ code: 'ERR_HASH_UNSUPPORTED' });
     // A wrapped record that still carries the legacy digest is refused, not verified.
-    const withDigest = wrapped.slice(0, wrapped.length - 31) + bcrypt.hash.slice(-31);
+    const withDigest = wrapped.replace('.'.repeat(31), bcrypt.hash.slice(-31));
+    expect(withDigest).not.toBe(wrapped);
     await expect(native.verify(withDigest, bcrypt.password)).rejects.toMatchObject({ code: 'ERR_HASH_MALFORMED' });
     await expect(native.verify('$wrapped$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$c2FsdHNhbHQ', 'x')).rejects.toMatchObject({
       code: 'ERR_HASH_MALFORMED',
     });
-    await expect(native.verify(`$wrapped${wrapped.slice(8).replace('m=19456', 'm=4194304')}`, 'x')).rejects.toMatchObject({
+    await expect(native.verify(wrapped.replace('m=19456', 'm=4194304'), 'x')).rejects.toMatchObject({
       code: 'ERR_HASH_PARAMS_OUT_OF_BOUNDS',
     });
+    await expect(native.verify(`$wrapped$${wrapped}`, 'x')).rejects.toMatchObject({ code: 'ERR_HASH_MALFORMED' });
+  });
+});
+
+describe('wrapped records under a pepper', () => {
+  const key = (fill: number) => new Uint8Array(32).fill(fill);
+  const k1 = createPasswordHasher({ pepper: { currentKeyId: 'k1', keys: { k1: key(1) } } });
+  const k2 = createPasswordHasher({ pepper: { currentKeyId: 'k2', keys: { k2: key(2), k1: key(1) } } });
+  const k2Only = createPasswordHasher({ pepper: { currentKeyId: 'k2', keys: { k2: key(2) } } });
+
+  it('are sealed like new hashes, so a stolen table alone cannot test guesses against them', async () => {
+    const bcrypt = legacyFixtures.hashes.find((f) => f.scheme === 'bcrypt' && !f.wrongPasswordMatches)!;
+    const sealed = await k1.wrap(bcrypt.hash);
+    expect(sealed).toMatch(/^\$pepper\$v=1,k=k1\$wrapped\$\$2b\$/);
+    const plain = await native.wrap(bcrypt.hash);
+    // The argon2id tag is sealed: the plain tag's length does not fit what is stored.
+    expect(sealed.slice(sealed.lastIndexOf('$') + 1).length).toBeGreaterThan(plain.slice(plain.lastIndexOf('$') + 1).length);
+    expect(k1.describe(sealed)).toEqual({ scheme: 'wrapped_bcrypt', parameters: 'v=19,m=19456,t=2,p=1', pepperKeyId: 'k1' });
+    expect(await k1.verify(sealed, bcrypt.password)).toEqual({ ok: true, needsRehash: true, scheme: 'wrapped_bcrypt' });
+    expect((await k1.verify(sealed, bcrypt.wrongPassword)).ok).toBe(false);
+    await expect(native.verify(sealed, bcrypt.password)).rejects.toMatchObject({ code: 'ERR_OPTIONS_INVALID' });
+
+    // Rotation moves them to a new key without the password, and seals unsealed ones.
+    const underK2 = await k2.rotatePepper(sealed);
+    expect(k2Only.describe(underK2).pepperKeyId).toBe('k2');
+    expect((await k2Only.verify(underK2, bcrypt.password)).ok).toBe(true);
+    expect((await k2Only.verify(await k2.rotatePepper(plain), bcrypt.password)).ok).toBe(true);
   });
 });

@@ -25,6 +25,9 @@ const randomBytes = (length: number) => crypto.getRandomValues(new Uint8Array(le
 
 /** passlane's own `$argon2…$` strings: not `{ARGON2}`, Django's `argon2$` or a wrapped record. */
 const isPlainArgon2Phc = (parsed: ParsedHash) => parsed.argon2 !== undefined && parsed.scheme === parsed.argon2.algorithm;
+const isWrapped = (parsed: ParsedHash) => parsed.scheme.startsWith('wrapped_');
+/** What passlane seals under a pepper: its own argon2 PHC strings and wrapped records (argon2id tag last). */
+const isSealable = (parsed: ParsedHash) => isPlainArgon2Phc(parsed) || isWrapped(parsed);
 
 export interface PasswordHasherOptions {
   /** `auto` (default): native on Node, Lambda, Bun and Deno, WASM elsewhere or when native fails to load. */
@@ -128,8 +131,8 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
       assertEncodedLength(stored, limits);
       const envelope = parsePepperEnvelope(stored);
       const parsed = parseStoredHash(placeholderPhc(envelope), limits);
-      // passlane only ever seals plain argon2 PHC strings (newPhc, rotatePepper).
-      if (!isPlainArgon2Phc(parsed)) throw new MalformedHashError('peppered hashes hold argon2 PHC strings');
+      // passlane only ever seals plain argon2 PHC strings and wrapped records (newPhc, wrap, rotatePepper).
+      if (!isSealable(parsed)) throw new MalformedHashError('peppered hashes hold argon2 PHC strings or wrapped records');
       return { parsed, pepperKeyId: envelope.keyId };
     }
     return { parsed: parseStoredHash(stored, limits) };
@@ -217,8 +220,8 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
       if (!pepper) throw new InvalidOptionsError('no pepper keys are configured');
       // Bounds and format are checked first, so the job never seals garbage or a legacy format.
       const parsed = await parse(stored);
-      if (!isPlainArgon2Phc(parsed)) {
-        throw new UnsupportedHashError(`only argon2 PHC hashes can be peppered (got ${parsed.scheme})`);
+      if (!isSealable(parsed)) {
+        throw new UnsupportedHashError(`only argon2 PHC hashes and wrapped records can be peppered (got ${parsed.scheme})`);
       }
       return pepper.rotate(stored);
     },
@@ -226,12 +229,14 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
     async wrap(stored) {
       if (typeof stored === 'string' && isPeppered(stored)) throw new UnsupportedHashError('peppered hashes are already current; rotate instead');
       const parsed = parseStoredHash(stored, limits);
-      if (parsed.scheme.startsWith('wrapped_')) throw new UnsupportedHashError('the record is already wrapped');
+      if (isWrapped(parsed)) throw new UnsupportedHashError('the record is already wrapped');
       const { head, digest } = unwrapLegacyDigest(stored, parsed);
       const salt = randomBytes(policy.saltLength);
       const ctx = await context();
       const tag = await limiter.run(policy.memoryKiB, () => ctx.backend.argon2({ ...current, password: digest, salt, tagLength: policy.tagLength }));
-      return formatWrapped({ ...current, salt, tag }, head);
+      const wrapped = formatWrapped({ ...current, salt, tag }, head);
+      // Sealed like every new hash, so a stolen table alone can't be attacked through wrapped records either.
+      return pepper ? pepper.seal(wrapped) : wrapped;
     },
 
     async backendName() {

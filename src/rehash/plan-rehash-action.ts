@@ -1,6 +1,6 @@
 import type { PasswordHasher } from '../hashing/create-password-hasher.js';
 
-/** Plain argon2 PHC strings: passlane's own, the only unpeppered records a pepper can seal. */
+/** Plain argon2 PHC strings: passlane's own; with wrapped records, what a pepper can seal. */
 const SEALABLE_SCHEMES: ReadonlySet<string> = new Set(['argon2id', 'argon2i', 'argon2d']);
 
 export type RehashPlan =
@@ -12,9 +12,10 @@ export type RehashPlan =
  * What the rehash job does with one stored value, decided from parsing alone (no hashing, no
  * key). Throws the hasher's ERR_HASH_* errors for a value it can't parse.
  *
- * - under a pepper, a record sealed with an older key, or a plain argon2 record, is (re)sealed
- *   under the current key: rotatePepper needs no password and no argon2 run;
- * - otherwise a record that needs rehashing is wrapped (argon2id over its legacy digest);
+ * - under a pepper, a record sealed with an older key, or an unsealed plain argon2 or wrapped
+ *   record, is (re)sealed under the current key: rotatePepper needs no password and no argon2 run;
+ * - otherwise a record that needs rehashing is wrapped (argon2id over its legacy digest; sealed
+ *   at once when a pepper is configured);
  * - wrapped records, and peppered records under the current key with older parameters, are left
  *   for the next good login, the only moment the password is there to hash afresh.
  */
@@ -24,12 +25,14 @@ export function planRehashAction(
   currentPepperKeyId: string | undefined,
 ): RehashPlan {
   const { scheme, pepperKeyId } = hasher.describe(stored);
-  if (scheme.startsWith('wrapped_')) return { action: 'none', reason: 'already_wrapped' };
+  const wrapped = scheme.startsWith('wrapped_');
+  if (currentPepperKeyId !== undefined && pepperKeyId !== currentPepperKeyId && (pepperKeyId !== undefined || wrapped || SEALABLE_SCHEMES.has(scheme))) {
+    return { action: 'rotate' };
+  }
+  if (wrapped) return { action: 'none', reason: 'already_wrapped' };
   if (pepperKeyId !== undefined) {
-    if (currentPepperKeyId !== undefined && pepperKeyId !== currentPepperKeyId) return { action: 'rotate' };
     // Peppered and current (or no keys here to rotate with): can't be wrapped, only re-hashed.
     return hasher.needsRehash(stored) ? { action: 'none', reason: 'left_for_login' } : { action: 'none', reason: 'up_to_date' };
   }
-  if (currentPepperKeyId !== undefined && SEALABLE_SCHEMES.has(scheme)) return { action: 'rotate' };
   return hasher.needsRehash(stored) ? { action: 'wrap' } : { action: 'none', reason: 'up_to_date' };
 }

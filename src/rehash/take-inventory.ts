@@ -5,7 +5,6 @@ import { currentPepperKeyId } from './current-pepper-key.js';
 import { RehashInputInvalidError } from './errors.js';
 import { MAX_SEGMENTS } from './job-cursor.js';
 import { planRehashAction, type RehashPlan } from './plan-rehash-action.js';
-import { wrappedOuterParameters } from './wrapped-outer-parameters.js';
 
 /** Where a record stands in the upgrade, from the job's point of view. */
 export type UpgradeStatus =
@@ -114,10 +113,10 @@ function describeRecord(
   try {
     const { scheme, parameters, pepperKeyId: keyId } = hasher.describe(stored);
     const wrapped = scheme.startsWith('wrapped_');
-    const outer = wrapped ? wrappedOuterParameters(stored) : parameters;
     return {
       scheme,
-      ...(outer !== undefined && { parameters: outer }),
+      // For wrapped records, describe() reports the outer argon2id's parameters.
+      ...(parameters !== undefined && { parameters }),
       ...(keyId !== undefined && { pepperKeyId: keyId }),
       wrapped,
       needsRehash: hasher.needsRehash(stored),

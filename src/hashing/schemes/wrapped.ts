@@ -8,47 +8,66 @@ import type { HashScheme, ParsedHash } from './types.js';
  * argon2id at current parameters, and the legacy string keeps only its salt and parameters (its
  * digest zeroed, so nothing crackable is left):
  *
- *   $wrapped$argon2id$v=19$m=..,t=..,p=..$<salt>$<tag>$<legacy string with a zero digest>
+ *   $wrapped$<legacy string with a zero digest>$argon2id$v=19$m=..,t=..,p=..$<salt>$<tag>
  *
- * Verifying runs the legacy function, then argon2id over its digest. A good login replaces the
- * record with a plain argon2id hash of the password.
+ * The argon2id tag comes last, as in every other format, so the pepper envelope seals it the same
+ * way. Verifying runs the legacy function, then argon2id over its digest; a good login replaces
+ * the record with a plain argon2id hash of the password.
  */
-export const WRAPPED_PREFIX = '$wrapped';
-const ARGON2_FIELDS = 6; // '', argon2id, v=19, m=..,t=..,p=.., salt, tag
+export const WRAPPED_PREFIX = '$wrapped$';
+/** argon2id, v=19, m=..,t=..,p=.., salt, tag */
+const OUTER_FIELDS = 5;
+
+export interface WrappedParts {
+  outer: Argon2Hash;
+  /** The legacy string, digest zeroed. */
+  innerStored: string;
+}
+
+export function splitWrapped(stored: string, limits: StoredHashLimits): WrappedParts {
+  const fields = stored.slice(WRAPPED_PREFIX.length).split('$');
+  if (!stored.startsWith(WRAPPED_PREFIX) || fields.length <= OUTER_FIELDS) {
+    throw new MalformedHashError('wrapped hash must be $wrapped$<legacy hash>$<argon2id PHC>');
+  }
+  const outer = parseArgon2Phc(`$${fields.slice(-OUTER_FIELDS).join('$')}`, limits);
+  if (outer.algorithm !== 'argon2id' || outer.version !== 0x13) throw new MalformedHashError('wrapped hashes use argon2id v=19');
+  return { outer, innerStored: fields.slice(0, -OUTER_FIELDS).join('$') };
+}
 
 export function wrappedScheme(parseInner: (stored: string, limits: StoredHashLimits) => ParsedHash): HashScheme {
   return {
-    matches: (stored) => stored.startsWith(`${WRAPPED_PREFIX}$`),
+    matches: (stored) => stored.startsWith(WRAPPED_PREFIX),
     parse(stored, limits) {
-      const rest = stored.slice(WRAPPED_PREFIX.length);
-      let separator = -1;
-      for (let i = 0; i < ARGON2_FIELDS; i++) {
-        separator = rest.indexOf('$', separator + 1);
-        if (separator < 0) throw new MalformedHashError('wrapped hash must be $wrapped$<argon2id PHC>$<legacy hash>');
-      }
-      const outer = parseArgon2Phc(rest.slice(0, separator), limits);
-      if (outer.algorithm !== 'argon2id') throw new MalformedHashError('wrapped hashes use argon2id');
-      const innerStored = rest.slice(separator + 1);
+      const { outer, innerStored } = splitWrapped(stored, limits);
       if (innerStored.startsWith(WRAPPED_PREFIX)) throw new MalformedHashError('wrapped hashes do not nest');
       const inner = parseInner(innerStored, limits);
       if (inner.digestText !== inner.zeroDigestText) throw new MalformedHashError('a wrapped legacy hash must not keep its digest');
+      const digestText = stored.slice(stored.lastIndexOf('$') + 1);
       return {
         scheme: `wrapped_${inner.scheme}`,
         memoryKiB: Math.max(inner.memoryKiB, outer.memoryKiB),
+        // The outer argon2id's parameters, for describe() and inventories; the scheme keeps
+        // needsRehash true until a login replaces the record.
+        argon2: {
+          algorithm: outer.algorithm,
+          version: outer.version,
+          memoryKiB: outer.memoryKiB,
+          passes: outer.passes,
+          lanes: outer.lanes,
+          saltLength: outer.salt.length,
+          tagLength: outer.tag.length,
+        },
         digest: outer.tag,
-        digestText: rest.slice(rest.lastIndexOf('$', separator - 1) + 1, separator),
-        zeroDigestText: '',
+        digestText,
+        zeroDigestText: 'A'.repeat(digestText.length),
         async computeDigest(password, context) {
           const legacyDigest = await inner.computeDigest(password, context);
-          return context.backend.argon2({ ...argon2Params(outer), password: legacyDigest, salt: outer.salt, tagLength: outer.tag.length });
+          const { algorithm, version, memoryKiB, passes, lanes } = outer;
+          return context.backend.argon2({ algorithm, version, memoryKiB, passes, lanes, password: legacyDigest, salt: outer.salt, tagLength: outer.tag.length });
         },
       };
     },
   };
-}
-
-function argon2Params(hash: Argon2Hash) {
-  return { algorithm: hash.algorithm, version: hash.version, memoryKiB: hash.memoryKiB, passes: hash.passes, lanes: hash.lanes };
 }
 
 /** The legacy string with its digest zeroed, and the digest to feed argon2id. */
@@ -60,5 +79,5 @@ export function unwrapLegacyDigest(stored: string, parsed: ParsedHash): { head: 
 }
 
 export function formatWrapped(outer: Argon2Hash, legacyHead: string): string {
-  return `${WRAPPED_PREFIX}${formatArgon2Phc(outer)}$${legacyHead}`;
+  return `${WRAPPED_PREFIX}${legacyHead}${formatArgon2Phc(outer)}`;
 }
