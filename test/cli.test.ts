@@ -70,3 +70,32 @@ describe('passlane CLI', () => {
     expect(run.stdout).toBe('');
   });
 });
+
+describe('passlane CLI input bounds', () => {
+  it('refuses a runaway stdin instead of buffering it', async () => {
+    const run = await passlane(['hash'], 'x'.repeat(2 * 1024 * 1024));
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/ERR_PASSWORD_TOO_LONG/);
+    expect(run.stdout).toBe('');
+  });
+});
+
+describe('verifyJsonLines', () => {
+  it('reports an unexpected failure on its own line and goes on', async () => {
+    const { verifyJsonLines } = await import('../src/cli/verify-jsonl.js');
+    const { createPasswordHasher } = await import('../src/index.js');
+    const real = createPasswordHasher({ pepper: false });
+    const stored = await real.hash(PASSWORD);
+    const flaky = { ...real, verify: async (hash: string, password: string) => (hash === 'boom' ? Promise.reject(new TypeError('bug')) : real.verify(hash, password)) };
+    async function* lines() {
+      yield JSON.stringify({ hash: 'boom', password: PASSWORD });
+      yield JSON.stringify({ hash: stored, password: PASSWORD });
+    }
+    const out: unknown[] = [];
+    for await (const line of verifyJsonLines(flaky, lines())) out.push(JSON.parse(line));
+    expect(out).toEqual([
+      { ok: false, scheme: null, needsRehash: false, error: { code: 'ERR_VERIFY_FAILED', message: 'verification failed' } },
+      { ok: true, scheme: 'argon2id', needsRehash: false },
+    ]);
+  });
+});

@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { PasswordTooLongError } from '../hashing/errors.js';
 
 /**
  * Passwords come from stdin only, never from argv (argv shows up in `ps` and shell history).
@@ -7,9 +8,17 @@ import { createInterface } from 'node:readline';
 export async function readPassword(input: NodeJS.ReadStream = process.stdin): Promise<string> {
   if (input.isTTY) return promptHidden(input);
   const chunks: Buffer[] = [];
-  for await (const chunk of input) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of input) {
+    size += (chunk as Buffer).length;
+    // Far above any password bound: stop reading a runaway pipe instead of buffering it all.
+    if (size > MAX_STDIN_BYTES) throw new PasswordTooLongError(`stdin holds more than ${MAX_STDIN_BYTES} bytes; a password is far shorter`);
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
+
+const MAX_STDIN_BYTES = 1024 * 1024;
 
 function promptHidden(input: NodeJS.ReadStream): Promise<string> {
   return new Promise((resolve, reject) => {

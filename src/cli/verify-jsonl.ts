@@ -26,7 +26,9 @@ async function verifyLine(hasher: PasswordHasher, line: string): Promise<JsonlRe
     return { ok, scheme, needsRehash };
   } catch (error) {
     if (error instanceof PasslaneError) return failure(error.code, error.message);
-    throw error;
+    // Anything else is reported on its line too: several lines are in flight, and one line's
+    // failure must neither stop the rest nor surface as an unhandled rejection.
+    return failure('ERR_VERIFY_FAILED', 'verification failed');
   }
 }
 

@@ -25,6 +25,10 @@ export function runNode(args: string[], options: { stdin?: string; env?: Record<
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A child that exits before reading all of stdin (on purpose, in some tests) closes the pipe.
+    child.stdin?.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') reject(error);
+    });
     child.stdin?.end(options.stdin);
   });
 }
