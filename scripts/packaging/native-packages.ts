@@ -56,7 +56,9 @@ function fetchIntoCache(name: string, version: string, integrity: string | undef
     ) as { filename: string }[];
     if (packed === undefined) throw new Error(`npm pack ${name}@${version} produced nothing`);
     const tarball = join(work, packed.filename);
-    if (integrity !== undefined) checkIntegrity(tarball, integrity, `${name}@${version}`);
+    // A binary that goes into every zip is never taken unchecked: no integrity in the lock, no package.
+    if (integrity === undefined) throw new Error(`${name}@${version}: package-lock.json records no integrity to check the download against`);
+    checkIntegrity(tarball, integrity, `${name}@${version}`);
     execFileSync('tar', ['-xzf', tarball, '-C', work]);
     // npm tarballs unpack into package/; the rename makes a half-fetched cache entry impossible.
     renameSync(join(work, 'package'), target);
