@@ -25,12 +25,12 @@ import {
 } from '../functions/create-handler.js';
 import { ConfigError, createAuthDependencies, loginRateLimitsFromEnv, type AppDependencies } from '../src/app/create-auth-dependencies.js';
 import type { HttpResponse, LambdaHttpEvent } from '../src/http/http-types.js';
-import { createPasswordHasher, type PasswordHasher } from '../src/index.js';
 import { metrics } from '../src/observability/metrics.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import { ensureTable } from '../src/storage/table.js';
 import { dynamoDbServers, freePort, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { lambdaContext } from './support/lambda-context.js';
+import { countingHasher } from './support/auth-fixture.js';
 
 type EventKind = 'v1' | 'v2' | 'functionUrl';
 const EVENT_KINDS: EventKind[] = ['v1', 'v2', 'functionUrl'];
@@ -117,18 +117,6 @@ function httpEvent(kind: EventKind, spec: RequestSpec): LambdaHttpEvent {
   return event;
 }
 
-
-/** The real hasher, counting every call that would run argon2 (or a legacy scheme). */
-function countingHasher(inner: PasswordHasher = createPasswordHasher({ pepper: false })) {
-  const counter = { calls: 0 };
-  const hasher: PasswordHasher = {
-    ...inner,
-    hash: (password, options) => (counter.calls++, inner.hash(password, options)),
-    verify: (stored, password) => (counter.calls++, inner.verify(stored, password)),
-    verifyDummy: (password) => (counter.calls++, inner.verifyDummy(password)),
-  };
-  return { hasher, counter };
-}
 
 function handlersFor(deps: Promise<AppDependencies>) {
   const getDeps = () => deps;
@@ -309,7 +297,7 @@ describe.each(dynamoDbServers)('HTTP handlers on $name', ({ start }) => {
   });
 
   it('rate-limits per account before any hash is computed (429 + Retry-After)', async () => {
-    const { hasher, counter } = countingHasher();
+    const { hasher, calls } = countingHasher();
     const limited = handlersFor(createAuthDependencies({ ...env, PASSLANE_LOGIN_LIMIT_PER_ACCOUNT: '2' }, { dataDir, hasher }));
     const email = uniqueEmail();
     const attempt = () => limited.login(httpEvent('v2', { path: '/login', body: { email, password: 'wrong password here' } }), lambdaContext()).then(parse);
@@ -317,13 +305,13 @@ describe.each(dynamoDbServers)('HTTP handlers on $name', ({ start }) => {
 
     expect((await attempt()).status).toBe(401);
     expect((await attempt()).status).toBe(401);
-    const hashesBefore = counter.calls;
+    const hashesBefore = { ...calls };
     const third = await attempt();
     expect(third.status).toBe(429);
     expect(third.body).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } });
     expect(Number(third.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     expect(Number(third.headers['retry-after'])).toBeLessThanOrEqual(300);
-    expect(counter.calls).toBe(hashesBefore);
+    expect(calls).toEqual(hashesBefore);
   });
 
   it('counts audit events as metrics and flushes them after each invocation', async () => {
@@ -362,7 +350,7 @@ describe.each(dynamoDbServers)('HTTP handlers on $name', ({ start }) => {
 describe('storage outage', () => {
   it('answers 503 with Retry-After for login and register, and computes no hash', async () => {
     const closedPort = await freePort();
-    const { hasher, counter } = countingHasher();
+    const { hasher, calls } = countingHasher();
     const handlers = handlersFor(createAuthDependencies({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${closedPort}` }, { dataDir, hasher }));
     for (const [route, handler] of [['login', handlers.login], ['register', handlers.register]] as const) {
       const result = parse(await handler(httpEvent('v2', { path: `/${route}`, body: { email: uniqueEmail(), password: PASSWORD } }), lambdaContext()));
@@ -370,7 +358,7 @@ describe('storage outage', () => {
       expect(result.body, route).toEqual({ error: { code: 'temporarily_unavailable', message: expect.any(String) } });
       expect(Number(result.headers['retry-after']), route).toBeGreaterThanOrEqual(1);
     }
-    expect(counter.calls).toBe(0);
+    expect(calls).toEqual({ hash: 0, verify: 0, verifyDummy: 0 });
   });
 });
 
