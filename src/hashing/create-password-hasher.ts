@@ -25,6 +25,12 @@ const randomBytes = (length: number) => crypto.getRandomValues(new Uint8Array(le
 
 /** passlane's own `$argon2…$` strings: not `{ARGON2}`, Django's `argon2$` or a wrapped record. */
 const isPlainArgon2Phc = (parsed: ParsedHash) => parsed.argon2 !== undefined && parsed.scheme === parsed.argon2.algorithm;
+/** A stored value once parsed, with the key id of its pepper envelope, if any. */
+interface ParsedRecord {
+  parsed: ParsedHash;
+  pepperKeyId?: string;
+}
+
 const isWrapped = (parsed: ParsedHash) => parsed.scheme.startsWith('wrapped_');
 /** What passlane seals under a pepper: its own argon2 PHC strings and wrapped records (argon2id tag last). */
 const isSealable = (parsed: ParsedHash) => isPlainArgon2Phc(parsed) || isWrapped(parsed);
@@ -126,7 +132,7 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
   }
 
   /** Parses without the pepper key: the envelope keeps parameters readable. */
-  function parseWithoutKey(stored: string): { parsed: ParsedHash; pepperKeyId?: string } {
+  function parseWithoutKey(stored: string): ParsedRecord {
     if (typeof stored === 'string' && isPeppered(stored)) {
       assertEncodedLength(stored, limits);
       const envelope = parsePepperEnvelope(stored);
@@ -142,11 +148,11 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
    * Parses with bounds, then opens the pepper envelope when there is one: a hostile or corrupt
    * record is refused on its length and parameters before any decryption, as plain ones are.
    */
-  async function parse(stored: string): Promise<ParsedHash> {
-    const { parsed, pepperKeyId } = parseWithoutKey(stored);
-    if (pepperKeyId === undefined) return parsed;
+  async function parse(stored: string): Promise<ParsedRecord> {
+    const keyless = parseWithoutKey(stored);
+    if (keyless.pepperKeyId === undefined) return keyless;
     if (!pepper) throw new InvalidOptionsError('stored hash is peppered but no pepper keys are configured');
-    return parseStoredHash(await pepper.open(stored), limits);
+    return { parsed: parseStoredHash(await pepper.open(stored), limits), pepperKeyId: keyless.pepperKeyId };
   }
 
   function describe(stored: string): HashDescription {
@@ -159,8 +165,8 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
     };
   }
 
-  function needsRehash(stored: string): boolean {
-    const { parsed, pepperKeyId } = parseWithoutKey(stored);
+  /** Anything but argon2id at the policy, sealed under the current pepper key (or unsealed without one). */
+  function isOutdated({ parsed, pepperKeyId }: ParsedRecord): boolean {
     if (pepperKeyId !== pepper?.currentKeyId) return true;
     const params = parsed.argon2;
     if (parsed.scheme !== 'argon2id' || !params) return true;
@@ -173,6 +179,8 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
       params.saltLength < policy.saltLength
     );
   }
+
+  const needsRehash = (stored: string): boolean => isOutdated(parseWithoutKey(stored));
 
   /** Recomputes the digest and compares it in constant time, for every format alike. */
   async function verifyParsed(parsed: ParsedHash, password: string): Promise<boolean> {
@@ -197,11 +205,11 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
 
     async verify(stored, password) {
       assertPasswordWithinBounds(password, rules);
-      const parsed = await parse(stored);
-      const ok = await verifyParsed(parsed, password);
+      const record = await parse(stored);
+      const ok = await verifyParsed(record.parsed, password);
       // A legacy password (raw bytes) that NFKC expands past maxBytes verifies but can't be hashed:
       // promising a rehash would make the caller's hash(password, { upgrade: true }) throw.
-      return { ok, needsRehash: ok && needsRehash(stored) && fitsAfterNormalising(password, rules), scheme: parsed.scheme };
+      return { ok, needsRehash: ok && isOutdated(record) && fitsAfterNormalising(password, rules), scheme: record.parsed.scheme };
     },
 
     needsRehash,
@@ -212,14 +220,14 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
       // A random salt and tag at the current policy, sealed like a real record when peppered:
       // parsing and verifying it is exactly the work a real account costs, and it never matches.
       dummyStored ??= newPhc(new Uint8Array(0), randomBytes(policy.saltLength), randomBytes(policy.tagLength));
-      await verifyParsed(await parse(await dummyStored), password);
+      await verifyParsed((await parse(await dummyStored)).parsed, password);
       return { ok: false, needsRehash: false, scheme: 'argon2id' };
     },
 
     async rotatePepper(stored) {
       if (!pepper) throw new InvalidOptionsError('no pepper keys are configured');
       // Bounds and format are checked first, so the job never seals garbage or a legacy format.
-      const parsed = await parse(stored);
+      const { parsed } = await parse(stored);
       if (!isSealable(parsed)) {
         throw new UnsupportedHashError(`only argon2 PHC hashes and wrapped records can be peppered (got ${parsed.scheme})`);
       }
