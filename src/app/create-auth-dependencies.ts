@@ -1,6 +1,7 @@
 import { createPasswordHasher } from '../index.js';
 import { logger } from '../observability/logger.js';
 import { createAuditSink } from '../observability/audit.js';
+import { onceUntilFailure } from '../shared/once-until-failure.js';
 import { getSecretEnv } from './secret-env.js';
 import { createDynamoDbClient } from '../storage/dynamodb-client.js';
 import { tableNameFromEnv } from '../storage/table.js';
@@ -57,30 +58,21 @@ export function createRegisterDependencies(env: Env, options: Partial<RegisterDe
  * Each use is marked `@__PURE__` so esbuild drops the ones a function does not use: otherwise
  * every bundle would keep them all, and the JWKS zip would carry the hasher and its binaries.
  */
-function perContainer<T>(build: () => Promise<T>): () => Promise<T> {
-  let built: Promise<T> | undefined;
-  return () =>
-    (built ??= build().catch((error: unknown) => {
-      built = undefined;
-      throw error;
-    }));
-}
-
 /** Login and password change: everything, with the signing key. */
-export const getAuthDependencies: () => Promise<AppDependencies> = /* @__PURE__ */ perContainer(async () => {
+export const getAuthDependencies: () => Promise<AppDependencies> = /* @__PURE__ */ onceUntilFailure(async () => {
   const [env, tokens] = await Promise.all([getSecretEnv(), getTokenService()]);
   return createAuthDependencies(env, { tokens });
 });
 
 /** Registration: no token service, so the function needs no signing key (nor the right to read it). */
-export const getRegisterDependencies: () => Promise<RegisterDependencies> = /* @__PURE__ */ perContainer(async () =>
+export const getRegisterDependencies: () => Promise<RegisterDependencies> = /* @__PURE__ */ onceUntilFailure(async () =>
   createRegisterDependencies(await getSecretEnv()),
 );
 
 /** The full token service alone (issue, verify, publish). */
-export const getTokenService: () => Promise<TokenService> = /* @__PURE__ */ perContainer(async () => tokenServiceFromEnv(await getSecretEnv()));
+export const getTokenService: () => Promise<TokenService> = /* @__PURE__ */ onceUntilFailure(async () => tokenServiceFromEnv(await getSecretEnv()));
 
 /** For the JWKS and discovery functions: from PASSLANE_JWT_PUBLIC_KEYS when set, with no private key. */
-export const getPublicTokenService: () => Promise<PublicTokenService> = /* @__PURE__ */ perContainer(async () =>
+export const getPublicTokenService: () => Promise<PublicTokenService> = /* @__PURE__ */ onceUntilFailure(async () =>
   publicTokenServiceFromEnv(await getSecretEnv()),
 );

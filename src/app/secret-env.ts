@@ -1,3 +1,4 @@
+import { onceUntilFailure } from '../shared/once-until-failure.js';
 import { loadSecrets } from './load-secrets.js';
 
 type Env = Record<string, string | undefined>;
@@ -8,14 +9,6 @@ type Env = Record<string, string | undefined>;
  * cached: the next invocation tries again. The values stay in this object, not in process.env,
  * so child processes and env dumps never see them.
  */
-let secretEnv: Promise<Env> | undefined;
-
-export function getSecretEnv(): Promise<Env> {
-  secretEnv ??= loadSecrets(process.env, async () => (await import('./ssm-secret-source.js')).createSsmSecretSource()).catch(
-    (error: unknown) => {
-      secretEnv = undefined;
-      throw error;
-    },
-  );
-  return secretEnv;
-}
+export const getSecretEnv: () => Promise<Env> = /* @__PURE__ */ onceUntilFailure(() =>
+  loadSecrets(process.env, async () => (await import('./ssm-secret-source.js')).createSsmSecretSource()),
+);

@@ -1,8 +1,9 @@
 import { readProcessEnv } from '../runtime/detect-runtime.js';
+import { onceUntilFailure } from '../shared/once-until-failure.js';
 import { chooseBackend, loadBackend, type BackendChoice, type BackendLoaders, type HasherLogger } from './backends/load-backend.js';
 
 export type { BackendChoice, BackendLoaders, HasherLogger };
-import type { BackendName, HashingBackend } from './backends/types.js';
+import type { BackendName } from './backends/types.js';
 import { InvalidOptionsError, MalformedHashError, UnsupportedHashError } from './errors.js';
 import { MemoryLimiter, type ConcurrencyOptions } from './limiter.js';
 import { assertAcceptablePassword, assertPasswordWithinBounds, fitsAfterNormalising, normalisedPasswordBytes } from './password.js';
@@ -111,15 +112,8 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
   const choice = chooseBackend(options.backend, env);
   const logger = options.logger ?? defaultLogger;
 
-  let backendPromise: Promise<HashingBackend> | undefined;
-  const backend = () => {
-    // Loaded on first use; a failed load is not cached, so a later call can retry.
-    backendPromise ??= loadBackend(choice, loaders, Math.max(policy.memoryKiB * 2, 64 * 1024), logger).catch((error) => {
-      backendPromise = undefined;
-      throw error;
-    });
-    return backendPromise;
-  };
+  // Loaded on first use; a failed load is not kept, so a later call can retry.
+  const backend = onceUntilFailure(() => loadBackend(choice, loaders, Math.max(policy.memoryKiB * 2, 64 * 1024), logger));
   const context = async () => ({ backend: await backend(), normalise: (password: string) => normalisedPasswordBytes(password, rules) });
 
   /** What every new argon2 run uses: argon2id v1.3 at the policy. */

@@ -4,6 +4,7 @@ import { logger } from '../observability/logger.js';
 import { createBulkDynamoDbClient } from '../storage/bulk-dynamodb-client.js';
 import { tableNameFromEnv } from '../storage/table.js';
 import { UserStore } from '../storage/user-store.js';
+import { onceUntilFailure } from '../shared/once-until-failure.js';
 import { RehashInputInvalidError } from './errors.js';
 import type { RehashJobDependencies } from './run-rehash-job.js';
 
@@ -26,17 +27,9 @@ export function createRehashDependencies(env: Env): RehashJobDependencies {
  * fetched from SSM when the deployment names a parameter (PASSLANE_PEPPER_KEYS_PARAMETER). A
  * failed build is not cached: the next invocation tries again.
  */
-let dependencies: Promise<RehashJobDependencies> | undefined;
-
-export function getRehashDependencies(): Promise<RehashJobDependencies> {
-  dependencies ??= getSecretEnv()
-    .then(createRehashDependencies)
-    .catch((error: unknown) => {
-      dependencies = undefined;
-      throw error;
-    });
-  return dependencies;
-}
+export const getRehashDependencies: () => Promise<RehashJobDependencies> = /* @__PURE__ */ onceUntilFailure(async () =>
+  createRehashDependencies(await getSecretEnv()),
+);
 
 /** PASSLANE_REHASH_WRITES_PER_SECOND: the Lambda's write rate (default 100). */
 export function rehashWritesPerSecondFromEnv(env: Env): number | undefined {

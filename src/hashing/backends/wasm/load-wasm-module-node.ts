@@ -4,15 +4,9 @@
  * import the .wasm as a Module instead and must not load this file.
  */
 import { readFile } from 'node:fs/promises';
-
-let cached: Promise<WebAssembly.Module> | undefined;
+import { onceUntilFailure } from '../../../shared/once-until-failure.js';
 
 /** Compiled once per process; a Module is immutable and can back any number of instances. */
-export function loadArgon2WasmModule(): Promise<WebAssembly.Module> {
-  cached ??= readFile(new URL('./argon2.wasm', import.meta.url)).then((bytes) => WebAssembly.compile(bytes));
-  // A failed read should not stick: let the next call try again.
-  cached.catch(() => {
-    cached = undefined;
-  });
-  return cached;
-}
+export const loadArgon2WasmModule: () => Promise<WebAssembly.Module> = /* @__PURE__ */ onceUntilFailure(async () =>
+  WebAssembly.compile(await readFile(new URL('./argon2.wasm', import.meta.url))),
+);
