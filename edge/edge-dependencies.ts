@@ -1,6 +1,7 @@
 import { loginRateLimitsFromEnv } from '../src/app/login-rate-limits.js';
 import { createPasswordHasher, DEFAULT_ARGON2_POLICY } from '../src/edge.js';
 import { tableNameFromEnv } from '../src/storage/table.js';
+import { oncePerKeyUntilFailure } from '../src/shared/once-until-failure.js';
 import { UserStore } from '../src/storage/user-store.js';
 import { publicTokenServiceFromEnv, tokenServiceFromEnv, type PublicTokenService, type TokenService } from '../src/tokens/token-service.js';
 import type { AuthDependencies } from '../src/use-cases/dependencies.js';
@@ -33,36 +34,19 @@ const STORED_HASH_LIMITS = { argon2MaxMemoryKiB: 64 * 1024, scryptMaxN: 2 ** 16 
  * every request of an isolate. A failed build (bad config) is not kept, so the next request
  * retries and logs again.
  */
-const cache = new WeakMap<WorkerEnv, Promise<EdgeDependencies>>();
-
-export function getEdgeDependencies(env: WorkerEnv): Promise<EdgeDependencies> {
-  let dependencies = cache.get(env);
-  if (dependencies === undefined) {
-    dependencies = buildEdgeDependencies(env).then((built) => {
-      log('INFO', 'dependencies built for this isolate');
-      return built;
-    });
-    cache.set(env, dependencies);
-    dependencies.catch(() => cache.delete(env));
-  }
-  return dependencies;
-}
+export const getEdgeDependencies: (env: WorkerEnv) => Promise<EdgeDependencies> = oncePerKeyUntilFailure(async (env) => {
+  const built = await buildEdgeDependencies(env);
+  log('INFO', 'dependencies built for this isolate');
+  return built;
+});
 
 /**
  * For the JWKS and discovery routes: from PASSLANE_JWT_PUBLIC_KEYS when bound, so a Worker that
  * only publishes keys needs no private key and no AWS credentials; else from the private key.
  */
-const publicTokens = new WeakMap<WorkerEnv, Promise<PublicTokenService>>();
-
-export function getEdgePublicTokens(env: WorkerEnv): Promise<PublicTokenService> {
-  let tokens = publicTokens.get(env);
-  if (tokens === undefined) {
-    tokens = publicTokenServiceFromEnv(stringBindings(env));
-    publicTokens.set(env, tokens);
-    tokens.catch(() => publicTokens.delete(env));
-  }
-  return tokens;
-}
+export const getEdgePublicTokens: (env: WorkerEnv) => Promise<PublicTokenService> = oncePerKeyUntilFailure((env) =>
+  publicTokenServiceFromEnv(stringBindings(env)),
+);
 
 async function buildEdgeDependencies(bindings: WorkerEnv): Promise<EdgeDependencies> {
   const env = stringBindings(bindings);

@@ -15,3 +15,20 @@ describe('onceUntilFailure', () => {
     expect(builds).toBe(2);
   });
 });
+
+describe('oncePerKeyUntilFailure', () => {
+  it('builds once per key and retries a key whose build failed', async () => {
+    const builds: string[] = [];
+    const get = (await import('../src/shared/once-until-failure.js')).oncePerKeyUntilFailure(async (key: { name: string }) => {
+      builds.push(key.name);
+      if (key.name === 'b' && builds.filter((n) => n === 'b').length === 1) throw new Error('passing fault');
+      return key.name.toUpperCase();
+    });
+    const a = { name: 'a' };
+    const b = { name: 'b' };
+    expect([await get(a), await get(a)]).toEqual(['A', 'A']);
+    await expect(get(b)).rejects.toThrow('passing fault');
+    expect(await get(b)).toBe('B');
+    expect(builds).toEqual(['a', 'b', 'b']);
+  });
+});

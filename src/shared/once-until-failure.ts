@@ -11,3 +11,16 @@ export function onceUntilFailure<T>(build: () => Promise<T>): () => Promise<T> {
       throw error;
     }));
 }
+
+/** The same, once per key (held weakly): e.g. per Worker `env`, which workerd reuses for an isolate's requests. */
+export function oncePerKeyUntilFailure<K extends object, T>(build: (key: K) => Promise<T>): (key: K) => Promise<T> {
+  const built = new WeakMap<K, () => Promise<T>>();
+  return (key) => {
+    let get = built.get(key);
+    if (get === undefined) {
+      get = onceUntilFailure(() => build(key));
+      built.set(key, get);
+    }
+    return get();
+  };
+}
