@@ -104,9 +104,6 @@ export function decodeAdaptedBase64(text: string): Uint8Array<ArrayBuffer> {
 export function decodeBcryptBase64(text: string): Uint8Array<ArrayBuffer> {
   return decodeWith(text, BCRYPT_LOOKUP, 'bcrypt base64', true);
 }
-export function encodeBcryptBase64(bytes: Uint8Array): string {
-  return encodeWith(bytes, BCRYPT);
-}
 
 export function toHex(bytes: Uint8Array): string {
   let out = '';
@@ -123,8 +120,4 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
   let diff = 0;
   for (let i = 0; i < a.length; i++) diff |= a[i]! ^ b[i]!;
   return diff === 0;
-}
-
-export function constantTimeEqualStrings(a: string, b: string): boolean {
-  return constantTimeEqual(utf8(a), utf8(b));
 }

@@ -18,13 +18,13 @@ export const WRAPPED_PREFIX = '$wrapped$';
 /** argon2id, v=19, m=..,t=..,p=.., salt, tag */
 const OUTER_FIELDS = 5;
 
-export interface WrappedParts {
+interface WrappedParts {
   outer: Argon2Hash;
   /** The legacy string, digest zeroed. */
   innerStored: string;
 }
 
-export function splitWrapped(stored: string, limits: StoredHashLimits): WrappedParts {
+function splitWrapped(stored: string, limits: StoredHashLimits): WrappedParts {
   const fields = stored.slice(WRAPPED_PREFIX.length).split('$');
   if (!stored.startsWith(WRAPPED_PREFIX) || fields.length <= OUTER_FIELDS) {
     throw new MalformedHashError('wrapped hash must be $wrapped$<legacy hash>$<argon2id PHC>');
