@@ -1,4 +1,4 @@
-import { safeErrorFields } from '../src/observability/safe-error.js';
+import type { ApiLog } from '../src/api/services.js';
 import type { AuditEvent } from '../src/use-cases/audit-events.js';
 
 /**
@@ -15,12 +15,15 @@ export function log(level: Level, message: string, fields: Record<string, unknow
   else console.log(line);
 }
 
-export function logError(level: Level, message: string, error: unknown, fields: Record<string, unknown> = {}): void {
-  log(level, message, { ...fields, error: safeErrorFields(error) });
-}
-
 /** The audit sink for AuthDependencies: the events are built to be logged as they are. */
 export function auditToLog(event: AuditEvent): void {
   const { type, ...fields } = event;
   log('INFO', type, { audit: true, ...fields });
 }
+
+/** The same lines as the API's log. */
+export const edgeLog: ApiLog = {
+  info: (message, fields) => log('INFO', message, fields),
+  warn: (message, fields) => log('WARN', message, fields),
+  error: (message, fields) => log('ERROR', message, fields),
+};

@@ -1,5 +1,6 @@
 /** GET /.well-known/openid-configuration: points API Gateway JWT authorizers at the JWKS. */
+import { openIdConfigurationRoute } from '../src/api/routes/openid-configuration.js';
 import { getPublicTokenService } from '../src/app/create-auth-dependencies.js';
-import { createOpenIdConfigurationHandler } from './create-handler.js';
+import { lambdaHandler } from '../src/hosts/lambda.js';
 
-export const handler = createOpenIdConfigurationHandler(getPublicTokenService);
+export const handler = lambdaHandler([openIdConfigurationRoute], { publicTokens: getPublicTokenService });

@@ -1,5 +1,6 @@
 /** POST /password with a Bearer token: { currentPassword, newPassword } -> 204. */
+import { changePasswordRoute } from '../src/api/routes/change-password.js';
 import { getAuthDependencies } from '../src/app/create-auth-dependencies.js';
-import { createPasswordHandler } from './create-handler.js';
+import { lambdaHandler } from '../src/hosts/lambda.js';
 
-export const handler = createPasswordHandler(getAuthDependencies);
+export const handler = lambdaHandler([changePasswordRoute], { auth: getAuthDependencies });

@@ -22,9 +22,9 @@ import {
   createLoginHandler,
   createPasswordHandler,
   createRegisterHandler,
-} from '../functions/create-handler.js';
+} from './support/lambda-handlers.js';
 import { ConfigError, createAuthDependencies, loginRateLimitsFromEnv, type AppDependencies } from '../src/app/create-auth-dependencies.js';
-import type { HttpResponse, LambdaHttpEvent } from '../src/http/http-types.js';
+import type { HttpResponse, LambdaHttpEvent } from './support/lambda-handlers.js';
 import { metrics } from '../src/observability/metrics.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import { ensureTable } from '../src/storage/table.js';

@@ -17,9 +17,9 @@ import {
   createLoginHandler,
   createPasswordHandler,
   createRegisterHandler,
-} from '../functions/create-handler.js';
+} from './support/lambda-handlers.js';
 import { createAuthDependencies, type AppDependencies } from '../src/app/create-auth-dependencies.js';
-import type { HttpResponse } from '../src/http/http-types.js';
+import type { HttpResponse } from './support/lambda-handlers.js';
 import { createPasswordHasher } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local/server.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';

@@ -1,24 +1,20 @@
 /**
- * `npm start`: the HTTP contract on http://127.0.0.1:3000, served by the same Lambda handlers as
- * in AWS. Each request becomes an API Gateway HTTP API (payload 2.0) event. Storage is an
- * embedded dynalite persisted under the data directory, or DYNAMODB_ENDPOINT when set.
+ * `npm start`: the API on http://127.0.0.1:3000 through the Node host (src/hosts/node.ts), the
+ * same app every host serves. Storage is an embedded dynalite persisted under the data
+ * directory, or DYNAMODB_ENDPOINT when set.
  *
  * Env: PORT (3000), HOST (127.0.0.1), DYNAMODB_PORT (8000), DYNAMODB_ENDPOINT, PASSLANE_DATA_DIR
- * (.data), plus everything the handlers read (PASSLANE_TABLE, PASSLANE_LOGIN_LIMIT_*, ...).
+ * (.data), plus everything the API reads (PASSLANE_TABLE, PASSLANE_LOGIN_LIMIT_*, ...).
  */
-import { randomUUID } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import type { HttpResponse, LambdaHttpEvent } from '../http/http-types.js';
-import { errorResponse } from '../http/responses.js';
+import type { NodeHost } from '../hosts/node.js';
 
 type Env = Record<string, string | undefined>;
-type LambdaHandler = (event: LambdaHttpEvent, context: Context) => Promise<HttpResponse>;
 
 export interface LocalServerOptions {
   /** Defaults to PORT, else 3000; 0 picks a free port. */
@@ -41,11 +37,6 @@ export interface LocalServer {
   stop(): Promise<void>;
 }
 
-/** Far above the handlers' 8 KiB JSON limit; only stops the local server buffering unbounded bodies. */
-const LOCAL_MAX_BODY_BYTES = 1024 * 1024;
-/** API Gateway's integration timeout: the handlers see it as remaining Lambda time. */
-const INVOCATION_TIMEOUT_MS = 29_000;
-
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const env = options.env ?? process.env;
   const host = options.host ?? nonEmpty(env.HOST) ?? '127.0.0.1';
@@ -63,36 +54,25 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const dynamoDbEndpoint = external ?? dynalite!.endpoint;
   const handlerEnv: Env = { ...env, DYNAMODB_ENDPOINT: dynamoDbEndpoint, PASSLANE_DATA_DIR: dataDir };
 
-  let server: Server | undefined;
+  let api: NodeHost;
   try {
-    const handlers = await loadHandlers(handlerEnv, dataDir);
-    server = createServer((request, response) => void serve(handlers.routes, request, response));
-    await listen(server, port, host);
+    api = await serveApi(handlerEnv, dataDir, port, host);
   } catch (error) {
     await dynalite?.stop();
     throw error;
   }
-  const address = server.address() as AddressInfo;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
 
   let stopped: Promise<void> | undefined;
-  const running = server;
   return {
-    url,
+    url: api.url,
     dynamoDbEndpoint,
     dataDir,
     stop: () =>
       (stopped ??= (async () => {
-        running.closeAllConnections();
-        await new Promise<void>((done, fail) => running.close((error) => (error ? fail(error) : done())));
+        await api.close();
         await dynalite?.stop();
       })()),
   };
-}
-
-interface Route {
-  name: string;
-  methods: Record<string, LambdaHandler>;
 }
 
 /**
@@ -100,125 +80,19 @@ interface Route {
  * modules load. Dependencies are built once, now, so a bad setting fails the start, and the
  * table exists before the first request.
  */
-async function loadHandlers(env: Env, dataDir: string): Promise<{ routes: Map<string, Route> }> {
-  const [handlers, app, storage, client] = await Promise.all([
-    import('../../functions/create-handler.js'),
+async function serveApi(env: Env, dataDir: string, port: number, host: string): Promise<NodeHost> {
+  const [{ API_ROUTES }, { serveOnNode }, app, storage, client, { apiLog }] = await Promise.all([
+    import('../api/routes/index.js'),
+    import('../hosts/node.js'),
     import('../app/create-auth-dependencies.js'),
     import('../storage/table.js'),
     import('../storage/dynamodb-client.js'),
+    import('../observability/logger.js'),
   ]);
   const deps = await app.createAuthDependencies(env, { dataDir });
   await storage.ensureTable(client.createDynamoDbClient(env), storage.tableNameFromEnv(env), { maxWaitSeconds: 30 });
-  const getDeps = async () => deps;
-  const routes = new Map<string, Route>([
-    ['/register', { name: 'register', methods: { POST: handlers.createRegisterHandler(getDeps) } }],
-    ['/login', { name: 'login', methods: { POST: handlers.createLoginHandler(getDeps) } }],
-    ['/password', { name: 'password', methods: { POST: handlers.createPasswordHandler(getDeps) } }],
-    ['/.well-known/jwks.json', { name: 'jwks', methods: { GET: handlers.createJwksHandler(async () => deps.tokens) } }],
-    [
-      '/.well-known/openid-configuration',
-      { name: 'openid-configuration', methods: { GET: handlers.createOpenIdConfigurationHandler(async () => deps.tokens) } },
-    ],
-  ]);
-  return { routes };
-}
-
-async function serve(routes: Map<string, Route>, request: IncomingMessage, response: ServerResponse): Promise<void> {
-  try {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const route = routes.get(url.pathname);
-    const method = (request.method ?? 'GET').toUpperCase();
-    if (route === undefined) return send(response, errorResponse(404, 'not_found', 'no such route'));
-    const handler = route.methods[method];
-    if (handler === undefined) {
-      const allow = Object.keys(route.methods).join(', ');
-      return send(response, errorResponse(405, 'method_not_allowed', `use ${allow}`, { allow }));
-    }
-    const body = await readBody(request);
-    if (body === 'too-large') {
-      return send(response, errorResponse(413, 'payload_too_large', `request body must be at most ${LOCAL_MAX_BODY_BYTES} bytes`));
-    }
-    send(response, await handler(toApiGatewayV2Event(request, url, body), lambdaContext(route.name)));
-  } catch {
-    // The handlers answer their own errors; reaching here is a local-server bug. No details out.
-    if (!response.headersSent) send(response, errorResponse(500, 'internal_error', 'internal error'));
-    else response.destroy();
-  }
-}
-
-async function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= LOCAL_MAX_BODY_BYTES) chunks.push(chunk); // keep draining, stop keeping
-  }
-  return size > LOCAL_MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks);
-}
-
-/** The event API Gateway's HTTP API would send: text bodies as strings, others base64. */
-export function toApiGatewayV2Event(request: IncomingMessage, url: URL, body: Buffer): APIGatewayProxyEventV2 {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
-  // API Gateway sets this (to https); here the server speaks plain HTTP.
-  headers['x-forwarded-proto'] = 'http';
-  const method = (request.method ?? 'GET').toUpperCase();
-  const isText = /^(text\/|application\/(json|[\w.+-]+\+json|x-www-form-urlencoded|xml))/i.test(headers['content-type'] ?? '');
-  const now = new Date();
-  const requestId = randomUUID();
-  return {
-    version: '2.0',
-    routeKey: `${method} ${url.pathname}`,
-    rawPath: url.pathname,
-    rawQueryString: url.search.slice(1),
-    headers,
-    requestContext: {
-      accountId: 'local',
-      apiId: 'local',
-      domainName: headers.host ?? 'localhost',
-      domainPrefix: 'local',
-      http: {
-        method,
-        path: url.pathname,
-        protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: (request.socket.remoteAddress ?? '127.0.0.1').replace(/^::ffff:/, ''),
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId,
-      routeKey: `${method} ${url.pathname}`,
-      stage: '$default',
-      time: now.toISOString(),
-      timeEpoch: now.getTime(),
-    },
-    ...(body.length > 0 && { body: isText ? body.toString('utf8') : body.toString('base64') }),
-    isBase64Encoded: body.length > 0 && !isText,
-  };
-}
-
-function lambdaContext(name: string): Context {
-  const deadline = Date.now() + INVOCATION_TIMEOUT_MS;
-  const functionName = `passlane-local-${name}`;
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
-function send(response: ServerResponse, result: HttpResponse): void {
-  response.writeHead(result.statusCode, result.headers);
-  response.end(result.body);
+  const services = { register: async () => deps, auth: async () => deps, publicTokens: async () => deps.tokens };
+  return serveOnNode(API_ROUTES, services, { port, host, log: apiLog });
 }
 
 interface Dynalite {

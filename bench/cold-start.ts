@@ -1,0 +1,162 @@
+/**
+ * Cold-start cost of each Lambda bundle: zip size and the time a fresh `node` takes to import it,
+ * against a bundle holding only @aws-sdk/client-dynamodb built with the same esbuild settings.
+ *
+ *   npm run bench:cold            (RUNS=n fresh processes per bundle, default 5)
+ *
+ * Bundles are built by the packaging code itself (scripts/packaging), for the host's
+ * architecture, so what is measured is what `npm run package` ships. Runs are interleaved
+ * round-robin across bundles so drift in machine load hits all of them alike. A measurement:
+ * it always exits 0.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { LambdaArchitecture } from '../scripts/packaging/architectures.js';
+import { bundleFunction } from '../scripts/packaging/bundle-function.js';
+import { BUNDLE_FILE, LAMBDA_FUNCTIONS, type LambdaFunction } from '../scripts/packaging/lambda-functions.js';
+import { resolveBindingPackages } from '../scripts/packaging/native-packages.js';
+import { zipFiles } from '../scripts/packaging/zip-directory.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const RUNS = Math.max(1, Number(process.env.RUNS) || 5);
+const REFERENCE = 'sdk-only (reference)';
+const ZIP_LIMIT_BYTES = 1024 * 1024;
+
+/** Ratio of median import time to the reference's; functions not listed are not HTTP and get no target. */
+const IMPORT_TARGETS: Record<string, number> = { jwks: 0.35, openidConfiguration: 0.35, register: 1.3, login: 1.3, password: 1.3 };
+
+interface Bundle {
+  name: string;
+  file?: string;
+  zipBytes?: number;
+  error?: string;
+  times: number[];
+}
+
+// The child reads the clock itself, so process start-up is not counted, only the module graph's
+// load and top-level evaluation.
+const IMPORT_SCRIPT =
+  "import { pathToFileURL } from 'node:url';" +
+  'const t0 = performance.now(); await import(pathToFileURL(process.argv[1]).href);' +
+  'console.log(performance.now() - t0);';
+
+async function buildAll(buildDir: string, arch: LambdaArchitecture): Promise<Bundle[]> {
+  const bindings = resolveBindingPackages(root, arch, join(root, '.package', 'native-cache'));
+  // The reference entry must sit inside the repo so `@aws-sdk/*` resolves from its node_modules;
+  // node_modules/.cache is ignored by git, tsc and eslint alike.
+  const cacheDir = join(root, 'node_modules', '.cache');
+  const createdCacheDir = mkdirSync(cacheDir, { recursive: true }) !== undefined;
+  const refDir = mkdtempSync(join(cacheDir, 'passlane-cold-start-'));
+  try {
+    const refEntry = join(refDir, 'sdk-only.js');
+    // The handler references the client so tree shaking keeps it, as a real function would.
+    writeFileSync(
+      refEntry,
+      "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport { DynamoDBClient };\nexport const handler = async () => new DynamoDBClient({});\n",
+    );
+    const reference: LambdaFunction = { name: REFERENCE, entry: relative(root, refEntry) };
+    return await Promise.all(
+      [...LAMBDA_FUNCTIONS, reference].map(async (fn): Promise<Bundle> => {
+        const outDir = join(buildDir, fn === reference ? 'sdk-only' : fn.name);
+        try {
+          const { files } = await bundleFunction(fn, { root, outDir, arch, bindings });
+          const zipBytes = zipFiles(outDir, files, `${outDir}.zip`);
+          return { name: fn.name, file: join(outDir, BUNDLE_FILE), zipBytes, times: [] };
+        } catch (error) {
+          // One broken entry (e.g. mid-refactor) must not hide the others' numbers.
+          return { name: fn.name, error: firstLine(error), times: [] };
+        }
+      }),
+    );
+  } finally {
+    rmSync(refDir, { recursive: true, force: true });
+    if (createdCacheDir) rmSync(cacheDir, { recursive: true, force: true });
+  }
+}
+
+/** One fresh process. A minimal environment: nothing of ours (NODE_OPTIONS, secrets) leaks in. */
+function importOnce(file: string): number | string {
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', IMPORT_SCRIPT, file], {
+    cwd: dirname(file),
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', AWS_REGION: 'us-east-1', NODE_ENV: 'production' },
+    timeout: 60_000,
+  });
+  const ms = Number(result.stdout.trim());
+  if (result.status === 0 && Number.isFinite(ms)) return ms;
+  return `import failed (exit ${result.status ?? result.signal}): ${firstLine(result.stderr.split('\n').find((line) => /Error/.test(line)) ?? '')}`;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[mid] ?? NaN) : ((sorted[mid - 1] ?? NaN) + (sorted[mid] ?? NaN)) / 2;
+}
+
+function firstLine(value: unknown): string {
+  const text = value instanceof Error ? value.message : String(value);
+  return (text.split('\n')[0] ?? '').slice(0, 160);
+}
+
+function row(cells: string[]): string {
+  return `| ${cells.join(' | ')} |`;
+}
+
+function report(bundles: Bundle[]): void {
+  const refMs = median(bundles.find((b) => b.name === REFERENCE)?.times ?? []);
+  const fmtZip = (b: Bundle) => (b.zipBytes === undefined ? '-' : (b.zipBytes / 1024).toFixed(0));
+  const lines = [
+    row(['function', 'zip KB', `median import ms (n=${RUNS})`, 'ratio to SDK-only', 'target', 'status']),
+    row(['---', '---:', '---:', '---:', '---', '---']),
+  ];
+  const http = bundles.filter((b) => IMPORT_TARGETS[b.name] !== undefined);
+  const other = bundles.filter((b) => IMPORT_TARGETS[b.name] === undefined && b.name !== REFERENCE);
+  const reference = bundles.filter((b) => b.name === REFERENCE);
+  for (const b of [...http, ...reference, ...other]) {
+    const target = IMPORT_TARGETS[b.name];
+    if (b.error !== undefined || b.times.length < RUNS) {
+      lines.push(row([b.name, fmtZip(b), '-', '-', target === undefined ? '-' : `≤ ${target}x, zip < 1 MB`, b.error ?? 'import failed']));
+      continue;
+    }
+    const ms = median(b.times);
+    // Judged as printed: run-to-run noise is far above the third decimal.
+    const ratio = Math.round((ms / refMs) * 100) / 100;
+    let status = '-';
+    if (target !== undefined) {
+      const over = [ratio > target ? 'import' : '', (b.zipBytes ?? Infinity) >= ZIP_LIMIT_BYTES ? 'zip' : ''].filter(Boolean);
+      status = over.length === 0 ? 'ok' : `over (${over.join(', ')})`;
+    }
+    const label = target === undefined && b.name !== REFERENCE ? `${b.name} (non-HTTP)` : b.name;
+    lines.push(row([label, fmtZip(b), ms.toFixed(1), Number.isFinite(ratio) ? `${ratio.toFixed(2)}x` : '-', target === undefined ? '-' : `≤ ${target}x, zip < 1 MB`, status]));
+  }
+  console.log(lines.join('\n'));
+}
+
+async function main(): Promise<void> {
+  // Host architecture: the bundles' native binaries must load in this very process tree.
+  const arch: LambdaArchitecture = process.arch === 'arm64' ? 'arm64' : 'x86_64';
+  const buildDir = mkdtempSync(join(tmpdir(), 'passlane-cold-start-'));
+  try {
+    const bundles = await buildAll(buildDir, arch);
+    const runnable = bundles.filter((b) => b.file !== undefined);
+    for (let run = 0; run < RUNS; run++) {
+      for (const b of runnable) {
+        if (b.error !== undefined || b.file === undefined) continue;
+        const result = importOnce(b.file);
+        if (typeof result === 'number') b.times.push(result);
+        else b.error = result;
+      }
+    }
+    console.log(`cold import of each bundle, ${arch}, node ${process.version}, ${RUNS} fresh processes each (1 MB = 1024 KB)\n`);
+    report(bundles);
+  } finally {
+    rmSync(buildDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(firstLine(error));
+});

@@ -1,0 +1,32 @@
+/**
+ * passlane on Bun: `bun hosts/bun.ts` serves the API (native argon2, as on Node) on PORT (3000)
+ * and HOST (127.0.0.1). Configuration is the same env as every host; the table must exist
+ * (`npm start`'s dynalite, or the deployed one).
+ */
+import { createApi } from '../src/api/create-api.js';
+import { API_ROUTES } from '../src/api/routes/index.js';
+import { createAuthDependencies } from '../src/app/create-auth-dependencies.js';
+import { apiLog } from '../src/observability/logger.js';
+
+interface BunServer {
+  port: number;
+  requestIP(request: Request): { address: string } | null;
+}
+declare const Bun: {
+  env: Record<string, string | undefined>;
+  serve(options: { port: number; hostname: string; fetch(request: Request, server: BunServer): Promise<Response> | Response }): BunServer;
+};
+
+const env = Bun.env;
+const deps = await createAuthDependencies(env);
+const app = createApi(API_ROUTES, {
+  services: () => ({ register: async () => deps, auth: async () => deps, publicTokens: async () => deps.tokens }),
+  origin: (c) => ({ sourceIp: (c.env as { ip?: string }).ip, requestId: crypto.randomUUID() }),
+  log: apiLog,
+});
+const server = Bun.serve({
+  port: Number(env.PORT ?? 3000),
+  hostname: env.HOST ?? '127.0.0.1',
+  fetch: (request, bunServer) => app.fetch(request, { ip: bunServer.requestIP(request)?.address }),
+});
+console.log(`passlane (bun) listening on http://${env.HOST ?? '127.0.0.1'}:${server.port}`);

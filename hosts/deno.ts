@@ -1,0 +1,33 @@
+/**
+ * passlane on Deno: serves the API (native argon2 through Node-API, hence --allow-ffi) on PORT
+ * (3000) and HOST (127.0.0.1). Run from the repository after `npm ci` (see README.md):
+ *   deno run --allow-net --allow-env --allow-read --allow-write=.data --allow-ffi --allow-sys dist/hosts/deno.js
+ */
+import { createApi } from '../src/api/create-api.js';
+import { API_ROUTES } from '../src/api/routes/index.js';
+import { createAuthDependencies } from '../src/app/create-auth-dependencies.js';
+import { apiLog } from '../src/observability/logger.js';
+
+interface DenoServeInfo {
+  remoteAddr: { hostname: string };
+}
+declare const Deno: {
+  env: { toObject(): Record<string, string> };
+  serve(
+    options: { port: number; hostname: string; onListen?(address: { port: number }): void },
+    handler: (request: Request, info: DenoServeInfo) => Promise<Response> | Response,
+  ): unknown;
+};
+
+const env = Deno.env.toObject();
+const deps = await createAuthDependencies(env);
+const app = createApi(API_ROUTES, {
+  services: () => ({ register: async () => deps, auth: async () => deps, publicTokens: async () => deps.tokens }),
+  origin: (c) => ({ sourceIp: (c.env as { ip?: string }).ip, requestId: crypto.randomUUID() }),
+  log: apiLog,
+});
+const hostname = env.HOST ?? '127.0.0.1';
+Deno.serve(
+  { port: Number(env.PORT ?? 3000), hostname, onListen: ({ port }) => console.log(`passlane (deno) listening on http://${hostname}:${port}`) },
+  (request, info) => app.fetch(request, { ip: info.remoteAddr.hostname }),
+);

@@ -1,0 +1,58 @@
+import { StorageUnavailableError } from '../storage/errors.js';
+import {
+  AccountExistsConflictError,
+  ConcurrentUpdateError,
+  InvalidCredentialsError,
+  InvalidRequestError,
+  RateLimitedError,
+  TemporarilyUnavailableError,
+  UnauthenticatedError,
+  UseCaseError,
+} from '../use-cases/errors.js';
+import { HttpError } from './http-error.js';
+
+/** How long to tell clients to wait when storage failed outside a use-case (SDK retries already spent). */
+export const FALLBACK_RETRY_AFTER_SECONDS = 2;
+
+export interface MappedError {
+  status: number;
+  code: string;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/**
+ * The one place errors become statuses (table in README.md). Use-case and protocol errors keep
+ * their code and message; anything else is a 500 with a fixed body, so no internals reach the client.
+ */
+export function mapError(error: unknown): MappedError {
+  if (error instanceof HttpError) {
+    return { status: error.statusCode, code: error.code, message: error.message, headers: error.headers };
+  }
+  if (error instanceof UseCaseError) {
+    const { code, message } = error;
+    if (error instanceof InvalidRequestError) return { status: 400, code, message };
+    if (error instanceof InvalidCredentialsError) return { status: 401, code, message };
+    // RFC 6750 §3: a 401 for a missing or bad bearer token names the scheme.
+    if (error instanceof UnauthenticatedError) return { status: 401, code, message, headers: { 'www-authenticate': 'Bearer' } };
+    if (error instanceof AccountExistsConflictError || error instanceof ConcurrentUpdateError) return { status: 409, code, message };
+    if (error instanceof RateLimitedError) return { status: 429, code, message, headers: retryAfter(error.retryAfterSeconds) };
+    if (error instanceof TemporarilyUnavailableError) return { status: 503, code, message, headers: retryAfter(error.retryAfterSeconds) };
+  }
+  // Defence in depth: storage trouble that escaped a use-case is "try again", not a final 500.
+  if (error instanceof StorageUnavailableError) return temporarilyUnavailable();
+  return { status: 500, code: 'internal_error', message: 'internal error' };
+}
+
+export function temporarilyUnavailable(): MappedError {
+  return {
+    status: 503,
+    code: 'temporarily_unavailable',
+    message: 'the service is temporarily unavailable; try again later',
+    headers: retryAfter(FALLBACK_RETRY_AFTER_SECONDS),
+  };
+}
+
+function retryAfter(seconds: number): Record<string, string> {
+  return { 'retry-after': String(Math.max(1, Math.ceil(seconds))) };
+}

@@ -1,0 +1,28 @@
+import type { RequestOrigin } from './services.js';
+
+/** What a route's handler is given: nothing is read from module state. */
+export interface RouteInput<S> {
+  request: Request;
+  /** The parsed JSON body (routes with `json: true`); undefined otherwise. */
+  body: unknown;
+  origin: RequestOrigin;
+  services: S;
+}
+
+/**
+ * One HTTP operation: where it is served and what it does. `S` names the services it needs, so a
+ * host serving only some routes builds only those (see services.ts).
+ */
+export interface Route<S> {
+  /** Stable, for logs and metrics (never the raw path, which a Function URL lets clients choose). */
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  /** Read and check a JSON body (415, 413, 400) before the handler runs. */
+  json: boolean;
+  handle(input: RouteInput<S>): Promise<Response>;
+}
+
+export function defineRoute<S>(route: Route<S>): Route<S> {
+  return route;
+}

@@ -1,0 +1,31 @@
+import type { PublicTokenService } from '../tokens/token-service.js';
+import type { AuthDependencies, RegisterDependencies } from '../use-cases/dependencies.js';
+
+/**
+ * What the routes use, each built on first use by the host, so a host pays only for what its
+ * routes touch: the JWKS function builds no table client or hasher, and register loads no
+ * signing key. A route declares the part it needs (`Pick<ApiServices, 'auth'>`).
+ */
+export interface ApiServices {
+  /** Registration: hasher, accounts, rate limits, audit; no token service. */
+  register(): Promise<RegisterDependencies>;
+  /** Login and password change: everything, with the signing key. */
+  auth(): Promise<AuthDependencies>;
+  /** The published keys and claims settings (JWKS, discovery). */
+  publicTokens(): Promise<PublicTokenService>;
+}
+
+/** Structured log lines; Powertools' Logger on Lambda and Node, JSON console lines elsewhere. */
+export interface ApiLog {
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What only the host knows about a request (hono's `c.env` differs per runtime). */
+export interface RequestOrigin {
+  /** The client's address as the platform saw it, never a client-set header the platform passes through. */
+  sourceIp: string | undefined;
+  /** The platform's id for the request (API Gateway's, Cloudflare's ray), for logs. */
+  requestId: string | undefined;
+}

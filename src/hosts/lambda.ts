@@ -1,0 +1,109 @@
+/**
+ * The AWS Lambda host: API Gateway HTTP API (payload 2.0), REST API (1.0) and Function URL events
+ * become `app.fetch` calls through hono's Lambda adapter. middy stays at the Lambda boundary for
+ * Powertools: the logger's Lambda context and the EMF metrics flush.
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, Context as LambdaContext, LambdaFunctionURLEvent } from 'aws-lambda';
+import { handle } from 'hono/aws-lambda';
+import { createApi, respondToError } from '../api/create-api.js';
+import { FALLBACK_RETRY_AFTER_SECONDS } from '../api/map-error.js';
+import { errorResponse } from '../api/responses.js';
+import type { Route } from '../api/route.js';
+import { apiLog, logger } from '../observability/logger.js';
+import { metrics } from '../observability/metrics.js';
+import { TemporarilyUnavailableError } from '../use-cases/errors.js';
+
+export type LambdaHttpEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2 | LambdaFunctionURLEvent;
+
+/** The subset of a proxy result all three integrations accept; `body` always a string (REST API requires one). */
+export interface LambdaHttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+  isBase64Encoded?: boolean;
+}
+
+interface HonoLambdaEnv {
+  requestContext?: { requestId?: string; http?: { sourceIp?: string }; identity?: { sourceIp?: string } };
+}
+
+/**
+ * One function's handler for the given routes (one route per function in serverless.yml, so each
+ * function keeps its own permissions and secrets). `services` are built on first use, so a cold
+ * start pays only for what its route touches.
+ */
+export function lambdaHandler<S>(routes: readonly Route<S>[], services: S) {
+  const app = createApi(routes, {
+    services: () => services,
+    origin: (c) => {
+      const context = (c.env as HonoLambdaEnv | undefined)?.requestContext;
+      return { sourceIp: context?.http?.sourceIp || context?.identity?.sourceIp || undefined, requestId: context?.requestId || undefined };
+    },
+    log: apiLog,
+  });
+  const serve = handle(app);
+  return (
+    middy<LambdaHttpEvent, LambdaHttpResponse>(async (event: LambdaHttpEvent, context: LambdaContext) =>
+      singleValueHeaders(await serve(withoutBodyOnGet(event) as unknown as Parameters<typeof serve>[0], context)),
+    )
+      // logEvent: false even if POWERTOOLS_LOGGER_LOG_EVENT is set: the event holds passwords.
+      .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+      .use(logMetrics(metrics))
+      .use({
+        before: ({ event }) => {
+          // A direct invoke or a misrouted trigger: a clear 400 rather than a crash in the adapter.
+          if (!isHttpEvent(event)) return toLambdaResponse(errorResponse(400, 'invalid_request', 'not an API Gateway or Function URL HTTP event'));
+          // API Gateway's request id (the one in its access logs and clients' reports) on every line.
+          logger.appendKeys({ requestId: event.requestContext?.requestId });
+          return undefined;
+        },
+        onError: async (request) => {
+          // middy aborts just before the Lambda timeout (storage or hasher too slow): "try again", not a 500.
+          const response = isMiddyTimeout(request.error)
+            ? respondToError(new TemporarilyUnavailableError(FALLBACK_RETRY_AFTER_SECONDS, { cause: request.error }), { route: 'unknown' }, apiLog)
+            : respondToError(request.error, { route: 'unknown' }, apiLog);
+          // Set, not returned: a returned value would skip the remaining onError cleanup (logger keys, metrics flush).
+          request.response = await toLambdaResponse(response);
+        },
+      })
+  );
+}
+
+/** API Gateway passes a body on GET too; a web Request refuses one (hono's adapter would answer its own error). */
+function withoutBodyOnGet(event: LambdaHttpEvent): LambdaHttpEvent {
+  const method = 'httpMethod' in event ? event.httpMethod : event.requestContext.http.method;
+  return /^(GET|HEAD)$/i.test(method) && event.body != null ? { ...event, body: undefined } as LambdaHttpEvent : event;
+}
+
+function isHttpEvent(event: unknown): event is LambdaHttpEvent {
+  const candidate = event as { httpMethod?: unknown; requestContext?: { http?: { method?: unknown } } } | null;
+  return typeof candidate?.httpMethod === 'string' || typeof candidate?.requestContext?.http?.method === 'string';
+}
+
+/** hono answers REST API events with `multiValueHeaders`; one shape for all three keeps callers simple. */
+function singleValueHeaders(result: {
+  statusCode: number;
+  body: string;
+  isBase64Encoded?: boolean;
+  headers?: Record<string, string | string[]>;
+  multiValueHeaders?: Record<string, string[]>;
+}): LambdaHttpResponse {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries({ ...result.headers, ...result.multiValueHeaders })) {
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return { statusCode: result.statusCode, headers, body: result.body, ...(result.isBase64Encoded && { isBase64Encoded: true }) };
+}
+
+async function toLambdaResponse(response: Response): Promise<LambdaHttpResponse> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  return { statusCode: response.status, headers, body: await response.text() };
+}
+
+function isMiddyTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TimeoutError' && (error.cause as { package?: unknown } | undefined)?.package === '@middy/core';
+}

@@ -1,0 +1,71 @@
+/**
+ * A consumer of the library (`import ... from 'passlane'`) must not pull in the Lambda/server
+ * stack: no AWS SDK, Smithy, Middy, Powertools or Hono. Resolved the way a user's bundler does,
+ * through package.json `exports` against dist/ (built before tests run), for Node and for the
+ * edge conditions.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type BuildOptions, type Metafile } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const FORBIDDEN = ['@aws-sdk/', '@smithy/', '@middy/', '@aws-lambda-powertools/', 'node_modules/hono/'];
+// Metafile inputs are relative to absWorkingDir; dist/ here proves `exports` was used, not src/.
+const HASHER = 'dist/src/hashing/create-password-hasher.js';
+
+let consumerDir: string;
+let outdir: string;
+let consumer: string;
+
+beforeAll(async () => {
+  // Inside the repo, so the bare `passlane` resolves by package self-reference, through `exports`.
+  consumerDir = await mkdtemp(join(root, '.tmp-consumer-'));
+  outdir = await mkdtemp(join(tmpdir(), 'passlane-isolation-'));
+  consumer = join(consumerDir, 'consumer.mjs');
+  await writeFile(consumer, "import { createPasswordHasher } from 'passlane'; console.log(typeof createPasswordHasher);\n");
+});
+
+afterAll(async () => {
+  if (consumerDir) await rm(consumerDir, { recursive: true, force: true });
+  if (outdir) await rm(outdir, { recursive: true, force: true });
+});
+
+async function inputsOf(options: BuildOptions): Promise<string[]> {
+  const result = await build({
+    entryPoints: [consumer],
+    absWorkingDir: root,
+    bundle: true,
+    format: 'esm',
+    metafile: true,
+    logLevel: 'silent',
+    ...options,
+  });
+  return Object.keys((result.metafile as Metafile).inputs);
+}
+
+function expectIsolated(inputs: string[], entry: string): void {
+  expect(inputs).toContain(entry);
+  expect(inputs).toContain(HASHER);
+  expect(inputs.filter((input) => FORBIDDEN.some((pattern) => input.includes(pattern)))).toEqual([]);
+}
+
+describe('the library entry pulls in no Lambda or server dependency', () => {
+  it('on Node', async () => {
+    // The @node-rs loaders require a platform `.node` binary; its contents do not matter here.
+    const inputs = await inputsOf({ platform: 'node', write: false, outdir, loader: { '.node': 'empty' } });
+    expectIsolated(inputs, 'dist/src/index.js');
+  });
+
+  it('on edge runtimes (workerd, worker, browser conditions)', async () => {
+    const inputs = await inputsOf({
+      platform: 'browser',
+      conditions: ['workerd', 'worker', 'browser'],
+      loader: { '.wasm': 'copy' },
+      outdir,
+    });
+    expectIsolated(inputs, 'dist/src/edge.js');
+  });
+});

@@ -1,0 +1,20 @@
+/**
+ * The Lambda functions' handlers (functions/*.ts) with the dependencies a test chooses: the same
+ * route and Lambda host as the function, only `services` differ.
+ */
+import { changePasswordRoute, jwksRoute, loginRoute, openIdConfigurationRoute, registerRoute } from '../../src/api/routes/index.js';
+import type { PublicTokenService } from '../../src/tokens/token-service.js';
+import { lambdaHandler } from '../../src/hosts/lambda.js';
+import type { AuthDependencies, RegisterDependencies } from '../../src/use-cases/dependencies.js';
+
+export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../src/hosts/lambda.js';
+
+type Get<T> = () => Promise<T>;
+
+export const createRegisterHandler = (get: Get<RegisterDependencies>) => lambdaHandler([registerRoute], { register: get });
+export const createLoginHandler = (get: Get<AuthDependencies>) => lambdaHandler([loginRoute], { auth: get });
+export const createPasswordHandler = (get: Get<AuthDependencies>) => lambdaHandler([changePasswordRoute], { auth: get });
+export const createJwksHandler = (get: Get<Pick<PublicTokenService, 'jwks'>>) =>
+  lambdaHandler([jwksRoute], { publicTokens: get as Get<PublicTokenService> });
+export const createOpenIdConfigurationHandler = (get: Get<Pick<PublicTokenService, 'jwks' | 'issuer'>>) =>
+  lambdaHandler([openIdConfigurationRoute], { publicTokens: get as Get<PublicTokenService> });
