@@ -38,7 +38,18 @@ export function buildWorker({ outdir = DEFAULT_OUTDIR, minify = true } = {}): Pr
 }
 
 /** Any edge entry (the Worker, or a test entry importing src/edge.ts) as `outdir/worker.js` + `argon2.wasm`. */
-export async function bundleForEdge({ entry, outdir, minify = false }: { entry: string; outdir: string; minify?: boolean }): Promise<WorkerBundle> {
+export async function bundleForEdge({
+  entry,
+  outdir,
+  minify = false,
+  // workerd's conditions by default; Vercel Edge resolves `edge-light` first.
+  conditions = ['workerd', 'worker', 'browser'],
+}: {
+  entry: string;
+  outdir: string;
+  minify?: boolean;
+  conditions?: string[];
+}): Promise<WorkerBundle> {
   const result = await build({
     entryPoints: { worker: entry },
     outdir,
@@ -46,7 +57,7 @@ export async function bundleForEdge({ entry, outdir, minify = false }: { entry: 
     format: 'esm',
     platform: 'browser',
     target: 'es2022',
-    conditions: ['workerd', 'worker', 'browser'],
+    conditions,
     // `copy` keeps the import and rewrites it to the copied file: `import m from "./argon2.wasm"`.
     loader: { '.wasm': 'copy' },
     assetNames: '[name]',

@@ -48,10 +48,6 @@ export async function bundleFunction(fn: LambdaFunction, options: BundleOptions)
     bundle: true,
     platform: 'node',
     format: 'esm',
-    // Dynamic imports become chunks beside index.mjs, evaluated only when reached: the SSM client
-    // (secret-env.ts) costs a cold start nothing unless a secret parameter is configured.
-    splitting: true,
-    chunkNames: 'chunks/[name]-[hash]',
     target: NODE_TARGET,
     minify: true,
     legalComments: 'none',

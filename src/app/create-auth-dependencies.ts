@@ -1,6 +1,7 @@
 import { createPasswordHasher } from '../index.js';
 import { logger } from '../observability/logger.js';
 import { createAuditSink } from '../observability/audit.js';
+import { readProcessEnv } from '../runtime/detect-runtime.js';
 import { onceUntilFailure } from '../shared/once-until-failure.js';
 import { getSecretEnv } from './secret-env.js';
 import { createDynamoDbClient } from '../storage/dynamodb-client.js';
@@ -72,7 +73,11 @@ export const getRegisterDependencies: () => Promise<RegisterDependencies> = /* @
 /** The full token service alone (issue, verify, publish). */
 export const getTokenService: () => Promise<TokenService> = /* @__PURE__ */ onceUntilFailure(async () => tokenServiceFromEnv(await getSecretEnv()));
 
-/** For the JWKS and discovery functions: from PASSLANE_JWT_PUBLIC_KEYS when set, with no private key. */
+/**
+ * For the JWKS and discovery functions: plain env only (PASSLANE_JWT_PUBLIC_KEYS, which the
+ * deployment resolves at deploy time), never the secret store, so their bundles carry no AWS SDK
+ * at all and they need no right to read a parameter.
+ */
 export const getPublicTokenService: () => Promise<PublicTokenService> = /* @__PURE__ */ onceUntilFailure(async () =>
-  publicTokenServiceFromEnv(await getSecretEnv()),
+  publicTokenServiceFromEnv(readProcessEnv()),
 );

@@ -1,0 +1,241 @@
+/**
+ * Every host of the one API, started for real against a DynamoDB server on loopback, behind one
+ * `send` so the contract suite can run the same requests through each:
+ *   lambda        the functions/*.ts handlers in-process, API Gateway HTTP API (2.0) events,
+ *                 dispatched by serverless.yml's routes (by path, as a Function URL or ANY route does)
+ *   node          `npm start`'s server (src/local/server.ts)
+ *   workerd       the Worker bundle wrangler deploys, in Miniflare
+ *   edge-runtime  hosts/vercel-edge.ts bundled for the edge, in Vercel's EdgeVM, wasm code generation off
+ *   deno          dist/hosts/deno.js in the `deno` binary from npm
+ *   bun           hosts/bun.ts in the `bun` binary from npm
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { EdgeRuntime } from 'edge-runtime';
+import { build } from 'esbuild';
+import { Miniflare } from 'miniflare';
+import { parse as parseYaml } from 'yaml';
+import { bundleForEdge, buildWorker } from '../../edge/build-worker.js';
+import { LAMBDA_FUNCTIONS } from '../../scripts/packaging/lambda-functions.js';
+import { startLocalServer } from '../../src/local/server.js';
+import { lambdaContext } from './lambda-context.js';
+import type { HttpAnswer } from './openapi.js';
+
+export interface HostRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export interface RunningHost {
+  send(request: HostRequest): Promise<HttpAnswer>;
+  stop(): Promise<void>;
+}
+
+export type HostName = 'lambda' | 'node' | 'workerd' | 'edge-runtime' | 'deno' | 'bun';
+export const HOST_NAMES: readonly HostName[] = ['lambda', 'node', 'workerd', 'edge-runtime', 'deno', 'bun'];
+
+type Env = Record<string, string>;
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+export function startHost(name: HostName, env: Env): Promise<RunningHost> {
+  switch (name) {
+    case 'lambda':
+      return startLambda(env);
+    case 'node':
+      return startNode(env);
+    case 'workerd':
+      return startWorkerd(env);
+    case 'edge-runtime':
+      return startVercelEdge(env);
+    case 'deno':
+      return startProcess(
+        join(ROOT, 'node_modules/.bin/deno'),
+        ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-ffi', '--allow-sys', 'dist/hosts/deno.js'],
+        env,
+      );
+    case 'bun':
+      return startProcess(join(ROOT, 'node_modules/.bin/bun'), ['hosts/bun.ts'], env);
+  }
+}
+
+async function answerOf(response: Response): Promise<HttpAnswer> {
+  const headers: Record<string, string> = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  return { statusCode: response.status, headers, body: await response.text() };
+}
+
+function fetchInit({ method, headers = {}, body }: HostRequest): RequestInit {
+  return { method, headers, ...(body !== undefined && { body }) };
+}
+
+/** The real function modules: they read process.env once per "container", so it is set before they load. */
+async function startLambda(env: Env): Promise<RunningHost> {
+  Object.assign(process.env, env);
+  const serverless = parseYaml(await readFile(join(ROOT, 'serverless.yml'), 'utf8')) as {
+    functions: Record<string, { events?: Array<{ httpApi?: string }> }>;
+  };
+  type Handler = (event: APIGatewayProxyEventV2, context: unknown) => Promise<HttpAnswer>;
+  const byPath = new Map<string, Handler>();
+  for (const [name, definition] of Object.entries(serverless.functions)) {
+    const route = definition.events?.find((event) => event.httpApi)?.httpApi;
+    if (route === undefined) continue;
+    const entry = LAMBDA_FUNCTIONS.find((fn) => fn.name === name)?.entry;
+    if (entry === undefined) throw new Error(`serverless.yml function ${name} has no entry in LAMBDA_FUNCTIONS`);
+    const module = (await import(join(ROOT, entry))) as { handler: Handler };
+    byPath.set(route.split(' ')[1]!, module.handler);
+  }
+  // A path no route serves reaches a function only through its Function URL: the login one's here.
+  const fallback = byPath.get('/login')!;
+  return {
+    send: ({ method, path, headers = {}, body }) =>
+      (byPath.get(path) ?? fallback)(
+        {
+          version: '2.0',
+          routeKey: '$default',
+          rawPath: path,
+          rawQueryString: '',
+          headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value])),
+          requestContext: {
+            accountId: '123456789012',
+            apiId: 'api',
+            domainName: 'api.example.test',
+            domainPrefix: 'api',
+            http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'vitest' },
+            requestId: randomUUID(),
+            routeKey: '$default',
+            stage: '$default',
+            time: new Date().toISOString(),
+            timeEpoch: Date.now(),
+          },
+          ...(body !== undefined && { body }),
+          isBase64Encoded: false,
+        },
+        lambdaContext(),
+      ),
+    stop: async () => undefined,
+  };
+}
+
+async function startNode(env: Env): Promise<RunningHost> {
+  const server = await startLocalServer({ port: 0, dynamoDbEndpoint: env.DYNAMODB_ENDPOINT, env });
+  return { send: async (request) => answerOf(await fetch(`${server.url}${request.path}`, fetchInit(request))), stop: () => server.stop() };
+}
+
+async function startWorkerd(env: Env): Promise<RunningHost> {
+  const outdir = await mkdtemp(join(tmpdir(), 'passlane-contract-worker-'));
+  const bundle = await buildWorker({ outdir, minify: false });
+  const miniflare = new Miniflare({
+    modules: true,
+    scriptPath: bundle.scriptPath,
+    modulesRoot: outdir,
+    modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
+    compatibilityDate: '2025-01-01',
+    bindings: env,
+    handleStructuredLogs: () => undefined,
+  });
+  await miniflare.ready;
+  return {
+    send: async ({ method, path, headers = {}, body }) =>
+      answerOf(
+        (await miniflare.dispatchFetch(`https://auth.test${path}`, {
+          method,
+          headers: { 'cf-connecting-ip': '203.0.113.9', ...headers },
+          ...(body !== undefined && { body }),
+        })) as unknown as Response,
+      ),
+    stop: async () => {
+      await miniflare.dispose();
+      await rm(outdir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * EdgeVM evaluates scripts, not modules: the bundle is wrapped into a script with a `fetch`
+ * listener, and its `./argon2.wasm` import is served from a Module compiled outside the VM
+ * (standing in for Vercel's static `.wasm` import). Vercel passes env as `process.env`.
+ */
+async function startVercelEdge(env: Env): Promise<RunningHost> {
+  const outdir = await mkdtemp(join(tmpdir(), 'passlane-contract-vercel-'));
+  const bundle = await bundleForEdge({ entry: join(ROOT, 'hosts/vercel-edge.ts'), outdir, conditions: ['edge-light', 'worker', 'browser'] });
+  const script = await build({
+    stdin: {
+      contents: `import handler from ${JSON.stringify(bundle.scriptPath)};
+        addEventListener('fetch', (event) => event.respondWith(handler(event.request)));`,
+      resolveDir: outdir,
+    },
+    bundle: true,
+    format: 'iife',
+    platform: 'browser',
+    write: false,
+    plugins: [
+      {
+        name: 'wasm-from-global',
+        setup(pluginBuild) {
+          pluginBuild.onResolve({ filter: /\.wasm$/ }, () => ({ path: 'argon2', namespace: 'platform-wasm' }));
+          pluginBuild.onLoad({ filter: /.*/, namespace: 'platform-wasm' }, () => ({ contents: 'export default globalThis.__argon2Module;' }));
+        },
+      },
+    ],
+  });
+  const vm = new EdgeRuntime({ codeGeneration: { strings: false, wasm: false } });
+  vm.context.__argon2Module = await WebAssembly.compile(await readFile(bundle.wasmPath));
+  vm.context.process = { env };
+  // Info lines (audit events) would flood the test output; warnings and errors still show.
+  vm.context.console = { ...console, log: () => undefined };
+  vm.evaluate(script.outputFiles[0]!.text);
+  return {
+    send: async ({ method, path, headers = {}, body }) =>
+      answerOf(
+        (await vm.dispatchFetch(`https://auth.test${path}`, {
+          method,
+          headers: { 'x-real-ip': '203.0.113.9', ...headers },
+          ...(body !== undefined && { body }),
+        })) as unknown as Response,
+      ),
+    stop: () => rm(outdir, { recursive: true, force: true }),
+  };
+}
+
+/** A runtime binary serving on a free port (PORT=0), found from its "listening on" line. */
+async function startProcess(command: string, args: string[], env: Env): Promise<RunningHost> {
+  const child: ChildProcess = spawn(command, args, {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env, PORT: '0', HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${args.at(-1)} did not start in time: ${output.slice(-2000)}`)), 45_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${args.at(-1)} exited with ${code}: ${output.slice(-2000)}`));
+    });
+  });
+  return {
+    send: async (request) => answerOf(await fetch(`${url}${request.path}`, fetchInit(request))),
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
