@@ -3,18 +3,18 @@
  * Cloudflare's workerd (through Miniflare) and Vercel's edge-runtime with code generation off.
  * Both get argon2 only as a precompiled module, as from a static `.wasm` import in production.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import bcrypt from 'bcryptjs';
 // `EdgeRuntime` is @edge-runtime/vm's EdgeVM, re-exported (the package we depend on directly).
 import { EdgeRuntime } from 'edge-runtime';
-import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPasswordHasher } from '../src/index.js';
 import { buildEdgeBundle, type EdgeBundle } from './support/build-edge-bundle.js';
+import { startEdgeVm } from './support/edge-vm.js';
 
 type Fetch = (url: string, init?: { method: string; body: string }) => Promise<{ status: number; json(): Promise<unknown> }>;
 
@@ -112,32 +112,7 @@ describe('Vercel edge-runtime (EdgeVM, code generation off)', () => {
   let vm: EdgeRuntime;
 
   beforeAll(async () => {
-    // EdgeVM evaluates scripts, not modules: wrap the same ESM bundle into a script that registers
-    // a `fetch` listener, and serve its `./argon2.wasm` import from a global holding a Module
-    // compiled here, outside the VM (standing in for the platform's static `.wasm` import).
-    const script = await build({
-      stdin: {
-        contents: `import worker from ${JSON.stringify(bundle.scriptPath)};
-          addEventListener('fetch', (event) => event.respondWith(worker.fetch(event.request)));`,
-        resolveDir: outdir,
-      },
-      bundle: true,
-      format: 'iife',
-      platform: 'browser',
-      write: false,
-      plugins: [
-        {
-          name: 'wasm-from-global',
-          setup(pluginBuild) {
-            pluginBuild.onResolve({ filter: /\.wasm$/ }, () => ({ path: 'argon2', namespace: 'platform-wasm' }));
-            pluginBuild.onLoad({ filter: /.*/, namespace: 'platform-wasm' }, () => ({ contents: 'export default globalThis.__argon2Module;' }));
-          },
-        },
-      ],
-    });
-    vm = new EdgeRuntime({ codeGeneration: { strings: false, wasm: false } });
-    vm.context.__argon2Module = await WebAssembly.compile(await readFile(bundle.wasmPath));
-    vm.evaluate(script.outputFiles[0]!.text);
+    vm = await startEdgeVm(bundle, 'entry.fetch(request)');
   });
 
   it('refuses WebAssembly.compile from bytes in the VM itself', async () => {

@@ -16,13 +16,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { EdgeRuntime } from 'edge-runtime';
-import { build } from 'esbuild';
 import { Miniflare } from 'miniflare';
 import { parse as parseYaml } from 'yaml';
 import { bundleForEdge, buildWorker } from '../../edge/build-worker.js';
 import { LAMBDA_FUNCTIONS } from '../../scripts/packaging/lambda-functions.js';
 import { startLocalServer } from '../../src/local/server.js';
+import { startEdgeVm } from './edge-vm.js';
 import { lambdaContext } from './lambda-context.js';
 import type { HttpAnswer } from './openapi.js';
 
@@ -157,40 +156,15 @@ async function startWorkerd(env: Env): Promise<RunningHost> {
   };
 }
 
-/**
- * EdgeVM evaluates scripts, not modules: the bundle is wrapped into a script with a `fetch`
- * listener, and its `./argon2.wasm` import is served from a Module compiled outside the VM
- * (standing in for Vercel's static `.wasm` import). Vercel passes env as `process.env`.
- */
+/** Vercel passes env as `process.env`. */
 async function startVercelEdge(env: Env): Promise<RunningHost> {
   const outdir = await mkdtemp(join(tmpdir(), 'passlane-contract-vercel-'));
   const bundle = await bundleForEdge({ entry: join(ROOT, 'hosts/vercel-edge.ts'), outdir, conditions: ['edge-light', 'worker', 'browser'] });
-  const script = await build({
-    stdin: {
-      contents: `import handler from ${JSON.stringify(bundle.scriptPath)};
-        addEventListener('fetch', (event) => event.respondWith(handler(event.request)));`,
-      resolveDir: outdir,
-    },
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    write: false,
-    plugins: [
-      {
-        name: 'wasm-from-global',
-        setup(pluginBuild) {
-          pluginBuild.onResolve({ filter: /\.wasm$/ }, () => ({ path: 'argon2', namespace: 'platform-wasm' }));
-          pluginBuild.onLoad({ filter: /.*/, namespace: 'platform-wasm' }, () => ({ contents: 'export default globalThis.__argon2Module;' }));
-        },
-      },
-    ],
+  const vm = await startEdgeVm(bundle, 'entry(request)', {
+    process: { env },
+    // Info lines (audit events) would flood the test output; warnings and errors still show.
+    console: { ...console, log: () => undefined },
   });
-  const vm = new EdgeRuntime({ codeGeneration: { strings: false, wasm: false } });
-  vm.context.__argon2Module = await WebAssembly.compile(await readFile(bundle.wasmPath));
-  vm.context.process = { env };
-  // Info lines (audit events) would flood the test output; warnings and errors still show.
-  vm.context.console = { ...console, log: () => undefined };
-  vm.evaluate(script.outputFiles[0]!.text);
   return {
     send: async ({ method, path, headers = {}, body }) =>
       answerOf(
