@@ -2,7 +2,8 @@ import { loginRateLimitsFromEnv } from '../src/app/login-rate-limits.js';
 import { createPasswordHasher, DEFAULT_ARGON2_POLICY } from '../src/edge.js';
 import { tableNameFromEnv } from '../src/storage/table.js';
 import { oncePerKeyUntilFailure } from '../src/shared/once-until-failure.js';
-import { UserStore } from '../src/storage/user-store.js';
+import { AccountStore } from '../src/storage/account-store.js';
+import { RateLimitStore } from '../src/storage/rate-limit-store.js';
 import { publicTokenServiceFromEnv, tokenServiceFromEnv, type PublicTokenService, type TokenService } from '../src/tokens/token-service.js';
 import type { AuthDependencies } from '../src/use-cases/dependencies.js';
 import { createWorkerDynamoDbClient } from './dynamodb-client.js';
@@ -52,6 +53,8 @@ async function buildEdgeDependencies(bindings: WorkerEnv): Promise<EdgeDependenc
   const env = stringBindings(bindings);
   // PASSLANE_JWT_PRIVATE_KEY is required: in workerd tokenServiceFromEnv refuses to generate a key.
   const tokens = await tokenServiceFromEnv(env);
+  const client = createWorkerDynamoDbClient(env);
+  const table = tableNameFromEnv(env);
   return {
     tokens,
     rateLimits: loginRateLimitsFromEnv(env),
@@ -61,7 +64,8 @@ async function buildEdgeDependencies(bindings: WorkerEnv): Promise<EdgeDependenc
       limits: STORED_HASH_LIMITS,
       logger: { warn: (message, fields) => log('WARN', message, fields) },
     }),
-    users: new UserStore(createWorkerDynamoDbClient(env), tableNameFromEnv(env)),
+    users: new AccountStore(client, table),
+    counters: new RateLimitStore(client, table),
     audit: auditToLog,
   };
 }

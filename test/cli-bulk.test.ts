@@ -8,7 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
 import { ensureTable } from '../src/storage/table.js';
-import { UserStore } from '../src/storage/user-store.js';
+import { AccountStore } from '../src/storage/account-store.js';
 import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
 import { goodRows, storedFormOf, writtenEmail } from './support/import-rows.js';
@@ -52,7 +52,7 @@ describe.each(dynamoDbServers)('passlane import, inventory and rehash --dry-run 
       [102, 'ERR_HASH_PARAMS_OUT_OF_BOUNDS'],
     ]);
     expect(imported.stdout + imported.stderr).not.toContain('@');
-    const store = new UserStore(client, tableName);
+    const store = new AccountStore(client, tableName);
     expect((await store.getUserByEmail(rows[7]!.email))!.passwordHash).toBe(storedFormOf(rows[7]!.fixture.hash));
 
     const human = await passlane(['import', file], env);

@@ -9,7 +9,7 @@ import { runImportCommand } from '../src/cli/commands/import.js';
 import { parseCsv } from '../src/import/parse-csv.js';
 import { dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
 import { ensureTable } from '../src/storage/table.js';
-import { UserStore } from '../src/storage/user-store.js';
+import { AccountStore } from '../src/storage/account-store.js';
 import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
 import { goodRows, storedFormOf, writtenEmail } from './support/import-rows.js';
@@ -82,7 +82,7 @@ function buildImportFile(dir: string, tag: string, existingEmail: string) {
 describe.each(dynamoDbServers)('passlane import on $name', ({ start }) => {
   let server: RunningDynamoDb;
   let client: DynamoDBClient;
-  let store: UserStore;
+  let store: AccountStore;
   let env: Record<string, string>;
   const tableName = `passlane-import-${randomUUID()}`;
   const dir = mkdtempSync(join(tmpdir(), 'passlane-import-'));
@@ -91,7 +91,7 @@ describe.each(dynamoDbServers)('passlane import on $name', ({ start }) => {
     server = await start();
     client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: server.endpoint }));
     await ensureTable(client, tableName);
-    store = new UserStore(client, tableName);
+    store = new AccountStore(client, tableName);
     env = { DYNAMODB_ENDPOINT: server.endpoint, PASSLANE_TABLE: tableName, PASSLANE_PEPPER_KEYS: '' };
   });
 
@@ -101,6 +101,7 @@ describe.each(dynamoDbServers)('passlane import on $name', ({ start }) => {
     rmSync(dir, { recursive: true, force: true }); // rejects files hold hashes
   });
 
+  // 3000 conditional writes against a real server on 2 shared cores take ~25 s: too close to the default timeout.
   it('imports 3000 accounts of mixed schemes, rejects bad rows by line, never overwrites, and re-runs as all skipped', async () => {
     const tag = randomUUID().slice(0, 8);
     const existingEmail = `existing-${tag}@example.com`;
@@ -139,7 +140,7 @@ describe.each(dynamoDbServers)('passlane import on $name', ({ start }) => {
     const again = await importCommand([path, '--json', '--concurrency', '16', '--max-writes-per-second', '5000'], env);
     expect(JSON.parse(again.stdout)).toMatchObject({ rows: summary.rows, imported: 0, skipped: GOOD_ROWS + 1, rejected: badLines.length, complete: true });
     expect((await store.getUserByEmail(rows[0]!.email))!.passwordHash).toBe(storedFormOf(rows[0]!.fixture.hash));
-  });
+  }, 120_000);
 
   it('imports CSV with quoted fields, escaped quotes and line breaks inside quotes, and refuses a taken userId', async () => {
     const tag = randomUUID().slice(0, 8);

@@ -7,7 +7,8 @@ import { addRehashCounts, emptyRehashCounts } from '../src/rehash/rehash-counts.
 import { REHASH_JOB_NAME, runRehashJob, type RehashJobDependencies } from '../src/rehash/run-rehash-job.js';
 import { takeInventory } from '../src/rehash/take-inventory.js';
 import { JobCursorChangedError, StorageUnavailableError } from '../src/storage/errors.js';
-import type { UserStore } from '../src/storage/user-store.js';
+import type { AccountStore } from '../src/storage/account-store.js';
+import type { JobCursorStore } from '../src/storage/job-cursor-store.js';
 import { changePassword } from '../src/use-cases/change-password.js';
 import { login } from '../src/use-cases/login.js';
 import { createAuthFixture } from './support/auth-fixture.js';
@@ -27,7 +28,7 @@ const NEW_PASSWORD = 'a new password, changed during the job';
 const key = (byte: number) => new Uint8Array(32).fill(byte);
 const cheap = legacyFixtures.hashes.filter((f) => /^(bcrypt-2[ab]-c4-ascii|django-pbkdf2_sha256-10k-long|passlib-pbkdf2_sha256-umlaut)$/.test(f.id));
 
-type Store = RehashJobDependencies['users'] & Pick<UserStore, 'createUser' | 'getUserByEmail'>;
+type Store = RehashJobDependencies['users'] & Pick<AccountStore, 'createUser' | 'getUserByEmail'>;
 
 /** Every account's stored hash, by email. */
 async function allHashes(users: Store, emails: string[]): Promise<Map<string, string>> {
@@ -49,8 +50,6 @@ function countingStore(inner: Store, options: { failOnWrite?: number } = {}) {
   let attempts = 0;
   const users: Store = {
     scanAccounts: (input) => inner.scanAccounts(input),
-    getJobCursor: (job) => inner.getJobCursor(job),
-    putJobCursor: (input) => inner.putJobCursor(input),
     createUser: (user) => inner.createUser(user),
     getUserByEmail: (email) => inner.getUserByEmail(email),
     async replacePasswordHash(input) {
@@ -72,7 +71,7 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
   });
 
   it('wraps every legacy record; each still logs in with its password and is then plain argon2id', async () => {
-    const { deps, users, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
+    const { deps, users, cursors, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
     // One account per fixture: every scheme, every edge case (NFD, emoji, 72-byte bcrypt, empty).
     const accounts = legacyFixtures.hashes.map((fixture, i) => ({ email: `fixture-${i}-${crypto.randomUUID()}@example.com`, fixture, hash: storedFormOf(fixture.hash) }));
     const broken = [
@@ -84,7 +83,7 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
     const before = await takeInventory({ hasher: weakHasher, users });
     expect(before.byStatus).toEqual({ up_to_date: 0, awaiting_login: 0, to_wrap: accounts.length, to_rotate: 0, unparseable: 2 });
 
-    const result = await runRehashJob({ hasher: weakHasher, users }, { segments: 3, pageSize: 7 });
+    const result = await runRehashJob({ hasher: weakHasher, users, cursors }, { segments: 3, pageSize: 7 });
     expect(result.done).toBe(true);
     expect(result.counts).toMatchObject({ scanned: accounts.length + 2, wrapped: accounts.length, unparseable: 2, failed: 0, skipped_changed: 0 });
     // Reported by userId and code, never rewritten.
@@ -106,7 +105,7 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
     expect(inventory.groups.every((g) => g.parameters === 'v=19,m=1024,t=1,p=1')).toBe(true);
 
     // A second pass finds nothing to do: wrapped records wait for their login.
-    const again = await runRehashJob({ hasher: weakHasher, users });
+    const again = await runRehashJob({ hasher: weakHasher, users, cursors });
     expect(again.counts).toMatchObject({ wrapped: 0, already_wrapped: accounts.length });
 
     for (const { email, fixture } of accounts) {
@@ -122,7 +121,7 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
   }, 120_000);
 
   it('loses no login upgrade or password change that runs during the job', async () => {
-    const { deps, users, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
+    const { deps, users, cursors, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
     const accounts = Array.from({ length: 60 }, (_, i) => ({
       email: `race-${i}-${crypto.randomUUID()}@example.com`,
       userId: `race-user-${i}`,
@@ -152,7 +151,7 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
     };
     let changedRaced = false;
     // Slow the job down (pages of 4, 40 writes/s) so the logins really overlap it.
-    const job = runRehashJob({ hasher: racingHasher, users }, { segments: 2, pageSize: 4, maxWritesPerSecond: 40 });
+    const job = runRehashJob({ hasher: racingHasher, users, cursors }, { segments: 2, pageSize: 4, maxWritesPerSecond: 40 });
     await Promise.all([
       ...loggingIn.map((a) => login(deps, { body: { email: a.email, password: a.fixture.password } })),
       ...changing.map(change),
@@ -177,37 +176,37 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
   }, 60_000);
 
   it('resumes a killed run from the stored cursor and wraps each record exactly once', async () => {
-    const { users, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
+    const { users, cursors, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
     const accounts = goodRows(150, crypto.randomUUID().slice(0, 8)).map((row) => ({ email: row.email, hash: storedFormOf(row.fixture.hash) }));
     await seed(users, accounts);
     const total = emptyRehashCounts();
     const { users: counted, writes } = countingStore(users);
 
     // Run 1 stops after 40 accounts (as at the end of its time); its cursor is in the table.
-    const first = await runRehashJob({ hasher: weakHasher, users: counted }, { segments: 4, pageSize: 10, maxItems: 40 });
+    const first = await runRehashJob({ hasher: weakHasher, users: counted, cursors }, { segments: 4, pageSize: 10, maxItems: 40 });
     addRehashCounts(total, first.counts);
     expect(first.done).toBe(false);
     expect(first.counts.scanned).toBe(40);
-    expect(await users.getJobCursor(REHASH_JOB_NAME)).toBe(first.cursor);
+    expect(await cursors.get(REHASH_JOB_NAME)).toBe(first.cursor);
 
     // Run 2 dies on its 25th write: no chance to finish its page or save its last position.
     const { users: failing, writes: failingWrites } = countingStore(users, { failOnWrite: 25 });
-    await expect(runRehashJob({ hasher: weakHasher, users: failing }, { pageSize: 10 })).rejects.toBeInstanceOf(StorageUnavailableError);
+    await expect(runRehashJob({ hasher: weakHasher, users: failing, cursors }, { pageSize: 10 })).rejects.toBeInstanceOf(StorageUnavailableError);
     for (const [email, n] of failingWrites) writes.set(email, (writes.get(email) ?? 0) + n);
     const afterCrash = await allHashes(users, accounts.map((a) => a.email));
     total.wrapped += failingWrites.size;
 
     // Run 3 has a time budget that runs out after a few accounts.
     let checks = 0;
-    const third = await runRehashJob({ hasher: weakHasher, users: counted }, { pageSize: 10, remainingMs: () => (++checks > 30 ? 0 : 1000) });
+    const third = await runRehashJob({ hasher: weakHasher, users: counted, cursors }, { pageSize: 10, remainingMs: () => (++checks > 30 ? 0 : 1000) });
     expect(third.done).toBe(false);
     addRehashCounts(total, third.counts);
 
     // Run 4 resumes without being told anything and finishes.
-    const last = await runRehashJob({ hasher: weakHasher, users: counted }, {});
+    const last = await runRehashJob({ hasher: weakHasher, users: counted, cursors }, {});
     addRehashCounts(total, last.counts);
     expect(last.done).toBe(true);
-    expect(decodeCursor((await users.getJobCursor(REHASH_JOB_NAME))!).segments.every((s) => s.done)).toBe(true);
+    expect(decodeCursor((await cursors.get(REHASH_JOB_NAME))!).segments.every((s) => s.done)).toBe(true);
 
     expect(total.wrapped).toBe(accounts.length);
     expect([...writes.values()].every((n) => n === 1)).toBe(true);
@@ -219,31 +218,31 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
       if (isWrappedByJob(afterCrash.get(email)!)) expect(final.get(email)).toBe(afterCrash.get(email));
     }
     // A finished cursor means the next run is a new pass, which finds nothing left to wrap.
-    const next = await runRehashJob({ hasher: weakHasher, users });
+    const next = await runRehashJob({ hasher: weakHasher, users, cursors });
     expect(next.counts).toMatchObject({ scanned: accounts.length, wrapped: 0, already_wrapped: accounts.length });
     dispose();
   }, 60_000);
 
   it('stops rather than fight when another run moved the stored cursor', async () => {
-    const { users, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
+    const { users, cursors, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
     await seed(users, goodRows(30, crypto.randomUUID().slice(0, 8)).map((row) => ({ email: row.email, hash: row.fixture.hash })));
-    const first = await runRehashJob({ hasher: weakHasher, users }, { maxItems: 5, segments: 1, pageSize: 5 });
+    const first = await runRehashJob({ hasher: weakHasher, users, cursors }, { maxItems: 5, segments: 1, pageSize: 5 });
     // A second run that read the cursor before the first one's last save.
-    const stale: Store = { ...bind(users), getJobCursor: async () => undefined };
-    await expect(runRehashJob({ hasher: weakHasher, users: stale }, { cursor: first.cursor })).rejects.toBeInstanceOf(JobCursorChangedError);
-    expect(await users.getJobCursor(REHASH_JOB_NAME)).toBe(first.cursor);
+    const stale = { get: async () => undefined, put: (input: Parameters<JobCursorStore['put']>[0]) => cursors.put(input) };
+    await expect(runRehashJob({ hasher: weakHasher, users, cursors: stale }, { cursor: first.cursor })).rejects.toBeInstanceOf(JobCursorChangedError);
+    expect(await cursors.get(REHASH_JOB_NAME)).toBe(first.cursor);
     dispose();
   });
 
   it('--dry-run counts what it would do and writes nothing, not even the cursor', async () => {
-    const { users, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
+    const { users, cursors, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
     const accounts = goodRows(80, crypto.randomUUID().slice(0, 8)).map((row) => ({ email: row.email, hash: storedFormOf(row.fixture.hash) }));
     await seed(users, accounts);
     const { users: counted, writes } = countingStore(users);
-    const result = await runRehashJob({ hasher: weakHasher, users: counted }, { dryRun: true, pageSize: 9 });
+    const result = await runRehashJob({ hasher: weakHasher, users: counted, cursors }, { dryRun: true, pageSize: 9 });
     expect(result).toMatchObject({ done: true, dryRun: true, counts: { scanned: 80, wrapped: 80 } });
     expect(writes.size).toBe(0);
-    expect(await users.getJobCursor(REHASH_JOB_NAME)).toBeUndefined();
+    expect(await cursors.get(REHASH_JOB_NAME)).toBeUndefined();
     const stored = await allHashes(users, accounts.map((a) => a.email));
     for (const a of accounts) expect(stored.get(a.email)).toBe(a.hash);
     dispose();
@@ -256,7 +255,7 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
     expect(await currentPepperKeyId(underK2)).toBe('k2');
     expect(await currentPepperKeyId(weakHasher)).toBeUndefined();
 
-    const { deps, users, dispose } = await createAuthFixture(server.endpoint, { hasher: underK2 });
+    const { deps, users, cursors, dispose } = await createAuthFixture(server.endpoint, { hasher: underK2 });
     const password = (i: number) => `pepper password number ${i}`;
     const peppered = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => ({ email: `k1-${i}-${crypto.randomUUID()}@example.com`, hash: await underK1.hash(password(i)), password: password(i) })),
@@ -268,7 +267,7 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
     const before = await takeInventory({ hasher: underK2, users });
     expect(before.groups.find((g) => g.pepperKeyId === 'k1')).toMatchObject({ count: 20, status: 'to_rotate' });
 
-    const result = await runRehashJob({ hasher: underK2, users });
+    const result = await runRehashJob({ hasher: underK2, users, cursors });
     expect(result.counts).toMatchObject({ rotated: 21, wrapped: 1, failed: 0 });
     const inventory = await takeInventory({ hasher: underK2, users });
     expect(inventory.groups.find((g) => g.pepperKeyId === 'k2')).toMatchObject({ scheme: 'argon2id', count: 21, status: 'up_to_date' });
@@ -286,10 +285,10 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
   });
 
   it('runs as a Lambda: { cursor?, dryRun?, segments? } in, { cursor, done, counts } out, within the time left', async () => {
-    const { users, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
+    const { users, cursors, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
     await seed(users, goodRows(40, crypto.randomUUID().slice(0, 8)).map((row) => ({ email: row.email, hash: row.fixture.hash })));
     const logged: unknown[] = [];
-    const handler = createRehashHandler(async () => ({ hasher: weakHasher, users }), { info: (...args: unknown[]) => logged.push(args) });
+    const handler = createRehashHandler(async () => ({ hasher: weakHasher, users, cursors }), { info: (...args: unknown[]) => logged.push(args) });
 
     // Less time left than the margin: nothing done, a cursor to continue from.
     const starved = await handler({ segments: 2 }, { getRemainingTimeInMillis: () => 5_000 });
@@ -307,16 +306,3 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
     dispose();
   });
 });
-
-/** The store's methods bound, so they can be spread into a partial override. */
-function bind(users: Store): Store {
-  return {
-    scanAccounts: (input) => users.scanAccounts(input),
-    replacePasswordHash: (input) => users.replacePasswordHash(input),
-    getJobCursor: (job) => users.getJobCursor(job),
-    putJobCursor: (input) => users.putJobCursor(input),
-    createUser: (user) => users.createUser(user),
-    getUserByEmail: (email) => users.getUserByEmail(email),
-  };
-}
-

@@ -181,6 +181,7 @@ describe('token check', () => {
     const fails = (error: Error) => ({
       hasher: countingHasher().hasher,
       users: {} as never,
+      counters: {} as never,
       tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => Promise.reject(error) },
       rateLimits: { perAccount: 10, perIp: 10, windowSeconds: 60 },
       audit: () => {},
@@ -196,13 +197,15 @@ describe('storage outage', () => {
   it('answers 503-class errors for login and register, never a decision without storage', async () => {
     const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
     const { dynamoDbClientConfig } = await import('../src/storage/dynamodb-client.js');
-    const { UserStore } = await import('../src/storage/user-store.js');
+    const { AccountStore } = await import('../src/storage/account-store.js');
+    const { RateLimitStore } = await import('../src/storage/rate-limit-store.js');
     const { freePort } = await import('./support/dynamodb-servers.js');
     const counting = countingHasher();
     const client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${await freePort()}` }));
     const deps = {
       hasher: counting.hasher,
-      users: new UserStore(client, 'users'),
+      users: new AccountStore(client, 'users'),
+      counters: new RateLimitStore(client, 'users'),
       tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => ({ userId: 'u', issuedAt: new Date() }) },
       rateLimits: { perAccount: 10, perIp: 10, windowSeconds: 60 },
       audit: () => {},

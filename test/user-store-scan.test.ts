@@ -4,11 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
 import { JobCursorChangedError } from '../src/storage/errors.js';
 import { ensureTable } from '../src/storage/table.js';
-import { UserStore, type ScannedAccount } from '../src/storage/user-store.js';
+import { JobCursorStore } from '../src/storage/job-cursor-store.js';
+import { RateLimitStore } from '../src/storage/rate-limit-store.js';
+import { AccountStore, type ScannedAccount } from '../src/storage/account-store.js';
 import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
 
 /** Every account of every segment, following lastKey, or resuming after a given item's pk. */
-async function scanAll(store: UserStore, totalSegments: number, limit: number): Promise<ScannedAccount[]> {
+async function scanAll(store: AccountStore, totalSegments: number, limit: number): Promise<ScannedAccount[]> {
   const all: ScannedAccount[] = [];
   for (let segment = 0; segment < totalSegments; segment++) {
     let startKey: string | undefined;
@@ -21,10 +23,11 @@ async function scanAll(store: UserStore, totalSegments: number, limit: number): 
   return all;
 }
 
-describe.each(dynamoDbServers)('UserStore bulk operations on $name', ({ start }) => {
+describe.each(dynamoDbServers)('AccountStore bulk operations on $name', ({ start }) => {
   let server: RunningDynamoDb;
   let client: DynamoDBClient;
-  let store: UserStore;
+  let store: AccountStore;
+  let cursors: JobCursorStore;
   const tableName = `passlane-scan-${randomUUID()}`;
   const emails = Array.from({ length: 57 }, (_, i) => `scan-${i}-${randomUUID()}@example.test`);
 
@@ -32,13 +35,14 @@ describe.each(dynamoDbServers)('UserStore bulk operations on $name', ({ start })
     server = await start();
     client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: server.endpoint }));
     await ensureTable(client, tableName);
-    store = new UserStore(client, tableName);
+    store = new AccountStore(client, tableName);
+    cursors = new JobCursorStore(client, tableName);
     for (const email of emails) {
       await store.createUser({ email, userId: randomUUID(), passwordHash: `hash-of-${email}`, createdAt: new Date() });
     }
     // Other kinds of items the account scan must skip.
-    for (let i = 0; i < 5; i++) await store.hitRateLimit({ key: `ip#192.0.2.${i}`, windowSeconds: 60, limit: 10 });
-    await store.putJobCursor({ job: 'scan-test', cursor: 'c0', expected: undefined });
+    for (let i = 0; i < 5; i++) await new RateLimitStore(client, tableName).hit({ key: `ip#192.0.2.${i}`, windowSeconds: 60, limit: 10 });
+    await cursors.put({ job: 'scan-test', cursor: 'c0', expected: undefined });
   });
 
   afterAll(async () => {
@@ -81,7 +85,7 @@ describe.each(dynamoDbServers)('UserStore bulk operations on $name', ({ start })
     const corruptTable = `passlane-scan-${randomUUID()}`;
     await ensureTable(client, corruptTable);
     await client.send(new PutItemCommand({ TableName: corruptTable, Item: { pk: { S: 'user#broken@example.test' }, userId: { S: 'u-1' } } }));
-    const page = await new UserStore(client, corruptTable).scanAccounts({ segment: 0, totalSegments: 1 });
+    const page = await new AccountStore(client, corruptTable).scanAccounts({ segment: 0, totalSegments: 1 });
     expect(page.items).toEqual([{ pk: 'user#broken@example.test', email: undefined, userId: 'u-1', passwordHash: undefined }]);
   });
 
@@ -92,21 +96,21 @@ describe.each(dynamoDbServers)('UserStore bulk operations on $name', ({ start })
 
   it('stores a job cursor only over the value the caller last saw', async () => {
     const job = `job-${randomUUID()}`;
-    expect(await store.getJobCursor(job)).toBeUndefined();
-    await store.putJobCursor({ job, cursor: 'a', expected: undefined });
-    await expect(store.putJobCursor({ job, cursor: 'x', expected: undefined })).rejects.toBeInstanceOf(JobCursorChangedError);
-    await store.putJobCursor({ job, cursor: 'b', expected: 'a' });
+    expect(await cursors.get(job)).toBeUndefined();
+    await cursors.put({ job, cursor: 'a', expected: undefined });
+    await expect(cursors.put({ job, cursor: 'x', expected: undefined })).rejects.toBeInstanceOf(JobCursorChangedError);
+    await cursors.put({ job, cursor: 'b', expected: 'a' });
     // A second run still holding "a" loses, and the stored cursor stays where the first run put it.
-    const lost = await store.putJobCursor({ job, cursor: 'c', expected: 'a' }).catch((e: unknown) => e);
+    const lost = await cursors.put({ job, cursor: 'c', expected: 'a' }).catch((e: unknown) => e);
     expect(lost).toBeInstanceOf(JobCursorChangedError);
     expect((lost as JobCursorChangedError).code).toBe('ERR_STORAGE_CURSOR_CHANGED');
-    expect(await store.getJobCursor(job)).toBe('b');
+    expect(await cursors.get(job)).toBe('b');
     // Repeating the write that already landed (an SDK retry) is success.
-    await store.putJobCursor({ job, cursor: 'b', expected: 'a' });
+    await cursors.put({ job, cursor: 'b', expected: 'a' });
   });
 
   it('keeps job items out of account lookups', async () => {
     expect(await store.getUserByEmail('scan-test')).toBeUndefined();
-    expect(await store.getJobCursor('scan-test')).toBe('c0');
+    expect(await cursors.get('scan-test')).toBe('c0');
   });
 });

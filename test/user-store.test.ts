@@ -9,15 +9,17 @@ import {
   StorageUnavailableError,
 } from '../src/storage/errors.js';
 import { ensureTable, tableNameFromEnv } from '../src/storage/table.js';
-import { UserStore } from '../src/storage/user-store.js';
+import { RateLimitStore } from '../src/storage/rate-limit-store.js';
+import { AccountStore } from '../src/storage/account-store.js';
 import { dynamoDbServers, freePort, type RunningDynamoDb } from './support/dynamodb-servers.js';
 
 const uniqueEmail = (): string => `user-${randomUUID()}@example.test`;
 
-describe.each(dynamoDbServers)('UserStore on $name', ({ name, start }) => {
+describe.each(dynamoDbServers)('AccountStore on $name', ({ name, start }) => {
   let server: RunningDynamoDb;
   let client: DynamoDBClient;
-  let store: UserStore;
+  let store: AccountStore;
+  let counters: RateLimitStore;
   const tableName = `passlane-test-${randomUUID()}`;
 
   beforeAll(async () => {
@@ -25,7 +27,8 @@ describe.each(dynamoDbServers)('UserStore on $name', ({ name, start }) => {
     // A fresh client (not the per-container cache) so afterAll can destroy it.
     client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: server.endpoint }));
     await ensureTable(client, tableName);
-    store = new UserStore(client, tableName);
+    store = new AccountStore(client, tableName);
+    counters = new RateLimitStore(client, tableName);
   });
 
   afterAll(async () => {
@@ -141,7 +144,7 @@ describe.each(dynamoDbServers)('UserStore on $name', ({ name, start }) => {
     const key = `login#${uniqueEmail()}`;
     const now = new Date('2030-06-01T12:00:10.000Z'); // 10 s into a 60 s window
     const hits = await Promise.all(
-      Array.from({ length: 30 }, () => store.hitRateLimit({ key, windowSeconds: 60, limit: 7, now })),
+      Array.from({ length: 30 }, () => counters.hit({ key, windowSeconds: 60, limit: 7, now })),
     );
 
     expect(hits.map((h) => h.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
@@ -152,25 +155,25 @@ describe.each(dynamoDbServers)('UserStore on $name', ({ name, start }) => {
     }
 
     // The next window starts from zero.
-    const next = await store.hitRateLimit({ key, windowSeconds: 60, limit: 7, now: new Date(now.getTime() + 60_000) });
+    const next = await counters.hit({ key, windowSeconds: 60, limit: 7, now: new Date(now.getTime() + 60_000) });
     expect(next).toEqual({ allowed: true, count: 1, retryAfterSeconds: 0 });
   });
 });
 
 describe('storage outage', () => {
-  const operations = (store: UserStore): Array<Promise<unknown>> => [
+  const operations = (store: AccountStore, counters: RateLimitStore): Array<Promise<unknown>> => [
+    counters.hit({ key: 'k', windowSeconds: 60, limit: 5 }),
     store.getUserByEmail('a@example.test'),
     store.createUser({ email: 'a@example.test', userId: 'u', passwordHash: 'h', createdAt: new Date() }),
     store.replacePasswordHash({ email: 'a@example.test', expectedHash: 'h', newHash: 'h2', reason: 'rehash' }),
-    store.hitRateLimit({ key: 'k', windowSeconds: 60, limit: 5 }),
   ];
 
   it('maps a refused connection to StorageUnavailableError in under 3 s', async () => {
     const port = await freePort(); // free = nothing listens
     const client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` }));
-    const store = new UserStore(client, 'passlane-users');
+    const store = new AccountStore(client, 'passlane-users');
     const started = performance.now();
-    const results = await Promise.allSettled(operations(store));
+    const results = await Promise.allSettled(operations(store, new RateLimitStore(client, 'passlane-users')));
     const elapsed = performance.now() - started;
     client.destroy();
 
@@ -192,7 +195,7 @@ describe('storage outage', () => {
     await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', () => resolve()));
     const { port } = blackHole.address() as { port: number };
     const client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` }));
-    const store = new UserStore(client, 'passlane-users');
+    const store = new AccountStore(client, 'passlane-users');
     try {
       const started = performance.now();
       await expect(store.getUserByEmail('a@example.test')).rejects.toBeInstanceOf(StorageUnavailableError);

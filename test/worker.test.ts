@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorker } from '../edge/build-worker.js';
 import type { WorkerEnv } from '../edge/worker.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
-import { UserStore } from '../src/storage/user-store.js';
+import { AccountStore } from '../src/storage/account-store.js';
 import { ensureTable, USER_KEY_PREFIX } from '../src/storage/table.js';
 import { publicJwks } from '../src/tokens/jwks.js';
 import { createKeyring, generateSigningKey } from '../src/tokens/keys.js';
@@ -164,7 +164,7 @@ describe('login', () => {
 
   it('refuses a stored hash needing more memory than an isolate has (500, logged), instead of crashing', async () => {
     const email = newEmail().toLowerCase();
-    const users = new UserStore(createDynamoDbClient({ DYNAMODB_ENDPOINT: dynamo.endpoint }), TABLE);
+    const users = new AccountStore(createDynamoDbClient({ DYNAMODB_ENDPOINT: dynamo.endpoint }), TABLE);
     // Well-formed, m = 128 MiB: within the Lambda defaults (1 GiB), beyond the Worker's bound.
     const huge = `$argon2id$v=19$m=131072,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$${'A'.repeat(43)}`;
     await users.createUser({ email, userId: 'huge-hash-user', passwordHash: huge, createdAt: new Date() });

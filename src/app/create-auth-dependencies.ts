@@ -6,7 +6,8 @@ import { onceUntilFailure } from '../shared/once-until-failure.js';
 import { getSecretEnv } from './secret-env.js';
 import { createDynamoDbClient } from '../storage/dynamodb-client.js';
 import { tableNameFromEnv } from '../storage/table.js';
-import { UserStore } from '../storage/user-store.js';
+import { AccountStore } from '../storage/account-store.js';
+import { RateLimitStore } from '../storage/rate-limit-store.js';
 import { publicTokenServiceFromEnv, tokenServiceFromEnv, type PublicTokenService, type TokenService } from '../tokens/token-service.js';
 import type { AuthDependencies, RegisterDependencies } from '../use-cases/dependencies.js';
 import { loginRateLimitsFromEnv } from './login-rate-limits.js';
@@ -39,12 +40,14 @@ export async function createAuthDependencies(env: Env, options: CreateAuthDepend
 
 /** All but the token service: what registration needs, with no signing key to load. No I/O. */
 export function createRegisterDependencies(env: Env, options: Partial<RegisterDependencies> = {}): RegisterDependencies {
-  const { hasher, users, rateLimits, audit, ...rest } = options;
+  const { hasher, users, counters, rateLimits, audit, ...rest } = options;
+  const table = tableNameFromEnv(env);
   return {
     ...rest,
     rateLimits: rateLimits ?? loginRateLimitsFromEnv(env),
     hasher: hasher ?? createPasswordHasher({ env, logger: { warn: (message, fields) => logger.warn(message, fields ?? {}) } }),
-    users: users ?? new UserStore(createDynamoDbClient(env), tableNameFromEnv(env)),
+    users: users ?? new AccountStore(createDynamoDbClient(env), table),
+    counters: counters ?? new RateLimitStore(createDynamoDbClient(env), table),
     audit: audit ?? createAuditSink(),
   };
 }

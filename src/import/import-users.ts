@@ -1,6 +1,6 @@
 import type { PasswordHasher } from '../hashing/create-password-hasher.js';
 import { AccountExistsError, StorageRecordInvalidError } from '../storage/errors.js';
-import type { UserStore } from '../storage/user-store.js';
+import type { AccountStore } from '../storage/account-store.js';
 import { createWritePacer } from '../storage/write-pacer.js';
 import { ImportAbortedError, ImportRowRejectedError } from './errors.js';
 import type { ImportRecord } from './read-import-file.js';
@@ -9,7 +9,7 @@ import { newUserOf, validateImportRow, type ValidatedImportRow } from './validat
 
 export interface ImportUsersDependencies {
   hasher: Pick<PasswordHasher, 'describe'>;
-  users: Pick<UserStore, 'getUserByEmail' | 'getUserById' | 'createUser'>;
+  users: Pick<AccountStore, 'getUserByEmail' | 'getUserById' | 'createUser'>;
   newUserId?: () => string;
   now?: () => Date;
 }

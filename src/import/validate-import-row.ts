@@ -2,7 +2,7 @@ import type { PasswordHasher } from '../hashing/create-password-hasher.js';
 import { PasslaneError } from '../hashing/errors.js';
 import { isPeppered } from '../hashing/pepper.js';
 import { RAW_ARGON2_PREFIX } from '../hashing/schemes/argon2-phc.js';
-import type { NewUser } from '../storage/user-store.js';
+import type { NewUser } from '../storage/account-store.js';
 import { normaliseEmail } from '../use-cases/validate-input.js';
 import { ImportRowRejectedError } from './errors.js';
 

@@ -2,13 +2,13 @@ import type { PasswordHasher } from '../hashing/create-password-hasher.js';
 import { PasslaneError } from '../hashing/errors.js';
 import { HashChangedError } from '../storage/errors.js';
 import { USER_KEY_PREFIX } from '../storage/table.js';
-import type { ScannedAccount, UserStore } from '../storage/user-store.js';
+import type { ScannedAccount, AccountStore } from '../storage/account-store.js';
 import { planRehashAction } from './plan-rehash-action.js';
 import type { RehashOutcome } from './rehash-counts.js';
 
 export interface RehashAccountContext {
   hasher: Pick<PasswordHasher, 'describe' | 'needsRehash' | 'wrap' | 'rotatePepper'>;
-  users: Pick<UserStore, 'replacePasswordHash'>;
+  users: Pick<AccountStore, 'replacePasswordHash'>;
   currentPepperKeyId: string | undefined;
   dryRun: boolean;
   /** Waits for the write rate; called only right before a write. */

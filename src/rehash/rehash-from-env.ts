@@ -3,7 +3,8 @@ import { createPasswordHasher } from '../index.js';
 import { logger } from '../observability/logger.js';
 import { createBulkDynamoDbClient } from '../storage/bulk-dynamodb-client.js';
 import { tableNameFromEnv } from '../storage/table.js';
-import { UserStore } from '../storage/user-store.js';
+import { AccountStore } from '../storage/account-store.js';
+import { JobCursorStore } from '../storage/job-cursor-store.js';
 import { onceUntilFailure } from '../shared/once-until-failure.js';
 import { RehashInputInvalidError } from './errors.js';
 import type { RehashJobDependencies } from './run-rehash-job.js';
@@ -16,9 +17,12 @@ type Env = Record<string, string | undefined>;
  * so wrapped and re-sealed records are exactly what a login would accept.
  */
 export function createRehashDependencies(env: Env): RehashJobDependencies {
+  const client = createBulkDynamoDbClient(env);
+  const table = tableNameFromEnv(env);
   return {
     hasher: createPasswordHasher({ env, logger: { warn: (message, fields) => logger.warn(message, fields ?? {}) } }),
-    users: new UserStore(createBulkDynamoDbClient(env), tableNameFromEnv(env)),
+    users: new AccountStore(client, table),
+    cursors: new JobCursorStore(client, table),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { PasswordHasher } from '../hashing/create-password-hasher.js';
 import { JobCursorChangedError } from '../storage/errors.js';
-import type { ScannedAccount, UserStore } from '../storage/user-store.js';
+import type { ScannedAccount, AccountStore } from '../storage/account-store.js';
+import type { JobCursorStore } from '../storage/job-cursor-store.js';
 import { createWritePacer } from '../storage/write-pacer.js';
 import { currentPepperKeyId } from './current-pepper-key.js';
 import { RehashCursorInvalidError, RehashInputInvalidError } from './errors.js';
@@ -20,7 +21,8 @@ export const MAX_REPORTED_PROBLEMS = 100;
 
 export interface RehashJobDependencies {
   hasher: Pick<PasswordHasher, 'describe' | 'needsRehash' | 'wrap' | 'rotatePepper'>;
-  users: Pick<UserStore, 'scanAccounts' | 'replacePasswordHash' | 'getJobCursor' | 'putJobCursor'>;
+  users: Pick<AccountStore, 'scanAccounts' | 'replacePasswordHash'>;
+  cursors: Pick<JobCursorStore, 'get' | 'put'>;
   clock?: () => number;
 }
 
@@ -79,7 +81,7 @@ export async function runRehashJob(deps: RehashJobDependencies, options: RehashJ
   const maxItems = options.maxItems === undefined ? Infinity : integerOption('maxItems', options.maxItems, 0, Number.MAX_SAFE_INTEGER);
   const pacer = createWritePacer(options.maxWritesPerSecond ?? DEFAULT_REHASH_WRITES_PER_SECOND);
 
-  let expectedStored = storeCursor ? await deps.users.getJobCursor(REHASH_JOB_NAME) : undefined;
+  let expectedStored = storeCursor ? await deps.cursors.get(REHASH_JOB_NAME) : undefined;
   const cursor = startingCursor(options.cursor, expectedStored, newSegments);
   const pepperKeyId = await currentPepperKeyId(deps.hasher);
   const counts = emptyRehashCounts();
@@ -101,7 +103,7 @@ export async function runRehashJob(deps: RehashJobDependencies, options: RehashJ
       const encoded = encodeCursor(cursor);
       if (encoded === expectedStored) return;
       try {
-        await deps.users.putJobCursor({ job: REHASH_JOB_NAME, cursor: encoded, expected: expectedStored });
+        await deps.cursors.put({ job: REHASH_JOB_NAME, cursor: encoded, expected: expectedStored });
         expectedStored = encoded;
       } catch (error) {
         // A lost race means another run owns the cursor: that, above all, must stop this run.

@@ -1,6 +1,6 @@
 import type { PasswordHasher } from '../hashing/create-password-hasher.js';
 import { PasslaneError } from '../hashing/errors.js';
-import type { UserStore } from '../storage/user-store.js';
+import type { AccountStore } from '../storage/account-store.js';
 import { currentPepperKeyId } from './current-pepper-key.js';
 import { RehashInputInvalidError } from './errors.js';
 import { MAX_SEGMENTS } from './job-cursor.js';
@@ -43,7 +43,7 @@ export interface Inventory {
 
 export interface InventoryDependencies {
   hasher: Pick<PasswordHasher, 'describe' | 'needsRehash' | 'rotatePepper'>;
-  users: Pick<UserStore, 'scanAccounts'>;
+  users: Pick<AccountStore, 'scanAccounts'>;
 }
 
 export interface InventoryOptions {

@@ -65,7 +65,7 @@ export class StorageRecordInvalidError extends StorageError {
 }
 
 /**
- * putJobCursor lost a race: the stored job cursor is no longer the one this run last read or
+ * JobCursorStore.put lost a race: the stored job cursor is no longer the one this run last read or
  * wrote, so another run of the same job is moving it. This run stops rather than fight.
  */
 export class JobCursorChangedError extends StorageError {

@@ -1,5 +1,6 @@
 import type { PasswordHasher } from '../hashing/create-password-hasher.js';
-import type { UserStore } from '../storage/user-store.js';
+import type { AccountStore } from '../storage/account-store.js';
+import type { RateLimitStore } from '../storage/rate-limit-store.js';
 import type { AuditEvent } from './audit-events.js';
 
 /** The token operations the use-cases need; the jose-based service in src/tokens provides them. */
@@ -17,7 +18,9 @@ export interface LoginRateLimits {
 /** Everything the use-cases touch, passed in: no globals, so Lambda, the local server and the edge share them. */
 export interface AuthDependencies {
   hasher: PasswordHasher;
-  users: Pick<UserStore, 'createUser' | 'getUserByEmail' | 'getUserById' | 'replacePasswordHash' | 'hitRateLimit'>;
+  users: Pick<AccountStore, 'createUser' | 'getUserByEmail' | 'getUserById' | 'replacePasswordHash'>;
+  /** Attempt counters, checked before any hash. */
+  counters: Pick<RateLimitStore, 'hit'>;
   tokens: AccessTokens;
   rateLimits: LoginRateLimits;
   audit(event: AuditEvent): void;

@@ -7,7 +7,7 @@ import { RateLimitedError } from './errors.js';
  * when one is over, so each keeps counting.
  */
 export async function enforceRateLimits(
-  deps: Pick<RegisterDependencies, 'users' | 'rateLimits' | 'audit' | 'now'>,
+  deps: Pick<RegisterDependencies, 'counters' | 'rateLimits' | 'audit' | 'now'>,
   target: { accountKey?: string; emailFingerprint?: string; sourceIp?: string; action: string },
 ): Promise<void> {
   const { perAccount, perIp, windowSeconds } = deps.rateLimits;
@@ -15,10 +15,10 @@ export async function enforceRateLimits(
   const [account, ip] = await Promise.all([
     target.accountKey === undefined
       ? undefined
-      : deps.users.hitRateLimit({ key: `${target.action}#account#${target.accountKey}`, limit: perAccount, windowSeconds, now }),
+      : deps.counters.hit({ key: `${target.action}#account#${target.accountKey}`, limit: perAccount, windowSeconds, now }),
     target.sourceIp === undefined
       ? undefined
-      : deps.users.hitRateLimit({ key: `${target.action}#ip#${target.sourceIp}`, limit: perIp, windowSeconds, now }),
+      : deps.counters.hit({ key: `${target.action}#ip#${target.sourceIp}`, limit: perIp, windowSeconds, now }),
   ]);
   if (account && !account.allowed) {
     deps.audit({ type: 'auth.rate_limited', scope: 'account', emailFingerprint: target.emailFingerprint });

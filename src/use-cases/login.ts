@@ -1,6 +1,6 @@
 import { PasslaneError } from '../hashing/errors.js';
 import { HashChangedError, StorageUnavailableError } from '../storage/errors.js';
-import type { UserRecord } from '../storage/user-store.js';
+import type { UserRecord } from '../storage/account-store.js';
 import type { AuthDependencies } from './dependencies.js';
 import { InvalidCredentialsError } from './errors.js';
 import { enforceRateLimits } from './enforce-rate-limits.js';

@@ -2,7 +2,9 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createPasswordHasher, type PasswordHasher } from '../../src/index.js';
 import { dynamoDbClientConfig } from '../../src/storage/dynamodb-client.js';
 import { ensureTable } from '../../src/storage/table.js';
-import { UserStore } from '../../src/storage/user-store.js';
+import { AccountStore } from '../../src/storage/account-store.js';
+import { JobCursorStore } from '../../src/storage/job-cursor-store.js';
+import { RateLimitStore } from '../../src/storage/rate-limit-store.js';
 import { createKeyring, generateSigningKey } from '../../src/tokens/keys.js';
 import { createTokenService } from '../../src/tokens/token-service.js';
 import type { AuditEvent } from '../../src/use-cases/audit-events.js';
@@ -13,18 +15,21 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<Aut
   const client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: endpoint }));
   const tableName = `users-${crypto.randomUUID()}`;
   await ensureTable(client, tableName);
-  const users = new UserStore(client, tableName);
+  const users = new AccountStore(client, tableName);
+  const counters = new RateLimitStore(client, tableName);
+  const cursors = new JobCursorStore(client, tableName);
   const tokens = createTokenService({ keyring: await createKeyring(await generateSigningKey()) });
   const events: AuditEvent[] = [];
   const deps: AuthDependencies = {
     hasher: createPasswordHasher({ pepper: false }),
     users,
+    counters,
     tokens,
     rateLimits: { perAccount: 1000, perIp: 1000, windowSeconds: 60 },
     audit: (event) => events.push(event),
     ...overrides,
   };
-  return { deps, users, events, client, tableName, dispose: () => client.destroy() };
+  return { deps, users, counters, cursors, events, client, tableName, dispose: () => client.destroy() };
 }
 
 /** The real hasher, counting argon2/bcrypt work done through it. */

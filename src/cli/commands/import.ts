@@ -7,7 +7,7 @@ import { openImportFile } from '../../import/read-import-file.js';
 import { openRejectsFile } from '../../import/rejects-file.js';
 import { createBulkDynamoDbClient } from '../../storage/bulk-dynamodb-client.js';
 import { tableNameFromEnv } from '../../storage/table.js';
-import { UserStore } from '../../storage/user-store.js';
+import { AccountStore } from '../../storage/account-store.js';
 import { CommandUsageError, describeFailure, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { createProgress, ratePerSecond } from './progress.js';
 
@@ -40,7 +40,7 @@ export async function runImportCommand(args: string[], io: CommandIo): Promise<n
 
   const hasher = createPasswordHasher({ env: io.env });
   const client = createBulkDynamoDbClient(io.env);
-  const users = new UserStore(client, tableNameFromEnv(io.env));
+  const users = new AccountStore(client, tableNameFromEnv(io.env));
   const startedAt = Date.now();
   const progress = createProgress(io);
   const rejectedByCode: Record<string, number> = {};

@@ -4,7 +4,7 @@ import { MAX_SEGMENTS } from '../../rehash/job-cursor.js';
 import { takeInventory, type Inventory, type UpgradeStatus } from '../../rehash/take-inventory.js';
 import { createBulkDynamoDbClient } from '../../storage/bulk-dynamodb-client.js';
 import { tableNameFromEnv } from '../../storage/table.js';
-import { UserStore } from '../../storage/user-store.js';
+import { AccountStore } from '../../storage/account-store.js';
 import { CommandUsageError, describeFailure, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { formatTable } from './format-table.js';
 import { createProgress, ratePerSecond } from './progress.js';
@@ -41,7 +41,7 @@ export async function runInventoryCommand(args: string[], io: CommandIo): Promis
   let inventory: Inventory;
   try {
     inventory = await takeInventory(
-      { hasher: createPasswordHasher({ env: io.env }), users: new UserStore(client, tableNameFromEnv(io.env)) },
+      { hasher: createPasswordHasher({ env: io.env }), users: new AccountStore(client, tableNameFromEnv(io.env)) },
       { segments, onProgress: (scanned) => progress.update(() => ({ text: `${scanned} accounts read, ${ratePerSecond(scanned, startedAt)}` })) },
     );
   } catch (error) {

@@ -11,7 +11,8 @@ import {
 } from '../../rehash/run-rehash-job.js';
 import { createBulkDynamoDbClient } from '../../storage/bulk-dynamodb-client.js';
 import { tableNameFromEnv } from '../../storage/table.js';
-import { UserStore } from '../../storage/user-store.js';
+import { AccountStore } from '../../storage/account-store.js';
+import { JobCursorStore } from '../../storage/job-cursor-store.js';
 import { CommandUsageError, describeFailure, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { formatTable } from './format-table.js';
 import { createProgress, ratePerSecond } from './progress.js';
@@ -37,7 +38,8 @@ export async function runRehashCommand(args: string[], io: CommandIo): Promise<n
     return 2;
   }
   const client = createBulkDynamoDbClient(io.env);
-  const deps = { hasher: createPasswordHasher({ env: io.env }), users: new UserStore(client, tableNameFromEnv(io.env)) };
+  const table = tableNameFromEnv(io.env);
+  const deps = { hasher: createPasswordHasher({ env: io.env }), users: new AccountStore(client, table), cursors: new JobCursorStore(client, table) };
   const progress = createProgress(io);
   const startedAt = Date.now();
   const total = emptyRehashCounts();

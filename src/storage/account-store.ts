@@ -10,11 +10,11 @@ import {
 import {
   AccountExistsError,
   HashChangedError,
-  JobCursorChangedError,
-  StorageRecordInvalidError,
+    StorageRecordInvalidError,
   StorageUnavailableError,
 } from './errors.js';
-import { JOB_KEY_PREFIX, RATE_LIMIT_KEY_PREFIX, TTL_ATTRIBUTE, USER_ID_INDEX, USER_KEY_PREFIX } from './table.js';
+import { assertPositiveInteger, isConditionalCheckFailed } from './checks.js';
+import { USER_ID_INDEX, USER_KEY_PREFIX } from './table.js';
 
 export interface UserRecord {
   userId: string;
@@ -49,22 +49,7 @@ export interface ReplacePasswordHashInput {
   now?: Date;
 }
 
-export interface RateLimitInput {
-  /** What is limited, e.g. "login#" + email or "ip#" + address. Never logged. */
-  key: string;
-  windowSeconds: number;
-  /** Hits allowed per window. */
-  limit: number;
-  now?: Date;
-}
 
-export interface RateLimitResult {
-  allowed: boolean;
-  /** Hits in the current window, this one included. */
-  count: number;
-  /** 0 when allowed; otherwise whole seconds until the window ends (at least 1). */
-  retryAfterSeconds: number;
-}
 
 export interface ScanAccountsInput {
   /** 0-based; with totalSegments, one slice of a parallel Scan. */
@@ -94,22 +79,14 @@ export interface ScanAccountsPage {
   lastKey?: string;
 }
 
-export interface PutJobCursorInput {
-  /** e.g. "rehash"; stored under pk "job#" + job. */
-  job: string;
-  cursor: string;
-  /** The cursor this run last read or wrote; undefined when none was stored. */
-  expected: string | undefined;
-  now?: Date;
-}
 
 /**
- * Account and rate-limit persistence on one DynamoDB table (layout in table.ts). Every write that
- * can race is conditional or atomic. SDK errors other than lost conditions become
+ * Accounts on the one DynamoDB table (layout in table.ts); rate-limit counters and job cursors
+ * have stores of their own. Every write that can race is conditional. SDK errors other than lost conditions become
  * StorageUnavailableError, so no caller decides authentication without storage. Nothing here
  * logs; error messages carry no emails or hashes.
  */
-export class UserStore {
+export class AccountStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
@@ -261,94 +238,14 @@ export class UserStore {
     }
   }
 
-  /** The stored cursor of a resumable job (strongly consistent), if any. */
-  async getJobCursor(job: string): Promise<string | undefined> {
-    try {
-      const result = await this.client.send(
-        new GetItemCommand({ TableName: this.tableName, Key: { pk: { S: JOB_KEY_PREFIX + job } }, ConsistentRead: true }),
-      );
-      return result.Item?.cursor?.S;
-    } catch (error) {
-      throw new StorageUnavailableError('getJobCursor', error);
-    }
-  }
 
-  /**
-   * Compare-and-swap of a job cursor: lands only if the stored cursor is still `expected` (or,
-   * with `expected` undefined, none is stored), so two runs of one job never move it past each
-   * other. Throws JobCursorChangedError otherwise.
-   */
-  async putJobCursor(input: PutJobCursorInput): Promise<void> {
-    try {
-      await this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: {
-            pk: { S: JOB_KEY_PREFIX + input.job },
-            cursor: { S: input.cursor },
-            updatedAt: { S: (input.now ?? new Date()).toISOString() },
-          },
-          // CURSOR is a DynamoDB reserved word, hence the name placeholder.
-          ConditionExpression: input.expected === undefined ? 'attribute_not_exists(pk)' : '#cursor = :expected',
-          ...(input.expected !== undefined && {
-            ExpressionAttributeNames: { '#cursor': 'cursor' },
-            ExpressionAttributeValues: { ':expected': { S: input.expected } },
-          }),
-        }),
-      );
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw new StorageUnavailableError('putJobCursor', error);
-      // A retried attempt of this very call may have landed first; that is success.
-      if ((await this.getJobCursor(input.job)) === input.cursor) return;
-      throw new JobCursorChangedError({ cause: error });
-    }
-  }
 
-  /**
-   * Fixed-window counter: one item per key and window (windowStart = now rounded down to a
-   * multiple of windowSeconds), incremented with an atomic ADD, so concurrent hits never lose
-   * counts and exactly `limit` of them are allowed per window. Cheaper than a sliding window
-   * (one write, no read); the price is that a burst straddling a window boundary can reach
-   * 2 × limit. Old windows are never read again; TTL on expiresAt only cleans them up.
-   */
-  async hitRateLimit(input: RateLimitInput): Promise<RateLimitResult> {
-    assertPositiveInteger('windowSeconds', input.windowSeconds);
-    assertPositiveInteger('limit', input.limit);
-    const nowSeconds = Math.floor((input.now ?? new Date()).getTime() / 1000);
-    const windowStart = nowSeconds - (nowSeconds % input.windowSeconds);
-    const windowEnd = windowStart + input.windowSeconds;
-
-    let count: number;
-    try {
-      const result = await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: { S: `${RATE_LIMIT_KEY_PREFIX}${input.key}#${windowStart}` } },
-          UpdateExpression: 'ADD #count :one SET #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
-          ExpressionAttributeNames: { '#count': 'count', '#expiresAt': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':one': { N: '1' }, ':expiresAt': { N: String(windowEnd) } },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      count = Number(result.Attributes?.count?.N);
-    } catch (error) {
-      throw new StorageUnavailableError('hitRateLimit', error);
-    }
-    if (!Number.isSafeInteger(count)) throw new StorageRecordInvalidError('rate-limit count');
-
-    const allowed = count <= input.limit;
-    return { allowed, count, retryAfterSeconds: allowed ? 0 : Math.max(1, windowEnd - nowSeconds) };
-  }
 }
 
 function userKey(email: string): string {
   return USER_KEY_PREFIX + email;
 }
 
-function isConditionalCheckFailed(error: unknown): boolean {
-  // By name rather than instanceof: robust to duplicate SDK copies in a bundle.
-  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
-}
 
 function toUserRecord(item: Record<string, AttributeValue>): UserRecord {
   const record: UserRecord = {
@@ -375,8 +272,3 @@ function requiredDate(item: Record<string, AttributeValue>, name: string): Date 
   return date;
 }
 
-function assertPositiveInteger(name: string, value: number): void {
-  if (!Number.isSafeInteger(value) || value <= 0) {
-    throw new RangeError(`${name} must be a positive integer`);
-  }
-}
