@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadSecrets, SecretLoadError, type SecretSource } from '../src/app/load-secrets.js';
+import { loadSecrets, SecretLoadError, SecretsUnavailableError, type SecretSource } from '../src/app/load-secrets.js';
 import { createSsmSecretSource, ssmClientConfig } from '../src/app/ssm-secret-source.js';
 import { publicJwks } from '../src/tokens/jwks.js';
 import { createKeyring, generateSigningKey } from '../src/tokens/keys.js';
+import { freePort } from './support/dynamodb-servers.js';
+import { lambdaContext } from './support/lambda-context.js';
 import { startLocalSsmEndpoint, type LocalSsmEndpoint } from './support/local-ssm-endpoint.js';
 
 const PEPPER_PARAMETER = '/passlane/test/pepper-keys';
@@ -74,7 +76,62 @@ describe('SSM secret source against a local GetParameter endpoint', () => {
     expect(error).toBeInstanceOf(SecretLoadError);
     expect((error as Error).message).toBe('could not read PASSLANE_PEPPER_KEYS from parameter /passlane/test/missing');
     expect(((error as Error).cause as Error).name).toBe('ParameterNotFound');
+    // A refusal is a deployment to fix, not an outage to wait out.
+    expect(error).not.toBeInstanceOf(SecretsUnavailableError);
     expect(ssm.requests).toHaveLength(1); // ParameterNotFound is final: no retries
+  });
+});
+
+describe('SSM unreachable', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+    vi.resetModules();
+  });
+
+  it('is SecretsUnavailableError, naming the variable and parameter', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const client = new SSMClient(ssmClientConfig({ endpoint: closed, region: 'eu-west-1', credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' } }));
+    const error = await loadSecrets({ PASSLANE_PEPPER_KEYS_PARAMETER: PEPPER_PARAMETER }, () => createSsmSecretSource(client)).catch((caught: unknown) => caught);
+    client.destroy();
+    expect(error).toBeInstanceOf(SecretsUnavailableError);
+    expect((error as Error).message).toBe(`could not read PASSLANE_PEPPER_KEYS from parameter ${PEPPER_PARAMETER}`);
+  });
+
+  it('answers a cold login 503 with Retry-After, never 500, and the next invocation tries again', async () => {
+    vi.resetModules();
+    Object.assign(process.env, {
+      PASSLANE_PEPPER_KEYS_PARAMETER: PEPPER_PARAMETER,
+      PASSLANE_JWT_PRIVATE_KEY_PARAMETER: JWT_PARAMETER,
+      AWS_ENDPOINT_URL_SSM: `http://127.0.0.1:${await freePort()}`,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    });
+    delete process.env.PASSLANE_PEPPER_KEYS;
+    delete process.env.PASSLANE_JWT_PRIVATE_KEY;
+    const { handler } = await import('../functions/login.js');
+    const event = {
+      version: '2.0',
+      routeKey: 'POST /login',
+      rawPath: '/login',
+      rawQueryString: '',
+      headers: { 'content-type': 'application/json' },
+      requestContext: { http: { method: 'POST', path: '/login', sourceIp: '192.0.2.1' }, requestId: 'r1' },
+      body: JSON.stringify({ email: 'ada@example.com', password: 'correct horse battery staple' }),
+      isBase64Encoded: false,
+    };
+    const first = await handler(event as never, lambdaContext());
+    expect(first.statusCode).toBe(503);
+    expect(JSON.parse(first.body)).toEqual({ error: { code: 'temporarily_unavailable', message: expect.any(String) } });
+    expect(Number(first.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Not cached as a failure: the same container asks SSM again on its next invocation.
+    process.env.AWS_ENDPOINT_URL_SSM = ssm.endpoint;
+    await handler(event as never, lambdaContext());
+    expect(ssm.requests.map((request) => request.body.Name).sort()).toEqual([JWT_PARAMETER, PEPPER_PARAMETER].sort());
   });
 });
 

@@ -1,3 +1,4 @@
+import { SecretsUnavailableError } from '../app/load-secrets.js';
 import { StorageUnavailableError } from '../storage/errors.js';
 import {
   AccountExistsConflictError,
@@ -41,15 +42,17 @@ export function mapError(error: unknown): MappedError {
   }
   // Defence in depth: storage trouble that escaped a use-case is "try again", not a final 500.
   if (error instanceof StorageUnavailableError) return temporarilyUnavailable();
+  // The secret store unreachable at cold start: the next attempt can succeed.
+  if (error instanceof SecretsUnavailableError) return temporarilyUnavailable(error.retryAfterSeconds);
   return { status: 500, code: 'internal_error', message: 'internal error' };
 }
 
-export function temporarilyUnavailable(): MappedError {
+function temporarilyUnavailable(seconds = FALLBACK_RETRY_AFTER_SECONDS): MappedError {
   return {
     status: 503,
     code: 'temporarily_unavailable',
     message: 'the service is temporarily unavailable; try again later',
-    headers: retryAfter(FALLBACK_RETRY_AFTER_SECONDS),
+    headers: retryAfter(seconds),
   };
 }
 

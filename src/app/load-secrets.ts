@@ -27,6 +27,21 @@ export class SecretLoadError extends Error {
 }
 
 /**
+ * The secret store could not be reached or did not answer (network, timeout, throttling, 5xx,
+ * retries spent): a cold start that should be retried shortly, answered 503 with Retry-After.
+ * A refusal (no such parameter, access denied) stays a SecretLoadError: a deployment to fix.
+ */
+export class SecretsUnavailableError extends SecretLoadError {
+  /** The SDK already retried with backoff; a client's next attempt usually lands on a warm container or a recovered SSM. */
+  readonly retryAfterSeconds = 2;
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SecretsUnavailableError';
+  }
+}
+
+/**
  * `env` with every secret variable whose `_PARAMETER` is set filled in from the source (fetched
  * in parallel). The source is created only if some `_PARAMETER` is set. Setting both a variable
  * and its `_PARAMETER` is refused: which one wins would be a guess.
@@ -48,11 +63,25 @@ export async function loadSecrets(env: Env, createSource: () => SecretSource | P
       try {
         return [variable, await source.get(parameter)] as const;
       } catch (cause) {
-        throw new SecretLoadError(`could not read ${variable} from parameter ${parameter}`, { cause });
+        const message = `could not read ${variable} from parameter ${parameter}`;
+        throw isUnavailable(cause) ? new SecretsUnavailableError(message, { cause }) : new SecretLoadError(message, { cause });
       }
     }),
   );
   return { ...env, ...Object.fromEntries(values) };
+}
+
+const NETWORK_ERROR_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Server faults, throttling and transport failures, as the AWS SDK reports them. */
+function isUnavailable(error: unknown): boolean {
+  const fields = error as { $fault?: unknown; $retryable?: unknown; name?: unknown; code?: unknown } | null;
+  return (
+    fields?.$fault === 'server' ||
+    fields?.$retryable !== undefined ||
+    fields?.name === 'TimeoutError' ||
+    (typeof fields?.code === 'string' && NETWORK_ERROR_CODES.has(fields.code))
+  );
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
