@@ -1,3 +1,4 @@
+import type { ApiServices } from '../src/api/services.js';
 import { loginRateLimitsFromEnv } from '../src/app/login-rate-limits.js';
 import { createPasswordHasher, DEFAULT_ARGON2_POLICY } from '../src/edge.js';
 import { tableNameFromEnv } from '../src/storage/table.js';
@@ -40,6 +41,11 @@ export const getEdgeDependencies: (env: WorkerEnv) => Promise<EdgeDependencies> 
   log('INFO', 'dependencies built for this isolate');
   return built;
 });
+
+/** The API's services for one isolate's bindings (the Worker's `env`, Vercel's `process.env`). */
+export function edgeServices(env: WorkerEnv): ApiServices {
+  return { register: () => getEdgeDependencies(env), auth: () => getEdgeDependencies(env), publicTokens: () => getEdgePublicTokens(env) };
+}
 
 /**
  * For the JWKS and discovery routes: from PASSLANE_JWT_PUBLIC_KEYS when bound, so a Worker that

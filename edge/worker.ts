@@ -6,7 +6,7 @@
 import { createApi } from '../src/api/create-api.js';
 import { API_ROUTES } from '../src/api/routes/index.js';
 import type { ApiServices } from '../src/api/services.js';
-import { getEdgeDependencies, getEdgePublicTokens } from './edge-dependencies.js';
+import { edgeServices } from './edge-dependencies.js';
 import { edgeLog } from './edge-log.js';
 import type { WorkerEnv } from './worker-env.js';
 
@@ -14,10 +14,7 @@ export type { WorkerEnv } from './worker-env.js';
 
 const app = createApi<ApiServices>(API_ROUTES, {
   // Bindings arrive with each request; the dependencies built from them are kept per isolate.
-  services: (c) => {
-    const env = c.env as WorkerEnv;
-    return { register: () => getEdgeDependencies(env), auth: () => getEdgeDependencies(env), publicTokens: () => getEdgePublicTokens(env) };
-  },
+  services: (c) => edgeServices(c.env as WorkerEnv),
   // Cloudflare sets both on every request from the internet; the Worker is not reached any other way.
   origin: (c) => ({ sourceIp: c.req.header('cf-connecting-ip'), requestId: c.req.header('cf-ray') }),
   log: edgeLog,

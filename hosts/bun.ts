@@ -3,10 +3,7 @@
  * and HOST (127.0.0.1). Configuration is the same env as every host; the table must exist
  * (`npm start`'s dynalite, or the deployed one).
  */
-import { createApi } from '../src/api/create-api.js';
-import { API_ROUTES } from '../src/api/routes/index.js';
-import { createAuthDependencies } from '../src/app/create-auth-dependencies.js';
-import { apiLog } from '../src/observability/logger.js';
+import { createFetchServerApi } from '../src/hosts/fetch-server.js';
 
 interface BunServer {
   port: number;
@@ -18,12 +15,7 @@ declare const Bun: {
 };
 
 const env = Bun.env;
-const deps = await createAuthDependencies(env);
-const app = createApi(API_ROUTES, {
-  services: () => ({ register: async () => deps, auth: async () => deps, publicTokens: async () => deps.tokens }),
-  origin: (c) => ({ sourceIp: (c.env as { ip?: string }).ip, requestId: crypto.randomUUID() }),
-  log: apiLog,
-});
+const app = await createFetchServerApi(env);
 const server = Bun.serve({
   port: Number(env.PORT ?? 3000),
   hostname: env.HOST ?? '127.0.0.1',

@@ -3,10 +3,7 @@
  * (3000) and HOST (127.0.0.1). Run from the repository after `npm ci` (see README.md):
  *   deno run --allow-net --allow-env --allow-read --allow-write=.data --allow-ffi --allow-sys dist/hosts/deno.js
  */
-import { createApi } from '../src/api/create-api.js';
-import { API_ROUTES } from '../src/api/routes/index.js';
-import { createAuthDependencies } from '../src/app/create-auth-dependencies.js';
-import { apiLog } from '../src/observability/logger.js';
+import { createFetchServerApi } from '../src/hosts/fetch-server.js';
 
 interface DenoServeInfo {
   remoteAddr: { hostname: string };
@@ -20,12 +17,7 @@ declare const Deno: {
 };
 
 const env = Deno.env.toObject();
-const deps = await createAuthDependencies(env);
-const app = createApi(API_ROUTES, {
-  services: () => ({ register: async () => deps, auth: async () => deps, publicTokens: async () => deps.tokens }),
-  origin: (c) => ({ sourceIp: (c.env as { ip?: string }).ip, requestId: crypto.randomUUID() }),
-  log: apiLog,
-});
+const app = await createFetchServerApi(env);
 const hostname = env.HOST ?? '127.0.0.1';
 Deno.serve(
   { port: Number(env.PORT ?? 3000), hostname, onListen: ({ port }) => console.log(`passlane (deno) listening on http://${hostname}:${port}`) },

@@ -7,7 +7,7 @@ import { createApi } from '../src/api/create-api.js';
 import { API_ROUTES } from '../src/api/routes/index.js';
 import type { ApiServices } from '../src/api/services.js';
 import { readProcessEnv } from '../src/runtime/detect-runtime.js';
-import { getEdgeDependencies, getEdgePublicTokens } from '../edge/edge-dependencies.js';
+import { edgeServices } from '../edge/edge-dependencies.js';
 import { edgeLog } from '../edge/edge-log.js';
 
 export const config = { runtime: 'edge' };
@@ -16,7 +16,7 @@ export const config = { runtime: 'edge' };
 const env = { ...readProcessEnv() };
 
 const app = createApi<ApiServices>(API_ROUTES, {
-  services: () => ({ register: () => getEdgeDependencies(env), auth: () => getEdgeDependencies(env), publicTokens: () => getEdgePublicTokens(env) }),
+  services: () => edgeServices(env),
   // Vercel sets x-real-ip to the client's address itself (a client-sent value is overwritten).
   origin: (c) => ({ sourceIp: c.req.header('x-real-ip'), requestId: c.req.header('x-vercel-id') }),
   log: edgeLog,

@@ -28,9 +28,30 @@ beforeEach(() => {
   ssm.requests.length = 0;
 });
 
-function localSsmClient(): SSMClient {
+// Tests that play a Lambda container set process.env and load fresh modules; each starts clean.
+const savedEnv = { ...process.env };
+afterEach(() => {
+  process.env = { ...savedEnv };
+  vi.resetModules();
+});
+
+/** A deployed container's env: local AWS credentials, SSM at `ssmEndpoint`, a DynamoDB never contacted. */
+function deployContainer(ssmEndpoint: string, variables: Record<string, string>): void {
+  vi.resetModules();
+  Object.assign(process.env, {
+    // The SDK's own per-service endpoint override, as on any machine; here it points at the stand-in.
+    AWS_ENDPOINT_URL_SSM: ssmEndpoint,
+    AWS_REGION: 'eu-west-1',
+    AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', // never contacted: building the dependencies does no I/O
+    ...variables,
+  });
+}
+
+function localSsmClient(endpoint = ssm.endpoint): SSMClient {
   return new SSMClient(
-    ssmClientConfig({ endpoint: ssm.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' } }),
+    ssmClientConfig({ endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' } }),
   );
 }
 
@@ -83,15 +104,8 @@ describe('SSM secret source against a local GetParameter endpoint', () => {
 });
 
 describe('SSM unreachable', () => {
-  const saved = { ...process.env };
-  afterEach(() => {
-    process.env = { ...saved };
-    vi.resetModules();
-  });
-
   it('is SecretsUnavailableError, naming the variable and parameter', async () => {
-    const closed = `http://127.0.0.1:${await freePort()}`;
-    const client = new SSMClient(ssmClientConfig({ endpoint: closed, region: 'eu-west-1', credentials: { accessKeyId: 'AKIDLOCAL', secretAccessKey: 'local' } }));
+    const client = localSsmClient(`http://127.0.0.1:${await freePort()}`);
     const error = await loadSecrets({ PASSLANE_PEPPER_KEYS_PARAMETER: PEPPER_PARAMETER }, () => createSsmSecretSource(client)).catch((caught: unknown) => caught);
     client.destroy();
     expect(error).toBeInstanceOf(SecretsUnavailableError);
@@ -99,15 +113,9 @@ describe('SSM unreachable', () => {
   });
 
   it('answers a cold login 503 with Retry-After, never 500, and the next invocation tries again', async () => {
-    vi.resetModules();
-    Object.assign(process.env, {
+    deployContainer(`http://127.0.0.1:${await freePort()}`, {
       PASSLANE_PEPPER_KEYS_PARAMETER: PEPPER_PARAMETER,
       PASSLANE_JWT_PRIVATE_KEY_PARAMETER: JWT_PARAMETER,
-      AWS_ENDPOINT_URL_SSM: `http://127.0.0.1:${await freePort()}`,
-      AWS_REGION: 'eu-west-1',
-      AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
     });
@@ -136,23 +144,10 @@ describe('SSM unreachable', () => {
 });
 
 describe('getAuthDependencies on a deployment that names parameters', () => {
-  const saved = { ...process.env };
-  afterEach(() => {
-    process.env = { ...saved };
-    vi.resetModules();
-  });
-
   it('fetches each secret once per container through the default SSM client', async () => {
-    vi.resetModules();
-    Object.assign(process.env, {
+    deployContainer(ssm.endpoint, {
       PASSLANE_PEPPER_KEYS_PARAMETER: PEPPER_PARAMETER,
       PASSLANE_JWT_PRIVATE_KEY_PARAMETER: JWT_PARAMETER,
-      // The SDK's own per-service endpoint override, as on any machine; here it points at the stand-in.
-      AWS_ENDPOINT_URL_SSM: ssm.endpoint,
-      AWS_REGION: 'eu-west-1',
-      AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', // never contacted: building the dependencies does no I/O
     });
     delete process.env.PASSLANE_PEPPER_KEYS;
     delete process.env.PASSLANE_JWT_PRIVATE_KEY;
@@ -167,17 +162,11 @@ describe('getAuthDependencies on a deployment that names parameters', () => {
   });
 
   it('builds register and the JWKS service as deployed: no signing key named, none needed', async () => {
-    vi.resetModules();
     const publicKeys = JSON.stringify(publicJwks(await createKeyring(JSON.parse(jwtKey))));
-    Object.assign(process.env, {
+    deployContainer(ssm.endpoint, {
       PASSLANE_PEPPER_KEYS_PARAMETER: PEPPER_PARAMETER,
       PASSLANE_JWT_PUBLIC_KEYS: publicKeys,
       AWS_LAMBDA_FUNCTION_NAME: 'passlane-register', // no local key file: a token service would throw
-      AWS_ENDPOINT_URL_SSM: ssm.endpoint,
-      AWS_REGION: 'eu-west-1',
-      AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
     });
     for (const name of ['PASSLANE_PEPPER_KEYS', 'PASSLANE_JWT_PRIVATE_KEY', 'PASSLANE_JWT_PRIVATE_KEY_PARAMETER']) delete process.env[name];
     const app = await import('../src/app/create-auth-dependencies.js');

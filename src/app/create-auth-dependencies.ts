@@ -1,3 +1,4 @@
+import type { ApiServices } from '../api/services.js';
 import { createPasswordHasher } from '../index.js';
 import { logger } from '../observability/logger.js';
 import { createAuditSink } from '../observability/audit.js';
@@ -50,6 +51,11 @@ export function createRegisterDependencies(env: Env, options: Partial<RegisterDe
     counters: counters ?? new RateLimitStore(createDynamoDbClient(env), table),
     audit: audit ?? createAuditSink(),
   };
+}
+
+/** The API's services over dependencies already built (long-lived hosts build them once at start). */
+export function servicesOf(deps: AppDependencies): ApiServices {
+  return { register: async () => deps, auth: async () => deps, publicTokens: async () => deps.tokens };
 }
 
 /**

@@ -91,8 +91,7 @@ async function serveApi(env: Env, dataDir: string, port: number, host: string): 
   ]);
   const deps = await app.createAuthDependencies(env, { dataDir });
   await storage.ensureTable(client.createDynamoDbClient(env), storage.tableNameFromEnv(env), { maxWaitSeconds: 30 });
-  const services = { register: async () => deps, auth: async () => deps, publicTokens: async () => deps.tokens };
-  return serveOnNode(API_ROUTES, services, { port, host, log: apiLog });
+  return serveOnNode(API_ROUTES, app.servicesOf(deps), { port, host, log: apiLog });
 }
 
 interface Dynalite {

@@ -20,7 +20,7 @@ export interface SafeErrorFields {
 }
 
 const CLEAN_MESSAGE_TYPES = [PasslaneError, StorageError, TokenError, UseCaseError, TypeError, RangeError, ReferenceError];
-/** By name where importing the class would make a cycle (src/http, src/app import this module's users). */
+/** By name where importing the class would make a cycle (src/api, src/app import this module's users). */
 const CLEAN_MESSAGE_NAMES = new Set(['HttpError', 'ConfigError', 'SecretLoadError', 'SecretsUnavailableError']);
 
 export function safeErrorFields(error: unknown, depth = 0): SafeErrorFields {

@@ -10,7 +10,7 @@ import {
 import {
   AccountExistsError,
   HashChangedError,
-    StorageRecordInvalidError,
+  StorageRecordInvalidError,
   StorageUnavailableError,
 } from './errors.js';
 import { assertPositiveInteger, isConditionalCheckFailed } from './checks.js';
@@ -49,8 +49,6 @@ export interface ReplacePasswordHashInput {
   now?: Date;
 }
 
-
-
 export interface ScanAccountsInput {
   /** 0-based; with totalSegments, one slice of a parallel Scan. */
   segment: number;
@@ -78,7 +76,6 @@ export interface ScanAccountsPage {
   /** Absent when the segment is finished. */
   lastKey?: string;
 }
-
 
 /**
  * Accounts on the one DynamoDB table (layout in table.ts); rate-limit counters and job cursors
@@ -238,14 +235,11 @@ export class AccountStore {
     }
   }
 
-
-
 }
 
 function userKey(email: string): string {
   return USER_KEY_PREFIX + email;
 }
-
 
 function toUserRecord(item: Record<string, AttributeValue>): UserRecord {
   const record: UserRecord = {

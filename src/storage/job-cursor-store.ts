@@ -31,7 +31,6 @@ export class JobCursorStore {
     }
   }
 
-
   /**
    * Compare-and-swap of a job cursor: lands only if the stored cursor is still `expected` (or,
    * with `expected` undefined, none is stored), so two runs of one job never move it past each

@@ -74,6 +74,12 @@ function fetchInit({ method, headers = {}, body }: HostRequest): RequestInit {
   return { method, headers, ...(body !== undefined && { body }) };
 }
 
+/** Requests through a runtime's own dispatcher, with the header its platform sets for the client's address. */
+function sendVia(dispatch: (url: string, init: RequestInit) => Promise<unknown>, platformHeaders: Record<string, string>) {
+  return async (request: HostRequest): Promise<HttpAnswer> =>
+    answerOf((await dispatch(`https://auth.test${request.path}`, fetchInit({ ...request, headers: { ...platformHeaders, ...request.headers } }))) as Response);
+}
+
 /** The real function modules: they read process.env once per "container", so it is set before they load. */
 async function startLambda(env: Env): Promise<RunningHost> {
   Object.assign(process.env, env);
@@ -141,14 +147,7 @@ async function startWorkerd(env: Env): Promise<RunningHost> {
   });
   await miniflare.ready;
   return {
-    send: async ({ method, path, headers = {}, body }) =>
-      answerOf(
-        (await miniflare.dispatchFetch(`https://auth.test${path}`, {
-          method,
-          headers: { 'cf-connecting-ip': '203.0.113.9', ...headers },
-          ...(body !== undefined && { body }),
-        })) as unknown as Response,
-      ),
+    send: sendVia((url, init) => miniflare.dispatchFetch(url, init as never), { 'cf-connecting-ip': '203.0.113.9' }),
     stop: async () => {
       await miniflare.dispose();
       await rm(outdir, { recursive: true, force: true });
@@ -166,14 +165,7 @@ async function startVercelEdge(env: Env): Promise<RunningHost> {
     console: { ...console, log: () => undefined },
   });
   return {
-    send: async ({ method, path, headers = {}, body }) =>
-      answerOf(
-        (await vm.dispatchFetch(`https://auth.test${path}`, {
-          method,
-          headers: { 'x-real-ip': '203.0.113.9', ...headers },
-          ...(body !== undefined && { body }),
-        })) as unknown as Response,
-      ),
+    send: sendVia((url, init) => vm.dispatchFetch(url, init), { 'x-real-ip': '203.0.113.9' }),
     stop: () => rm(outdir, { recursive: true, force: true }),
   };
 }
