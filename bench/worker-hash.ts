@@ -70,7 +70,7 @@ try {
   // 2. A whole login on the real Worker: 2 rate-limit writes, 1 read, 1 verify, 1 signature.
   const workerDir = join(outdir, 'worker');
   const bundle = await buildWorker({ outdir: workerDir });
-  await ensureTable(createDynamoDbClient({ DYNAMODB_ENDPOINT: dynamo.endpoint }), 'bench', { maxWaitSeconds: 10 });
+  await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), 'bench', { maxWaitSeconds: 10 });
   const app = workerd(bundle.scriptPath, workerDir, {
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     PASSLANE_TABLE: 'bench',

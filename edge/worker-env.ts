@@ -28,7 +28,7 @@ export interface WorkerEnv {
 
 export type StringEnv = Record<string, string | undefined>;
 
-/** The string bindings only, in the shape the shared `...FromEnv` functions take. */
+/** The string bindings only: what the configuration reader (src/config) takes. */
 export function stringBindings(env: WorkerEnv): StringEnv {
   const strings: StringEnv = {};
   for (const [name, value] of Object.entries(env)) if (typeof value === 'string') strings[name] = value;

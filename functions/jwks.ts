@@ -3,7 +3,7 @@
  * no private key when PASSLANE_JWT_PUBLIC_KEYS is set (as serverless.yml does).
  */
 import { jwksRoute } from '../src/api/routes/jwks.js';
-import { getPublicTokenService } from '../src/app/create-auth-dependencies.js';
+import { getPublicTokenService } from '../src/wiring/lambda-public-tokens.js';
 import { lambdaHandler } from '../src/hosts/lambda.js';
 
 export const handler = lambdaHandler([jwksRoute], { publicTokens: getPublicTokenService });

@@ -3,10 +3,11 @@
  * `{ cursor, done, counts }`. Run it from a schedule (it resumes from the cursor stored in the
  * table) or a Step Functions loop (pass `cursor` back until `done`). See src/rehash/README.md.
  */
+import { readRehashConfig } from '../src/config/rehash-config.js';
 import { logger } from '../src/observability/logger.js';
 import { createRehashHandler } from '../src/rehash/rehash-handler.js';
-import { getRehashDependencies, rehashWritesPerSecondFromEnv } from '../src/rehash/rehash-from-env.js';
+import { getRehashDependencies } from '../src/wiring/lambda-dependencies.js';
 
-const maxWritesPerSecond = rehashWritesPerSecondFromEnv(process.env);
+const { writesPerSecond } = readRehashConfig(process.env);
 
-export const handler = createRehashHandler(getRehashDependencies, logger, maxWritesPerSecond === undefined ? {} : { maxWritesPerSecond });
+export const handler = createRehashHandler(getRehashDependencies, logger, writesPerSecond === undefined ? {} : { maxWritesPerSecond: writesPerSecond });

@@ -3,6 +3,7 @@
  * and HOST (127.0.0.1). Configuration is the same env as every host; the table must exist
  * (`npm start`'s dynalite, or the deployed one).
  */
+import { readServerConfig } from '../src/config/server-config.js';
 import { createFetchServerApi } from '../src/hosts/fetch-server.js';
 
 interface BunServer {
@@ -15,10 +16,11 @@ declare const Bun: {
 };
 
 const env = Bun.env;
+const { port, host } = readServerConfig(env);
 const app = await createFetchServerApi(env);
 const server = Bun.serve({
-  port: Number(env.PORT ?? 3000),
-  hostname: env.HOST ?? '127.0.0.1',
+  port,
+  hostname: host,
   fetch: (request, bunServer) => app.fetch(request, { ip: bunServer.requestIP(request)?.address }),
 });
-console.log(`passlane (bun) listening on http://${env.HOST ?? '127.0.0.1'}:${server.port}`);
+console.log(`passlane (bun) listening on http://${host}:${server.port}`);

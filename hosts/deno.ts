@@ -3,6 +3,7 @@
  * (3000) and HOST (127.0.0.1). Run from the repository after `npm ci` (see README.md):
  *   deno run --allow-net --allow-env --allow-read --allow-write=.data --allow-ffi --allow-sys dist/hosts/deno.js
  */
+import { readServerConfig } from '../src/config/server-config.js';
 import { createFetchServerApi } from '../src/hosts/fetch-server.js';
 
 interface DenoServeInfo {
@@ -17,9 +18,9 @@ declare const Deno: {
 };
 
 const env = Deno.env.toObject();
+const { port, host: hostname } = readServerConfig(env);
 const app = await createFetchServerApi(env);
-const hostname = env.HOST ?? '127.0.0.1';
 Deno.serve(
-  { port: Number(env.PORT ?? 3000), hostname, onListen: ({ port }) => console.log(`passlane (deno) listening on http://${hostname}:${port}`) },
+  { port, hostname, onListen: (address) => console.log(`passlane (deno) listening on http://${hostname}:${address.port}`) },
   (request, info) => app.fetch(request, { ip: info.remoteAddr.hostname }),
 );

@@ -102,7 +102,7 @@ describe.each(HOST_NAMES)('%s', (name) => {
 
   beforeAll(async () => {
     const table = `contract-${name}-${randomUUID()}`;
-    await ensureTable(createDynamoDbClient({ DYNAMODB_ENDPOINT: dynamo.endpoint }), table, { maxWaitSeconds: 10 });
+    await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), table, { maxWaitSeconds: 10 });
     host = await startHost(name, {
       DYNAMODB_ENDPOINT: dynamo.endpoint,
       PASSLANE_TABLE: table,

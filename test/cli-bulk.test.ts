@@ -25,7 +25,7 @@ describe.each(dynamoDbServers)('passlane import, inventory and rehash --dry-run 
 
   beforeAll(async () => {
     server = await start();
-    client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: server.endpoint }));
+    client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: server.endpoint }));
   });
   afterAll(async () => {
     client?.destroy();

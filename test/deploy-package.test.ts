@@ -15,11 +15,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ELF_MACHINE, LAMBDA_ARCHITECTURES, NPM_CPU, type LambdaArchitecture } from '../scripts/packaging/architectures.js';
 import { elfMachine } from '../scripts/packaging/elf-machine.js';
 import { BUNDLE_FILE, LAMBDA_FUNCTIONS } from '../scripts/packaging/lambda-functions.js';
+import { readStorageConfig } from '../src/config/storage-config.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import { ensureTable, tableDefinition } from '../src/storage/table.js';
 import { createKeyring, generateSigningKey } from '../src/tokens/keys.js';
 import { publicJwks } from '../src/tokens/jwks.js';
 import { startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { startLocalSsmEndpoint } from './support/local-ssm-endpoint.js';
 import { coldImportMs, readZip, repoRoot, runPackaging, unpackZip } from './support/packaging.js';
 import { lambdaContext } from './support/lambda-context.js';
 
@@ -253,7 +255,8 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
       POWERTOOLS_METRICS_DISABLED: 'true',
       POWERTOOLS_LOG_LEVEL: 'ERROR',
     });
-    await ensureTable(createDynamoDbClient(process.env), table);
+    // The same connection as the functions (DynamoDB Local keeps one database per region and key).
+    await ensureTable(createDynamoDbClient(readStorageConfig(process.env)), table);
     for (const name of ['register', 'login', 'jwks']) {
       unpacked[name] = join(workDir, 'unpacked', name);
       unpackZip(join(zipsDir('x86_64'), `${name}.zip`), unpacked[name]);
@@ -261,6 +264,9 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
     // A second copy of login: a separate module instance that gets the WASM backend.
     unpacked.loginWasm = join(workDir, 'unpacked', 'login-wasm');
     unpackZip(join(zipsDir('x86_64'), 'login.zip'), unpacked.loginWasm);
+    // And a third, configured as deployed: secrets named as SSM parameters.
+    unpacked.loginSsm = join(workDir, 'unpacked', 'login-ssm');
+    unpackZip(join(zipsDir('x86_64'), 'login.zip'), unpacked.loginSsm);
   }, 60_000);
 
   afterAll(async () => {
@@ -302,6 +308,34 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
     const loginWasm = await handlerOf('loginWasm');
     expect((await loginWasm(httpEvent('POST', '/login', { email, password }), lambdaContext())).statusCode).toBe(200);
     expect((await loginWasm(httpEvent('POST', '/login', { email, password: 'wrong password!' }), lambdaContext())).statusCode).toBe(401);
+  });
+
+  it('fetches secrets named as SSM parameters through the zip\'s own SSM chunk, loaded only then', async () => {
+    // The SSM client sits in a chunk of its own: a cold start with plain env never reads it.
+    expect(readdirSync(unpacked.loginSsm!).filter((file) => file.startsWith('ssm-secret-source-'))).toHaveLength(1);
+    const ssm = await startLocalSsmEndpoint({ '/passlane/pepper': `k1:${pepperKey}`, '/passlane/jwt': JSON.stringify(signingKey) });
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, {
+        AWS_ENDPOINT_URL_SSM: ssm.endpoint,
+        AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        PASSLANE_PEPPER_KEYS_PARAMETER: '/passlane/pepper',
+        PASSLANE_JWT_PRIVATE_KEY_PARAMETER: '/passlane/jwt',
+        PASSLANE_ARGON2_BACKEND: 'native',
+      });
+      delete process.env.PASSLANE_PEPPER_KEYS;
+      delete process.env.PASSLANE_JWT_PRIVATE_KEY;
+      // DynamoDB Local keeps one database per access key: the table must exist under this one too.
+      await ensureTable(createDynamoDbClient(readStorageConfig(process.env)), table);
+      const { handler } = (await import(pathToFileURL(join(unpacked.loginSsm!, BUNDLE_FILE)).href)) as { handler: LambdaHandler };
+      const response = await handler(httpEvent('POST', '/login', { email: `nobody-${randomUUID()}@example.com`, password: 'wrong password!' }), lambdaContext());
+      expect(response.statusCode, response.body).toBe(401);
+      expect(ssm.requests.map((request) => request.body.Name).sort()).toEqual(['/passlane/jwt', '/passlane/pepper']);
+    } finally {
+      process.env = saved;
+      await ssm.stop();
+    }
   });
 
   it('prints zip sizes and cold import times', async () => {

@@ -23,7 +23,9 @@ import {
   createPasswordHandler,
   createRegisterHandler,
 } from './support/lambda-handlers.js';
-import { ConfigError, createAuthDependencies, loginRateLimitsFromEnv, type AppDependencies } from '../src/app/create-auth-dependencies.js';
+import { createAuthDependencies, type AppDependencies } from './support/app-dependencies.js';
+import { ConfigError } from '../src/config/config-error.js';
+import { readLoginRateLimits } from '../src/config/rate-limit-config.js';
 import type { HttpResponse, LambdaHttpEvent } from './support/lambda-handlers.js';
 import { metrics } from '../src/observability/metrics.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
@@ -166,7 +168,7 @@ describe.each(dynamoDbServers)('HTTP handlers on $name', ({ start }) => {
   beforeAll(async () => {
     server = await start();
     env = { DYNAMODB_ENDPOINT: server.endpoint, PASSLANE_TABLE: `passlane-http-${randomUUID()}` };
-    await ensureTable(createDynamoDbClient(env), env.PASSLANE_TABLE!);
+    await ensureTable(createDynamoDbClient({ endpoint: server.endpoint }), env.PASSLANE_TABLE!);
     deps = createAuthDependencies(env, { dataDir, hasher: sharedHasher });
     handlers = handlersFor(deps);
   });
@@ -397,9 +399,9 @@ describe('timeouts and configuration', () => {
   });
 
   it('reads the login rate limits from env, with defaults, and names the variable on nonsense', () => {
-    expect(loginRateLimitsFromEnv({})).toEqual({ perAccount: 10, perIp: 100, windowSeconds: 300 });
+    expect(readLoginRateLimits({})).toEqual({ perAccount: 10, perIp: 100, windowSeconds: 300 });
     expect(
-      loginRateLimitsFromEnv({ PASSLANE_LOGIN_LIMIT_PER_ACCOUNT: '3', PASSLANE_LOGIN_LIMIT_PER_IP: ' 50 ', PASSLANE_LOGIN_LIMIT_WINDOW_S: '60' }),
+      readLoginRateLimits({ PASSLANE_LOGIN_LIMIT_PER_ACCOUNT: '3', PASSLANE_LOGIN_LIMIT_PER_IP: ' 50 ', PASSLANE_LOGIN_LIMIT_WINDOW_S: '60' }),
     ).toEqual({ perAccount: 3, perIp: 50, windowSeconds: 60 });
     for (const [name, value] of [
       ['PASSLANE_LOGIN_LIMIT_PER_ACCOUNT', 'ten'],
@@ -409,8 +411,8 @@ describe('timeouts and configuration', () => {
       ['PASSLANE_LOGIN_LIMIT_WINDOW_S', '1e3'],
       ['PASSLANE_LOGIN_LIMIT_WINDOW_S', '999999'],
     ]) {
-      expect(() => loginRateLimitsFromEnv({ [name!]: value }), `${name}=${value}`).toThrow(ConfigError);
-      expect(() => loginRateLimitsFromEnv({ [name!]: value })).toThrow(name);
+      expect(() => readLoginRateLimits({ [name!]: value }), `${name}=${value}`).toThrow(ConfigError);
+      expect(() => readLoginRateLimits({ [name!]: value })).toThrow(name);
     }
   });
 

@@ -89,7 +89,7 @@ describe.each(dynamoDbServers)('passlane import on $name', ({ start }) => {
 
   beforeAll(async () => {
     server = await start();
-    client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: server.endpoint }));
+    client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: server.endpoint }));
     await ensureTable(client, tableName);
     store = new AccountStore(client, tableName);
     env = { DYNAMODB_ENDPOINT: server.endpoint, PASSLANE_TABLE: tableName, PASSLANE_PEPPER_KEYS: '' };

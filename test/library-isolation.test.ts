@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runNode } from './support/run-process.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const FORBIDDEN = ['@aws-sdk/', '@smithy/', '@middy/', '@aws-lambda-powertools/', 'node_modules/hono/'];
@@ -67,5 +68,33 @@ describe('the library entry pulls in no Lambda or server dependency', () => {
       outdir,
     });
     expectIsolated(inputs, 'dist/src/edge.js');
+  });
+});
+
+describe('the service behind its own subpaths', () => {
+  // What each subpath must provide; loaded by Node through package.json `exports` (self-reference).
+  const SUBPATHS: Record<string, string[]> = {
+    'passlane/api': ['createApi', 'API_ROUTES', 'defineRoute'],
+    'passlane/config': ['readConfig', 'readServerConfig', 'ConfigError'],
+    'passlane/wiring': ['buildAuthDependencies', 'buildRehashDependencies', 'nodePlatform'],
+    'passlane/storage': ['AccountStore', 'RateLimitStore', 'JobCursorStore', 'ensureTable'],
+    'passlane/tokens': ['createTokenService', 'tokenServiceFromConfig', 'generateSigningKey'],
+    'passlane/hosts/lambda': ['lambdaHandler'],
+    'passlane/hosts/node': ['serveOnNode'],
+    'passlane/hosts/fetch-server': ['createFetchServerApi'],
+  };
+
+  it('each subpath loads in Node and exports what it promises', async () => {
+    const script = `
+      const wanted = ${JSON.stringify(SUBPATHS)};
+      const missing = [];
+      for (const [subpath, names] of Object.entries(wanted)) {
+        const module = await import(subpath);
+        for (const name of names) if (module[name] === undefined) missing.push(subpath + ' ' + name);
+      }
+      console.log(JSON.stringify(missing));`;
+    const run = await runNode(['--input-type=module', '--no-warnings', '-e', script], { cwd: root, env: { POWERTOOLS_METRICS_DISABLED: 'true' } });
+    expect(run.stderr).toBe('');
+    expect(JSON.parse(run.stdout)).toEqual([]);
   });
 });

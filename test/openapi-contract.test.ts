@@ -18,7 +18,7 @@ import {
   createPasswordHandler,
   createRegisterHandler,
 } from './support/lambda-handlers.js';
-import { createAuthDependencies, type AppDependencies } from '../src/app/create-auth-dependencies.js';
+import { createAuthDependencies, type AppDependencies } from './support/app-dependencies.js';
 import type { HttpResponse } from './support/lambda-handlers.js';
 import { createPasswordHasher } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local/server.js';
@@ -84,7 +84,7 @@ describe('openapi.yaml', () => {
     dynamo = await startDynalite();
     dataDir = await mkdtemp(join(tmpdir(), 'passlane-openapi-'));
     const env = { DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: `contract-${randomUUID()}`, PASSLANE_LOGIN_LIMIT_PER_ACCOUNT: '4' };
-    await ensureTable(createDynamoDbClient(env), env.PASSLANE_TABLE);
+    await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), env.PASSLANE_TABLE);
     deps = createAuthDependencies(env, { dataDir, hasher: createPasswordHasher({ pepper: false }) });
   });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPasswordHasher, InvalidOptionsError, PepperKeyError, pepperOptionsFromEnv } from '../src/index.js';
+import { ConfigError, createPasswordHasher, InvalidOptionsError, PepperKeyError, pepperOptionsFromEnv } from '../src/index.js';
 import { encodeBase64Padded } from '../src/hashing/encoding.js';
 
 const key = (fill: number) => encodeBase64Padded(new Uint8Array(32).fill(fill));
@@ -60,7 +60,8 @@ describe('pepper', () => {
     });
     expect(pepperOptionsFromEnv({})).toBeUndefined();
     expect(() => createPasswordHasher({ env: { PASSLANE_PEPPER_KEYS: 'k1:c2hvcnQ=' } })).toThrow(/32 bytes/);
-    expect(() => createPasswordHasher({ env: { PASSLANE_PEPPER_KEYS: 'no-colon' } })).toThrow(InvalidOptionsError);
+    expect(() => createPasswordHasher({ env: { PASSLANE_PEPPER_KEYS: 'no-colon' } })).toThrow(ConfigError);
+    expect(() => createPasswordHasher({ env: { PASSLANE_PEPPER_KEYS: 'no-colon' } })).toThrow(/^PASSLANE_PEPPER_KEYS must be/);
     expect(() => createPasswordHasher({ pepper: { currentKeyId: 'k9', keys: { k1: key(1) } } })).toThrow(InvalidOptionsError);
     // Inherited names are not keys: refused at start-up, not at the first hash.
     expect(() => createPasswordHasher({ pepper: { currentKeyId: 'toString', keys: { k1: key(1) } } })).toThrow(InvalidOptionsError);

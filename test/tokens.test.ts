@@ -8,17 +8,24 @@ import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidTokenError, TokenConfigError } from '../src/tokens/errors.js';
 import { publicJwks } from '../src/tokens/jwks.js';
-import { createKeyring, generateSigningKey, keyringFromEnv, type Keyring, type SigningAlgorithm } from '../src/tokens/keys.js';
+import { ConfigError } from '../src/config/config-error.js';
+import { readTokenConfig } from '../src/config/token-config.js';
+import { createKeyring, generateSigningKey, keyringFromConfig, type Keyring, type SigningAlgorithm } from '../src/tokens/keys.js';
 import { LOCAL_SIGNING_KEY_FILE, loadOrCreateLocalSigningKey } from '../src/tokens/local-signing-key.js';
-import {
-  createTokenService,
-  publicTokenServiceFromEnv,
-  tokenServiceFromEnv,
-  tokenSettingsFromEnv,
-  type TokenService,
-} from '../src/tokens/token-service.js';
+import { createTokenService, publicTokenServiceFromConfig, tokenServiceFromConfig, type TokenService } from '../src/tokens/token-service.js';
 
 const USER_ID = 'user-6f1c';
+
+type Env = Record<string, string | undefined>;
+// As the hosts build them: env through the configuration reader (src/config), then the service.
+const withDataDir = (env: Env, dataDir?: string): Env => (dataDir === undefined ? env : { ...env, PASSLANE_DATA_DIR: dataDir });
+const tokenServiceFromEnv = async (env: Env, options: { dataDir?: string } = {}) =>
+  tokenServiceFromConfig(readTokenConfig(withDataDir(env, options.dataDir)));
+const publicTokenServiceFromEnv = async (env: Env) => publicTokenServiceFromConfig(readTokenConfig(env));
+const keyringFromEnv = async (env: Env) => {
+  const { keys } = readTokenConfig(env);
+  return keyringFromConfig(keys, keys.privateJwk!);
+};
 const PRIVATE_PARAMS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 let edKey: JWK;
@@ -51,18 +58,21 @@ async function expectRejected(promise: Promise<unknown>, reason: string, token?:
   if (token) for (const part of token.split('.')) if (part) expect(message).not.toContain(part);
 }
 
-/** Asserts a TokenConfigError whose message holds none of the given secrets. */
+/**
+ * Asserts a configuration error whose message holds none of the given secrets: a ConfigError
+ * from reading a variable (src/config) or a TokenConfigError from checking a key (src/tokens).
+ */
 function expectConfigError(run: () => unknown, secrets: readonly unknown[] = []) {
   return Promise.resolve()
     .then(run)
     .then(
-      () => expect.fail('expected a TokenConfigError'),
+      () => expect.fail('expected a configuration error'),
       (error: unknown) => {
-        expect(error).toBeInstanceOf(TokenConfigError);
-        expect(error).toMatchObject({ code: 'ERR_TOKEN_CONFIG' });
+        expect(error instanceof TokenConfigError || error instanceof ConfigError, String(error)).toBe(true);
+        expect((error as { code?: string }).code).toMatch(/^ERR_(TOKEN_)?CONFIG$/);
         expect((error as Error).cause).toBeUndefined();
         for (const secret of secrets) if (typeof secret === 'string') expect((error as Error).message).not.toContain(secret);
-        return error as TokenConfigError;
+        return error as Error;
       },
     );
 }
@@ -282,11 +292,12 @@ describe('key configuration from env', () => {
   });
 
   it('bounds the TTL and requires whole seconds', async () => {
-    expect(tokenSettingsFromEnv({})).toEqual({ issuer: 'passlane', audience: 'passlane-api', ttlSeconds: 900 });
-    expect(tokenSettingsFromEnv({ PASSLANE_ACCESS_TOKEN_TTL_S: '60' }).ttlSeconds).toBe(60);
-    expect(tokenSettingsFromEnv({ PASSLANE_ACCESS_TOKEN_TTL_S: '86400' }).ttlSeconds).toBe(86_400);
+    expect(readTokenConfig({})).toMatchObject({ issuer: 'passlane', audience: 'passlane-api', ttlSeconds: 900 });
+    expect(readTokenConfig({ PASSLANE_ACCESS_TOKEN_TTL_S: '60' }).ttlSeconds).toBe(60);
+    expect(readTokenConfig({ PASSLANE_ACCESS_TOKEN_TTL_S: '86400' }).ttlSeconds).toBe(86_400);
     for (const ttl of ['59', '86401', '900.5', '-900', '15m', '1e3']) {
-      await expectConfigError(() => tokenSettingsFromEnv({ PASSLANE_ACCESS_TOKEN_TTL_S: ttl }));
+      const error = await expectConfigError(() => readTokenConfig({ PASSLANE_ACCESS_TOKEN_TTL_S: ttl }));
+      expect(error.message).toContain('PASSLANE_ACCESS_TOKEN_TTL_S');
     }
     await expectConfigError(() => createTokenService({ keyring: edKeyring, ttlSeconds: 0 }));
     await expectConfigError(() => createTokenService({ keyring: edKeyring, issuer: ' ' }));
@@ -408,7 +419,9 @@ describe('edge runtimes', () => {
   // A Worker that drives the token code inside workerd: its own Web Crypto, no node: modules.
   const workerSource = `
     import { generateSigningKey } from './src/tokens/keys.ts';
-    import { tokenServiceFromEnv } from './src/tokens/token-service.ts';
+    import { readTokenConfig } from './src/config/token-config.ts';
+    import { tokenServiceFromConfig } from './src/tokens/token-service.ts';
+    const tokenServiceFromEnv = async (env) => tokenServiceFromConfig(readTokenConfig(env));
     export default {
       async fetch(request, env) {
         const results = {};

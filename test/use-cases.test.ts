@@ -201,7 +201,7 @@ describe('storage outage', () => {
     const { RateLimitStore } = await import('../src/storage/rate-limit-store.js');
     const { freePort } = await import('./support/dynamodb-servers.js');
     const counting = countingHasher();
-    const client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${await freePort()}` }));
+    const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: `http://127.0.0.1:${await freePort()}` }));
     const deps = {
       hasher: counting.hasher,
       users: new AccountStore(client, 'users'),

@@ -33,7 +33,7 @@ describe.each(dynamoDbServers)('AccountStore bulk operations on $name', ({ start
 
   beforeAll(async () => {
     server = await start();
-    client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: server.endpoint }));
+    client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: server.endpoint }));
     await ensureTable(client, tableName);
     store = new AccountStore(client, tableName);
     cursors = new JobCursorStore(client, tableName);

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Socket } from 'node:net';
 import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readStorageConfig } from '../src/config/storage-config.js';
 import { createDynamoDbClient, dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
 import {
   AccountExistsError,
   HashChangedError,
   StorageUnavailableError,
 } from '../src/storage/errors.js';
-import { ensureTable, tableNameFromEnv } from '../src/storage/table.js';
+import { ensureTable } from '../src/storage/table.js';
 import { RateLimitStore } from '../src/storage/rate-limit-store.js';
 import { AccountStore } from '../src/storage/account-store.js';
 import { dynamoDbServers, freePort, type RunningDynamoDb } from './support/dynamodb-servers.js';
@@ -25,7 +26,7 @@ describe.each(dynamoDbServers)('AccountStore on $name', ({ name, start }) => {
   beforeAll(async () => {
     server = await start();
     // A fresh client (not the per-container cache) so afterAll can destroy it.
-    client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: server.endpoint }));
+    client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: server.endpoint }));
     await ensureTable(client, tableName);
     store = new AccountStore(client, tableName);
     counters = new RateLimitStore(client, tableName);
@@ -170,7 +171,7 @@ describe('storage outage', () => {
 
   it('maps a refused connection to StorageUnavailableError in under 3 s', async () => {
     const port = await freePort(); // free = nothing listens
-    const client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` }));
+    const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: `http://127.0.0.1:${port}` }));
     const store = new AccountStore(client, 'passlane-users');
     const started = performance.now();
     const results = await Promise.allSettled(operations(store, new RateLimitStore(client, 'passlane-users')));
@@ -194,7 +195,7 @@ describe('storage outage', () => {
     const blackHole = createServer((socket) => void sockets.add(socket));
     await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', () => resolve()));
     const { port } = blackHole.address() as { port: number };
-    const client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}` }));
+    const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: `http://127.0.0.1:${port}` }));
     const store = new AccountStore(client, 'passlane-users');
     try {
       const started = performance.now();
@@ -211,33 +212,30 @@ describe('storage outage', () => {
 
 describe('createDynamoDbClient', () => {
   it('returns one cached client per configuration', () => {
-    const env = { DYNAMODB_ENDPOINT: 'http://127.0.0.1:1' };
-    expect(createDynamoDbClient(env)).toBe(createDynamoDbClient({ ...env }));
-    expect(createDynamoDbClient(env)).not.toBe(createDynamoDbClient({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:2' }));
+    const connection = { endpoint: 'http://127.0.0.1:1' };
+    expect(createDynamoDbClient(connection)).toBe(createDynamoDbClient({ ...connection }));
+    expect(createDynamoDbClient(connection)).not.toBe(createDynamoDbClient({ endpoint: 'http://127.0.0.1:2' }));
   });
 
   it('uses dummy credentials and region "local" for a local endpoint unless configured', () => {
-    expect(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: 'http://localhost:8000' })).toMatchObject({
+    expect(dynamoDbClientConfig({ endpoint: 'http://localhost:8000' })).toMatchObject({
       endpoint: 'http://localhost:8000',
       region: 'local',
       credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
       retryMode: 'standard',
       maxAttempts: 3,
     });
-    const configured = dynamoDbClientConfig({
-      DYNAMODB_ENDPOINT: 'http://localhost:8000',
-      AWS_REGION: 'eu-west-1',
-      AWS_ACCESS_KEY_ID: 'AKID',
-      AWS_SECRET_ACCESS_KEY: 'secret',
-    });
+    const configured = dynamoDbClientConfig(
+      readStorageConfig({
+        DYNAMODB_ENDPOINT: 'http://localhost:8000',
+        AWS_REGION: 'eu-west-1',
+        AWS_ACCESS_KEY_ID: 'AKID',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+      }),
+    );
     expect(configured).toMatchObject({ region: 'eu-west-1', credentials: { accessKeyId: 'AKID' } });
-    const aws = dynamoDbClientConfig({ AWS_REGION: 'us-east-1' });
+    const aws = dynamoDbClientConfig(readStorageConfig({ AWS_REGION: 'us-east-1' }));
     expect(aws.endpoint).toBeUndefined();
     expect(aws.credentials).toBeUndefined();
-  });
-
-  it('reads the table name from PASSLANE_TABLE', () => {
-    expect(tableNameFromEnv({})).toBe('passlane-users');
-    expect(tableNameFromEnv({ PASSLANE_TABLE: 'custom' })).toBe('custom');
   });
 });

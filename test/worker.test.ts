@@ -43,7 +43,7 @@ beforeAll(async () => {
   ]);
   dynamo = server;
   // The table exists before the Worker starts, as in AWS (the infrastructure owns it).
-  await ensureTable(createDynamoDbClient({ DYNAMODB_ENDPOINT: dynamo.endpoint }), TABLE, { maxWaitSeconds: 10 });
+  await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), TABLE, { maxWaitSeconds: 10 });
   bindings = {
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     PASSLANE_TABLE: TABLE,
@@ -122,7 +122,7 @@ describe('register', () => {
     expect(created).toMatchObject({ status: 201, body: { userId: expect.stringMatching(/^[0-9a-f-]{36}$/) } });
     expect(created.headers.get('cache-control')).toBe('no-store');
 
-    const { Item } = await createDynamoDbClient({ DYNAMODB_ENDPOINT: dynamo.endpoint }).send(
+    const { Item } = await createDynamoDbClient({ endpoint: dynamo.endpoint }).send(
       new GetItemCommand({ TableName: TABLE, Key: { pk: { S: `${USER_KEY_PREFIX}${email.toLowerCase()}` } } }),
     );
     expect(Item?.passwordHash?.S).toMatch(/^\$pepper\$v=1,k=test-1\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
@@ -164,7 +164,7 @@ describe('login', () => {
 
   it('refuses a stored hash needing more memory than an isolate has (500, logged), instead of crashing', async () => {
     const email = newEmail().toLowerCase();
-    const users = new AccountStore(createDynamoDbClient({ DYNAMODB_ENDPOINT: dynamo.endpoint }), TABLE);
+    const users = new AccountStore(createDynamoDbClient({ endpoint: dynamo.endpoint }), TABLE);
     // Well-formed, m = 128 MiB: within the Lambda defaults (1 GiB), beyond the Worker's bound.
     const huge = `$argon2id$v=19$m=131072,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$${'A'.repeat(43)}`;
     await users.createUser({ email, userId: 'huge-hash-user', passwordHash: huge, createdAt: new Date() });

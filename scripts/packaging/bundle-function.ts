@@ -51,6 +51,11 @@ export async function bundleFunction(fn: LambdaFunction, options: BundleOptions)
     target: NODE_TARGET,
     minify: true,
     legalComments: 'none',
+    // Code behind a dynamic import (the SSM client, the native and WASM backends) goes into chunk
+    // files beside index.mjs, read only when that import runs: a cold start that never fetches a
+    // secret or falls back to WASM does not parse them.
+    splitting: true,
+    chunkNames: '[name]-[hash]',
     // The bundled CommonJS (the @node-rs loaders, the SDK) calls require(); ESM output has none.
     banner: { js: "import{createRequire as __passlaneCreateRequire}from'node:module';const require=__passlaneCreateRequire(import.meta.url);" },
     // `copy` keeps the binary a real file next to index.mjs, which require() can dlopen;

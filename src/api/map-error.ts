@@ -1,4 +1,4 @@
-import { SecretsUnavailableError } from '../app/load-secrets.js';
+import { SecretsUnavailableError } from '../config/load-secrets.js';
 import { StorageUnavailableError } from '../storage/errors.js';
 import {
   AccountExistsConflictError,

@@ -32,14 +32,12 @@ function packageVersion(name: string): string {
 }
 
 function passlaneVersion(): string {
-  // src/bench/ under tsx, dist/src/bench/ when built.
-  for (const rel of ['../../package.json', '../../../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'passlane' && pkg.version) return pkg.version;
-    } catch {
-      // try the next
-    }
+  // Two levels up from src/bench/ under tsx and from dist/cli/ in the CLI bundle; absent in a Lambda zip.
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
+    if (pkg.name === 'passlane' && pkg.version) return pkg.version;
+  } catch {
+    // not there
   }
   return 'unknown';
 }

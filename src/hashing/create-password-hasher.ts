@@ -7,7 +7,8 @@ import type { BackendName } from './backends/types.js';
 import { InvalidOptionsError, MalformedHashError, UnsupportedHashError } from './errors.js';
 import { MemoryLimiter, type ConcurrencyOptions } from './limiter.js';
 import { assertAcceptablePassword, assertPasswordWithinBounds, fitsAfterNormalising, normalisedPasswordBytes } from './password.js';
-import { createPepper, isPeppered, parsePepperEnvelope, pepperOptionsFromEnv, placeholderPhc, type PepperOptions } from './pepper.js';
+import { readArgon2Backend, readPepperKeys } from '../config/hasher-config.js';
+import { createPepper, isPeppered, parsePepperEnvelope, placeholderPhc, type PepperOptions } from './pepper.js';
 import {
   resolveArgon2Policy,
   resolveLimits,
@@ -106,10 +107,10 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
   const policy = Object.freeze(resolveArgon2Policy(options.argon2, options.allowWeakParameters === true));
   const rules = resolvePasswordRules(options.password);
   const limits = resolveLimits(options.limits);
-  const pepperOptions = options.pepper === false ? undefined : (options.pepper ?? pepperOptionsFromEnv(env));
+  const pepperOptions = options.pepper === false ? undefined : (options.pepper ?? readPepperKeys(env));
   const pepper = pepperOptions ? createPepper(pepperOptions) : undefined;
   const limiter = new MemoryLimiter(options.concurrency);
-  const choice = chooseBackend(options.backend, env);
+  const choice = chooseBackend(options.backend ?? readArgon2Backend(env));
   const logger = options.logger ?? defaultLogger;
 
   // Loaded on first use; a failed load is not kept, so a later call can retry.

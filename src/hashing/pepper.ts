@@ -142,23 +142,3 @@ export function createPepper(options: PepperOptions): Pepper {
     },
   };
 }
-
-/**
- * `PASSLANE_PEPPER_KEYS="2026-11:<base64>,2025-01:<base64>"`: the first key is current, the rest
- * stay readable until the rotation job has moved every record. Unset means no pepper.
- */
-export function pepperOptionsFromEnv(env: Record<string, string | undefined>): PepperOptions | undefined {
-  const text = env.PASSLANE_PEPPER_KEYS?.trim();
-  if (!text) return undefined;
-  const keys: Record<string, string> = {};
-  let currentKeyId: string | undefined;
-  for (const item of text.split(',')) {
-    const colon = item.indexOf(':');
-    if (colon <= 0) throw new InvalidOptionsError('PASSLANE_PEPPER_KEYS must be "id:base64key[,id:base64key...]"');
-    const id = item.slice(0, colon).trim();
-    if (Object.hasOwn(keys, id)) throw new InvalidOptionsError(`PASSLANE_PEPPER_KEYS names key ${JSON.stringify(id)} twice`);
-    keys[id] = item.slice(colon + 1).trim();
-    currentKeyId ??= id;
-  }
-  return { currentKeyId: currentKeyId!, keys };
-}

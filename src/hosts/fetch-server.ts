@@ -6,11 +6,13 @@
 import type { Hono } from 'hono';
 import { createApi, type ApiEnv } from '../api/create-api.js';
 import { API_ROUTES } from '../api/routes/index.js';
-import { createAuthDependencies, servicesOf } from '../app/create-auth-dependencies.js';
+import { readConfig } from '../config/read-config.js';
+import { buildAuthDependencies, servicesOf } from '../wiring/build-dependencies.js';
+import { nodePlatform } from '../wiring/node-platform.js';
 import { apiLog } from '../observability/logger.js';
 
 export async function createFetchServerApi(env: Record<string, string | undefined>): Promise<Hono<ApiEnv>> {
-  const services = servicesOf(await createAuthDependencies(env));
+  const services = servicesOf(await buildAuthDependencies(readConfig(env), nodePlatform));
   return createApi(API_ROUTES, {
     services: () => services,
     origin: (c) => ({ sourceIp: (c.env as { ip?: string } | undefined)?.ip, requestId: crypto.randomUUID() }),

@@ -1,5 +1,14 @@
 import { PasslaneError } from '../hashing/errors.js';
-import type { ImportCounts } from './import-users.js';
+
+/** What an import did, so far: reported by progress, the result and an abort. */
+export interface ImportCounts {
+  /** Rows read (blank lines and the CSV header not counted). */
+  rows: number;
+  imported: number;
+  /** An account with that email already existed: left untouched. */
+  skipped: number;
+  rejected: number;
+}
 
 /** Why a row was not imported; written to the rejects file with the row's line number. */
 export type ImportRejectCode =

@@ -2,7 +2,9 @@ import type { PasswordHasher } from '../hashing/create-password-hasher.js';
 import { AccountExistsError, StorageRecordInvalidError } from '../storage/errors.js';
 import type { AccountStore } from '../storage/account-store.js';
 import { createWritePacer } from '../storage/write-pacer.js';
-import { ImportAbortedError, ImportRowRejectedError } from './errors.js';
+import { ImportAbortedError, ImportRowRejectedError, type ImportCounts } from './errors.js';
+
+export type { ImportCounts };
 import type { ImportRecord } from './read-import-file.js';
 import type { ImportReject } from './rejects-file.js';
 import { newUserOf, validateImportRow, type ValidatedImportRow } from './validate-import-row.js';
@@ -24,15 +26,6 @@ export interface ImportUsersOptions {
   onProgress?(counts: Readonly<ImportCounts>): void;
   /** Stops reading new rows; rows in flight finish. */
   signal?: AbortSignal;
-}
-
-export interface ImportCounts {
-  /** Rows read (blank lines and the CSV header not counted). */
-  rows: number;
-  imported: number;
-  /** An account with that email already existed: left untouched. */
-  skipped: number;
-  rejected: number;
 }
 
 export const DEFAULT_IMPORT_CONCURRENCY = 8;

@@ -12,9 +12,9 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Env } from '../config/env.js';
+import { readServerConfig } from '../config/server-config.js';
 import type { NodeHost } from '../hosts/node.js';
-
-type Env = Record<string, string | undefined>;
 
 export interface LocalServerOptions {
   /** Defaults to PORT, else 3000; 0 picks a free port. */
@@ -39,24 +39,23 @@ export interface LocalServer {
 
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const env = options.env ?? process.env;
-  const host = options.host ?? nonEmpty(env.HOST) ?? '127.0.0.1';
-  const port = options.port ?? portFrom(env.PORT, 'PORT', 3000);
-  const dataDir = resolve(options.dataDir ?? nonEmpty(env.PASSLANE_DATA_DIR) ?? '.data');
+  const config = readServerConfig(env);
+  const host = options.host ?? config.host;
+  const port = options.port ?? config.port;
+  const dataDir = resolve(options.dataDir ?? config.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
 
   // EMF lines only mean something to CloudWatch; set before the handlers (and Metrics) load.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
-  const external = options.dynamoDbEndpoint ?? nonEmpty(env.DYNAMODB_ENDPOINT);
-  const dynalite = external
-    ? undefined
-    : await startDynalite(host, options.dynamoDbPort ?? portFrom(env.DYNAMODB_PORT, 'DYNAMODB_PORT', 8000), join(dataDir, 'dynalite'));
+  const external = options.dynamoDbEndpoint ?? config.dynamoDbEndpoint;
+  const dynalite = external ? undefined : await startDynalite(host, options.dynamoDbPort ?? config.dynamoDbPort, join(dataDir, 'dynalite'));
   const dynamoDbEndpoint = external ?? dynalite!.endpoint;
   const handlerEnv: Env = { ...env, DYNAMODB_ENDPOINT: dynamoDbEndpoint, PASSLANE_DATA_DIR: dataDir };
 
   let api: NodeHost;
   try {
-    api = await serveApi(handlerEnv, dataDir, port, host);
+    api = await serveApi(handlerEnv, port, host);
   } catch (error) {
     await dynalite?.stop();
     throw error;
@@ -80,18 +79,20 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
  * modules load. Dependencies are built once, now, so a bad setting fails the start, and the
  * table exists before the first request.
  */
-async function serveApi(env: Env, dataDir: string, port: number, host: string): Promise<NodeHost> {
-  const [{ API_ROUTES }, { serveOnNode }, app, storage, client, { apiLog }] = await Promise.all([
+async function serveApi(env: Env, port: number, host: string): Promise<NodeHost> {
+  const [{ API_ROUTES }, { serveOnNode }, { readConfig }, wiring, { nodePlatform }, { ensureTable }, { apiLog }] = await Promise.all([
     import('../api/routes/index.js'),
     import('../hosts/node.js'),
-    import('../app/create-auth-dependencies.js'),
+    import('../config/read-config.js'),
+    import('../wiring/build-dependencies.js'),
+    import('../wiring/node-platform.js'),
     import('../storage/table.js'),
-    import('../storage/dynamodb-client.js'),
     import('../observability/logger.js'),
   ]);
-  const deps = await app.createAuthDependencies(env, { dataDir });
-  await storage.ensureTable(client.createDynamoDbClient(env), storage.tableNameFromEnv(env), { maxWaitSeconds: 30 });
-  return serveOnNode(API_ROUTES, app.servicesOf(deps), { port, host, log: apiLog });
+  const config = readConfig(env);
+  const deps = await wiring.buildAuthDependencies(config, nodePlatform);
+  await ensureTable(nodePlatform.dynamoDb(config.storage), config.storage.table, { maxWaitSeconds: 30 });
+  return serveOnNode(API_ROUTES, wiring.servicesOf(deps), { port, host, log: apiLog });
 }
 
 interface Dynalite {
@@ -125,18 +126,6 @@ function listen(server: Server, port: number, host: string): Promise<void> {
       done();
     });
   });
-}
-
-function portFrom(value: string | undefined, name: string, fallback: number): number {
-  const text = nonEmpty(value);
-  if (text === undefined) return fallback;
-  const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65_535) throw new Error(`${name} must be a port number from 0 to 65535`);
-  return port;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
 // ---- CLI (npm start) ----

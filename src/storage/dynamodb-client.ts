@@ -1,4 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import type { DynamoDbConnection } from '../config/storage-config.js';
 
 /**
  * Retry: the SDK's `standard` mode, 3 attempts in all. It retries throttling, 5xx and network
@@ -19,14 +20,9 @@ export const DYNAMODB_MAX_ATTEMPTS = 3;
 export const DYNAMODB_CONNECTION_TIMEOUT_MS = 1_000;
 export const DYNAMODB_REQUEST_TIMEOUT_MS = 1_000;
 
-type Env = Record<string, string | undefined>;
-
 /** The client configuration `createDynamoDbClient` uses, exposed for tests and diagnostics. */
-export function dynamoDbClientConfig(env: Env = process.env): DynamoDBClientConfig {
-  const endpoint = nonEmpty(env.DYNAMODB_ENDPOINT);
-  const region = nonEmpty(env.AWS_REGION) ?? nonEmpty(env.AWS_DEFAULT_REGION);
-  const accessKeyId = nonEmpty(env.AWS_ACCESS_KEY_ID);
-  const secretAccessKey = nonEmpty(env.AWS_SECRET_ACCESS_KEY);
+export function dynamoDbClientConfig(storage: DynamoDbConnection): DynamoDBClientConfig {
+  const { endpoint, region, credentials } = storage;
 
   const config: DynamoDBClientConfig = {
     retryMode: DYNAMODB_RETRY_MODE,
@@ -47,10 +43,7 @@ export function dynamoDbClientConfig(env: Env = process.env): DynamoDBClientConf
     // separate database per access key + region unless -sharedDb, so they must be stable).
     config.endpoint = endpoint;
     config.region ??= 'local';
-    config.credentials =
-      accessKeyId !== undefined && secretAccessKey !== undefined
-        ? { accessKeyId, secretAccessKey, sessionToken: nonEmpty(env.AWS_SESSION_TOKEN) }
-        : { accessKeyId: 'local', secretAccessKey: 'local' };
+    config.credentials = credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' };
   }
   // Without an endpoint, credentials come from the SDK's default chain (the Lambda role's
   // environment credentials) and the region from AWS_REGION, which Lambda always sets.
@@ -65,22 +58,13 @@ export function dynamoDbClientConfig(env: Env = process.env): DynamoDBClientConf
  */
 const clients = new Map<string, DynamoDBClient>();
 
-export function createDynamoDbClient(env: Env = process.env): DynamoDBClient {
-  const key = JSON.stringify([
-    env.DYNAMODB_ENDPOINT,
-    env.AWS_REGION,
-    env.AWS_DEFAULT_REGION,
-    env.AWS_ACCESS_KEY_ID,
-    env.AWS_SESSION_TOKEN,
-  ]);
+export function createDynamoDbClient(storage: DynamoDbConnection): DynamoDBClient {
+  const { endpoint, region, credentials } = storage;
+  const key = JSON.stringify([endpoint, region, credentials?.accessKeyId, credentials?.sessionToken]);
   let client = clients.get(key);
   if (client === undefined) {
-    client = new DynamoDBClient(dynamoDbClientConfig(env));
+    client = new DynamoDBClient(dynamoDbClientConfig(storage));
     clients.set(key, client);
   }
   return client;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

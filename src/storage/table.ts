@@ -25,18 +25,13 @@ import { StorageUnavailableError } from './errors.js';
  * The prefixes keep the kinds apart; TTL only ever applies to rate-limit items because only they
  * carry `expiresAt`.
  */
-export const DEFAULT_TABLE_NAME = 'passlane-users';
+export { DEFAULT_TABLE_NAME } from '../config/storage-config.js';
 export const PARTITION_KEY = 'pk';
 export const TTL_ATTRIBUTE = 'expiresAt';
 export const USER_KEY_PREFIX = 'user#';
 export const RATE_LIMIT_KEY_PREFIX = 'ratelimit#';
 export const JOB_KEY_PREFIX = 'job#';
 export const USER_ID_INDEX = 'userId-index';
-
-export function tableNameFromEnv(env: Record<string, string | undefined> = process.env): string {
-  const name = env.PASSLANE_TABLE?.trim();
-  return name ? name : DEFAULT_TABLE_NAME;
-}
 
 /** The table definition as data, for ensureTable and for infrastructure code to share. */
 export function tableDefinition(tableName: string): CreateTableCommandInput {

@@ -8,7 +8,10 @@ import {
   type CryptoKey,
   type JWK,
 } from 'jose';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKeyConfig } from '../config/token-config.js';
 import { TokenConfigError } from './errors.js';
+
+export { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKeyConfig };
 
 /**
  * Signing keys as JWKs, validated and imported once into a keyring: the current signing key plus
@@ -16,9 +19,6 @@ import { TokenConfigError } from './errors.js';
  * rotation). Web Crypto only, through jose, so this runs on Node, Lambda and Workers alike.
  */
 
-/** RS256 is here because API Gateway's HTTP API JWT authorizer only verifies RSA signatures. */
-export const SIGNING_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
-export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 // RS256: the only family API Gateway's HTTP API JWT authorizer accepts (see README.md here).
 export const DEFAULT_SIGNING_ALGORITHM: SigningAlgorithm = 'RS256';
 
@@ -52,23 +52,6 @@ export interface Keyring extends PublicKeyring {
   readonly current: SigningKey;
 }
 
-export type Env = Readonly<Record<string, string | undefined>>;
-
-/** Where keys come from, parsed from env but not yet imported. */
-export interface SigningKeyConfig {
-  /** Undefined when PASSLANE_JWT_PRIVATE_KEY is unset (local runs use a key file instead). */
-  privateJwk?: JWK;
-  /**
-   * PASSLANE_JWT_PUBLIC_KEYS, when set: the published keys, the current signing key's public half
-   * first. The functions that only publish or verify are built from these and never see the
-   * private key; the signing functions check that the first one is their key.
-   */
-  publicJwks?: JWK[];
-  previousPublicJwks: JWK[];
-  /** PASSLANE_JWT_ALG, when set: the algorithm the key must have (and local keys are made with). */
-  algorithm?: SigningAlgorithm;
-}
-
 const KID = /^[A-Za-z0-9._-]{1,128}$/;
 const KEY_TYPES: Record<SigningAlgorithm, { kty: string; crv?: string; publicParams: readonly string[] }> = {
   EdDSA: { kty: 'OKP', crv: 'Ed25519', publicParams: ['crv', 'x'] },
@@ -92,41 +75,6 @@ export async function generateSigningKey(alg: SigningAlgorithm = DEFAULT_SIGNING
   // The thumbprint covers only the required public members, so it is stable and reveals nothing.
   const kid = await calculateJwkThumbprint(jwk);
   return { ...jwk, kid, alg, use: 'sig' };
-}
-
-/**
- * Reads PASSLANE_JWT_PRIVATE_KEY, PASSLANE_JWT_KEY_ID, PASSLANE_JWT_PUBLIC_KEYS,
- * PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS, PASSLANE_JWT_ALG.
- */
-export function signingKeyConfigFromEnv(env: Env): SigningKeyConfig {
-  const algorithm = present(env.PASSLANE_JWT_ALG);
-  if (algorithm !== undefined && !isSigningAlgorithm(algorithm)) {
-    throw new TokenConfigError(`PASSLANE_JWT_ALG must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
-  }
-  const config: SigningKeyConfig = { previousPublicJwks: parseKeyList(env.PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS, PREVIOUS_KEYS) ?? [], algorithm };
-  const publicJwks = parseKeyList(env.PASSLANE_JWT_PUBLIC_KEYS, PUBLIC_KEYS);
-  if (publicJwks !== undefined) {
-    if (publicJwks.length === 0) throw new TokenConfigError(`${PUBLIC_KEYS} must list at least the current key`);
-    config.publicJwks = publicJwks;
-  }
-
-  const privateText = present(env.PASSLANE_JWT_PRIVATE_KEY);
-  if (privateText === undefined) return config;
-  const privateJwk = parseJson(privateText, 'PASSLANE_JWT_PRIVATE_KEY');
-  if (!isObject(privateJwk)) throw new TokenConfigError('PASSLANE_JWT_PRIVATE_KEY must be a JWK (a JSON object)');
-  const kidFromEnv = present(env.PASSLANE_JWT_KEY_ID);
-  if (kidFromEnv !== undefined && privateJwk.kid !== undefined && privateJwk.kid !== kidFromEnv) {
-    throw new TokenConfigError('PASSLANE_JWT_KEY_ID differs from the "kid" inside PASSLANE_JWT_PRIVATE_KEY; set only one');
-  }
-  config.privateJwk = { ...privateJwk, kid: privateJwk.kid ?? kidFromEnv } as JWK;
-  return config;
-}
-
-/** The deployment path: PASSLANE_JWT_PRIVATE_KEY is required. */
-export async function keyringFromEnv(env: Env): Promise<Keyring> {
-  const config = signingKeyConfigFromEnv(env);
-  if (config.privateJwk === undefined) throw new TokenConfigError('PASSLANE_JWT_PRIVATE_KEY is not set');
-  return keyringFromConfig(config, config.privateJwk);
 }
 
 /**
@@ -285,29 +233,6 @@ async function assertKeyPairMatches(key: SigningKey, label: string): Promise<voi
   } catch (error) {
     throw new TokenConfigError(`${label} (kid "${key.kid}"): private key does not match its public parameters (${errorName(error)})`);
   }
-}
-
-/** A JSON array of JWKs, or a JWKS (`{ "keys": [...] }`, e.g. a saved copy of a published set); undefined when unset. */
-function parseKeyList(text: string | undefined, name: string): JWK[] | undefined {
-  const value = present(text);
-  if (value === undefined) return undefined;
-  const parsed = parseJson(value, name);
-  const keys = isObject(parsed) && Array.isArray(parsed.keys) ? parsed.keys : parsed;
-  if (!Array.isArray(keys)) throw new TokenConfigError(`${name} must be a JWKS or a JSON array of public JWKs`);
-  return keys as JWK[];
-}
-
-/** JSON.parse's own message quotes the input, which may be a private key: report only where. */
-function parseJson(text: string, name: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new TokenConfigError(`${name} is not valid JSON`);
-  }
-}
-
-function present(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
 type JsonObject = Record<string, unknown>;

@@ -1,8 +1,16 @@
+import {
+  DEFAULT_ACCESS_TOKEN_TTL_S,
+  DEFAULT_AUDIENCE,
+  DEFAULT_ISSUER,
+  MAX_ACCESS_TOKEN_TTL_S,
+  MIN_ACCESS_TOKEN_TTL_S,
+  type TokenConfig,
+} from '../config/token-config.js';
 import { detectRuntime } from '../runtime/detect-runtime.js';
 import { TokenConfigError } from './errors.js';
 import { issueAccessToken, type IssuedAccessToken, type IssueAccessTokenInput } from './issue-access-token.js';
 import { publicJwks, type PublicJwks } from './jwks.js';
-import { keyringFromConfig, publicKeyringFromConfig, signingKeyConfigFromEnv, type Env, type Keyring, type PublicKeyring } from './keys.js';
+import { keyringFromConfig, publicKeyringFromConfig, type Keyring, type PublicKeyring } from './keys.js';
 import { loadOrCreateLocalSigningKey } from './local-signing-key.js';
 import { DEFAULT_CLOCK_TOLERANCE_S, verifyAccessToken, type VerifiedAccessToken } from './verify-access-token.js';
 
@@ -32,13 +40,7 @@ export interface TokenServiceOptions extends PublicTokenServiceOptions {
   ttlSeconds?: number;
 }
 
-export const DEFAULT_ISSUER = 'passlane';
-export const DEFAULT_AUDIENCE = 'passlane-api';
-/** 15 minutes: a stolen token is useful only briefly, and there is no revocation check. */
-export const DEFAULT_ACCESS_TOKEN_TTL_S = 900;
-export const MIN_ACCESS_TOKEN_TTL_S = 60;
-export const MAX_ACCESS_TOKEN_TTL_S = 86_400;
-export const DEFAULT_DATA_DIR = '.data';
+export { DEFAULT_ACCESS_TOKEN_TTL_S, DEFAULT_AUDIENCE, DEFAULT_ISSUER, MAX_ACCESS_TOKEN_TTL_S, MIN_ACCESS_TOKEN_TTL_S };
 
 export function createTokenService(options: TokenServiceOptions): TokenService {
   const ttlSeconds = checkTtl(options.ttlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_S, 'ttlSeconds');
@@ -62,54 +64,40 @@ export function createPublicTokenService(options: PublicTokenServiceOptions): Pu
   };
 }
 
-/** PASSLANE_JWT_ISSUER, PASSLANE_JWT_AUDIENCE, PASSLANE_ACCESS_TOKEN_TTL_S, with defaults. */
-export function tokenSettingsFromEnv(env: Env): { issuer: string; audience: string; ttlSeconds: number } {
-  const ttlText = present(env.PASSLANE_ACCESS_TOKEN_TTL_S);
-  if (ttlText !== undefined && !/^\d+$/.test(ttlText)) throw new TokenConfigError('PASSLANE_ACCESS_TOKEN_TTL_S must be a whole number of seconds');
-  return {
-    issuer: present(env.PASSLANE_JWT_ISSUER) ?? DEFAULT_ISSUER,
-    audience: present(env.PASSLANE_JWT_AUDIENCE) ?? DEFAULT_AUDIENCE,
-    ttlSeconds: checkTtl(ttlText === undefined ? DEFAULT_ACCESS_TOKEN_TTL_S : Number(ttlText), 'PASSLANE_ACCESS_TOKEN_TTL_S'),
-  };
-}
-
 /**
- * The service as configured by env. Keys come from PASSLANE_JWT_PRIVATE_KEY; only when that is
- * unset, and only on a developer's machine, from (or into) `<dataDir>/jwt-signing-key.json`.
- * On Lambda a missing key is a deployment error: a key generated there would differ per instance
+ * The service as configured. Keys come from PASSLANE_JWT_PRIVATE_KEY; only when that is unset,
+ * and only on a developer's machine, from (or into) `<localKeyDir>/jwt-signing-key.json`. On
+ * Lambda a missing key is a deployment error: a key generated there would differ per instance
  * and vanish with it, so tokens would fail at random and the JWKS would never match.
  */
-export async function tokenServiceFromEnv(env: Env, options: { dataDir?: string } = {}): Promise<TokenService> {
-  const settings = tokenSettingsFromEnv(env);
-  const config = signingKeyConfigFromEnv(env);
+export async function tokenServiceFromConfig(config: TokenConfig): Promise<TokenService> {
+  const { keys, issuer, audience, ttlSeconds } = config;
   let keyring: Keyring;
-  if (config.privateJwk !== undefined) {
-    keyring = await keyringFromConfig(config, config.privateJwk);
+  if (keys.privateJwk !== undefined) {
+    keyring = await keyringFromConfig(keys, keys.privateJwk);
   } else {
-    refuseLocalKeyOutsideDevelopment(env);
-    const dataDir = options.dataDir ?? present(env.PASSLANE_DATA_DIR) ?? DEFAULT_DATA_DIR;
-    const local = await loadOrCreateLocalSigningKey(dataDir, { algorithm: config.algorithm });
-    keyring = await keyringFromConfig(config, local.privateJwk, local.path);
+    refuseLocalKeyOutsideDevelopment(config.onLambda);
+    const local = await loadOrCreateLocalSigningKey(config.localKeyDir, { algorithm: keys.algorithm });
+    keyring = await keyringFromConfig(keys, local.privateJwk, local.path);
   }
-  return createTokenService({ keyring, ...settings });
+  return createTokenService({ keyring, issuer, audience, ttlSeconds });
 }
 
 /**
  * For functions that only publish or verify (the JWKS and discovery documents): built from
  * PASSLANE_JWT_PUBLIC_KEYS when it is set, so they never hold the private key (nor the right to
  * read it). Without it (local runs, the Worker, a deployment that sets no public keys) this is
- * tokenServiceFromEnv's service, whose published keys are the same.
+ * tokenServiceFromConfig's service, whose published keys are the same.
  */
-export async function publicTokenServiceFromEnv(env: Env, options: { dataDir?: string } = {}): Promise<PublicTokenService> {
-  const config = signingKeyConfigFromEnv(env);
-  if (config.publicJwks === undefined) return tokenServiceFromEnv(env, options);
-  const { issuer, audience } = tokenSettingsFromEnv(env);
-  return createPublicTokenService({ keyring: await publicKeyringFromConfig(config), issuer, audience });
+export async function publicTokenServiceFromConfig(config: TokenConfig): Promise<PublicTokenService> {
+  if (config.keys.publicJwks === undefined) return tokenServiceFromConfig(config);
+  const { issuer, audience } = config;
+  return createPublicTokenService({ keyring: await publicKeyringFromConfig(config.keys), issuer, audience });
 }
 
-function refuseLocalKeyOutsideDevelopment(env: Env): void {
+function refuseLocalKeyOutsideDevelopment(onLambda: boolean): void {
   const runtime = detectRuntime();
-  if (env.AWS_LAMBDA_FUNCTION_NAME || env.AWS_EXECUTION_ENV || runtime === 'lambda') {
+  if (onLambda || runtime === 'lambda') {
     throw new TokenConfigError(
       'PASSLANE_JWT_PRIVATE_KEY is not set; on AWS Lambda the signing key must come from configuration (SSM or Secrets Manager), never a generated local key',
     );
@@ -129,8 +117,4 @@ function checkTtl(value: number, name: string): number {
 function requireText(value: string, name: string): string {
   if (typeof value !== 'string' || value.trim() === '') throw new TokenConfigError(`${name} must be a non-empty string`);
   return value;
-}
-
-function present(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

@@ -12,7 +12,7 @@ import type { AuthDependencies } from '../../src/use-cases/dependencies.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
 export async function createAuthFixture(endpoint: string, overrides: Partial<AuthDependencies> = {}) {
-  const client = new DynamoDBClient(dynamoDbClientConfig({ DYNAMODB_ENDPOINT: endpoint }));
+  const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: endpoint }));
   const tableName = `users-${crypto.randomUUID()}`;
   await ensureTable(client, tableName);
   const users = new AccountStore(client, tableName);

@@ -1,15 +1,13 @@
 import { parseArgs } from 'node:util';
-import { createPasswordHasher } from '../../index.js';
 import { ImportAbortedError } from '../../import/errors.js';
 import { importFormatOf } from '../../import/import-format.js';
 import { DEFAULT_IMPORT_CONCURRENCY, DEFAULT_IMPORT_WRITES_PER_SECOND, importUsers, type ImportCounts } from '../../import/import-users.js';
 import { openImportFile } from '../../import/read-import-file.js';
 import { openRejectsFile } from '../../import/rejects-file.js';
-import { createBulkDynamoDbClient } from '../../storage/bulk-dynamodb-client.js';
-import { tableNameFromEnv } from '../../storage/table.js';
-import { AccountStore } from '../../storage/account-store.js';
 import { CommandUsageError, describeFailure, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { createProgress, ratePerSecond } from './progress.js';
+import { buildAccountTools } from '../../wiring/build-dependencies.js';
+import { openBulkTools, type BulkTools } from './bulk-tools.js';
 
 export const IMPORT_USAGE = `usage: passlane import FILE [--format jsonl|csv] [--rejects PATH] [--concurrency N]
                        [--max-writes-per-second N] [--json]
@@ -38,9 +36,15 @@ export async function runImportCommand(args: string[], io: CommandIo): Promise<n
   }
   const { file, format, rejectsPath, concurrency, maxWritesPerSecond, json } = options;
 
-  const hasher = createPasswordHasher({ env: io.env });
-  const client = createBulkDynamoDbClient(io.env);
-  const users = new AccountStore(client, tableNameFromEnv(io.env));
+  let tools: BulkTools;
+  try {
+    tools = openBulkTools(io);
+  } catch (error) {
+    writeLine(io.stderr, `passlane import: ${describeFailure(error)}`);
+    return 2;
+  }
+  const { client } = tools;
+  const { hasher, users } = buildAccountTools(tools.config, tools.platform);
   const startedAt = Date.now();
   const progress = createProgress(io);
   const rejectedByCode: Record<string, number> = {};

@@ -1,13 +1,11 @@
 import { parseArgs } from 'node:util';
-import { createPasswordHasher } from '../../index.js';
 import { MAX_SEGMENTS } from '../../rehash/job-cursor.js';
 import { takeInventory, type Inventory, type UpgradeStatus } from '../../rehash/take-inventory.js';
-import { createBulkDynamoDbClient } from '../../storage/bulk-dynamodb-client.js';
-import { tableNameFromEnv } from '../../storage/table.js';
-import { AccountStore } from '../../storage/account-store.js';
 import { CommandUsageError, describeFailure, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { formatTable } from './format-table.js';
 import { createProgress, ratePerSecond } from './progress.js';
+import { buildAccountTools } from '../../wiring/build-dependencies.js';
+import { openBulkTools, type BulkTools } from './bulk-tools.js';
 
 export const INVENTORY_USAGE = `usage: passlane inventory [--segments N] [--json]
 Counts stored password hashes by scheme, parameters, wrapping and pepper key, and what each is
@@ -35,13 +33,20 @@ export async function runInventoryCommand(args: string[], io: CommandIo): Promis
     writeLine(io.stderr, INVENTORY_USAGE);
     return 2;
   }
-  const client = createBulkDynamoDbClient(io.env);
+  let tools: BulkTools;
+  try {
+    tools = openBulkTools(io);
+  } catch (error) {
+    writeLine(io.stderr, `passlane inventory: ${describeFailure(error)}`);
+    return 2;
+  }
+  const { client } = tools;
   const progress = createProgress(io);
   const startedAt = Date.now();
   let inventory: Inventory;
   try {
     inventory = await takeInventory(
-      { hasher: createPasswordHasher({ env: io.env }), users: new AccountStore(client, tableNameFromEnv(io.env)) },
+      buildAccountTools(tools.config, tools.platform),
       { segments, onProgress: (scanned) => progress.update(() => ({ text: `${scanned} accounts read, ${ratePerSecond(scanned, startedAt)}` })) },
     );
   } catch (error) {

@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { createPasswordHasher } from '../../index.js';
 import { addRehashCounts, emptyRehashCounts, REHASH_OUTCOMES, type RehashCounts } from '../../rehash/rehash-counts.js';
 import { MAX_SEGMENTS } from '../../rehash/job-cursor.js';
 import {
@@ -9,13 +8,11 @@ import {
   runRehashJob,
   type RehashProblem,
 } from '../../rehash/run-rehash-job.js';
-import { createBulkDynamoDbClient } from '../../storage/bulk-dynamodb-client.js';
-import { tableNameFromEnv } from '../../storage/table.js';
-import { AccountStore } from '../../storage/account-store.js';
-import { JobCursorStore } from '../../storage/job-cursor-store.js';
 import { CommandUsageError, describeFailure, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { formatTable } from './format-table.js';
 import { createProgress, ratePerSecond } from './progress.js';
+import { buildRehashDependencies } from '../../wiring/build-dependencies.js';
+import { openBulkTools, type BulkTools } from './bulk-tools.js';
 
 export const REHASH_USAGE = `usage: passlane rehash [--dry-run] [--segments N] [--max-writes-per-second N] [--cursor C]
                        [--round-seconds S] [--json]
@@ -37,9 +34,15 @@ export async function runRehashCommand(args: string[], io: CommandIo): Promise<n
     writeLine(io.stderr, REHASH_USAGE);
     return 2;
   }
-  const client = createBulkDynamoDbClient(io.env);
-  const table = tableNameFromEnv(io.env);
-  const deps = { hasher: createPasswordHasher({ env: io.env }), users: new AccountStore(client, table), cursors: new JobCursorStore(client, table) };
+  let tools: BulkTools;
+  try {
+    tools = openBulkTools(io);
+  } catch (error) {
+    writeLine(io.stderr, `passlane rehash: ${describeFailure(error)}`);
+    return 2;
+  }
+  const { client } = tools;
+  const deps = buildRehashDependencies(tools.config, tools.platform);
   const progress = createProgress(io);
   const startedAt = Date.now();
   const total = emptyRehashCounts();

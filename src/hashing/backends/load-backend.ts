@@ -15,10 +15,8 @@ export interface BackendLoaders {
   runtime?: () => RuntimeName;
 }
 
-export function chooseBackend(requested: BackendChoice | undefined, env: Record<string, string | undefined>): BackendChoice {
-  // Set but empty means unset, as for PASSLANE_PEPPER_KEYS.
-  const fromEnv = env.PASSLANE_ARGON2_BACKEND?.trim() || undefined;
-  const choice = requested ?? (fromEnv as BackendChoice | undefined) ?? 'auto';
+export function chooseBackend(requested: BackendChoice | undefined): BackendChoice {
+  const choice = requested ?? 'auto';
   if (choice !== 'auto' && choice !== 'native' && choice !== 'wasm') {
     throw new InvalidOptionsError(`backend must be auto, native or wasm (got ${JSON.stringify(choice)})`);
   }

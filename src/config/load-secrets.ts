@@ -4,7 +4,7 @@
  * variables instead, and then no secret store is contacted at all.
  */
 
-type Env = Record<string, string | undefined>;
+import { text, type Env } from './env.js';
 
 /** Where secret values are kept (SSM Parameter Store on Lambda; anything else in tests). */
 export interface SecretSource {
@@ -48,9 +48,9 @@ export class SecretsUnavailableError extends SecretLoadError {
  */
 export async function loadSecrets(env: Env, createSource: () => SecretSource | Promise<SecretSource>): Promise<Env> {
   const wanted = SECRET_VARIABLES.flatMap((variable) => {
-    const parameter = nonEmpty(env[parameterVariableOf(variable)]);
+    const parameter = text(env, parameterVariableOf(variable));
     if (parameter === undefined) return [];
-    if (nonEmpty(env[variable]) !== undefined) {
+    if (text(env, variable) !== undefined) {
       throw new SecretLoadError(`set either ${variable} or ${parameterVariableOf(variable)}, not both`);
     }
     return [{ variable, parameter }];
@@ -82,8 +82,4 @@ function isUnavailable(error: unknown): boolean {
     fields?.name === 'TimeoutError' ||
     (typeof fields?.code === 'string' && NETWORK_ERROR_CODES.has(fields.code))
   );
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

@@ -1,7 +1,6 @@
+import { loadSecrets } from '../config/load-secrets.js';
+import type { Env } from '../config/env.js';
 import { onceUntilFailure } from '../shared/once-until-failure.js';
-import { loadSecrets } from './load-secrets.js';
-
-type Env = Record<string, string | undefined>;
 
 /**
  * process.env with the secrets filled in, once per container. The SSM client is imported only
@@ -10,5 +9,5 @@ type Env = Record<string, string | undefined>;
  * so child processes and env dumps never see them.
  */
 export const getSecretEnv: () => Promise<Env> = /* @__PURE__ */ onceUntilFailure(() =>
-  loadSecrets(process.env, async () => (await import('./ssm-secret-source.js')).createSsmSecretSource()),
+  loadSecrets(process.env, async () => (await import('../config/ssm-secret-source.js')).createSsmSecretSource()),
 );

@@ -1,0 +1,31 @@
+import { createPasswordHasher, DEFAULT_ARGON2_POLICY } from '../src/edge.js';
+import type { Platform } from '../src/wiring/platform.js';
+import { createWorkerDynamoDbClient } from './dynamodb-client.js';
+import { auditToLog, log } from './edge-log.js';
+
+/**
+ * Cloudflare Workers and Vercel Edge: the WASM-only hashing entry, credentials from bindings,
+ * JSON log lines on the console.
+ */
+export const edgePlatform: Platform = {
+  createPasswordHasher,
+  hasherLimits: {
+    /**
+     * One hash's memory at a time: an isolate has 128 MB, and WASM argon2 runs synchronously
+     * anyway, so a second request could only wait. Waiting is bounded so a burst answers 503
+     * with Retry-After instead of queueing for ever.
+     */
+    concurrency: { memoryBudgetKiB: DEFAULT_ARGON2_POLICY.memoryKiB, maxQueue: 16, queueTimeoutMs: 2_000 },
+    /**
+     * Stored hashes that would need more memory than an isolate has (128 MB, shared with the
+     * script) are refused with ERR_HASH_PARAMS_OUT_OF_BOUNDS, a logged 500, instead of killing
+     * the isolate and every request in it. The defaults allow argon2 up to 1 GiB and scrypt
+     * N=2^17, r=8 (128 MiB). Such records still verify on Lambda, whose next good login
+     * replaces them.
+     */
+    limits: { argon2MaxMemoryKiB: 64 * 1024, scryptMaxN: 2 ** 16 },
+  },
+  dynamoDb: createWorkerDynamoDbClient,
+  warn: (message, fields) => log('WARN', message, fields),
+  audit: auditToLog,
+};

@@ -1,0 +1,29 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { readConfig, type PasslaneConfig } from '../../config/read-config.js';
+import { createBulkDynamoDbClient } from '../../storage/bulk-dynamodb-client.js';
+import { nodePlatform } from '../../wiring/node-platform.js';
+import type { Platform } from '../../wiring/platform.js';
+import type { CommandIo } from './command-io.js';
+
+export interface BulkTools {
+  config: PasslaneConfig;
+  /** The API's platform with one bulk client, which the command destroys when it is done. */
+  platform: Platform;
+  client: DynamoDBClient;
+}
+
+/**
+ * What import, inventory and rehash build from: the server's configuration (same table, policy
+ * and pepper keys as the API) and a batch-tuned DynamoDB client. Warnings go to stderr as one
+ * JSON line, so stdout stays the command's output (`--json`).
+ */
+export function openBulkTools(io: CommandIo): BulkTools {
+  const config = readConfig(io.env);
+  const client = createBulkDynamoDbClient(config.storage);
+  const platform: Platform = {
+    ...nodePlatform,
+    dynamoDb: () => client,
+    warn: (message, fields) => io.stderr.write(`${JSON.stringify({ level: 'WARN', service: 'passlane', message, ...fields })}\n`),
+  };
+  return { config, platform, client };
+}

@@ -1,0 +1,47 @@
+import { ConfigError } from './config-error.js';
+
+/** Environment variables as strings: process.env, Deno.env.toObject(), a Worker's string bindings. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** The trimmed value; set but blank counts as unset, as a template's empty parameter would be. */
+export function text(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value ? value : undefined;
+}
+
+/** A whole number within [min, max], or `fallback` when unset. */
+export function wholeNumber(env: Env, name: string, range: { fallback: number; min: number; max: number }): number;
+export function wholeNumber(env: Env, name: string, range: { min: number; max: number }): number | undefined;
+export function wholeNumber(env: Env, name: string, range: { fallback?: number; min: number; max: number }): number | undefined {
+  const value = text(env, name);
+  if (value === undefined) return range.fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < range.min || number > range.max) {
+    throw new ConfigError(name, `must be a whole number from ${range.min} to ${range.max} (got ${JSON.stringify(value)})`);
+  }
+  return number;
+}
+
+/** One of `allowed`, or undefined when unset. */
+export function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]): T | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+  }
+  return value as T;
+}
+
+/**
+ * Parsed JSON, or undefined when unset. The parser's message is dropped: it quotes the input,
+ * and these variables hold keys.
+ */
+export function json(env: Env, name: string): unknown {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    throw new ConfigError(name, 'is not valid JSON');
+  }
+}

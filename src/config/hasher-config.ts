@@ -1,0 +1,40 @@
+import type { BackendChoice } from '../hashing/backends/load-backend.js';
+import type { PepperOptions } from '../hashing/pepper.js';
+import { ConfigError } from './config-error.js';
+import { oneOf, text, type Env } from './env.js';
+
+export interface HasherConfig {
+  /** PASSLANE_ARGON2_BACKEND: `auto` (unset), `native` or `wasm`. */
+  backend?: BackendChoice;
+  /** PASSLANE_PEPPER_KEYS: unset means no pepper. */
+  pepper?: PepperOptions;
+}
+
+export function readHasherConfig(env: Env): HasherConfig {
+  return { backend: readArgon2Backend(env), pepper: readPepperKeys(env) };
+}
+
+export function readArgon2Backend(env: Env): BackendChoice | undefined {
+  return oneOf(env, 'PASSLANE_ARGON2_BACKEND', ['auto', 'native', 'wasm']);
+}
+
+/**
+ * `PASSLANE_PEPPER_KEYS="2026-11:<base64>,2025-01:<base64>"`: the first key is current, the rest
+ * stay readable until the rotation job has moved every record. The keys themselves (length,
+ * base64, ids) are checked by createPepper, which also takes them from code.
+ */
+export function readPepperKeys(env: Env): PepperOptions | undefined {
+  const list = text(env, 'PASSLANE_PEPPER_KEYS');
+  if (list === undefined) return undefined;
+  const keys: Record<string, string> = {};
+  let currentKeyId: string | undefined;
+  for (const item of list.split(',')) {
+    const colon = item.indexOf(':');
+    if (colon <= 0) throw new ConfigError('PASSLANE_PEPPER_KEYS', 'must be "id:base64key[,id:base64key...]"');
+    const id = item.slice(0, colon).trim();
+    if (Object.hasOwn(keys, id)) throw new ConfigError('PASSLANE_PEPPER_KEYS', `names key ${JSON.stringify(id)} twice`);
+    keys[id] = item.slice(colon + 1).trim();
+    currentKeyId ??= id;
+  }
+  return { currentKeyId: currentKeyId!, keys };
+}

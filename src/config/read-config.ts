@@ -1,0 +1,31 @@
+import type { LoginRateLimits } from '../use-cases/dependencies.js';
+import type { Env } from './env.js';
+import { readHasherConfig, type HasherConfig } from './hasher-config.js';
+import { readLoginRateLimits } from './rate-limit-config.js';
+import { readRehashConfig, type RehashConfig } from './rehash-config.js';
+import { readStorageConfig, type StorageConfig } from './storage-config.js';
+import { readTokenConfig, type TokenConfig } from './token-config.js';
+
+/** Everything the service reads from its environment, typed and checked (see README.md here). */
+export interface PasslaneConfig {
+  storage: StorageConfig;
+  hasher: HasherConfig;
+  tokens: TokenConfig;
+  rateLimits: LoginRateLimits;
+  rehash: RehashConfig;
+}
+
+/**
+ * Reads and checks every setting at once, so a bad value fails the cold start with a ConfigError
+ * naming the variable, not the first request that happens to use it. Pure: no I/O, no keys
+ * imported (that is src/tokens' job), safe to call in any runtime with any string map.
+ */
+export function readConfig(env: Env): PasslaneConfig {
+  return {
+    storage: readStorageConfig(env),
+    hasher: readHasherConfig(env),
+    tokens: readTokenConfig(env),
+    rateLimits: readLoginRateLimits(env),
+    rehash: readRehashConfig(env),
+  };
+}

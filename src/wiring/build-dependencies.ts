@@ -1,0 +1,94 @@
+/**
+ * The one place that turns configuration into services: the hasher, the stores and the token
+ * service, the same way for every host (Lambda, `npm start`, Deno, Bun, the Worker, Vercel Edge),
+ * the CLI and the rehash job. What differs per host comes in as a Platform. No I/O here besides
+ * reading (or, locally, creating) the signing key: DynamoDB clients connect on first use and the
+ * hasher loads its backend on first hash.
+ */
+import type { ApiServices } from '../api/services.js';
+import type { PasslaneConfig } from '../config/read-config.js';
+import type { PasswordHasher } from '../hashing/create-password-hasher.js';
+import type { RehashJobDependencies } from '../rehash/run-rehash-job.js';
+import { AccountStore } from '../storage/account-store.js';
+import { JobCursorStore } from '../storage/job-cursor-store.js';
+import { RateLimitStore } from '../storage/rate-limit-store.js';
+import { publicTokenServiceFromConfig, tokenServiceFromConfig, type PublicTokenService, type TokenService } from '../tokens/token-service.js';
+import type { AuthDependencies, RegisterDependencies } from '../use-cases/dependencies.js';
+import type { Platform } from './platform.js';
+
+/** What the API needs: the use-cases' dependencies, with the full token service (for the JWKS). */
+export interface AppDependencies extends AuthDependencies {
+  tokens: TokenService;
+}
+
+/** The configured policy and pepper keys, within the platform's limits. */
+export function buildHasher(config: PasslaneConfig, platform: Platform): PasswordHasher {
+  return platform.createPasswordHasher({
+    ...platform.hasherLimits,
+    backend: config.hasher.backend,
+    // Configured explicitly, so the hasher does not read the environment again on its own.
+    pepper: config.hasher.pepper ?? false,
+    env: {},
+    logger: { warn: (message, fields) => platform.warn(message, fields) },
+  });
+}
+
+/**
+ * Registration: everything but a token service, so its function needs no signing key. Explicit
+ * parts in `overrides` win, so tests can inject a counting hasher or a fixed clock.
+ */
+export function buildRegisterDependencies(
+  config: PasslaneConfig,
+  platform: Platform,
+  overrides: Partial<RegisterDependencies> = {},
+): RegisterDependencies {
+  const client = platform.dynamoDb(config.storage);
+  const { table } = config.storage;
+  return {
+    rateLimits: config.rateLimits,
+    hasher: buildHasher(config, platform),
+    users: new AccountStore(client, table),
+    counters: new RateLimitStore(client, table),
+    audit: platform.audit,
+    ...overrides,
+  };
+}
+
+/** Login and password change: everything, with the signing key. */
+export async function buildAuthDependencies(
+  config: PasslaneConfig,
+  platform: Platform,
+  overrides: Partial<AppDependencies> = {},
+): Promise<AppDependencies> {
+  const tokens = overrides.tokens ?? (await buildTokenService(config));
+  return { ...buildRegisterDependencies(config, platform, overrides), tokens };
+}
+
+export function buildTokenService(config: PasslaneConfig): Promise<TokenService> {
+  return tokenServiceFromConfig(config.tokens);
+}
+
+/** Verify and publish only: from the public keys when configured, so no private key is needed. */
+export function buildPublicTokenService(config: PasslaneConfig): Promise<PublicTokenService> {
+  return publicTokenServiceFromConfig(config.tokens);
+}
+
+/**
+ * The rehash job (Lambda and `passlane rehash`): the same table and the same hashing policy and
+ * pepper keys as the API, so wrapped and re-sealed records are exactly what a login accepts.
+ */
+export function buildRehashDependencies(config: PasslaneConfig, platform: Platform): RehashJobDependencies {
+  const client = platform.dynamoDb(config.storage);
+  const { table } = config.storage;
+  return { hasher: buildHasher(config, platform), users: new AccountStore(client, table), cursors: new JobCursorStore(client, table) };
+}
+
+/** `passlane import` and `passlane inventory`: the hasher and the accounts. */
+export function buildAccountTools(config: PasslaneConfig, platform: Platform): { hasher: PasswordHasher; users: AccountStore } {
+  return { hasher: buildHasher(config, platform), users: new AccountStore(platform.dynamoDb(config.storage), config.storage.table) };
+}
+
+/** The API's services over dependencies already built (long-lived hosts build them once at start). */
+export function servicesOf(deps: AppDependencies): ApiServices {
+  return { register: async () => deps, auth: async () => deps, publicTokens: async () => deps.tokens };
+}

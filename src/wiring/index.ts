@@ -1,0 +1,14 @@
+// `passlane/wiring`: services from configuration, for any host (Platform) and for Node.
+export {
+  buildAccountTools,
+  buildAuthDependencies,
+  buildHasher,
+  buildPublicTokenService,
+  buildRegisterDependencies,
+  buildRehashDependencies,
+  buildTokenService,
+  servicesOf,
+  type AppDependencies,
+} from './build-dependencies.js';
+export { nodeBulkPlatform, nodePlatform } from './node-platform.js';
+export type { Platform } from './platform.js';

@@ -1,0 +1,46 @@
+/**
+ * Per Lambda container, each built on the first invocation rather than at import, so a cold
+ * start pays only for what its function uses (the JWKS function builds no hasher or table
+ * client; register loads no signing key), and a test that builds its own pays for nothing. A
+ * failed build (bad config) is not cached: the next invocation tries again and logs again.
+ * The configuration is read from process.env with the secrets (pepper keys, signing key)
+ * fetched from SSM when the deployment names parameters instead of values (secret-env.ts).
+ * Each is marked `@__PURE__` so esbuild drops the ones a function does not use: otherwise every
+ * bundle would keep them all, and the JWKS zip would carry the hasher and its binaries.
+ */
+import { readConfig, type PasslaneConfig } from '../config/read-config.js';
+import type { RehashJobDependencies } from '../rehash/run-rehash-job.js';
+import { onceUntilFailure } from '../shared/once-until-failure.js';
+import type { TokenService } from '../tokens/token-service.js';
+import type { RegisterDependencies } from '../use-cases/dependencies.js';
+import {
+  buildAuthDependencies,
+  buildRegisterDependencies,
+  buildRehashDependencies,
+  buildTokenService,
+  type AppDependencies,
+} from './build-dependencies.js';
+import { nodeBulkPlatform, nodePlatform } from './node-platform.js';
+import { getSecretEnv } from './secret-env.js';
+
+/** The configuration with secrets, read once per container. */
+export const getConfig: () => Promise<PasslaneConfig> = /* @__PURE__ */ onceUntilFailure(async () => readConfig(await getSecretEnv()));
+
+/** Login and password change: everything, with the signing key. */
+export const getAuthDependencies: () => Promise<AppDependencies> = /* @__PURE__ */ onceUntilFailure(async () => {
+  const [config, tokens] = await Promise.all([getConfig(), getTokenService()]);
+  return buildAuthDependencies(config, nodePlatform, { tokens });
+});
+
+/** Registration: no token service, so the function needs no signing key (nor the right to read it). */
+export const getRegisterDependencies: () => Promise<RegisterDependencies> = /* @__PURE__ */ onceUntilFailure(async () =>
+  buildRegisterDependencies(await getConfig(), nodePlatform),
+);
+
+/** The full token service alone (issue, verify, publish). */
+export const getTokenService: () => Promise<TokenService> = /* @__PURE__ */ onceUntilFailure(async () => buildTokenService(await getConfig()));
+
+/** The rehash job's parts, with the pepper keys fetched from SSM when a parameter is named. */
+export const getRehashDependencies: () => Promise<RehashJobDependencies> = /* @__PURE__ */ onceUntilFailure(async () =>
+  buildRehashDependencies(await getConfig(), nodeBulkPlatform()),
+);

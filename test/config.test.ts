@@ -1,0 +1,171 @@
+/**
+ * The configuration module (src/config): every variable read and checked in one place, errors
+ * that name the variable, and the guard that keeps it the only place (and src/wiring the only
+ * place that builds services from it).
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../src/config/config-error.js';
+import { readConfig } from '../src/config/read-config.js';
+import { readServerConfig } from '../src/config/server-config.js';
+import { stringBindings } from '../edge/worker-env.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+function configError(run: () => unknown): ConfigError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  return expect.fail('expected a ConfigError');
+}
+
+describe('readConfig', () => {
+  it('has a default for everything a local run needs', () => {
+    expect(readConfig({})).toEqual({
+      storage: { table: 'passlane-users' },
+      hasher: { backend: undefined, pepper: undefined },
+      tokens: {
+        issuer: 'passlane',
+        audience: 'passlane-api',
+        ttlSeconds: 900,
+        keys: { previousPublicJwks: [], algorithm: undefined },
+        localKeyDir: '.data',
+        onLambda: false,
+      },
+      rateLimits: { perAccount: 10, perIp: 100, windowSeconds: 300 },
+      rehash: {},
+    });
+    expect(readServerConfig({})).toEqual({ port: 3000, host: '127.0.0.1', dataDir: '.data', dynamoDbPort: 8000, dynamoDbEndpoint: undefined });
+  });
+
+  it('reads each variable into its typed place, trimming, with blank meaning unset', () => {
+    const config = readConfig({
+      PASSLANE_TABLE: ' accounts ',
+      DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
+      AWS_DEFAULT_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKID',
+      AWS_SECRET_ACCESS_KEY: 'secret',
+      PASSLANE_ARGON2_BACKEND: 'wasm',
+      PASSLANE_PEPPER_KEYS: 'k2:a2V5,k1:b2xk',
+      PASSLANE_JWT_ISSUER: 'https://auth.example.com',
+      PASSLANE_JWT_ALG: 'ES256',
+      PASSLANE_ACCESS_TOKEN_TTL_S: '300',
+      PASSLANE_LOGIN_LIMIT_PER_IP: '50',
+      PASSLANE_REHASH_WRITES_PER_SECOND: '25',
+      PASSLANE_DATA_DIR: '/tmp/keys',
+      AWS_LAMBDA_FUNCTION_NAME: 'passlane-login',
+      PASSLANE_JWT_AUDIENCE: '  ',
+    });
+    expect(config.storage).toEqual({
+      table: 'accounts',
+      endpoint: 'http://127.0.0.1:8000',
+      region: 'eu-west-1',
+      credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' },
+    });
+    expect(config.hasher).toEqual({ backend: 'wasm', pepper: { currentKeyId: 'k2', keys: { k2: 'a2V5', k1: 'b2xk' } } });
+    expect(config.tokens).toMatchObject({
+      issuer: 'https://auth.example.com',
+      audience: 'passlane-api',
+      ttlSeconds: 300,
+      keys: { algorithm: 'ES256' },
+      localKeyDir: '/tmp/keys',
+      onLambda: true,
+    });
+    expect(config.rateLimits.perIp).toBe(50);
+    expect(config.rehash).toEqual({ writesPerSecond: 25 });
+  });
+
+  it.each([
+    ['PASSLANE_ARGON2_BACKEND', 'gpu'],
+    ['PASSLANE_PEPPER_KEYS', 'no-colon'],
+    ['PASSLANE_PEPPER_KEYS', 'k1:a2V5,k1:b2xk'],
+    ['PASSLANE_JWT_ALG', 'none'],
+    ['PASSLANE_JWT_PRIVATE_KEY', '[1,2]'],
+    ['PASSLANE_JWT_PUBLIC_KEYS', '[]'],
+    ['PASSLANE_JWT_PUBLIC_KEYS', '{"kty":"OKP"}'],
+    ['PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS', 'not json'],
+    ['PASSLANE_ACCESS_TOKEN_TTL_S', '15m'],
+    ['PASSLANE_ACCESS_TOKEN_TTL_S', '59'],
+    ['PASSLANE_LOGIN_LIMIT_PER_ACCOUNT', '0'],
+    ['PASSLANE_LOGIN_LIMIT_PER_IP', '1.5'],
+    ['PASSLANE_LOGIN_LIMIT_WINDOW_S', '86401'],
+    ['PASSLANE_REHASH_WRITES_PER_SECOND', '-1'],
+  ])('refuses %s=%s with an error naming the variable', (variable, value) => {
+    const error = configError(() => readConfig({ [variable]: value }));
+    expect(error.variable).toBe(variable);
+    expect(error.code).toBe('ERR_CONFIG');
+    expect(error.message.startsWith(variable)).toBe(true);
+  });
+
+  it.each([
+    ['PORT', '70000'],
+    ['DYNAMODB_PORT', 'eight'],
+  ])('refuses the server setting %s=%s', (variable, value) => {
+    expect(configError(() => readServerConfig({ [variable]: value })).variable).toBe(variable);
+  });
+
+  it('never quotes a key in its errors', () => {
+    const secret = 'MC4CAQAwBQYDK2VwBCIEIKeySecretMaterial';
+    for (const value of [`{"d":"${secret}",`, `["${secret}"]`]) {
+      const error = configError(() => readConfig({ PASSLANE_JWT_PRIVATE_KEY: value }));
+      expect(error.message).not.toContain(secret);
+    }
+    const mismatch = configError(() => readConfig({ PASSLANE_JWT_PRIVATE_KEY: `{"kid":"a","d":"${secret}"}`, PASSLANE_JWT_KEY_ID: 'b' }));
+    expect(mismatch.variable).toBe('PASSLANE_JWT_KEY_ID');
+    expect(mismatch.message).not.toContain(secret);
+  });
+
+  it('reads a Worker\'s bindings the same way, ignoring the ones that are not strings', () => {
+    const bindings = { PASSLANE_TABLE: 'edge', PASSLANE_LOGIN_LIMIT_PER_IP: '7', ASSETS: { fetch() {} }, RATE: 3 };
+    expect(readConfig(stringBindings(bindings))).toEqual(readConfig({ PASSLANE_TABLE: 'edge', PASSLANE_LOGIN_LIMIT_PER_IP: '7' }));
+  });
+});
+
+/** Every .ts file under the folders that make up the service. */
+async function sources(): Promise<Array<{ path: string; text: string }>> {
+  const files: Array<{ path: string; text: string }> = [];
+  for (const folder of ['src', 'edge', 'hosts', 'functions']) {
+    for (const entry of await readdir(join(root, folder), { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+      const path = join(entry.parentPath, entry.name);
+      files.push({ path: relative(root, path), text: await readFile(path, 'utf8') });
+    }
+  }
+  return files;
+}
+
+describe('one configuration module, one wiring', () => {
+  // Reading a variable by name: env.X, env?.X, env['X'], process.env.X. Comments are skipped.
+  const READS_VARIABLE = /\b(?:env|process\.env)\??\.[A-Z][A-Z0-9_]*\b|\benv\[['"`]/;
+  // Setting a default for Powertools (which reads its own POWERTOOLS_* variables) is not a read.
+  const SETS_DEFAULT = /process\.env\.[A-Z_]+ \?\?=/;
+  // Runtime detection (is this Lambda?) and the benchmark's description of the machine it
+  // measures (memory size, region, thread pool): the platform, not passlane's configuration.
+  const ALLOWED = (path: string) => path === 'src/runtime/detect-runtime.ts' || path === 'functions/bench.ts' || path.startsWith('src/bench/');
+
+  it('reads environment variables nowhere but src/config', async () => {
+    const offenders = (await sources())
+      .filter(({ path }) => !path.startsWith('src/config/') && !ALLOWED(path))
+      .flatMap(({ path, text }) =>
+        text
+          .split('\n')
+          .filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line) && READS_VARIABLE.test(line) && !SETS_DEFAULT.test(line))
+          .map((line) => `${path}: ${line.trim()}`),
+      );
+    expect(offenders).toEqual([]);
+  });
+
+  it('builds stores and token services only in src/wiring', async () => {
+    const BUILDS = /new (AccountStore|RateLimitStore|JobCursorStore)\(|\b(tokenServiceFromConfig|publicTokenServiceFromConfig)\(/;
+    const offenders = (await sources())
+      .filter(({ path }) => !path.startsWith('src/wiring/') && !path.startsWith('src/tokens/'))
+      .filter(({ text }) => text.split('\n').some((line) => !/^\s*(\*|\/\/)/.test(line) && BUILDS.test(line)))
+      .map(({ path }) => path);
+    expect(offenders).toEqual([]);
+  });
+});
