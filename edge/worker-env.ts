@@ -9,6 +9,8 @@ export interface WorkerEnv {
   PASSLANE_JWT_PUBLIC_KEYS?: string;
   /** Secret: `id:base64key[,id:base64key...]`, the first one current. */
   PASSLANE_PEPPER_KEYS?: string;
+  /** Secret: base64 of 32 random bytes, the HMAC key of email fingerprints. Required on the edge. */
+  PASSLANE_FINGERPRINT_KEY?: string;
   /** Secrets: an IAM user's keys allowed to use the table (Workers have no AWS credential chain). */
   AWS_ACCESS_KEY_ID?: string;
   AWS_SECRET_ACCESS_KEY?: string;
@@ -20,7 +22,8 @@ export interface WorkerEnv {
   PASSLANE_JWT_ISSUER?: string;
   PASSLANE_JWT_AUDIENCE?: string;
   PASSLANE_ACCESS_TOKEN_TTL_S?: string;
-  PASSLANE_LOGIN_LIMIT_PER_ACCOUNT?: string;
+  PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE?: string;
+  PASSLANE_LOGIN_ACCOUNT_FAILURE_CEILING?: string;
   PASSLANE_LOGIN_LIMIT_PER_IP?: string;
   PASSLANE_LOGIN_LIMIT_WINDOW_S?: string;
   [binding: string]: unknown;

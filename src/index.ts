@@ -2,6 +2,7 @@
  * passlane for Node.js, AWS Lambda, Bun and Deno: the native argon2 binding, with the WASM build
  * as fallback (read from the `.wasm` file next to this module).
  */
+import { availableParallelism } from 'node:os';
 import { createPasswordHasherWith, type PasswordHasher, type PasswordHasherOptions } from './hashing/create-password-hasher.js';
 import { createWasmBackend } from './hashing/backends/wasm.js';
 
@@ -13,7 +14,11 @@ export interface NodePasswordHasherOptions extends PasswordHasherOptions {
 }
 
 export function createPasswordHasher(options: NodePasswordHasherOptions = {}): PasswordHasher {
-  return createPasswordHasherWith(options, {
+  // Native hashes run on the libuv threadpool (4 threads by default): more in flight than cores
+  // only makes them fight over the cores, so CPU per hash rises and throughput falls. Queued
+  // instead, in the limiter's bounded queue (503 past it). See SECURITY.md, "Bursts".
+  const maxConcurrent = options.concurrency?.maxConcurrent ?? availableParallelism();
+  return createPasswordHasherWith({ ...options, concurrency: { ...options.concurrency, maxConcurrent } }, {
     native: async () => (await import('./hashing/backends/native.js')).createNativeBackend(),
     wasm: async (wasmOptions) => {
       const module =

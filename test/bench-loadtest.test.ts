@@ -4,8 +4,10 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runLoadTestCommand } from '../bench/loadtest.js';
-import { isLoopbackUrl, runLoginLoad } from '../src/bench/load/login-load.js';
+import { formatLoadReport, runLoadTestCommand, type LoadTestReport } from '../bench/loadtest.js';
+import { readConfig } from '../src/config/read-config.js';
+import { withLiftedLoginLimits } from '../src/bench/load/lifted-limits.js';
+import { isLoopbackUrl, runLoginLoad, type LoadLevelResult } from '../src/bench/load/login-load.js';
 
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));
@@ -86,6 +88,73 @@ describe('login load test', () => {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
       }
+    }
+  });
+
+  it('shows each sustained level against the best one, and the most clients against it in a line', () => {
+    const level = (concurrency: number, loginsPerSecond: number): LoadLevelResult => ({
+      kind: 'sustained',
+      concurrency,
+      requests: 100,
+      ok: 100,
+      seconds: 1,
+      loginsPerSecond,
+      statuses: { '200': 100 },
+    });
+    const report: LoadTestReport = {
+      schema: 'passlane-loadtest/1',
+      target: 'http://127.0.0.1:3000',
+      local: false,
+      startedAt: new Date(0).toISOString(),
+      load: { levels: [level(1, 40), level(2, 80), level(16, 60)], skipped: [], seconds: 3 },
+    };
+    const text = formatLoadReport(report);
+    expect(text).toMatch(/vs best/);
+    expect(text).toMatch(/^2 clients .* 100% /m);
+    expect(text).toMatch(/^16 clients .* 75% /m);
+    expect(text).toContain('16 clients: 60.0 logins/s, 75% of the best level (2 clients, 80.0 logins/s)');
+  });
+
+  it('lifts the login limits with variables this configuration accepts', () => {
+    const env = withLiftedLoginLimits({ PASSLANE_TABLE: 'bench' });
+    expect(() => readConfig(env)).not.toThrow();
+    expect(env.PASSLANE_LOGIN_LIMIT_PER_IP).toBe('1000000');
+    expect(env.PASSLANE_TABLE).toBe('bench');
+    // A setting of the caller's own that is wrong still fails, naming it.
+    expect(() => withLiftedLoginLimits({ PASSLANE_LOGIN_LIMIT_WINDOW_S: 'soon' })).toThrow(/PASSLANE_LOGIN_LIMIT_WINDOW_S/);
+  });
+
+  it('splits sustained levels over rounds, within each level\'s request bound, and reports each level once', async () => {
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const address = server.address();
+    if (address === null || typeof address === 'string') throw new Error('no TCP address');
+    const rounds: number[] = [];
+    try {
+      const result = await runLoginLoad({
+        url: `http://127.0.0.1:${address.port}`,
+        email: 'load@example.com',
+        password: 'not a real password',
+        burstSizes: [],
+        burstRepeats: 1,
+        clients: [1, 2],
+        rounds: 3,
+        maxRequests: 6,
+        maxSecondsPerLevel: 30,
+        maxSeconds: 60,
+        onRound: (round) => rounds.push(round),
+      });
+      expect(rounds).toEqual([0, 1, 2]);
+      expect(result.levels.map((l) => [l.concurrency, l.requests, l.ok])).toEqual([
+        [1, 6, 6],
+        [2, 6, 6],
+      ]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

@@ -36,9 +36,17 @@ describe('readConfig', () => {
         keys: { previousPublicJwks: [], algorithm: undefined },
         localKeyDir: '.data',
         onLambda: false,
+        publicUrl: undefined,
+        trustHostHeader: false,
       },
-      rateLimits: { perAccount: 10, perIp: 100, windowSeconds: 300 },
+      rateLimits: {
+        perSource: 100,
+        windowSeconds: 300,
+        passwordChangePerAccount: 10,
+        login: { failuresPerAccountSource: 5, delayBaseSeconds: 30, delayMaxSeconds: 900, accountFailureCeiling: 100, accountLockSeconds: 3600, failureFloorMs: 0 },
+      },
       rehash: {},
+      fingerprint: { localKeyDir: '.data', onLambda: false },
     });
     expect(readServerConfig({})).toEqual({ port: 3000, host: '127.0.0.1', dataDir: '.data', dynamoDbPort: 8000, dynamoDbEndpoint: undefined });
   });
@@ -76,7 +84,7 @@ describe('readConfig', () => {
       localKeyDir: '/tmp/keys',
       onLambda: true,
     });
-    expect(config.rateLimits.perIp).toBe(50);
+    expect(config.rateLimits.perSource).toBe(50);
     expect(config.rehash).toEqual({ writesPerSecond: 25 });
   });
 
@@ -91,7 +99,7 @@ describe('readConfig', () => {
     ['PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS', 'not json'],
     ['PASSLANE_ACCESS_TOKEN_TTL_S', '15m'],
     ['PASSLANE_ACCESS_TOKEN_TTL_S', '59'],
-    ['PASSLANE_LOGIN_LIMIT_PER_ACCOUNT', '0'],
+    ['PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE', '0'],
     ['PASSLANE_LOGIN_LIMIT_PER_IP', '1.5'],
     ['PASSLANE_LOGIN_LIMIT_WINDOW_S', '86401'],
     ['PASSLANE_REHASH_WRITES_PER_SECOND', '-1'],

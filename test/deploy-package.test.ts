@@ -22,6 +22,7 @@ import { createKeyring, generateSigningKey } from '../src/tokens/keys.js';
 import { publicJwks } from '../src/tokens/jwks.js';
 import { startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { startLocalSsmEndpoint } from './support/local-ssm-endpoint.js';
+import { actionsOf, FUNCTION_ACCESS, parameterVariablesOf } from './support/function-access.js';
 import { coldImportMs, readZip, repoRoot, runPackaging, unpackZip } from './support/packaging.js';
 import { lambdaContext } from './support/lambda-context.js';
 
@@ -37,32 +38,19 @@ const ROUTES: Record<string, string> = {
   jwks: 'GET /.well-known/jwks.json',
   openidConfiguration: 'GET /.well-known/openid-configuration',
 };
-/** Table and SSM actions per function (logs are checked separately). */
-const ACTIONS: Record<string, string[]> = {
-  register: ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'ssm:GetParameter'],
-  login: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'ssm:GetParameter'],
-  password: ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'ssm:GetParameter'],
-  jwks: [],
-  openidConfiguration: [],
-  rehash: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Scan', 'dynamodb:UpdateItem', 'ssm:GetParameter'],
-  bench: [],
-};
-const PEPPER = 'PASSLANE_PEPPER_KEYS_PARAMETER';
-const JWT = 'PASSLANE_JWT_PRIVATE_KEY_PARAMETER';
-const SECRET_PARAMETERS: Record<string, string[]> = {
-  register: [PEPPER],
-  login: [PEPPER, JWT],
-  password: [PEPPER, JWT],
-  jwks: [],
-  openidConfiguration: [],
-  rehash: [PEPPER],
-  bench: [],
-};
+/**
+ * Table and SSM actions per function (logs are checked separately) and the variables naming the
+ * parameters each reads, from the one list of what each function calls. Keys and call by call:
+ * test/iam-permissions.test.ts.
+ */
+const ACTIONS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTION_ACCESS).map((name) => [name, actionsOf(name)]));
+const SECRET_PARAMETERS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTION_ACCESS).map((name) => [name, parameterVariablesOf(name)]));
 
 /** Functions given the published keys: those that publish them, and those that check they sign with the first. */
 const PUBLIC_KEYS_FUNCTIONS = ['login', 'password', 'jwks', 'openidConfiguration'];
 
 const pepperKey = randomBytes(32).toString('base64');
+const fingerprintKey = randomBytes(32).toString('base64');
 let signingKey: JWK;
 /** The signing key's public half as a JWKS, as infra/README.md derives it. */
 let publicKeys: string;
@@ -76,7 +64,11 @@ beforeAll(async () => {
   publicKeys = JSON.stringify(publicJwks(await createKeyring(signingKey)));
   workDir = mkdtempSync(join(tmpdir(), 'passlane-package-'));
   // Set as the packaging process's env: if the config ever read them, they would show up below.
-  const secrets = { PASSLANE_PEPPER_KEYS: `k1:${pepperKey}`, PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(signingKey) };
+  const secrets = {
+    PASSLANE_PEPPER_KEYS: `k1:${pepperKey}`,
+    PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(signingKey),
+    PASSLANE_FINGERPRINT_KEY: fingerprintKey,
+  };
   const started = performance.now();
   // One at a time: each `serverless package` works in the service directory, and two at once race there.
   // arm64 is given the public keys directly; x86_64 is packaged bare, as `npm run package` is, and
@@ -209,7 +201,7 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
   it('holds none of the secret values set while packaging', () => {
     const text = readFileSync(join(workDir, arch, 'cloudformation-template-update-stack.json'), 'utf8');
     const state = readFileSync(join(workDir, arch, 'serverless-state.json'), 'utf8');
-    for (const secret of [pepperKey, signingKey.d!, signingKey.p!]) {
+    for (const secret of [pepperKey, fingerprintKey, signingKey.d!, signingKey.p!]) {
       expect(text).not.toContain(secret);
       expect(state).not.toContain(secret);
     }
@@ -247,6 +239,7 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
       // Plain env: AWS SSM is not reachable here (the SSM path is tested in load-secrets.test.ts).
       PASSLANE_PEPPER_KEYS: `k1:${pepperKey}`,
       PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(signingKey),
+      PASSLANE_FINGERPRINT_KEY: fingerprintKey,
       PASSLANE_JWT_PUBLIC_KEYS: publicKeys,
       PASSLANE_JWT_ISSUER: 'https://auth.example.test',
       // As on Lambda: no local key file, native binding expected.
@@ -313,7 +306,11 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
   it('fetches secrets named as SSM parameters through the zip\'s own SSM chunk, loaded only then', async () => {
     // The SSM client sits in a chunk of its own: a cold start with plain env never reads it.
     expect(readdirSync(unpacked.loginSsm!).filter((file) => file.startsWith('ssm-secret-source-'))).toHaveLength(1);
-    const ssm = await startLocalSsmEndpoint({ '/passlane/pepper': `k1:${pepperKey}`, '/passlane/jwt': JSON.stringify(signingKey) });
+    const ssm = await startLocalSsmEndpoint({
+      '/passlane/pepper': `k1:${pepperKey}`,
+      '/passlane/jwt': JSON.stringify(signingKey),
+      '/passlane/fingerprint': fingerprintKey,
+    });
     const saved = { ...process.env };
     try {
       Object.assign(process.env, {
@@ -322,16 +319,18 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
         AWS_SECRET_ACCESS_KEY: 'local',
         PASSLANE_PEPPER_KEYS_PARAMETER: '/passlane/pepper',
         PASSLANE_JWT_PRIVATE_KEY_PARAMETER: '/passlane/jwt',
+        PASSLANE_FINGERPRINT_KEY_PARAMETER: '/passlane/fingerprint',
         PASSLANE_ARGON2_BACKEND: 'native',
       });
       delete process.env.PASSLANE_PEPPER_KEYS;
       delete process.env.PASSLANE_JWT_PRIVATE_KEY;
+      delete process.env.PASSLANE_FINGERPRINT_KEY;
       // DynamoDB Local keeps one database per access key: the table must exist under this one too.
       await ensureTable(createDynamoDbClient(readStorageConfig(process.env)), table);
       const { handler } = (await import(pathToFileURL(join(unpacked.loginSsm!, BUNDLE_FILE)).href)) as { handler: LambdaHandler };
       const response = await handler(httpEvent('POST', '/login', { email: `nobody-${randomUUID()}@example.com`, password: 'wrong password!' }), lambdaContext());
       expect(response.statusCode, response.body).toBe(401);
-      expect(ssm.requests.map((request) => request.body.Name).sort()).toEqual(['/passlane/jwt', '/passlane/pepper']);
+      expect(ssm.requests.map((request) => request.body.Name).sort()).toEqual(['/passlane/fingerprint', '/passlane/jwt', '/passlane/pepper']);
     } finally {
       process.env = saved;
       await ssm.stop();

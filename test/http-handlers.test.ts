@@ -25,7 +25,7 @@ import {
 } from './support/lambda-handlers.js';
 import { createAuthDependencies, type AppDependencies } from './support/app-dependencies.js';
 import { ConfigError } from '../src/config/config-error.js';
-import { readLoginRateLimits } from '../src/config/rate-limit-config.js';
+import { readRateLimits } from '../src/config/rate-limit-config.js';
 import type { HttpResponse, LambdaHttpEvent } from './support/lambda-handlers.js';
 import { metrics } from '../src/observability/metrics.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
@@ -298,11 +298,14 @@ describe.each(dynamoDbServers)('HTTP handlers on $name', ({ start }) => {
     expect(unknownEmail).toEqual(wrongPassword);
   });
 
-  it('rate-limits per account before any hash is computed (429 + Retry-After)', async () => {
+  it('limits failures per account and source before any hash is computed (429 + Retry-After)', async () => {
     const { hasher, calls } = countingHasher();
-    const limited = handlersFor(createAuthDependencies({ ...env, PASSLANE_LOGIN_LIMIT_PER_ACCOUNT: '2' }, { dataDir, hasher }));
+    const limited = handlersFor(createAuthDependencies({ ...env, PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE: '2' }, { dataDir, hasher }));
     const email = uniqueEmail();
-    const attempt = () => limited.login(httpEvent('v2', { path: '/login', body: { email, password: 'wrong password here' } }), lambdaContext()).then(parse);
+    // One source: failures are counted per email and source.
+    const sourceIp = '198.51.100.9';
+    const attempt = () =>
+      limited.login(httpEvent('v2', { path: '/login', body: { email, password: 'wrong password here' }, sourceIp }), lambdaContext()).then(parse);
     expect((await limited.register(httpEvent('v2', { path: '/register', body: { email, password: PASSWORD } }), lambdaContext())).statusCode).toBe(201);
 
     expect((await attempt()).status).toBe(401);
@@ -312,7 +315,8 @@ describe.each(dynamoDbServers)('HTTP handlers on $name', ({ start }) => {
     expect(third.status).toBe(429);
     expect(third.body).toEqual({ error: { code: 'rate_limited', message: expect.any(String) } });
     expect(Number(third.headers['retry-after'])).toBeGreaterThanOrEqual(1);
-    expect(Number(third.headers['retry-after'])).toBeLessThanOrEqual(300);
+    // The first wait after the allowed failures: PASSLANE_LOGIN_DELAY_BASE_S (30 s).
+    expect(Number(third.headers['retry-after'])).toBeLessThanOrEqual(30);
     expect(calls).toEqual(hashesBefore);
   });
 
@@ -398,22 +402,48 @@ describe('timeouts and configuration', () => {
     expect(result.headers['retry-after']).toBe('2');
   });
 
-  it('reads the login rate limits from env, with defaults, and names the variable on nonsense', () => {
-    expect(readLoginRateLimits({})).toEqual({ perAccount: 10, perIp: 100, windowSeconds: 300 });
+  it('reads the rate limits from env, with defaults, and names the variable on nonsense', () => {
+    expect(readRateLimits({})).toEqual({
+      perSource: 100,
+      windowSeconds: 300,
+      passwordChangePerAccount: 10,
+      login: { failuresPerAccountSource: 5, delayBaseSeconds: 30, delayMaxSeconds: 900, accountFailureCeiling: 100, accountLockSeconds: 3600, failureFloorMs: 0 },
+    });
     expect(
-      readLoginRateLimits({ PASSLANE_LOGIN_LIMIT_PER_ACCOUNT: '3', PASSLANE_LOGIN_LIMIT_PER_IP: ' 50 ', PASSLANE_LOGIN_LIMIT_WINDOW_S: '60' }),
-    ).toEqual({ perAccount: 3, perIp: 50, windowSeconds: 60 });
+      readRateLimits({
+        PASSLANE_LOGIN_LIMIT_PER_IP: ' 50 ',
+        PASSLANE_LOGIN_LIMIT_WINDOW_S: '60',
+        PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE: '3',
+        PASSLANE_LOGIN_DELAY_BASE_S: '10',
+        PASSLANE_LOGIN_DELAY_MAX_S: '60',
+        PASSLANE_LOGIN_ACCOUNT_FAILURE_CEILING: '20',
+        PASSLANE_LOGIN_ACCOUNT_LOCK_S: '600',
+        PASSLANE_PASSWORD_CHANGE_LIMIT_PER_ACCOUNT: '4',
+        PASSLANE_LOGIN_FAILURE_FLOOR_MS: '250',
+      }),
+    ).toEqual({
+      perSource: 50,
+      windowSeconds: 60,
+      passwordChangePerAccount: 4,
+      login: { failuresPerAccountSource: 3, delayBaseSeconds: 10, delayMaxSeconds: 60, accountFailureCeiling: 20, accountLockSeconds: 600, failureFloorMs: 250 },
+    });
     for (const [name, value] of [
-      ['PASSLANE_LOGIN_LIMIT_PER_ACCOUNT', 'ten'],
-      ['PASSLANE_LOGIN_LIMIT_PER_ACCOUNT', '0'],
       ['PASSLANE_LOGIN_LIMIT_PER_IP', '-5'],
       ['PASSLANE_LOGIN_LIMIT_PER_IP', '1.5'],
       ['PASSLANE_LOGIN_LIMIT_WINDOW_S', '1e3'],
       ['PASSLANE_LOGIN_LIMIT_WINDOW_S', '999999'],
+      ['PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE', '0'],
+      // NIST SP 800-63B-4: never more than 100 consecutive failures.
+      ['PASSLANE_LOGIN_ACCOUNT_FAILURE_CEILING', '101'],
+      ['PASSLANE_LOGIN_DELAY_BASE_S', 'ten'],
+      // The old attempt-based variable is refused, not silently ignored.
+      ['PASSLANE_LOGIN_LIMIT_PER_ACCOUNT', '10'],
     ]) {
-      expect(() => readLoginRateLimits({ [name!]: value }), `${name}=${value}`).toThrow(ConfigError);
-      expect(() => readLoginRateLimits({ [name!]: value })).toThrow(name);
+      expect(() => readRateLimits({ [name!]: value }), `${name}=${value}`).toThrow(ConfigError);
+      expect(() => readRateLimits({ [name!]: value })).toThrow(name);
     }
+    // The longest wait is never shorter than the first.
+    expect(() => readRateLimits({ PASSLANE_LOGIN_DELAY_BASE_S: '60', PASSLANE_LOGIN_DELAY_MAX_S: '30' })).toThrow('PASSLANE_LOGIN_DELAY_MAX_S');
   });
 
   it('answers 500, not a crash, when the configuration is bad', async () => {

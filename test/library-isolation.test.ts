@@ -77,7 +77,7 @@ describe('the service behind its own subpaths', () => {
     'passlane/api': ['createApi', 'API_ROUTES', 'defineRoute'],
     'passlane/config': ['readConfig', 'readServerConfig', 'ConfigError'],
     'passlane/wiring': ['buildAuthDependencies', 'buildRehashDependencies', 'nodePlatform'],
-    'passlane/storage': ['AccountStore', 'RateLimitStore', 'JobCursorStore', 'ensureTable'],
+    'passlane/storage': ['AccountStore', 'LoginGuardStore', 'RateLimitStore', 'JobCursorStore', 'ensureTable'],
     'passlane/tokens': ['createTokenService', 'tokenServiceFromConfig', 'generateSigningKey'],
     'passlane/hosts/lambda': ['lambdaHandler'],
     'passlane/hosts/node': ['serveOnNode'],

@@ -1,5 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { HasherOverloadedError } from '../src/index.js';
+import { createPasswordHasher, HasherOverloadedError } from '../src/index.js';
 import { MemoryLimiter } from '../src/hashing/limiter.js';
 import { hasherWithBackend, recordingBackend } from './support/recording-backend.js';
 
@@ -84,6 +85,55 @@ describe('MemoryLimiter', () => {
     expect(await limiter.run(10, async () => 'ok')).toBe('ok');
   });
 
+  it('runs at most maxConcurrent tasks at once, however much memory is left, and queues the rest', async () => {
+    const limiter = new MemoryLimiter({ memoryBudgetKiB: 1_000_000, maxConcurrent: 2, maxQueue: 2, queueTimeoutMs: 5000 });
+    const gates = Array.from({ length: 4 }, deferred);
+    const started: number[] = [];
+    let peak = 0;
+    const runs = gates.map((gate, i) =>
+      limiter.run(10, async () => {
+        started.push(i);
+        peak = Math.max(peak, limiter.inFlight);
+        await gate.promise;
+        return i;
+      }),
+    );
+    // Queue full (2 waiting): the next is refused at once, as a memory overflow is.
+    const refused = await limiter.run(10, async () => 'never').catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(HasherOverloadedError);
+    expect(refused).toMatchObject({ code: 'ERR_HASHER_OVERLOADED' });
+    await Promise.resolve();
+    expect(started).toEqual([0, 1]);
+    expect(limiter.waiting).toBe(2);
+    gates[0]!.resolve();
+    await runs[0];
+    await new Promise((r) => setTimeout(r, 0));
+    expect(started).toEqual([0, 1, 2]);
+    expect(limiter.inFlight).toBe(2);
+    gates.forEach((gate) => gate.resolve());
+    expect(await Promise.all(runs)).toEqual([0, 1, 2, 3]);
+    expect(peak).toBe(2);
+    expect(limiter.inFlight).toBe(0);
+    expect(limiter.inFlightKiB).toBe(0);
+  });
+
+  it('times out a waiter held back by the task cap', async () => {
+    const limiter = new MemoryLimiter({ memoryBudgetKiB: 1_000_000, maxConcurrent: 1, maxQueue: 5, queueTimeoutMs: 30 });
+    const gate = deferred();
+    const first = limiter.run(10, () => gate.promise);
+    await expect(limiter.run(10, async () => 'late')).rejects.toMatchObject({ code: 'ERR_HASHER_OVERLOADED' });
+    gate.resolve();
+    await first;
+    expect(await limiter.run(10, async () => 'after')).toBe('after');
+  });
+
+  it('refuses a cap below one or fractional', () => {
+    for (const maxConcurrent of [0, -1, 1.5, Number.NaN]) {
+      expect(() => new MemoryLimiter({ maxConcurrent })).toThrow(/maxConcurrent/);
+    }
+    expect(() => new MemoryLimiter({ maxConcurrent: Infinity })).not.toThrow();
+  });
+
   it('runs a task larger than the whole budget alone instead of never', async () => {
     const limiter = new MemoryLimiter({ memoryBudgetKiB: 10, maxQueue: 5, queueTimeoutMs: 1000 });
     expect(await limiter.run(1_000_000, async () => 'big')).toBe('big');
@@ -114,5 +164,25 @@ describe('hasher under a burst', () => {
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(refused).toHaveLength(4);
     for (const r of refused) expect(r.reason).toBeInstanceOf(HasherOverloadedError);
+  });
+
+  it('caps native hashes in flight at the usable cores by default (the Node entry)', async () => {
+    // Memory allows them all and nothing may queue: exactly the hashes over the cap are refused.
+    const cores = availableParallelism();
+    const hasher = createPasswordHasher({
+      backend: 'native',
+      pepper: false,
+      env: {},
+      concurrency: { memoryBudgetKiB: 1024 * 1024, maxQueue: 0 },
+    });
+    const results = await Promise.allSettled(Array.from({ length: cores + 2 }, () => hasher.hash('correct horse battery staple')));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(cores);
+    for (const r of results.filter((r): r is PromiseRejectedResult => r.status === 'rejected')) {
+      expect(r.reason).toBeInstanceOf(HasherOverloadedError);
+    }
+    // An explicit cap wins over the default.
+    const wide = createPasswordHasher({ backend: 'native', pepper: false, env: {}, concurrency: { memoryBudgetKiB: 1024 * 1024, maxQueue: 0, maxConcurrent: cores + 2 } });
+    const all = await Promise.allSettled(Array.from({ length: cores + 2 }, () => wide.hash('correct horse battery staple')));
+    expect(all.every((r) => r.status === 'fulfilled')).toBe(true);
   });
 });

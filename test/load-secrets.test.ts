@@ -45,6 +45,8 @@ function deployContainer(ssmEndpoint: string, variables: Record<string, string>)
     AWS_ACCESS_KEY_ID: 'AKIDLOCAL',
     AWS_SECRET_ACCESS_KEY: 'local',
     DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', // never contacted: building the dependencies does no I/O
+    // Plain here (the SSM path is the same for every secret): nothing is generated into .data/.
+    PASSLANE_FINGERPRINT_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'),
     ...variables,
   });
 }

@@ -46,7 +46,7 @@ function event(method: string, path: string, options: { body?: unknown; headers?
       apiId: 'api',
       domainName: 'api.example.test',
       domainPrefix: 'api',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: `10.0.0.${Math.floor(Math.random() * 250) + 1}`, userAgent: 'vitest' },
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '10.0.0.1', userAgent: 'vitest' },
       requestId: randomUUID(),
       routeKey: `${method} ${path}`,
       stage: '$default',
@@ -83,7 +83,7 @@ describe('openapi.yaml', () => {
   beforeAll(async () => {
     dynamo = await startDynalite();
     dataDir = await mkdtemp(join(tmpdir(), 'passlane-openapi-'));
-    const env = { DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: `contract-${randomUUID()}`, PASSLANE_LOGIN_LIMIT_PER_ACCOUNT: '4' };
+    const env = { DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: `contract-${randomUUID()}`, PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE: '2', PASSLANE_PUBLIC_URL: 'https://auth.passlane.test' };
     await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), env.PASSLANE_TABLE);
     deps = createAuthDependencies(env, { dataDir, hasher: createPasswordHasher({ pepper: false }) });
   });
@@ -138,7 +138,8 @@ describe('openapi.yaml', () => {
     await send(401, 'POST', '/password', { body: { currentPassword: 'wrong password', newPassword: 'another passphrase' }, headers: bearer });
     await send(400, 'POST', '/password', { body: { currentPassword: PASSWORD }, headers: bearer });
     await send(204, 'POST', '/password', { body: { currentPassword: PASSWORD, newPassword: 'another long passphrase' }, headers: bearer });
-    // The per-account budget (4 here) is spent: login, wrong login, wrong current password, change.
+    // Two failures of this email from this source (the limit here) make the next attempt wait.
+    await send(401, 'POST', '/login', { body: { email, password: 'wrong password' } });
     await send(429, 'POST', '/login', { body: { email, password: PASSWORD } });
 
     await send(200, 'GET', '/.well-known/jwks.json');

@@ -108,15 +108,27 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
     const again = await runRehashJob({ hasher: weakHasher, users, cursors });
     expect(again.counts).toMatchObject({ wrapped: 0, already_wrapped: accounts.length });
 
+    // A wrapped bcrypt record read only the first 72 bytes of a longer password: replacing it with
+    // argon2id of the typed password would drop every other password that verified (the real one
+    // among them), so it stays wrapped (memory-hard already), and still logs in.
+    const keepsWrapper = (fixture: (typeof accounts)[number]['fixture']) =>
+      weakHasher.describe(fixture.hash).scheme.endsWith('bcrypt') && new TextEncoder().encode(fixture.password).length > 72;
     for (const { email, fixture } of accounts) {
       await login(deps, { body: { email, password: fixture.password } });
       const stored = (await users.getUserByEmail(email))!.passwordHash;
-      // Every one, short legacy passwords included: the login upgrade skips today's minimum length.
+      if (keepsWrapper(fixture)) {
+        expect(isWrappedByJob(stored)).toBe(true);
+        await login(deps, { body: { email, password: fixture.password } });
+        continue;
+      }
+      // Every other one, short legacy passwords included: the login upgrade skips today's minimum length.
       expect(stored).toMatch(new RegExp(`^${PLAIN_PREFIX.replaceAll('$', '\\$')}`));
       expect(weakHasher.needsRehash(stored)).toBe(false);
     }
+    const kept = accounts.filter(({ fixture }) => keepsWrapper(fixture)).length;
+    expect(kept).toBeGreaterThan(0);
     const after = await takeInventory({ hasher: weakHasher, users });
-    expect(after.byStatus).toMatchObject({ up_to_date: accounts.length, awaiting_login: 0, unparseable: 2 });
+    expect(after.byStatus).toMatchObject({ up_to_date: accounts.length - kept, awaiting_login: kept, unparseable: 2 });
     dispose();
   }, 120_000);
 

@@ -480,7 +480,7 @@ describe('edge runtimes', () => {
 });
 
 describe('openid-configuration', () => {
-  it('points at the JWKS under the issuer when the issuer is a URL, else under the request origin', async () => {
+  it('points at the JWKS under the public URL or the issuer, and under the request origin only when trusted', async () => {
     const { openIdConfiguration } = await import('../src/tokens/openid-configuration.js');
     const keyring = await createKeyring(await generateSigningKey('RS256'));
     const api = createTokenService({ keyring, issuer: 'https://auth.example.com/prod' });
@@ -491,7 +491,20 @@ describe('openid-configuration', () => {
       subject_types_supported: ['public'],
       response_types_supported: ['token'],
     });
+    // PASSLANE_PUBLIC_URL wins over the issuer.
+    const behindProxy = createTokenService({ keyring, issuer: 'https://auth.example.com/prod', publicUrl: 'https://keys.example.com/auth' });
+    expect(openIdConfiguration(behindProxy, 'https://evil.example')?.jwks_uri).toBe('https://keys.example.com/auth/.well-known/jwks.json');
+    // No URL configured: the request's Host is not trusted unless the deployment says so.
     const local = createTokenService({ keyring });
-    expect(openIdConfiguration(local, 'http://127.0.0.1:3000').jwks_uri).toBe('http://127.0.0.1:3000/.well-known/jwks.json');
+    expect(openIdConfiguration(local, 'https://evil.example')).toBeUndefined();
+    const trusting = createTokenService({ keyring, trustHostHeader: true });
+    expect(openIdConfiguration(trusting, 'http://127.0.0.1:3000')?.jwks_uri).toBe('http://127.0.0.1:3000/.well-known/jwks.json');
+  });
+
+  it('reads PASSLANE_PUBLIC_URL and PASSLANE_DISCOVERY_TRUST_HOST, refusing what is not an http(s) URL or a boolean', async () => {
+    expect(readTokenConfig({ PASSLANE_PUBLIC_URL: 'https://auth.example.com' })).toMatchObject({ publicUrl: 'https://auth.example.com', trustHostHeader: false });
+    expect(readTokenConfig({ PASSLANE_DISCOVERY_TRUST_HOST: 'true' }).trustHostHeader).toBe(true);
+    await expectConfigError(() => readTokenConfig({ PASSLANE_PUBLIC_URL: 'javascript:alert(1)' }));
+    await expectConfigError(() => readTokenConfig({ PASSLANE_DISCOVERY_TRUST_HOST: 'yes' }));
   });
 });

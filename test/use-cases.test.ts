@@ -10,7 +10,7 @@ import {
 } from '../src/use-cases/errors.js';
 import { login } from '../src/use-cases/login.js';
 import { register } from '../src/use-cases/register.js';
-import { createAuthFixture, countingHasher, uniqueEmail } from './support/auth-fixture.js';
+import { createAuthFixture, countingHasher, limits, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
 
@@ -73,15 +73,18 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     let changed = false;
     const racingHasher = {
       ...deps.hasher,
-      hash: async (password: string, options?: { upgrade?: boolean }) => {
+      upgrade: async (stored: string, password: string) => {
         if (!changed && password === bcryptFixture.password) {
           changed = true;
           await changePassword(deps, { accessToken, body: { currentPassword: bcryptFixture.password, newPassword: NEW_PASSWORD } });
         }
-        return deps.hasher.hash(password, options);
+        return deps.hasher.upgrade(stored, password);
       },
     };
-    await login({ ...deps, hasher: racingHasher }, { body: { email, password: bcryptFixture.password } });
+    // The login read again after losing its condition, and the old password no longer verifies.
+    await expect(login({ ...deps, hasher: racingHasher }, { body: { email, password: bcryptFixture.password } })).rejects.toBeInstanceOf(
+      InvalidCredentialsError,
+    );
 
     expect(events).toContainEqual({ type: 'auth.password_rehash_skipped', userId, reason: 'hash_changed' });
     const stored = (await users.getUserByEmail(email))!;
@@ -120,25 +123,26 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     dispose();
   });
 
-  it('rate-limits per account before computing any hash', async () => {
+  it('limits failures per account and source before computing any hash', async () => {
     const counting = countingHasher();
     const { deps, events, dispose } = await createAuthFixture(server.endpoint, {
       hasher: counting.hasher,
-      rateLimits: { perAccount: 2, perIp: 100, windowSeconds: 60 },
+      rateLimits: limits({}, { failuresPerAccountSource: 2 }),
     });
     const email = uniqueEmail();
-    for (let i = 0; i < 2; i++) await expect(login(deps, { body: { email, password: PASSWORD } })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    const sourceIp = '198.51.100.7';
+    for (let i = 0; i < 2; i++) await expect(login(deps, { body: { email, password: PASSWORD }, sourceIp })).rejects.toBeInstanceOf(InvalidCredentialsError);
     const before = { ...counting.calls };
-    const limited = await login(deps, { body: { email, password: PASSWORD } }).catch((e: unknown) => e);
+    const limited = await login(deps, { body: { email, password: PASSWORD }, sourceIp }).catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(RateLimitedError);
     expect((limited as RateLimitedError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(counting.calls).toEqual(before);
-    expect(events.at(-1)).toMatchObject({ type: 'auth.rate_limited', scope: 'account' });
+    expect(events.at(-1)).toMatchObject({ type: 'auth.rate_limited', scope: 'account_source' });
     dispose();
   });
 
-  it('rate-limits per source IP across accounts', async () => {
-    const { deps, dispose } = await createAuthFixture(server.endpoint, { rateLimits: { perAccount: 100, perIp: 3, windowSeconds: 60 } });
+  it('limits failures per source across accounts', async () => {
+    const { deps, dispose } = await createAuthFixture(server.endpoint, { rateLimits: limits({ perSource: 3 }) });
     const sourceIp = `192.0.2.${Math.floor(Math.random() * 250)}`;
     for (let i = 0; i < 3; i++) {
       await expect(login(deps, { body: { email: uniqueEmail(), password: PASSWORD }, sourceIp })).rejects.toBeInstanceOf(InvalidCredentialsError);
@@ -183,7 +187,9 @@ describe('token check', () => {
       users: {} as never,
       counters: {} as never,
       tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => Promise.reject(error) },
-      rateLimits: { perAccount: 10, perIp: 10, windowSeconds: 60 },
+      loginGuard: {} as never,
+      fingerprint: async () => 'f',
+      rateLimits: limits(),
       audit: () => {},
     });
     const request = { accessToken: 'a.b.c', body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } };
@@ -199,6 +205,7 @@ describe('storage outage', () => {
     const { dynamoDbClientConfig } = await import('../src/storage/dynamodb-client.js');
     const { AccountStore } = await import('../src/storage/account-store.js');
     const { RateLimitStore } = await import('../src/storage/rate-limit-store.js');
+    const { LoginGuardStore } = await import('../src/storage/login-guard-store.js');
     const { freePort } = await import('./support/dynamodb-servers.js');
     const counting = countingHasher();
     const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: `http://127.0.0.1:${await freePort()}` }));
@@ -206,8 +213,10 @@ describe('storage outage', () => {
       hasher: counting.hasher,
       users: new AccountStore(client, 'users'),
       counters: new RateLimitStore(client, 'users'),
+      loginGuard: new LoginGuardStore(client, 'users', 60),
+      fingerprint: async () => 'f',
       tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => ({ userId: 'u', issuedAt: new Date() }) },
-      rateLimits: { perAccount: 10, perIp: 10, windowSeconds: 60 },
+      rateLimits: limits(),
       audit: () => {},
     };
     for (const run of [login, register]) {
@@ -215,7 +224,8 @@ describe('storage outage', () => {
       expect(error).toBeInstanceOf(TemporarilyUnavailableError);
       expect((error as TemporarilyUnavailableError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
     }
-    // The rate-limit write fails first, so no hash was spent on a request that could not be decided.
+    // The read (login) or the rate-limit write (register) fails first, so no hash was spent on a
+    // request that could not be decided.
     expect(counting.calls).toEqual({ hash: 0, verify: 0, verifyDummy: 0 });
     client.destroy();
   });

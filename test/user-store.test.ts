@@ -13,6 +13,7 @@ import { ensureTable } from '../src/storage/table.js';
 import { RateLimitStore } from '../src/storage/rate-limit-store.js';
 import { AccountStore } from '../src/storage/account-store.js';
 import { dynamoDbServers, freePort, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { attachRecorder, type AwsRequest } from './support/iam/aws-call-recorder.js';
 
 const uniqueEmail = (): string => `user-${randomUUID()}@example.test`;
 
@@ -87,6 +88,28 @@ describe.each(dynamoDbServers)('AccountStore on $name', ({ name, start }) => {
       }
     }
     expect((await store.getUserByEmail(email))?.userId).toBe(winners[0]?.userId);
+  });
+
+  it('tells its own landed retry from a duplicate by the item the failed condition returns', async () => {
+    const recorded = new DynamoDBClient(dynamoDbClientConfig({ endpoint: server.endpoint }));
+    const calls: AwsRequest[] = [];
+    attachRecorder(recorded, { partitionKey: 'pk', indexPartitionKeys: {} }, () => ({ record: (call) => calls.push(call) }));
+    const recordedStore = new AccountStore(recorded, tableName);
+    try {
+      const user = { email: uniqueEmail(), userId: randomUUID(), passwordHash: 'h1', createdAt: new Date() };
+      await recordedStore.createUser(user);
+      // What the SDK's retry of a call whose first attempt landed sends: the same item again. Success.
+      await recordedStore.createUser(user);
+      await expect(recordedStore.createUser({ ...user, userId: randomUUID() })).rejects.toBeInstanceOf(AccountExistsError);
+      await expect(recordedStore.createUser({ ...user, passwordHash: 'h2' })).rejects.toBeInstanceOf(AccountExistsError);
+      // DynamoDB returns the stored item with the failed condition, so no read: the register role
+      // has no GetItem. dynalite ignores ReturnValuesOnConditionCheckFailure; only there the store reads.
+      const put = 'dynamodb:PutItem';
+      const get = 'dynamodb:GetItem';
+      expect(calls.map((call) => call.action)).toEqual(name === 'dynalite' ? [put, put, get, put, get, put, get] : [put, put, put, put]);
+    } finally {
+      recorded.destroy();
+    }
   });
 
   it('replaces the hash only while the expected hash is still stored', async () => {

@@ -23,7 +23,9 @@ const TABLE = 'passlane-worker-test';
 const PASSWORD = 'correct horse battery staple';
 const WRONG_PASSWORD = 'wrong password, long enough';
 const PEPPER_KEY = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64');
-const ACCOUNT_LIMIT = 5;
+const FINGERPRINT_KEY = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64');
+/** Failures of one email from one source before the next attempt must wait. */
+const FAILURE_LIMIT = 5;
 
 let outdir: string;
 let dynamo: RunningDynamoDb;
@@ -49,7 +51,10 @@ beforeAll(async () => {
     PASSLANE_TABLE: TABLE,
     PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(jwk),
     PASSLANE_PEPPER_KEYS: `test-1:${PEPPER_KEY}`,
-    PASSLANE_LOGIN_LIMIT_PER_ACCOUNT: String(ACCOUNT_LIMIT),
+    PASSLANE_FINGERPRINT_KEY: FINGERPRINT_KEY,
+    PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE: String(FAILURE_LIMIT),
+    // The test dispatches to made-up hosts; discovery may name them.
+    PASSLANE_DISCOVERY_TRUST_HOST: 'true',
   };
   workerScript = {
     modules: true,
@@ -162,21 +167,21 @@ describe('login', () => {
     expect(unknown.body).toEqual(wrong.body);
   });
 
-  it('refuses a stored hash needing more memory than an isolate has (500, logged), instead of crashing', async () => {
+  it('answers a stored hash needing more memory than an isolate has like a wrong password (401, logged), instead of crashing', async () => {
     const email = newEmail().toLowerCase();
     const users = new AccountStore(createDynamoDbClient({ endpoint: dynamo.endpoint }), TABLE);
     // Well-formed, m = 128 MiB: within the Lambda defaults (1 GiB), beyond the Worker's bound.
     const huge = `$argon2id$v=19$m=131072,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$${'A'.repeat(43)}`;
     await users.createUser({ email, userId: 'huge-hash-user', passwordHash: huge, createdAt: new Date() });
-    expect(await post('/login', { email, password: PASSWORD })).toMatchObject({ status: 500, body: { error: { code: 'internal_error' } } });
+    expect(await post('/login', { email, password: PASSWORD })).toMatchObject({ status: 401, body: { error: { code: 'invalid_credentials' } } });
     expect(logLines.join('\n')).toMatch(/"auth.stored_hash_rejected".*"code":"ERR_HASH_PARAMS_OUT_OF_BOUNDS"/);
     // The isolate lives on.
     expect((await post('/login', { email: await registered(), password: PASSWORD })).status).toBe(200);
   });
 
-  it('rate-limits an account with 429 and Retry-After', async () => {
+  it('limits failures on an email from one source with 429 and Retry-After', async () => {
     const email = newEmail();
-    for (let attempt = 1; attempt <= ACCOUNT_LIMIT; attempt++) {
+    for (let attempt = 1; attempt <= FAILURE_LIMIT; attempt++) {
       expect((await post('/login', { email, password: PASSWORD })).status).toBe(401);
     }
     const limited = await post('/login', { email, password: PASSWORD });
@@ -259,7 +264,7 @@ describe('failures', () => {
           ...workerScript,
           name: 'public-keys-only',
           routes: ['public-keys-only.test/*'],
-          bindings: { PASSLANE_JWT_PUBLIC_KEYS: JSON.stringify(publishedKeys) },
+          bindings: { PASSLANE_JWT_PUBLIC_KEYS: JSON.stringify(publishedKeys), PASSLANE_PUBLIC_URL: 'https://public-keys-only.test' },
         },
       ],
       handleStructuredLogs: ({ message }: { message: string }) => void brokenLogLines.push(message),
@@ -301,6 +306,6 @@ it('logs audit events and rejections, builds dependencies once, and logs no pass
   expect(lines).toContain('"message":"auth.login_succeeded"');
   expect(lines).toContain('"message":"request rejected"');
   expect(lines.match(/dependencies built for this isolate/g)).toHaveLength(1);
-  const secrets = [PASSWORD, WRONG_PASSWORD, '@example.com', '$argon2id$', 'eyJ', PEPPER_KEY, bindings.PASSLANE_JWT_PRIVATE_KEY!];
+  const secrets = [PASSWORD, WRONG_PASSWORD, '@example.com', '$argon2id$', 'eyJ', PEPPER_KEY, FINGERPRINT_KEY, bindings.PASSLANE_JWT_PRIVATE_KEY!];
   for (const secret of secrets) expect(lines.toLowerCase()).not.toContain(secret.toLowerCase());
 });

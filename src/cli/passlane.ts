@@ -77,7 +77,9 @@ async function main(argv: string[]): Promise<number> {
   if (backend !== undefined && backend !== 'native' && backend !== 'wasm' && backend !== 'auto') {
     throw new UsageError('--backend must be native or wasm');
   }
-  const hasher: PasswordHasher = createPasswordHasher(backend ? { backend } : {});
+  // A command, not a server: no client is waiting to be told 503. With hashes capped at the cores,
+  // a bulk verify line can queue behind slow legacy hashes (bcrypt cost 15) for longer than 3 s.
+  const hasher: PasswordHasher = createPasswordHasher({ ...(backend && { backend }), concurrency: { queueTimeoutMs: 60 * 60 * 1000 } });
 
   switch (command) {
     case 'hash': {

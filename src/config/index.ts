@@ -6,6 +6,6 @@ export { readServerConfig, type ServerConfig } from './server-config.js';
 export { readStorageConfig, DEFAULT_TABLE_NAME, type DynamoDbConnection, type StorageConfig } from './storage-config.js';
 export { readHasherConfig, type HasherConfig } from './hasher-config.js';
 export { readTokenConfig, type SigningKeyConfig, type TokenConfig } from './token-config.js';
-export { readLoginRateLimits, DEFAULT_LOGIN_RATE_LIMITS } from './rate-limit-config.js';
+export { readRateLimits, DEFAULT_RATE_LIMITS } from './rate-limit-config.js';
 export { readRehashConfig, type RehashConfig } from './rehash-config.js';
 export { loadSecrets, SecretLoadError, SecretsUnavailableError, type SecretSource } from './load-secrets.js';

@@ -13,7 +13,7 @@ export interface SecretSource {
 }
 
 /** The variables that hold secrets. Public keys and settings stay plain env. */
-export const SECRET_VARIABLES = ['PASSLANE_PEPPER_KEYS', 'PASSLANE_JWT_PRIVATE_KEY'] as const;
+export const SECRET_VARIABLES = ['PASSLANE_PEPPER_KEYS', 'PASSLANE_JWT_PRIVATE_KEY', 'PASSLANE_FINGERPRINT_KEY'] as const;
 export type SecretVariable = (typeof SECRET_VARIABLES)[number];
 
 export const parameterVariableOf = (variable: SecretVariable): string => `${variable}_PARAMETER`;

@@ -1,15 +1,60 @@
-import type { LoginRateLimits } from '../use-cases/dependencies.js';
-import { wholeNumber, type Env } from './env.js';
+import type { RateLimits } from '../use-cases/dependencies.js';
+import { ConfigError } from './config-error.js';
+import { text, wholeNumber, type Env } from './env.js';
 
-export const DEFAULT_LOGIN_RATE_LIMITS: Readonly<LoginRateLimits> = { perAccount: 10, perIp: 100, windowSeconds: 300 };
+/**
+ * Why these numbers (src/use-cases/LIMITS.md has the whole reasoning):
+ * - 5 failures per account and source, then delays doubling from 30 s up to 15 min: a user who
+ *   mistypes a few times is not slowed; a guesser from one address gets about 100 guesses a day.
+ * - 100 consecutive failures per account, NIST SP 800-63B-4's ceiling, then the account waits
+ *   an hour from the last failure (or a password change): only an attacker spread over many
+ *   sources gets there, and the per-source limits slow each of those.
+ * - 100 failures per source in 5 minutes (IPv6 counted per /64): a credential-stuffing source
+ *   is slowed across all accounts. Registration counts attempts against the same limit.
+ * - Failed logins wait for the slowest verify seen recently, and at least the floor (0 ms).
+ */
+export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = {
+  perSource: 100,
+  windowSeconds: 300,
+  passwordChangePerAccount: 10,
+  login: { failuresPerAccountSource: 5, delayBaseSeconds: 30, delayMaxSeconds: 900, accountFailureCeiling: 100, accountLockSeconds: 3600, failureFloorMs: 0 },
+};
 
-/** PASSLANE_LOGIN_LIMIT_PER_ACCOUNT, PASSLANE_LOGIN_LIMIT_PER_IP, PASSLANE_LOGIN_LIMIT_WINDOW_S. */
-export function readLoginRateLimits(env: Env): LoginRateLimits {
-  const defaults = DEFAULT_LOGIN_RATE_LIMITS;
+const DAY = 86_400;
+
+export function readRateLimits(env: Env): RateLimits {
+  // Attempts per account no longer exist: failures are counted instead (a stranger's attempts
+  // must not lock a user out). Refuse the old variable rather than ignore it silently.
+  if (text(env, 'PASSLANE_LOGIN_LIMIT_PER_ACCOUNT') !== undefined) {
+    throw new ConfigError(
+      'PASSLANE_LOGIN_LIMIT_PER_ACCOUNT',
+      'is no longer read: login counts failures now; use PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE, PASSLANE_LOGIN_ACCOUNT_FAILURE_CEILING and PASSLANE_PASSWORD_CHANGE_LIMIT_PER_ACCOUNT',
+    );
+  }
+  const d = DEFAULT_RATE_LIMITS;
+  const delayBaseSeconds = wholeNumber(env, 'PASSLANE_LOGIN_DELAY_BASE_S', { fallback: d.login.delayBaseSeconds, min: 1, max: DAY });
   return {
-    perAccount: wholeNumber(env, 'PASSLANE_LOGIN_LIMIT_PER_ACCOUNT', { fallback: defaults.perAccount, min: 1, max: 1_000_000 }),
-    perIp: wholeNumber(env, 'PASSLANE_LOGIN_LIMIT_PER_IP', { fallback: defaults.perIp, min: 1, max: 1_000_000 }),
+    perSource: wholeNumber(env, 'PASSLANE_LOGIN_LIMIT_PER_IP', { fallback: d.perSource, min: 1, max: 1_000_000 }),
     // Up to a day: windows are DynamoDB items with a TTL, and longer ones are better done elsewhere.
-    windowSeconds: wholeNumber(env, 'PASSLANE_LOGIN_LIMIT_WINDOW_S', { fallback: defaults.windowSeconds, min: 1, max: 86_400 }),
+    windowSeconds: wholeNumber(env, 'PASSLANE_LOGIN_LIMIT_WINDOW_S', { fallback: d.windowSeconds, min: 1, max: DAY }),
+    passwordChangePerAccount: wholeNumber(env, 'PASSLANE_PASSWORD_CHANGE_LIMIT_PER_ACCOUNT', {
+      fallback: d.passwordChangePerAccount,
+      min: 1,
+      max: 1_000_000,
+    }),
+    login: {
+      failuresPerAccountSource: wholeNumber(env, 'PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE', {
+        fallback: d.login.failuresPerAccountSource,
+        min: 1,
+        max: 100,
+      }),
+      delayBaseSeconds,
+      delayMaxSeconds: wholeNumber(env, 'PASSLANE_LOGIN_DELAY_MAX_S', { fallback: Math.max(d.login.delayMaxSeconds, delayBaseSeconds), min: delayBaseSeconds, max: DAY }),
+      // NIST SP 800-63B-4 §3.2.2: no more than 100 consecutive failed attempts on one account.
+      accountFailureCeiling: wholeNumber(env, 'PASSLANE_LOGIN_ACCOUNT_FAILURE_CEILING', { fallback: d.login.accountFailureCeiling, min: 1, max: 100 }),
+      accountLockSeconds: wholeNumber(env, 'PASSLANE_LOGIN_ACCOUNT_LOCK_S', { fallback: d.login.accountLockSeconds, min: 1, max: 30 * DAY }),
+      // 0: failures wait only for the slowest verify this container has seen (failure-timing.ts).
+      failureFloorMs: wholeNumber(env, 'PASSLANE_LOGIN_FAILURE_FLOOR_MS', { fallback: d.login.failureFloorMs, min: 0, max: 10_000 }),
+    },
   };
 }

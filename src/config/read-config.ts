@@ -1,7 +1,8 @@
-import type { LoginRateLimits } from '../use-cases/dependencies.js';
+import type { RateLimits } from '../use-cases/dependencies.js';
 import type { Env } from './env.js';
+import { readFingerprintConfig, type FingerprintConfig } from './fingerprint-config.js';
 import { readHasherConfig, type HasherConfig } from './hasher-config.js';
-import { readLoginRateLimits } from './rate-limit-config.js';
+import { readRateLimits } from './rate-limit-config.js';
 import { readRehashConfig, type RehashConfig } from './rehash-config.js';
 import { readStorageConfig, type StorageConfig } from './storage-config.js';
 import { readTokenConfig, type TokenConfig } from './token-config.js';
@@ -11,8 +12,9 @@ export interface PasslaneConfig {
   storage: StorageConfig;
   hasher: HasherConfig;
   tokens: TokenConfig;
-  rateLimits: LoginRateLimits;
+  rateLimits: RateLimits;
   rehash: RehashConfig;
+  fingerprint: FingerprintConfig;
 }
 
 /**
@@ -25,7 +27,8 @@ export function readConfig(env: Env): PasslaneConfig {
     storage: readStorageConfig(env),
     hasher: readHasherConfig(env),
     tokens: readTokenConfig(env),
-    rateLimits: readLoginRateLimits(env),
+    rateLimits: readRateLimits(env),
     rehash: readRehashConfig(env),
+    fingerprint: readFingerprintConfig(env),
   };
 }

@@ -42,6 +42,10 @@ export interface TokenConfig {
   localKeyDir: string;
   /** AWS_LAMBDA_FUNCTION_NAME or AWS_EXECUTION_ENV is set: a generated key is refused there. */
   onLambda: boolean;
+  /** PASSLANE_PUBLIC_URL: the API's public base URL, where discovery says the keys are. */
+  publicUrl?: string;
+  /** PASSLANE_DISCOVERY_TRUST_HOST (false): let the request's Host header say where the keys are. */
+  trustHostHeader: boolean;
 }
 
 export function readTokenConfig(env: Env): TokenConfig {
@@ -56,7 +60,16 @@ export function readTokenConfig(env: Env): TokenConfig {
     keys: readSigningKeyConfig(env),
     localKeyDir: text(env, 'PASSLANE_DATA_DIR') ?? DEFAULT_DATA_DIR,
     onLambda: text(env, 'AWS_LAMBDA_FUNCTION_NAME') !== undefined || text(env, 'AWS_EXECUTION_ENV') !== undefined,
+    publicUrl: httpUrl(env, 'PASSLANE_PUBLIC_URL'),
+    trustHostHeader: oneOf(env, 'PASSLANE_DISCOVERY_TRUST_HOST', ['true', 'false']) === 'true',
   };
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) throw new ConfigError(name, `must be an http(s) URL (got ${JSON.stringify(value)})`);
+  return value;
 }
 
 /**

@@ -4,7 +4,7 @@ import { chooseBackend, loadBackend, type BackendChoice, type BackendLoaders, ty
 
 export type { BackendChoice, BackendLoaders, HasherLogger };
 import type { BackendName } from './backends/types.js';
-import { InvalidOptionsError, MalformedHashError, UnsupportedHashError } from './errors.js';
+import { InvalidOptionsError, MalformedHashError, PasswordTooLongError, UnsupportedHashError } from './errors.js';
 import { MemoryLimiter, type ConcurrencyOptions } from './limiter.js';
 import { assertAcceptablePassword, assertPasswordWithinBounds, fitsAfterNormalising, normalisedPasswordBytes } from './password.js';
 import { readArgon2Backend, readPepperKeys } from '../config/hasher-config.js';
@@ -17,7 +17,7 @@ import {
   type PasswordRules,
   type StoredHashLimits,
 } from './policy.js';
-import { constantTimeEqual } from './encoding.js';
+import { constantTimeEqual, utf8Length } from './encoding.js';
 import { formatArgon2Phc } from './schemes/argon2-phc.js';
 import { formatWrapped, unwrapLegacyDigest } from './schemes/wrapped.js';
 import { assertEncodedLength, parseStoredHash } from './schemes/parse-stored-hash.js';
@@ -78,6 +78,19 @@ export interface PasswordHasher {
    */
   hash(password: string, options?: { upgrade?: boolean }): Promise<string>;
   verify(stored: string, password: string): Promise<VerifyResult>;
+  /**
+   * Throws what `verify` would throw for this password whatever the stored format: the byte
+   * bound, before and after NFKC. Run before looking an account up, so the answer to an
+   * over-long password cannot depend on which format (or whether any) is stored.
+   */
+  checkPassword(password: unknown): void;
+  /**
+   * What to store in place of `stored` for a password that just verified against it: a new
+   * argon2id hash of it, or, when the record reads only part of the password (bcrypt's 72 bytes)
+   * and this one is longer, the record itself wrapped in argon2id, so that exactly the passwords
+   * that verified before still do. Undefined when neither keeps that promise.
+   */
+  upgrade(stored: string, password: string): Promise<string | undefined>;
   needsRehash(stored: string): boolean;
   /** Scheme, argon2 parameters and pepper key id of a stored value (parses, never decrypts or hashes). */
   describe(stored: string): HashDescription;
@@ -186,7 +199,7 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
 
   let dummyStored: Promise<string> | undefined;
 
-  return {
+  const hasher: PasswordHasher = {
     policy,
 
     async hash(password, options) {
@@ -205,6 +218,22 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
       // A legacy password (raw bytes) that NFKC expands past maxBytes verifies but can't be hashed:
       // promising a rehash would make the caller's hash(password, { upgrade: true }) throw.
       return { ok, needsRehash: ok && isOutdated(record) && fitsAfterNormalising(password, rules), scheme: record.parsed.scheme };
+    },
+
+    checkPassword(password) {
+      assertPasswordWithinBounds(password, rules);
+      if (!fitsAfterNormalising(password, rules)) throw new PasswordTooLongError(`password must be at most ${rules.maxBytes} bytes`);
+    },
+
+    async upgrade(stored, password) {
+      const { parsed, pepperKeyId } = await parse(stored);
+      const limit = parsed.inputLimitBytes;
+      if (limit !== undefined && utf8Length(password) > limit) {
+        // Hashing the typed password would drop every other password sharing its first bytes,
+        // the real one among them. Wrapping keeps the record's meaning; a wrapped one is kept.
+        return isWrapped(parsed) || pepperKeyId !== undefined ? undefined : hasher.wrap(stored);
+      }
+      return fitsAfterNormalising(password, rules) ? hasher.hash(password, { upgrade: true }) : undefined;
     },
 
     needsRehash,
@@ -246,4 +275,5 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
       return (await backend()).name;
     },
   };
+  return hasher;
 }

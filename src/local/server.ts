@@ -51,7 +51,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const external = options.dynamoDbEndpoint ?? config.dynamoDbEndpoint;
   const dynalite = external ? undefined : await startDynalite(host, options.dynamoDbPort ?? config.dynamoDbPort, join(dataDir, 'dynalite'));
   const dynamoDbEndpoint = external ?? dynalite!.endpoint;
-  const handlerEnv: Env = { ...env, DYNAMODB_ENDPOINT: dynamoDbEndpoint, PASSLANE_DATA_DIR: dataDir };
+  const handlerEnv: Env = {
+    // A developer's server: discovery may name the address it was reached at (not in deployments).
+    PASSLANE_DISCOVERY_TRUST_HOST: 'true',
+    ...env,
+    DYNAMODB_ENDPOINT: dynamoDbEndpoint,
+    PASSLANE_DATA_DIR: dataDir,
+  };
 
   let api: NodeHost;
   try {

@@ -105,13 +105,22 @@ export class AccountStore {
             updatedAt: { S: createdAt },
           },
           ConditionExpression: 'attribute_not_exists(pk)',
+          // The failed condition hands back the stored item, so telling our own landed retry
+          // from a duplicate needs no GetItem (the register role may not read accounts).
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw new StorageUnavailableError('createUser', error);
       // The SDK retries timeouts; if an earlier attempt of this very call landed, the retry
       // fails its condition against our own item. That is success, not a duplicate.
-      const stored = await this.getUserByEmail(user.email);
+      const existing = (error as { Item?: Record<string, AttributeValue> }).Item;
+      // DynamoDB always returns the item here (the condition failed because it exists);
+      // dynalite ignores ReturnValuesOnConditionCheckFailure, so only there do we read it.
+      const stored =
+        existing === undefined
+          ? await this.getUserByEmail(user.email)
+          : { userId: existing.userId?.S, passwordHash: existing.passwordHash?.S };
       if (stored?.userId === user.userId && stored.passwordHash === user.passwordHash) return;
       throw new AccountExistsError({ cause: error });
     }
@@ -182,6 +191,9 @@ export class AccountStore {
             ':new': { S: input.newHash },
             ':now': { S: now },
           },
+          // As in createUser: the failed condition hands back what is stored, so no read (and
+          // no GetItem in the login and rehash roles) is needed to judge it.
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
     } catch (error) {
@@ -189,11 +201,22 @@ export class AccountStore {
         throw new StorageUnavailableError('replacePasswordHash', error);
       }
       // Same retry case as createUser: hashes are salted, so finding exactly our new hash
-      // means our own earlier attempt landed.
-      const stored = await this.getUserByEmail(input.email);
-      if (stored !== undefined && stored.passwordHash === input.newHash) return;
+      // means our own earlier attempt landed. No item: the account is gone.
+      const storedHash = await this.storedHashAfterFailedCondition(error, input.email);
+      if (storedHash === input.newHash) return;
       throw new HashChangedError({ cause: error });
     }
+  }
+
+  /**
+   * The hash stored when a condition failed: from the error (ALL_OLD). DynamoDB and DynamoDB
+   * Local return the item whenever there is one; dynalite ignores the option, and an account
+   * that is gone has no item, so only then is it read (a read those roles may not make, which
+   * then fails as storage trouble: the change is not confirmed).
+   */
+  private async storedHashAfterFailedCondition(error: unknown, email: string): Promise<string | undefined> {
+    const old = (error as { Item?: Record<string, AttributeValue> }).Item;
+    return old !== undefined ? old.passwordHash?.S : (await this.getUserByEmail(email))?.passwordHash;
   }
 
   /**
@@ -237,11 +260,11 @@ export class AccountStore {
 
 }
 
-function userKey(email: string): string {
+export function userKey(email: string): string {
   return USER_KEY_PREFIX + email;
 }
 
-function toUserRecord(item: Record<string, AttributeValue>): UserRecord {
+export function toUserRecord(item: Record<string, AttributeValue>): UserRecord {
   const record: UserRecord = {
     userId: requiredString(item, 'userId'),
     email: requiredString(item, 'email'),

@@ -1,5 +1,6 @@
 // `passlane/storage`: the one DynamoDB table and the stores over it (see table.ts for the layout).
 export * from './account-store.js';
+export * from './login-guard-store.js';
 export * from './rate-limit-store.js';
 export * from './job-cursor-store.js';
 export * from './errors.js';

@@ -19,11 +19,17 @@ import { StorageUnavailableError } from './errors.js';
  *               createdAt S, updatedAt S, passwordChangedAt S? (ISO 8601, UTC)
  * Rate limits   pk = "ratelimit#" + key + "#" + windowStart (epoch seconds)
  *               count N (atomic ADD), expiresAt N (epoch seconds; the table's TTL attribute)
+ * Failures      pk = "failures#acct#" + email fingerprint
+ *               failures N, expiresAt N: consecutive failed logins on one email, any source
+ *               pk = "failures#acct#" + email fingerprint + "#src#" + source
+ *               failures N, blockedUntil N, expiresAt N: one email from one source
+ *               pk = "failures#src#" + source + "#" + windowStart
+ *               count N, expiresAt N: failed logins from one source, on any account
  * Job cursors   pk = "job#" + job name (e.g. "job#rehash")
  *               cursor S (opaque to the store), updatedAt S; replaced conditionally
  *
- * The prefixes keep the kinds apart; TTL only ever applies to rate-limit items because only they
- * carry `expiresAt`.
+ * The prefixes keep the kinds apart; TTL only ever applies to rate-limit and failure items
+ * because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
  */
 export { DEFAULT_TABLE_NAME } from '../config/storage-config.js';
 export const PARTITION_KEY = 'pk';
@@ -31,6 +37,7 @@ export const TTL_ATTRIBUTE = 'expiresAt';
 export const USER_KEY_PREFIX = 'user#';
 export const RATE_LIMIT_KEY_PREFIX = 'ratelimit#';
 export const JOB_KEY_PREFIX = 'job#';
+export const FAILURE_KEY_PREFIX = 'failures#';
 export const USER_ID_INDEX = 'userId-index';
 
 /** The table definition as data, for ensureTable and for infrastructure code to share. */

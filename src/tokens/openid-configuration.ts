@@ -13,12 +13,27 @@ export interface OpenIdConfiguration {
   response_types_supported: ['token'];
 }
 
+/** Where the published keys live, as configured (PASSLANE_PUBLIC_URL, PASSLANE_DISCOVERY_TRUST_HOST). */
+export interface DiscoverySettings {
+  /** The API's public base URL. */
+  publicUrl?: string;
+  /** Build `jwks_uri` from the request's own origin (its Host header) when nothing else says where. */
+  trustHostHeader?: boolean;
+}
+
 /**
- * `jwks_uri` sits under the issuer when the issuer is a URL (as it must be for an authorizer);
- * otherwise under the origin the request came to, so a local run still answers something usable.
+ * `jwks_uri` sits under PASSLANE_PUBLIC_URL when set, else under the issuer when the issuer is a
+ * URL (as it must be for an API Gateway authorizer). The request's origin (its Host header) is
+ * used only when PASSLANE_DISCOVERY_TRUST_HOST says so (`npm start` does, on loopback): this
+ * document is cached publicly, so a Host chosen by a client would otherwise send every verifier
+ * behind that cache to the client's keys. Undefined: discovery is not configured.
  */
-export function openIdConfiguration(tokens: { issuer: string; jwks(): PublicJwks }, requestOrigin: string): OpenIdConfiguration {
-  const base = /^https?:\/\//.test(tokens.issuer) ? tokens.issuer : requestOrigin;
+export function openIdConfiguration(
+  tokens: { issuer: string; jwks(): PublicJwks } & DiscoverySettings,
+  requestOrigin: string,
+): OpenIdConfiguration | undefined {
+  const base = tokens.publicUrl ?? (/^https?:\/\//.test(tokens.issuer) ? tokens.issuer : tokens.trustHostHeader ? requestOrigin : undefined);
+  if (base === undefined) return undefined;
   return {
     issuer: tokens.issuer,
     jwks_uri: new URL('.well-known/jwks.json', base.endsWith('/') ? base : `${base}/`).href,

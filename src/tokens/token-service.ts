@@ -10,12 +10,13 @@ import { detectRuntime } from '../runtime/detect-runtime.js';
 import { TokenConfigError } from './errors.js';
 import { issueAccessToken, type IssuedAccessToken, type IssueAccessTokenInput } from './issue-access-token.js';
 import { publicJwks, type PublicJwks } from './jwks.js';
+import type { DiscoverySettings } from './openid-configuration.js';
 import { keyringFromConfig, publicKeyringFromConfig, type Keyring, type PublicKeyring } from './keys.js';
 import { loadOrCreateLocalSigningKey } from './local-signing-key.js';
 import { DEFAULT_CLOCK_TOLERANCE_S, verifyAccessToken, type VerifiedAccessToken } from './verify-access-token.js';
 
 /** Verify and publish: all that public keys allow, and all the JWKS and discovery functions need. */
-export interface PublicTokenService {
+export interface PublicTokenService extends DiscoverySettings {
   readonly issuer: string;
   readonly audience: string;
   verify(token: string, options?: { now?: Date }): Promise<VerifiedAccessToken>;
@@ -28,7 +29,7 @@ export interface TokenService extends PublicTokenService {
   issue(input: IssueAccessTokenInput): Promise<IssuedAccessToken>;
 }
 
-export interface PublicTokenServiceOptions {
+export interface PublicTokenServiceOptions extends DiscoverySettings {
   keyring: PublicKeyring;
   issuer?: string;
   audience?: string;
@@ -53,10 +54,12 @@ export function createPublicTokenService(options: PublicTokenServiceOptions): Pu
   const issuer = requireText(options.issuer ?? DEFAULT_ISSUER, 'issuer');
   const audience = requireText(options.audience ?? DEFAULT_AUDIENCE, 'audience');
   const clockToleranceSeconds = options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_S;
-  const { keyring } = options;
+  const { keyring, publicUrl, trustHostHeader } = options;
   return {
     issuer,
     audience,
+    ...(publicUrl !== undefined && { publicUrl }),
+    trustHostHeader: trustHostHeader === true,
     verify: (token, { now } = {}) =>
       // maxTokenAge: even a token whose `exp` was set far out (a leaked key, a bug) dies within a day.
       verifyAccessToken(keyring, token, { issuer, audience, clockToleranceSeconds, maxTokenAgeSeconds: MAX_ACCESS_TOKEN_TTL_S, now }),
@@ -71,7 +74,7 @@ export function createPublicTokenService(options: PublicTokenServiceOptions): Pu
  * and vanish with it, so tokens would fail at random and the JWKS would never match.
  */
 export async function tokenServiceFromConfig(config: TokenConfig): Promise<TokenService> {
-  const { keys, issuer, audience, ttlSeconds } = config;
+  const { keys, issuer, audience, ttlSeconds, publicUrl, trustHostHeader } = config;
   let keyring: Keyring;
   if (keys.privateJwk !== undefined) {
     keyring = await keyringFromConfig(keys, keys.privateJwk);
@@ -80,7 +83,7 @@ export async function tokenServiceFromConfig(config: TokenConfig): Promise<Token
     const local = await loadOrCreateLocalSigningKey(config.localKeyDir, { algorithm: keys.algorithm });
     keyring = await keyringFromConfig(keys, local.privateJwk, local.path);
   }
-  return createTokenService({ keyring, issuer, audience, ttlSeconds });
+  return createTokenService({ keyring, issuer, audience, ttlSeconds, publicUrl, trustHostHeader });
 }
 
 /**
@@ -91,8 +94,8 @@ export async function tokenServiceFromConfig(config: TokenConfig): Promise<Token
  */
 export async function publicTokenServiceFromConfig(config: TokenConfig): Promise<PublicTokenService> {
   if (config.keys.publicJwks === undefined) return tokenServiceFromConfig(config);
-  const { issuer, audience } = config;
-  return createPublicTokenService({ keyring: await publicKeyringFromConfig(config.keys), issuer, audience });
+  const { issuer, audience, publicUrl, trustHostHeader } = config;
+  return createPublicTokenService({ keyring: await publicKeyringFromConfig(config.keys), issuer, audience, publicUrl, trustHostHeader });
 }
 
 function refuseLocalKeyOutsideDevelopment(onLambda: boolean): void {

@@ -5,12 +5,12 @@
 export type AuditEvent =
   | { type: 'auth.registered'; userId: string }
   | { type: 'auth.login_succeeded'; userId: string }
-  | { type: 'auth.login_failed'; reason: 'unknown_account' | 'wrong_password'; userId?: string; emailFingerprint: string }
+  | { type: 'auth.login_failed'; reason: 'unknown_account' | 'wrong_password' | 'unverifiable_record'; userId?: string; emailFingerprint: string }
   | { type: 'auth.password_rehashed'; userId: string; from: string; to: string }
   | { type: 'auth.password_rehash_skipped'; userId: string; reason: 'hash_changed' | 'storage_unavailable' }
   | { type: 'auth.password_changed'; userId: string }
   | { type: 'auth.password_change_failed'; userId: string; reason: 'wrong_password' | 'token_predates_password_change' }
-  | { type: 'auth.rate_limited'; scope: 'account' | 'ip'; emailFingerprint?: string }
+  | { type: 'auth.rate_limited'; scope: 'account' | 'account_source' | 'source'; emailFingerprint?: string }
   | { type: 'auth.stored_hash_rejected'; userId: string; code: string };
 
 export type AuditEventType = AuditEvent['type'];

@@ -3,7 +3,6 @@ import { InvalidTokenError } from '../tokens/errors.js';
 import type { AuthDependencies } from './dependencies.js';
 import { ConcurrentUpdateError, InvalidCredentialsError, UnauthenticatedError } from './errors.js';
 import { enforceRateLimits } from './enforce-rate-limits.js';
-import { emailFingerprint } from './fingerprint.js';
 import { verifyStoredHash } from './login.js';
 import { translateErrors } from './translate-errors.js';
 import { requireObject, requireString } from './validate-input.js';
@@ -53,6 +52,8 @@ export async function changePassword(deps: AuthDependencies, request: ChangePass
           now: deps.now?.(),
         });
         deps.audit({ type: 'auth.password_changed', userId: user.userId });
+        // A new password ends the account's run of failed logins (and so its lock).
+        await deps.loginGuard.clearAccountFailures(await deps.fingerprint(user.email));
         return;
       } catch (error) {
         if (!(error instanceof HashChangedError)) throw error;
@@ -68,9 +69,9 @@ const MAX_ATTEMPTS = 3;
 async function readAuthorisedUser(deps: AuthDependencies, token: { userId: string; issuedAt: Date }, sourceIp?: string) {
   const user = await deps.users.getUserById(token.userId);
   if (!user) throw new UnauthenticatedError('the account no longer exists');
-  // The same per-account budget as login, so a stolen token can't be used to guess the password.
-  const fingerprint = await emailFingerprint(user.email);
-  await enforceRateLimits(deps, { action: 'login', accountKey: fingerprint, emailFingerprint: fingerprint, sourceIp });
+  // A per-account budget, so a stolen token can't be used to guess the password.
+  const fingerprint = await deps.fingerprint(user.email);
+  await enforceRateLimits(deps, { action: 'password', accountKey: fingerprint, emailFingerprint: fingerprint, sourceIp });
   // JWT iat has whole seconds, so a token from the very second of the change is accepted.
   if (user.passwordChangedAt && token.issuedAt.getTime() < Math.floor(user.passwordChangedAt.getTime() / 1000) * 1000) {
     deps.audit({ type: 'auth.password_change_failed', userId: user.userId, reason: 'token_predates_password_change' });

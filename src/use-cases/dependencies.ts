@@ -1,7 +1,10 @@
 import type { PasswordHasher } from '../hashing/create-password-hasher.js';
 import type { AccountStore } from '../storage/account-store.js';
+import type { LoginGuardStore } from '../storage/login-guard-store.js';
 import type { RateLimitStore } from '../storage/rate-limit-store.js';
 import type { AuditEvent } from './audit-events.js';
+import type { FailureTiming } from './failure-timing.js';
+import type { EmailFingerprint } from './fingerprint.js';
 
 /** The token operations the use-cases need; the jose-based service in src/tokens provides them. */
 export interface AccessTokens {
@@ -9,24 +12,51 @@ export interface AccessTokens {
   verify(token: string): Promise<{ userId: string; issuedAt: Date }>;
 }
 
-export interface LoginRateLimits {
-  perAccount: number;
-  perIp: number;
+/** Limits on guessing; defaults and reasons in src/config/rate-limit-config.ts. */
+export interface RateLimits {
+  /** Failed logins (and registration attempts) per source (IPv4 address, IPv6 /64) per window. */
+  perSource: number;
   windowSeconds: number;
+  /** Password-change attempts per account per window: only a token holder can make them. */
+  passwordChangePerAccount: number;
+  login: LoginFailureLimits;
+}
+
+export interface LoginFailureLimits {
+  /** Failures per (account, source) before each further attempt waits. */
+  failuresPerAccountSource: number;
+  /** The first wait after that; each further failure doubles it, up to delayMaxSeconds. */
+  delayBaseSeconds: number;
+  delayMaxSeconds: number;
+  /** Consecutive failures on an account, from anywhere, before it waits accountLockSeconds. */
+  accountFailureCeiling: number;
+  accountLockSeconds: number;
+  /** Failed logins never answer faster than this (ms); they also wait for the slowest verify seen. */
+  failureFloorMs: number;
 }
 
 /** Everything the use-cases touch, passed in: no globals, so Lambda, the local server and the edge share them. */
 export interface AuthDependencies {
   hasher: PasswordHasher;
   users: Pick<AccountStore, 'createUser' | 'getUserByEmail' | 'getUserById' | 'replacePasswordHash'>;
-  /** Attempt counters, checked before any hash. */
+  /** Attempt counters (registration, password change), checked before any hash. */
   counters: Pick<RateLimitStore, 'hit'>;
+  /** A login's account and failure counters, read in one request (login-guard-store.ts). */
+  loginGuard: Pick<LoginGuardStore, 'read' | 'recordFailure' | 'clearFailures' | 'clearAccountFailures'>;
   tokens: AccessTokens;
-  rateLimits: LoginRateLimits;
+  /** Keyed email fingerprints for logs and counter keys (fingerprint.ts). */
+  fingerprint: EmailFingerprint;
+  rateLimits: RateLimits;
   audit(event: AuditEvent): void;
+  /** Pads failed logins to the slowest verify seen; without it (tests) nothing is padded. */
+  failureTiming?: FailureTiming;
   now?: () => Date;
   newUserId?: () => string;
 }
 
-/** Registration issues and checks no token: without `tokens`, so its function needs no signing key. */
-export type RegisterDependencies = Omit<AuthDependencies, 'tokens'>;
+/**
+ * Registration issues and checks no token and reads no login state: without `tokens`, so its
+ * function needs no signing key, without `loginGuard`, so its role reads no account, and
+ * without `fingerprint`, so it needs no fingerprint key.
+ */
+export type RegisterDependencies = Omit<AuthDependencies, 'tokens' | 'loginGuard' | 'fingerprint'>;

@@ -1,10 +1,12 @@
 import { PasslaneError } from '../hashing/errors.js';
+import type { VerifyResult } from '../hashing/create-password-hasher.js';
 import { HashChangedError, StorageUnavailableError } from '../storage/errors.js';
 import type { UserRecord } from '../storage/account-store.js';
+import type { LoginState, LoginTarget } from '../storage/login-guard-store.js';
 import type { AuthDependencies } from './dependencies.js';
-import { InvalidCredentialsError } from './errors.js';
-import { enforceRateLimits } from './enforce-rate-limits.js';
-import { emailFingerprint } from './fingerprint.js';
+import { InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from './errors.js';
+import { failureUpdate, limitReached } from './login-guard.js';
+import { sourceKeyOf } from './source-key.js';
 import { translateErrors } from './translate-errors.js';
 import { normaliseEmail, requireObject, requireString } from './validate-input.js';
 
@@ -19,35 +21,96 @@ export interface LoginResponse {
   expiresIn: number;
 }
 
+/** A password changed while we upgraded: read again and decide again, this many times at most. */
+const MAX_DECISIONS = 3;
+
 /**
- * Rate limits, then a consistent read, then one verify: against the stored hash, or a dummy at
- * current parameters for an unknown email, so both failures cost the same and answer the same.
- * A good login with an outdated hash upgrades it with a write conditional on the hash just
- * verified, so a password changed meanwhile is never overwritten. A failed login writes nothing.
+ * The password's bound first (the same answer whatever is stored), then one consistent read of
+ * the account and its failure counters, the limits, and one verify: against the stored hash, or
+ * a dummy at current parameters for an unknown email or a record that cannot be verified; every
+ * failure is padded to the slowest verify seen (failure-timing.ts), so whatever is stored, a
+ * failure takes the same time and answers the same. A failure writes its counters after the
+ * verify; a good login with a current hash and no past failures writes nothing. An outdated hash
+ * is upgraded conditionally on the one just verified; if a password change overtook the read,
+ * the login reads again and decides again, and issues no token on the stale read.
  */
 export async function login(deps: AuthDependencies, request: LoginRequest): Promise<LoginResponse> {
   const body = requireObject(request.body);
   const email = normaliseEmail(body.email);
   const password = requireString(body, 'password');
   return translateErrors(async () => {
-    const fingerprint = await emailFingerprint(email);
-    await enforceRateLimits(deps, { action: 'login', accountKey: fingerprint, emailFingerprint: fingerprint, sourceIp: request.sourceIp });
+    deps.hasher.checkPassword(password);
+    const fingerprint = await deps.fingerprint(email);
+    for (let decision = 1; ; decision++) {
+      const now = deps.now?.() ?? new Date();
+      const target: LoginTarget = { email, accountKey: fingerprint, sourceKey: sourceKeyOf(request.sourceIp), now };
+      const state = await deps.loginGuard.read(target);
+      enforceLimits(deps, state, now, fingerprint);
 
-    const user = await deps.users.getUserByEmail(email);
-    if (!user) {
-      await deps.hasher.verifyDummy(password);
-      deps.audit({ type: 'auth.login_failed', reason: 'unknown_account', emailFingerprint: fingerprint });
-      throw new InvalidCredentialsError();
+      const timing = deps.failureTiming?.start();
+      const verdict = await verifyOrDummy(deps, state.user, password);
+      const padding = timing?.done() ?? 0;
+      if (!state.user || !verdict.ok) {
+        // Writes and padding together: the failure's answer waits for the slowest verify seen.
+        await Promise.all([
+          deps.loginGuard.recordFailure(target, state, failureUpdate(state, deps.rateLimits, epochSeconds(now))),
+          deps.failureTiming?.pad(padding),
+        ]);
+        deps.audit({
+          type: 'auth.login_failed',
+          reason: !state.user ? 'unknown_account' : verdict.unverifiable ? 'unverifiable_record' : 'wrong_password',
+          ...(state.user && { userId: state.user.userId }),
+          emailFingerprint: fingerprint,
+        });
+        throw new InvalidCredentialsError();
+      }
+      const user = state.user;
+      if (verdict.needsRehash && (await upgradeHash(deps, user, password)) === 'overtaken') {
+        if (decision < MAX_DECISIONS) continue;
+        throw new TemporarilyUnavailableError(1);
+      }
+      // Best effort: the login is decided; failures left behind only expire later.
+      await deps.loginGuard.clearFailures(target, state).catch((error: unknown) => {
+        if (!(error instanceof StorageUnavailableError)) throw error;
+      });
+      deps.audit({ type: 'auth.login_succeeded', userId: user.userId });
+      return deps.tokens.issue({ userId: user.userId, now: deps.now?.() });
     }
-    const result = await verifyStoredHash(deps, user, password);
-    if (!result.ok) {
-      deps.audit({ type: 'auth.login_failed', reason: 'wrong_password', userId: user.userId, emailFingerprint: fingerprint });
-      throw new InvalidCredentialsError();
-    }
-    if (result.needsRehash) await upgradeHash(deps, user, password);
-    deps.audit({ type: 'auth.login_succeeded', userId: user.userId });
-    return deps.tokens.issue({ userId: user.userId, now: deps.now?.() });
   });
+}
+
+function enforceLimits(deps: AuthDependencies, state: LoginState, now: Date, fingerprint: string): void {
+  const reached = limitReached(state, deps.rateLimits, epochSeconds(now));
+  if (reached === undefined) return;
+  deps.audit({ type: 'auth.rate_limited', scope: reached.scope, emailFingerprint: fingerprint });
+  throw new RateLimitedError(reached.retryAfterSeconds);
+}
+
+/**
+ * The stored hash, or the dummy when there is none or it cannot be verified (corrupt, unknown
+ * format, retired pepper key): that record answers like a wrong password, at the same cost,
+ * and raises an audit event (and its metric) for the operator instead of a 500.
+ */
+async function verifyOrDummy(
+  deps: AuthDependencies,
+  user: UserRecord | undefined,
+  password: string,
+): Promise<VerifyResult & { unverifiable?: boolean }> {
+  if (!user) return deps.hasher.verifyDummy(password);
+  try {
+    return await deps.hasher.verify(user.passwordHash, password);
+  } catch (error) {
+    if (!isUnverifiableRecord(error)) throw error;
+    deps.audit({ type: 'auth.stored_hash_rejected', userId: user.userId, code: (error as PasslaneError).code });
+    return { ...(await deps.hasher.verifyDummy(password)), unverifiable: true };
+  }
+}
+
+/** Errors about the stored value, not about the password or the hasher's health. */
+const RECORD_ERROR_CODES = new Set(['ERR_HASH_UNSUPPORTED', 'ERR_HASH_MALFORMED', 'ERR_HASH_PARAMS_OUT_OF_BOUNDS', 'ERR_PEPPER_KEY', 'ERR_OPTIONS_INVALID']);
+
+function isUnverifiableRecord(error: unknown): boolean {
+  return error instanceof PasslaneError && RECORD_ERROR_CODES.has(error.code);
 }
 
 /** A stored value the hasher refuses is a data problem to log, not a wrong password. */
@@ -62,26 +125,36 @@ export async function verifyStoredHash(deps: AuthDependencies, user: UserRecord,
   }
 }
 
-async function upgradeHash(deps: AuthDependencies, user: UserRecord, password: string): Promise<void> {
-  const from = describe(deps, user.passwordHash);
-  // The password just verified: today's minimum length does not stop it moving to argon2id.
-  const newHash = await deps.hasher.hash(password, { upgrade: true });
+/**
+ * Replaces an outdated hash after a good login, conditionally on the hash just verified.
+ * 'overtaken': the stored hash changed since the read (a password change), so the verify that
+ * allowed this login is stale. Storage faults only delay the upgrade.
+ */
+async function upgradeHash(deps: AuthDependencies, user: UserRecord, password: string): Promise<'done' | 'skipped' | 'overtaken'> {
+  const newHash = await deps.hasher.upgrade(user.passwordHash, password);
+  if (newHash === undefined) return 'skipped';
   try {
     await deps.users.replacePasswordHash({ email: user.email, expectedHash: user.passwordHash, newHash, reason: 'rehash', now: deps.now?.() });
-    deps.audit({ type: 'auth.password_rehashed', userId: user.userId, from, to: describe(deps, newHash) });
+    deps.audit({ type: 'auth.password_rehashed', userId: user.userId, from: describe(deps, user.passwordHash), to: describe(deps, newHash) });
+    return 'done';
   } catch (error) {
-    // The login itself was decided on a consistent read; losing the upgrade only delays it.
     if (error instanceof HashChangedError) {
       deps.audit({ type: 'auth.password_rehash_skipped', userId: user.userId, reason: 'hash_changed' });
-    } else if (error instanceof StorageUnavailableError) {
-      deps.audit({ type: 'auth.password_rehash_skipped', userId: user.userId, reason: 'storage_unavailable' });
-    } else {
-      throw error;
+      return 'overtaken';
     }
+    if (error instanceof StorageUnavailableError) {
+      deps.audit({ type: 'auth.password_rehash_skipped', userId: user.userId, reason: 'storage_unavailable' });
+      return 'skipped';
+    }
+    throw error;
   }
 }
 
 function describe(deps: AuthDependencies, stored: string): string {
   const { scheme, parameters, pepperKeyId } = deps.hasher.describe(stored);
   return [scheme, parameters, pepperKeyId && `pepper=${pepperKeyId}`].filter(Boolean).join(' ');
+}
+
+function epochSeconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
 }

@@ -6,14 +6,22 @@
  * hasher loads its backend on first hash.
  */
 import type { ApiServices } from '../api/services.js';
+import { ConfigError } from '../config/config-error.js';
+import { decodeFingerprintKey } from '../config/fingerprint-config.js';
 import type { PasslaneConfig } from '../config/read-config.js';
+import { encodeBase64Padded } from '../hashing/encoding.js';
 import type { PasswordHasher } from '../hashing/create-password-hasher.js';
 import type { RehashJobDependencies } from '../rehash/run-rehash-job.js';
 import { AccountStore } from '../storage/account-store.js';
 import { JobCursorStore } from '../storage/job-cursor-store.js';
+import { LoginGuardStore } from '../storage/login-guard-store.js';
 import { RateLimitStore } from '../storage/rate-limit-store.js';
 import { publicTokenServiceFromConfig, tokenServiceFromConfig, type PublicTokenService, type TokenService } from '../tokens/token-service.js';
 import type { AuthDependencies, RegisterDependencies } from '../use-cases/dependencies.js';
+import { createFailureTiming } from '../use-cases/failure-timing.js';
+import { createEmailFingerprint, type EmailFingerprint } from '../use-cases/fingerprint.js';
+import { detectRuntime } from '../runtime/detect-runtime.js';
+import { readOrCreateLocalSecret } from '../shared/local-secret-file.js';
 import type { Platform } from './platform.js';
 
 /** What the API needs: the use-cases' dependencies, with the full token service (for the JWKS). */
@@ -60,9 +68,35 @@ export async function buildAuthDependencies(
   platform: Platform,
   overrides: Partial<AppDependencies> = {},
 ): Promise<AppDependencies> {
-  const tokens = overrides.tokens ?? (await buildTokenService(config));
-  return { ...buildRegisterDependencies(config, platform, overrides), tokens };
+  const [tokens, fingerprint] = await Promise.all([overrides.tokens ?? buildTokenService(config), overrides.fingerprint ?? buildFingerprint(config)]);
+  const loginGuard = overrides.loginGuard ?? new LoginGuardStore(platform.dynamoDb(config.storage), config.storage.table, config.rateLimits.windowSeconds);
+  // One per container: it remembers this container's recent verify costs.
+  const failureTiming = overrides.failureTiming ?? createFailureTiming({ floorMs: config.rateLimits.login.failureFloorMs });
+  return { ...buildRegisterDependencies(config, platform, overrides), tokens, fingerprint, loginGuard, failureTiming };
 }
+
+/**
+ * The keyed email fingerprint. Without PASSLANE_FINGERPRINT_KEY, a developer's machine generates
+ * one into the data directory; on Lambda and the edge that would give every container its own
+ * key (and unrelated counters), so there the key must be configured.
+ */
+export async function buildFingerprint(config: PasslaneConfig): Promise<EmailFingerprint> {
+  const { key, localKeyDir, onLambda } = config.fingerprint;
+  if (key !== undefined) return createEmailFingerprint(key);
+  const runtime = detectRuntime();
+  if (onLambda || !['node', 'bun', 'deno'].includes(runtime)) {
+    throw new ConfigError('PASSLANE_FINGERPRINT_KEY', `is not set; on ${onLambda ? 'AWS Lambda' : runtime} it must be configured (a secret), never generated`);
+  }
+  const local = await readOrCreateLocalSecret(
+    localKeyDir,
+    LOCAL_FINGERPRINT_KEY_FILE,
+    async () => `${encodeBase64Padded(crypto.getRandomValues(new Uint8Array(32)))}\n`,
+    (message) => new ConfigError('PASSLANE_FINGERPRINT_KEY', `is not set, and the local key failed: ${message}`),
+  );
+  return createEmailFingerprint(decodeFingerprintKey(local.text, local.path));
+}
+
+export const LOCAL_FINGERPRINT_KEY_FILE = 'fingerprint-key';
 
 export function buildTokenService(config: PasslaneConfig): Promise<TokenService> {
   return tokenServiceFromConfig(config.tokens);

@@ -4,11 +4,13 @@ import { dynamoDbClientConfig } from '../../src/storage/dynamodb-client.js';
 import { ensureTable } from '../../src/storage/table.js';
 import { AccountStore } from '../../src/storage/account-store.js';
 import { JobCursorStore } from '../../src/storage/job-cursor-store.js';
+import { LoginGuardStore } from '../../src/storage/login-guard-store.js';
 import { RateLimitStore } from '../../src/storage/rate-limit-store.js';
 import { createKeyring, generateSigningKey } from '../../src/tokens/keys.js';
 import { createTokenService } from '../../src/tokens/token-service.js';
 import type { AuditEvent } from '../../src/use-cases/audit-events.js';
-import type { AuthDependencies } from '../../src/use-cases/dependencies.js';
+import { createEmailFingerprint } from '../../src/use-cases/fingerprint.js';
+import type { AuthDependencies, RateLimits } from '../../src/use-cases/dependencies.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
 export async function createAuthFixture(endpoint: string, overrides: Partial<AuthDependencies> = {}) {
@@ -24,12 +26,30 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<Aut
     hasher: createPasswordHasher({ pepper: false }),
     users,
     counters,
+    loginGuard: new LoginGuardStore(client, tableName, (overrides.rateLimits ?? generousLimits()).windowSeconds),
+    fingerprint: await createEmailFingerprint(crypto.getRandomValues(new Uint8Array(32))),
     tokens,
-    rateLimits: { perAccount: 1000, perIp: 1000, windowSeconds: 60 },
+    rateLimits: generousLimits(),
     audit: (event) => events.push(event),
     ...overrides,
   };
   return { deps, users, counters, cursors, events, client, tableName, dispose: () => client.destroy() };
+}
+
+/** Limits no ordinary test reaches; a test about limits passes its own (`limits({...})`). */
+export function generousLimits(): RateLimits {
+  return limits({ perSource: 1000, passwordChangePerAccount: 1000 }, { failuresPerAccountSource: 100, accountFailureCeiling: 100 });
+}
+
+/** The default limits with some replaced. */
+export function limits(top: Partial<Omit<RateLimits, 'login'>> = {}, login: Partial<RateLimits['login']> = {}): RateLimits {
+  return {
+    perSource: 100,
+    windowSeconds: 60,
+    passwordChangePerAccount: 10,
+    ...top,
+    login: { failuresPerAccountSource: 5, delayBaseSeconds: 30, delayMaxSeconds: 900, accountFailureCeiling: 100, accountLockSeconds: 3600, failureFloorMs: 0, ...login },
+  };
 }
 
 /** The real hasher, counting argon2/bcrypt work done through it. */
@@ -40,6 +60,8 @@ export function countingHasher(inner: PasswordHasher = createPasswordHasher({ pe
     hash: (password, options) => (calls.hash++, inner.hash(password, options)),
     verify: (stored, password) => (calls.verify++, inner.verify(stored, password)),
     verifyDummy: (password) => (calls.verifyDummy++, inner.verifyDummy(password)),
+    // An upgrade is one more hash (or wrap) of argon2 work.
+    upgrade: (stored, password) => (calls.hash++, inner.upgrade(stored, password)),
   };
   return { hasher, calls };
 }

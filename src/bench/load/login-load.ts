@@ -20,10 +20,17 @@ export interface LoginLoadOptions {
   maxSecondsPerLevel: number;
   /** The whole run; levels not started by then are skipped (and listed). */
   maxSeconds: number;
+  /**
+   * Sustained levels run in this many rounds, each a share of the level's requests and seconds,
+   * in an order rotated per round, so drift in machine load hits every level alike. Default 1.
+   */
+  rounds?: number;
   requestTimeoutMs?: number;
   /** When the server runs in this process, CPU and RSS are measured too (they include the client). */
   measureProcess?: boolean;
   onLevel?: (level: LoadLevelResult) => void;
+  /** Sustained levels are reported when all rounds are done; this says which round starts. */
+  onRound?: (round: number, rounds: number) => void;
 }
 
 export interface LoadLevelResult {
@@ -120,25 +127,46 @@ export async function runLoginLoad(options: LoginLoadOptions): Promise<LoginLoad
       }
       record(levelResult('burst', size, answers, (performance.now() - start) / 1000, sampler && cpuMsSince(cpu), sampler?.takeWindowPeak()));
     }
-    for (const clients of options.clients) {
-      if (performance.now() > deadline) {
-        skipped.push(`${clients} sustained clients`);
-        continue;
-      }
-      sampler?.takeWindowPeak();
-      const levelDeadline = Math.min(deadline, performance.now() + options.maxSecondsPerLevel * 1000);
-      const answers: Array<{ status: string; ms: number }> = [];
-      let started = 0;
-      const cpu = process.cpuUsage();
-      const start = performance.now();
-      const client = async () => {
-        while (started < Math.max(options.maxRequests, clients) && performance.now() < levelDeadline) {
-          started++;
-          answers.push(await loginOnce(options));
+    const rounds = Math.max(1, Math.floor(options.rounds ?? 1));
+    const sustained = options.clients.map((clients) => ({
+      clients,
+      answers: [] as Array<{ status: string; ms: number }>,
+      started: 0,
+      /** Each client makes at least one request. */
+      budget: Math.max(options.maxRequests, clients),
+      seconds: 0,
+      cpuMs: 0,
+      peakRssMiB: undefined as number | undefined,
+      ran: false,
+    }));
+    for (let round = 0; round < rounds; round++) {
+      if (sustained.length > 0 && performance.now() <= deadline) options.onRound?.(round, rounds);
+      for (let i = 0; i < sustained.length; i++) {
+        const level = sustained[(i + round) % sustained.length]!;
+        if (performance.now() > deadline || level.started >= level.budget) continue;
+        level.ran = true;
+        sampler?.takeWindowPeak();
+        const levelDeadline = Math.min(deadline, performance.now() + (options.maxSecondsPerLevel * 1000) / rounds);
+        const roundBudget = Math.min(level.budget, level.started + Math.max(Math.ceil(level.budget / rounds), level.clients));
+        const cpu = process.cpuUsage();
+        const start = performance.now();
+        const client = async () => {
+          while (level.started < roundBudget && performance.now() < levelDeadline) {
+            level.started++;
+            level.answers.push(await loginOnce(options));
+          }
+        };
+        await Promise.all(Array.from({ length: level.clients }, client));
+        level.seconds += (performance.now() - start) / 1000;
+        if (sampler) {
+          level.cpuMs += cpuMsSince(cpu);
+          level.peakRssMiB = Math.max(level.peakRssMiB ?? 0, sampler.takeWindowPeak());
         }
-      };
-      await Promise.all(Array.from({ length: clients }, client));
-      record(levelResult('sustained', clients, answers, (performance.now() - start) / 1000, sampler && cpuMsSince(cpu), sampler?.takeWindowPeak()));
+      }
+    }
+    for (const level of sustained) {
+      if (!level.ran) skipped.push(`${level.clients} sustained clients`);
+      else record(levelResult('sustained', level.clients, level.answers, level.seconds, sampler && level.cpuMs, level.peakRssMiB));
     }
   } finally {
     sampler?.stop();

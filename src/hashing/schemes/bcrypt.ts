@@ -22,6 +22,8 @@ export function parseBcrypt(stored: string, limits: StoredHashLimits): BcryptHas
   return { setting: `$${minor}$${costText}$${salt}`, cost, checksum };
 }
 
+export const BCRYPT_MAX_KEY_BYTES = 72;
+
 /** bcrypt's state is 4 KiB; the limiter still needs a weight. */
 const BCRYPT_MEMORY_KIB = 4;
 
@@ -30,10 +32,13 @@ export function bcryptParsedHash(
   hash: BcryptHash,
   scheme: string,
   prepare: (password: string) => Uint8Array | Promise<Uint8Array>,
+  /** How the password reaches bcrypt: as its key (truncated at 72 bytes) or as a digest of it. */
+  input: 'password' | 'digest',
 ): ParsedHash {
   return {
     scheme,
     memoryKiB: BCRYPT_MEMORY_KIB,
+    ...(input === 'password' && { inputLimitBytes: BCRYPT_MAX_KEY_BYTES }),
     // The 31 characters carry 23 bytes; compared decoded, like every other format.
     digest: decodeBcryptBase64(hash.checksum),
     digestText: hash.checksum,
@@ -47,5 +52,5 @@ export function bcryptParsedHash(
 /** Plain bcrypt (Rails, Laravel, Node apps, htpasswd -B): the UTF-8 password, truncated to 72 bytes by bcrypt. */
 export const bcryptScheme: HashScheme = {
   matches: (stored) => /^\$2[aby]\$/.test(stored),
-  parse: (stored, limits) => bcryptParsedHash(parseBcrypt(stored, limits), 'bcrypt', utf8),
+  parse: (stored, limits) => bcryptParsedHash(parseBcrypt(stored, limits), 'bcrypt', utf8, 'password'),
 };

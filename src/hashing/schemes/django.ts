@@ -58,11 +58,11 @@ export const djangoScheme: HashScheme = {
       case 'bcrypt_sha256': {
         // `bcrypt_sha256$` + bcrypt of the hex SHA-256 of the password (so no 72-byte truncation).
         const bcrypt = parseBcrypt(stored.slice('bcrypt_sha256$'.length), limits);
-        return bcryptParsedHash(bcrypt, 'django_bcrypt_sha256', async (password) => utf8(toHex(await sha256(utf8(password)))));
+        return bcryptParsedHash(bcrypt, 'django_bcrypt_sha256', async (password) => utf8(toHex(await sha256(utf8(password)))), 'digest');
       }
       case 'bcrypt': {
         const bcrypt = parseBcrypt(stored.slice('bcrypt$'.length), limits);
-        return bcryptParsedHash(bcrypt, 'django_bcrypt', utf8);
+        return bcryptParsedHash(bcrypt, 'django_bcrypt', utf8, 'password');
       }
       default:
         throw new UnsupportedHashError('unknown Django hash algorithm');

@@ -84,7 +84,7 @@ function parseBcryptSha256(stored: string, limits: StoredHashLimits): ParsedHash
   return bcryptParsedHash(bcrypt, 'passlib_bcrypt_sha256', async (password) => {
     const digestBytes = v2 ? await hmacSha256(saltKey, utf8(password)) : await sha256(utf8(password));
     return utf8(encodeBase64Padded(digestBytes));
-  });
+  }, 'digest');
 }
 
 export const passlibScheme: HashScheme = {

@@ -17,6 +17,11 @@ export interface ParsedHash {
     saltLength: number;
     tagLength: number;
   };
+  /**
+   * Set when only the first N bytes of the UTF-8 password reach the digest (bcrypt: 72), so a
+   * longer password that verified may differ from the real one past that point.
+   */
+  readonly inputLimitBytes?: number;
   /** The stored tag or checksum, decoded: what a correct password recomputes. */
   readonly digest: Uint8Array;
   /** The digest as written: always the stored value's last field, which wrapping replaces. */

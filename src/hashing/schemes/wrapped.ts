@@ -46,6 +46,7 @@ export function wrappedScheme(parseInner: (stored: string, limits: StoredHashLim
       return {
         scheme: `wrapped_${inner.scheme}`,
         memoryKiB: Math.max(inner.memoryKiB, outer.memoryKiB),
+        ...(inner.inputLimitBytes !== undefined && { inputLimitBytes: inner.inputLimitBytes }),
         // The outer argon2id's parameters, for describe() and inventories; the scheme keeps
         // needsRehash true until a login replaces the record.
         argon2: {

@@ -1,0 +1,222 @@
+/**
+ * The process that runs a bundled Lambda handler for `npm run bench:login` (bench/login.ts).
+ * Bundled by the packaging code like a function and copied next to the handler's index.mjs, so
+ * the probes below load the very `.node` binary and chunks the handler loads. Driven over IPC,
+ * one request at a time; it answers with CPU and wall time per operation and status counts,
+ * never with a password, hash, token or email.
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import { pathToFileURL } from 'node:url';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { readConfig } from '../src/config/read-config.js';
+import type { HashDescription, PasswordHasher } from '../src/hashing/create-password-hasher.js';
+import type { LambdaHttpEvent, LambdaHttpResponse } from '../src/hosts/lambda.js';
+import { metrics } from '../src/observability/metrics.js';
+import { ensureTable, USER_KEY_PREFIX } from '../src/storage/table.js';
+import type { TokenService } from '../src/tokens/token-service.js';
+import { buildHasher, buildTokenService } from '../src/wiring/build-dependencies.js';
+import { nodePlatform } from '../src/wiring/node-platform.js';
+
+export type WorkerKind = 'login' | 'login-unknown' | 'bad-request' | 'verify' | 'getitem' | 'sign' | 'log';
+
+export type WorkerRequest =
+  | { op: 'init'; handlerFile: string }
+  | { op: 'register'; email: string; password: string }
+  | { op: 'prepare'; email: string; password: string }
+  | { op: 'batch'; kind: WorkerKind; n: number; expect: number };
+
+/** What each request answers when it succeeds. */
+export interface WorkerReplies {
+  init: { ok: true };
+  register: { ok: true; status: number };
+  prepare: { ok: true; description: HashDescription; needsRehash: boolean; backend: string };
+  batch: {
+    ok: true;
+    cpuMs: number[];
+    wallMs: number[];
+    statuses: Record<string, number>;
+    stdoutLines: number;
+    /** The first error answer that was not the expected one: the API's error body, as a client sees it. */
+    unexpected?: string;
+  };
+}
+
+export type WorkerReply = WorkerReplies[keyof WorkerReplies] | { ok: false; error: string };
+
+type Handler = (event: LambdaHttpEvent, context: unknown) => Promise<LambdaHttpResponse>;
+
+interface State {
+  handler?: Handler;
+  email?: string;
+  password?: string;
+  stored?: string;
+  userId?: string;
+  hasher?: PasswordHasher;
+  tokens?: TokenService;
+  dynamoDb?: DynamoDBClient;
+  table?: string;
+}
+
+const state: State = {};
+const config = () => readConfig(process.env);
+
+// Lines the handler writes (Powertools logs, EMF metrics), counted here where they are written;
+// the parent drains the pipe and shows none of them.
+let stdoutLines = 0;
+const write = process.stdout.write.bind(process.stdout);
+process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+  const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) stdoutLines++;
+  return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
+}) as typeof process.stdout.write;
+
+/** An API Gateway HTTP API (payload 2.0) event, as `POST /login` delivers it. */
+function httpEvent(path: string, body: string, sourceIp: string): LambdaHttpEvent {
+  const requestId = randomUUID();
+  return {
+    version: '2.0',
+    routeKey: `POST ${path}`,
+    rawPath: path,
+    rawQueryString: '',
+    headers: { 'content-type': 'application/json', 'user-agent': 'passlane-bench' },
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'bench',
+      domainName: 'bench.execute-api.us-east-1.amazonaws.com',
+      domainPrefix: 'bench',
+      http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp, userAgent: 'passlane-bench' },
+      requestId,
+      routeKey: `POST ${path}`,
+      stage: '$default',
+      time: new Date().toUTCString(),
+      timeEpoch: Date.now(),
+    },
+    body,
+    isBase64Encoded: false,
+  } as LambdaHttpEvent;
+}
+
+/** What the Lambda runtime hands the handler; the function's timeout is 10 s (serverless.yml). */
+function lambdaContext() {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'passlane-bench',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:passlane-bench',
+    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: '/aws/lambda/passlane-bench',
+    logStreamName: 'bench',
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+const need = <T>(value: T | undefined, what: string): T => {
+  if (value === undefined) throw new Error(`${what} is not set up`);
+  return value;
+};
+
+let lastErrorBody = '';
+
+async function invoke(path: string, body: string, sourceIp: string): Promise<number> {
+  const response = await need(state.handler, 'the handler')(httpEvent(path, body, sourceIp), lambdaContext());
+  // Error bodies only: a 200 holds a token, which is never passed on.
+  lastErrorBody = response.statusCode >= 400 ? response.body.slice(0, 300) : '';
+  return response.statusCode;
+}
+
+const randomIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+const credentials = () => JSON.stringify({ email: need(state.email, 'the account'), password: need(state.password, 'the account') });
+
+/** One operation of each kind; each resolves to a status (HTTP, or 200 for the bare probes). */
+const operations: Record<WorkerKind, () => Promise<number>> = {
+  login: () => invoke('/login', credentials(), '198.51.100.7'),
+  // A fresh email and address each time, so no failure counter or limit carries over.
+  'login-unknown': () =>
+    invoke('/login', JSON.stringify({ email: `unknown-${randomUUID()}@example.com`, password: need(state.password, 'the account') }), randomIp()),
+  'bad-request': () => invoke('/login', '{"email":', '198.51.100.8'),
+  verify: async () => ((await need(state.hasher, 'the hasher').verify(need(state.stored, 'the stored hash'), need(state.password, 'the account'))).ok ? 200 : 401),
+  getitem: async () => ((await readAccount()) ? 200 : 404),
+  sign: async () => ((await need(state.tokens, 'the token service').issue({ userId: need(state.userId, 'the account') })).accessToken ? 200 : 500),
+  // What a good login logs: its audit event (an INFO line and a count) and the EMF flush the
+  // logMetrics middleware does after it, through a Powertools logger and metrics like the handler's.
+  log: async () => {
+    nodePlatform.audit({ type: 'auth.login_succeeded', userId: need(state.userId, 'the account') });
+    metrics.publishStoredMetrics();
+    return 200;
+  },
+};
+
+/** The login's account read, bare: one consistent GetItem through a client configured as the handler's. */
+async function readAccount() {
+  const command = new GetItemCommand({ TableName: need(state.table, 'the table'), Key: { pk: { S: USER_KEY_PREFIX + need(state.email, 'the account') } }, ConsistentRead: true });
+  return (await need(state.dynamoDb, 'the DynamoDB client').send(command)).Item;
+}
+
+async function measure(kind: WorkerKind, n: number, expected: number) {
+  let unexpected: string | undefined;
+  const cpuMs: number[] = [];
+  const wallMs: number[] = [];
+  const statuses: Record<string, number> = {};
+  const linesBefore = stdoutLines;
+  for (let i = 0; i < n; i++) {
+    // process.cpuUsage is the whole process: the libuv threads running the hash are included.
+    const cpu = process.cpuUsage();
+    const start = performance.now();
+    const status = await operations[kind]();
+    wallMs.push(performance.now() - start);
+    const used = process.cpuUsage(cpu);
+    cpuMs.push((used.user + used.system) / 1000);
+    statuses[status] = (statuses[status] ?? 0) + 1;
+    if (status !== expected) unexpected ??= `${status} ${lastErrorBody}`.trim();
+  }
+  return { cpuMs, wallMs, statuses, stdoutLines: stdoutLines - linesBefore, ...(unexpected !== undefined && { unexpected }) };
+}
+
+async function handle(request: WorkerRequest): Promise<WorkerReply> {
+  switch (request.op) {
+    case 'init': {
+      state.handler = ((await import(pathToFileURL(request.handlerFile).href)) as { handler: Handler }).handler;
+      return { ok: true } satisfies WorkerReplies['init'];
+    }
+    case 'register': {
+      const { storage } = config();
+      await ensureTable(nodePlatform.dynamoDb(storage), storage.table, { maxWaitSeconds: 30 });
+      const status = await invoke('/register', JSON.stringify({ email: request.email, password: request.password }), '198.51.100.9');
+      return { ok: true, status } satisfies WorkerReplies['register'];
+    }
+    case 'prepare': {
+      // The probes are built as the handler builds its own (src/wiring), from the same env.
+      const current = config();
+      state.email = request.email;
+      state.password = request.password;
+      state.hasher = buildHasher(current, nodePlatform);
+      state.tokens = await buildTokenService(current);
+      state.dynamoDb = nodePlatform.dynamoDb(current.storage);
+      state.table = current.storage.table;
+      const item = await readAccount();
+      state.stored = need(item?.passwordHash?.S, 'the registered account');
+      state.userId = need(item?.userId?.S, 'the registered account');
+      return {
+        ok: true,
+        description: state.hasher.describe(state.stored),
+        needsRehash: state.hasher.needsRehash(state.stored),
+        backend: await state.hasher.backendName(),
+      } satisfies WorkerReplies['prepare'];
+    }
+    case 'batch':
+      return { ok: true, ...(await measure(request.kind, request.n, request.expect)) } satisfies WorkerReplies['batch'];
+  }
+}
+
+process.on('message', (request: WorkerRequest) => {
+  handle(request).then(
+    (reply) => process.send?.(reply),
+    // The message only: an error from the SDK or the handler names no secret, but a stack is noise.
+    (error: unknown) => process.send?.({ ok: false, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) }),
+  );
+});
+process.on('disconnect', () => process.exit(0));

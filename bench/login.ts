@@ -1,0 +1,384 @@
+/**
+ * npm run bench:login: CPU per login through the bundled login Lambda handler, against CPU per
+ * bare verify of the same stored hash, in the same process, interleaved.
+ *
+ *   npm run bench:login -- [--quick] [--rounds 15] [--batch 10] [--warmup 10] [--logs-off]
+ *
+ * The login, register and a small probe bundle (bench/login-worker.ts) are built fresh with the
+ * packaging code (scripts/packaging), for this machine's architecture, as `npm run package`
+ * builds them; the probe's files are copied next to the handler's index.mjs so both load the
+ * same native binding. dynalite runs in its own process (its CPU is not counted) and counts
+ * the DynamoDB requests it serves. The handler's process gets the deployed Lambda environment
+ * (pepper, RS256 signing key, INFO logs and EMF metrics, as serverless.yml leaves them): what it
+ * writes to stdout is drained and dropped, never shown, and what logging costs is measured by a
+ * probe. `--logs-off` runs it with POWERTOOLS_LOG_LEVEL=ERROR and POWERTOOLS_METRICS_DISABLED=true.
+ *
+ * Rounds run one batch of every measurement, in an order rotated each round, so machine noise
+ * hits all of them alike. CPU is process.cpuUsage() (user + system, all threads) of the process
+ * running the handler, around each operation. A measurement: it exits 0 unless setup fails.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { LambdaArchitecture } from '../scripts/packaging/architectures.js';
+import { bundleFunction } from '../scripts/packaging/bundle-function.js';
+import { BUNDLE_FILE, LAMBDA_FUNCTIONS, type LambdaFunction } from '../scripts/packaging/lambda-functions.js';
+import { resolveBindingPackages } from '../scripts/packaging/native-packages.js';
+import { ms, textTable } from '../src/bench/format.js';
+import { withLiftedLoginLimits } from '../src/bench/load/lifted-limits.js';
+import { median, summarize } from '../src/bench/statistics.js';
+import { generateSigningKey } from '../src/tokens/keys.js';
+import type { WorkerKind, WorkerReplies, WorkerReply, WorkerRequest } from './login-worker.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const WORKER_FILE = 'bench-worker.mjs';
+
+const USAGE = 'usage: npm run bench:login -- [--quick] [--rounds 15] [--batch 10] [--warmup 10] [--logs-off]';
+
+interface Measurement {
+  label: string;
+  kind: WorkerKind;
+  expect: number;
+  cpuMs: number[];
+  wallMs: number[];
+  /** DynamoDB requests dynalite served during this measurement's batches, by operation. */
+  dynamoDb: Record<string, number>;
+  statuses: Record<string, number>;
+  /** Per round: the batch's median CPU, for ratios paired within a round. */
+  roundCpu: number[];
+  /** Lines the handler wrote to stdout (logs, EMF) during the batches. */
+  stdoutLines: number;
+}
+
+const MEASUREMENTS: Array<Pick<Measurement, 'label' | 'kind' | 'expect'>> = [
+  { label: 'bare verify (hasher.verify, native)', kind: 'verify', expect: 200 },
+  { label: 'login (200)', kind: 'login', expect: 200 },
+  { label: 'login, unknown email (401)', kind: 'login-unknown', expect: 401 },
+  { label: 'handler, malformed body (400)', kind: 'bad-request', expect: 400 },
+  { label: 'DynamoDB GetItem, bare', kind: 'getitem', expect: 200 },
+  { label: 'token signing, bare', kind: 'sign', expect: 200 },
+  { label: 'audit log line + EMF flush, bare', kind: 'log', expect: 200 },
+];
+
+/** `name: message` of a Powertools error line's error (log lines hold no secrets; the rest is not needed). */
+function errorOf(line: string): string {
+  try {
+    const { error } = JSON.parse(line) as { error?: { name?: string; message?: string } };
+    return `${error?.name ?? 'error'}: ${error?.message ?? ''}`.slice(0, 300);
+  } catch {
+    return '';
+  }
+}
+
+/** A child process spoken to over IPC, one request at a time. */
+class Child {
+  private stderr = '';
+  lastError = '';
+  private exited: Promise<never>;
+
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      this.stderr = (this.stderr + chunk).slice(-2000);
+    });
+    // The handler's log and EMF lines: drained (a full pipe would block it) and never shown,
+    // but for the name and message of the last logged error, to say why a handler failed.
+    let partial = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      const lines = (partial + chunk).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line.includes('"level":"ERROR"')) this.lastError = errorOf(line);
+    });
+    this.exited = new Promise<never>((_, reject) => {
+      child.once('error', reject);
+      child.once('exit', (code, signal) => reject(new Error(`${name} exited (code ${code}, signal ${signal}): ${this.stderrTail()}`)));
+    });
+    this.exited.catch(() => undefined);
+  }
+
+  stderrTail(): string {
+    return this.stderr.trim().split('\n').slice(-5).join(' | ');
+  }
+
+  async next<T>(timeoutMs = 120_000): Promise<T> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const reply = new Promise<T>((resolve) => this.child.once('message', (message) => resolve(message as T)));
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${this.name}: no answer in ${timeoutMs} ms`)), timeoutMs);
+    });
+    try {
+      return await Promise.race([reply, this.exited, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  stop(): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+}
+
+class Worker extends Child {
+  async request<R extends WorkerRequest>(request: R): Promise<WorkerReplies[R['op']]> {
+    const answer = this.next<WorkerReply>();
+    this.child.send(request);
+    const reply = await answer;
+    if (!reply.ok) throw new Error(`${this.name}: ${request.op} failed: ${reply.error}`);
+    return reply as WorkerReplies[R['op']];
+  }
+}
+
+/** dynalite in a process of its own, counting requests by operation (X-Amz-Target). */
+const DYNALITE_SCRIPT = `
+const server = require('dynalite')({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+const counts = {};
+server.on('request', (req) => {
+  const op = String(req.headers['x-amz-target'] || 'unknown').split('.').pop();
+  counts[op] = (counts[op] || 0) + 1;
+});
+server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+process.on('message', () => process.send({ counts }));
+process.on('disconnect', () => process.exit(0));
+`;
+
+async function startDynalite(): Promise<{ endpoint: string; counts(): Promise<Record<string, number>>; child: Child }> {
+  const child = new Child('dynalite', spawn(process.execPath, ['-e', DYNALITE_SCRIPT], { cwd: root, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] }));
+  const { port } = await child.next<{ port: number }>(30_000);
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    counts: async () => {
+      const answer = child.next<{ counts: Record<string, number> }>();
+      child.child.send('counts');
+      return { ...(await answer).counts };
+    },
+    child,
+  };
+}
+
+/** Login, register and the probe, bundled as `npm run package` bundles functions. */
+async function buildBundles(buildDir: string, arch: LambdaArchitecture): Promise<{ login: string; register: string }> {
+  const bindings = resolveBindingPackages(root, arch, join(root, '.package', 'native-cache'));
+  const fn = (name: string): LambdaFunction => {
+    const found = LAMBDA_FUNCTIONS.find((f) => f.name === name);
+    if (!found) throw new Error(`no Lambda function named ${name}`);
+    return found;
+  };
+  const probe: LambdaFunction = { name: 'bench-login-worker', entry: 'bench/login-worker.ts' };
+  const build = (f: LambdaFunction) => bundleFunction(f, { root, outDir: join(buildDir, f.name), arch, bindings });
+  const [, , probeBundle] = await Promise.all([build(fn('login')), build(fn('register')), build(probe)]);
+  for (const target of ['login', 'register']) {
+    for (const file of probeBundle.files) {
+      const from = join(buildDir, probe.name, file);
+      const to = join(buildDir, target, file === BUNDLE_FILE ? WORKER_FILE : file);
+      // Chunks are named by content hash and the binary by name: a file already there is this one.
+      if (!existsSync(to)) copyFileSync(from, to);
+      else if (!readFileSync(from).equals(readFileSync(to))) throw new Error(`${file} differs between the probe and the ${target} bundle`);
+    }
+  }
+  return { login: join(buildDir, 'login'), register: join(buildDir, 'register') };
+}
+
+function startWorker(name: string, dir: string, env: Record<string, string | undefined>): Worker {
+  const child = spawn(process.execPath, [join(dir, WORKER_FILE)], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  return new Worker(name, child);
+}
+
+const positive = (name: string, text: string | undefined, fallback: number): number => {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number, at least 1`);
+  return value;
+};
+
+const diff = (after: Record<string, number>, before: Record<string, number>): Array<[string, number]> =>
+  Object.entries(after)
+    .map(([op, count]): [string, number] => [op, count - (before[op] ?? 0)])
+    .filter(([, count]) => count > 0);
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean' },
+      rounds: { type: 'string' },
+      batch: { type: 'string' },
+      warmup: { type: 'string' },
+      'logs-off': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const quick = values.quick === true;
+  const rounds = positive('rounds', values.rounds, quick ? 4 : 15);
+  const batch = positive('batch', values.batch, quick ? 5 : 10);
+  const warmup = positive('warmup', values.warmup, quick ? 5 : 10);
+  const arch: LambdaArchitecture = process.arch === 'arm64' ? 'arm64' : 'x86_64';
+  const loadAtStart = loadavg()[0] ?? 0;
+
+  const buildDir = mkdtempSync(join(tmpdir(), 'passlane-bench-login-'));
+  const children: Child[] = [];
+  try {
+    console.error(`bench:login: bundling login and register for ${arch}`);
+    const dirs = await buildBundles(buildDir, arch);
+    const dynalite = await startDynalite();
+    children.push(dynalite.child);
+
+    // What serverless.yml gives the login function, with the secrets as plain values and the
+    // login limits lifted: thousands of logins of one account from one address.
+    const logsOff = values['logs-off'] === true;
+    const env = withLiftedLoginLimits({
+      PATH: process.env.PATH,
+      AWS_REGION: 'us-east-1',
+      AWS_LAMBDA_FUNCTION_NAME: 'passlane-login',
+      AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
+      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+      POWERTOOLS_SERVICE_NAME: 'passlane',
+      ...(logsOff && { POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true' }),
+      DYNAMODB_ENDPOINT: dynalite.endpoint,
+      PASSLANE_TABLE: 'passlane-bench-login',
+      PASSLANE_JWT_ISSUER: 'https://bench.execute-api.us-east-1.amazonaws.com',
+      PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(await generateSigningKey('RS256')),
+      PASSLANE_PEPPER_KEYS: `bench1:${randomBytes(32).toString('base64')}`,
+      PASSLANE_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+    });
+
+    // The account: registered through the register handler, in a process of its own.
+    const email = `bench-${randomUUID()}@example.com`;
+    const password = `bench-${randomUUID()}`;
+    const registrar = startWorker('register handler', dirs.register, env);
+    children.push(registrar);
+    await registrar.request({ op: 'init', handlerFile: join(dirs.register, BUNDLE_FILE) });
+    const registered = await registrar.request({ op: 'register', email, password });
+    if (registered.status !== 201) throw new Error(`registering the bench account answered ${registered.status}`);
+    registrar.stop();
+
+    const worker = startWorker('login handler', dirs.login, env);
+    children.push(worker);
+    await worker.request({ op: 'init', handlerFile: join(dirs.login, BUNDLE_FILE) });
+    const prepared = await worker.request({ op: 'prepare', email, password });
+    if (prepared.needsRehash || prepared.description.scheme !== 'argon2id') {
+      throw new Error(`the stored hash is not current argon2id (${prepared.description.scheme}, needs rehash: ${prepared.needsRehash})`);
+    }
+    const stored = `${prepared.description.scheme} ${prepared.description.parameters ?? ''}${prepared.description.pepperKeyId ? ', peppered' : ''}, ${prepared.backend} backend`;
+
+    const measurements: Measurement[] = MEASUREMENTS.map((m) => ({ ...m, cpuMs: [], wallMs: [], dynamoDb: {}, statuses: {}, roundCpu: [], stdoutLines: 0 }));
+    console.error(`bench:login: warm-up (${warmup} of each), then ${rounds} rounds x ${batch} of each, interleaved`);
+    for (const m of measurements) {
+      const reply = await worker.request({ op: 'batch', kind: m.kind, n: warmup, expect: m.expect });
+      // A broken handler answers fast: its figures would look like a met target.
+      if (reply.unexpected !== undefined) {
+        const logged = worker.lastError;
+        throw new Error(`${m.label}: expected ${m.expect}, got ${reply.unexpected}${logged ? `; the handler logged ${logged}` : ''}`);
+      }
+    }
+    for (let round = 0; round < rounds; round++) {
+      // Rotated each round: drift in machine load and "who ran just before" spread over all alike.
+      const order = measurements.map((_, i) => measurements[(i + round) % measurements.length]!);
+      for (const m of order) {
+        const before = await dynalite.counts();
+        const reply = await worker.request({ op: 'batch', kind: m.kind, n: batch, expect: m.expect });
+        const after = await dynalite.counts();
+        m.cpuMs.push(...reply.cpuMs);
+        m.wallMs.push(...reply.wallMs);
+        m.roundCpu.push(median(reply.cpuMs));
+        m.stdoutLines += reply.stdoutLines;
+        for (const [status, count] of Object.entries(reply.statuses)) m.statuses[status] = (m.statuses[status] ?? 0) + count;
+        for (const [op, count] of diff(after, before)) m.dynamoDb[op] = (m.dynamoDb[op] ?? 0) + count;
+      }
+    }
+    report(measurements, { arch, rounds, batch, loadAtStart, stored, logsOff });
+  } finally {
+    for (const child of children) child.stop();
+    rmSync(buildDir, { recursive: true, force: true });
+  }
+}
+
+interface ReportContext {
+  arch: string;
+  rounds: number;
+  batch: number;
+  loadAtStart: number;
+  stored: string;
+  logsOff: boolean;
+}
+
+function report(measurements: Measurement[], context: ReportContext): void {
+  const find = (kind: WorkerKind) => measurements.find((m) => m.kind === kind)!;
+  const cpuOf = (m: Measurement) => median(m.cpuMs);
+  const verify = find('verify');
+  const verifyCpu = cpuOf(verify);
+  const perOp = (m: Measurement) => {
+    const n = m.cpuMs.length;
+    const ops = Object.entries(m.dynamoDb).map(([op, count]) => `${op} ${+(count / n).toFixed(2)}`);
+    return ops.length ? ops.join(', ') : '-';
+  };
+  const unexpected = (m: Measurement) =>
+    Object.entries(m.statuses)
+      .filter(([status]) => Number(status) !== m.expect)
+      .map(([status, count]) => `${status}:${count}`)
+      .join(' ');
+  const rows = measurements.map((m) => {
+    const cpu = summarize(m.cpuMs, { resamples: 1000 });
+    return [
+      m.label,
+      String(cpu.n),
+      ms(cpu.median),
+      `${ms(cpu.medianCi95[0])}-${ms(cpu.medianCi95[1])}`,
+      `${(cpu.median / verifyCpu).toFixed(2)}x`,
+      ms(median(m.wallMs)),
+      perOp(m),
+      m.stdoutLines ? (m.stdoutLines / m.cpuMs.length).toFixed(1) : '-',
+      unexpected(m) || 'ok',
+    ];
+  });
+
+  const login = find('login');
+  const ratio = cpuOf(login) / verifyCpu;
+  const paired = login.roundCpu.map((cpu, i) => cpu / verify.roundCpu[i]!);
+  const invalid = measurements.filter((m) => unexpected(m) !== '').map((m) => m.label);
+  const verdict = invalid.length ? 'not judged: unexpected answers' : ratio <= 1.25 ? 'met' : 'not met';
+
+  // Where the CPU above the verify goes, from the bare probes in the same process.
+  const requests = Object.values(login.dynamoDb).reduce((a, b) => a + b, 0) / login.cpuMs.length;
+  const parts: Array<[string, number]> = [
+    [`DynamoDB (${+requests.toFixed(2)} request(s) at a bare GetItem's cost)`, cpuOf(find('getitem')) * requests],
+    ['token signing', cpuOf(find('sign'))],
+    ['handler floor (the 400: middy, Powertools, hono)', cpuOf(find('bad-request'))],
+    ...(context.logsOff ? [] : [['audit line + EMF flush', cpuOf(find('log'))] as [string, number]]),
+  ];
+  const above = cpuOf(login) - verifyCpu;
+  const rest = above - parts.reduce((sum, [, cpu]) => sum + cpu, 0);
+  const model = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  const lines = [
+    `login CPU through the bundled ${context.arch} login handler: node ${process.version}, ${model}, ${cpus().length} cores, load ${context.loadAtStart.toFixed(2)} at start`,
+    `stored hash: ${context.stored}; handler logs: ${context.logsOff ? 'off (POWERTOOLS_LOG_LEVEL=ERROR, POWERTOOLS_METRICS_DISABLED=true)' : 'as deployed (INFO, EMF), dropped unseen'}`,
+    `${context.rounds} rounds x ${context.batch} of each, interleaved; CPU = user + system of the handler's process, per operation`,
+    '',
+    textTable(['measured', 'n', 'CPU ms', '95% CI', 'vs verify', 'wall ms', 'DynamoDB requests each', 'log lines each', 'status'], rows),
+    '',
+    `login / verify, CPU medians: ${ratio.toFixed(2)}x (target <= 1.25x: ${verdict}); paired within each round: ` +
+      `${median(paired).toFixed(2)}x (${Math.min(...paired).toFixed(2)}-${Math.max(...paired).toFixed(2)})`,
+    `above verify: ${ms(above)} CPU ms per login ~ ${parts.map(([what, cpu]) => `${what} ${ms(cpu)}`).join(' + ')} + rest ${ms(rest)}`,
+    ...(invalid.length ? [`UNEXPECTED ANSWERS (see status) in: ${invalid.join('; ')}: those rows do not measure what they say.`] : []),
+    'Medians of per-operation samples; the interval is a bootstrap 95% interval of the median. No Lambda runtime',
+    '(event polling, init) is included: the handler is called directly, as the runtime would, in a warm process.',
+  ];
+  console.log(lines.join('\n'));
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((error: unknown) => {
+    console.error(`bench:login: ${error instanceof Error ? error.message : String(error)}`);
+    console.error(USAGE);
+    process.exitCode = 1;
+  });
+}

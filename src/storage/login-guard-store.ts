@@ -1,0 +1,236 @@
+import {
+  BatchGetItemCommand,
+  DeleteItemCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+  type UpdateItemCommandInput,
+} from '@aws-sdk/client-dynamodb';
+import { toUserRecord, userKey, type UserRecord } from './account-store.js';
+import { isConditionalCheckFailed } from './checks.js';
+import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
+import { FAILURE_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
+
+/** Who is logging in, as the keys of what a login reads and writes. */
+export interface LoginTarget {
+  /** Normalised; the account item's key. */
+  email: string;
+  /** The email's fingerprint: failures are kept for unknown emails too, so they look alike. */
+  accountKey: string;
+  /** The grouped source (IPv4 address, IPv6 /64); undefined when the host knows none. */
+  sourceKey?: string;
+  now: Date;
+}
+
+/** Everything a login decides on, read in one request. Expired items read as zero. */
+export interface LoginState {
+  user?: UserRecord;
+  /** Consecutive failures on this email from any source, and when that run is forgotten (epoch s). */
+  account: { failures: number; expiresAt: number };
+  /** Failures on this email from this source, and until when the next attempt must wait (epoch s). */
+  accountSource: { failures: number; blockedUntil: number };
+  /** Failed logins from this source, on any email, in the current window. */
+  source: { failures: number; windowEnd: number };
+}
+
+/** What a failure writes; the use-case decides the numbers (src/use-cases/login-guard.ts). */
+export interface FailureUpdate {
+  /** When the account-wide run is forgotten: the last failure plus the lock period. */
+  accountExpiresAt: number;
+  /** When this source may try this email again (0: now). */
+  blockedUntil: number;
+  /** When the (email, source) failures are forgotten. */
+  accountSourceExpiresAt: number;
+}
+
+const DAY_SECONDS = 86_400;
+const BATCH_ATTEMPTS = 3;
+
+/**
+ * The login path's storage: the account and its failure counters in one consistent
+ * BatchGetItem before the verify, and counter writes only after a failure (or after a success
+ * that follows failures). Layout in table.ts.
+ */
+export class LoginGuardStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+    /** The per-source window; the source counter's key depends on it. */
+    private readonly windowSeconds: number,
+  ) {}
+
+  async read(target: LoginTarget): Promise<LoginState> {
+    const nowSeconds = epochSeconds(target.now);
+    const keys = this.keysOf(target);
+    const items = await this.batchGet(Object.values(keys).filter((key): key is string => key !== undefined));
+    const live = (key: string | undefined) => {
+      const item = key === undefined ? undefined : items.get(key);
+      // TTL deletes late (up to days): an expired item is no item.
+      return item !== undefined && count(item, TTL_ATTRIBUTE) > nowSeconds ? item : undefined;
+    };
+    const userItem = items.get(keys.user);
+    const account = live(keys.account);
+    const accountSource = live(keys.accountSource);
+    const source = live(keys.source);
+    return {
+      ...(userItem !== undefined && { user: toUserRecord(userItem) }),
+      account: { failures: account ? count(account, 'failures') : 0, expiresAt: account ? count(account, TTL_ATTRIBUTE) : 0 },
+      accountSource: {
+        failures: accountSource ? count(accountSource, 'failures') : 0,
+        blockedUntil: accountSource ? count(accountSource, 'blockedUntil') : 0,
+      },
+      source: { failures: source ? count(source, 'count') : 0, windowEnd: windowStart(nowSeconds, this.windowSeconds) + this.windowSeconds },
+    };
+  }
+
+  /** One failure more on each counter, in parallel. */
+  async recordFailure(target: LoginTarget, state: LoginState, update: FailureUpdate): Promise<void> {
+    const keys = this.keysOf(target);
+    const nowSeconds = epochSeconds(target.now);
+    const writes: Promise<unknown>[] = [this.countAccountFailure(keys.account, state, nowSeconds, update.accountExpiresAt)];
+    if (keys.accountSource !== undefined) {
+      writes.push(
+        this.update('recordFailure', {
+          Key: { pk: { S: keys.accountSource } },
+          UpdateExpression: 'ADD failures :one SET blockedUntil = :blockedUntil, #expiresAt = :expiresAt',
+          ExpressionAttributeNames: { '#expiresAt': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: {
+            ':one': { N: '1' },
+            ':blockedUntil': { N: String(update.blockedUntil) },
+            ':expiresAt': { N: String(update.accountSourceExpiresAt) },
+          },
+        }),
+      );
+    }
+    if (keys.source !== undefined) {
+      writes.push(
+        this.update('recordFailure', {
+          Key: { pk: { S: keys.source } },
+          UpdateExpression: 'ADD #count :one SET #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+          ExpressionAttributeNames: { '#count': 'count', '#expiresAt': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':one': { N: '1' }, ':expiresAt': { N: String(state.source.windowEnd) } },
+        }),
+      );
+    }
+    await Promise.all(writes);
+  }
+
+  /**
+   * A good login ends the account's run of failures and this source's failures on it. Writes
+   * only what there is to clear, so the usual login writes nothing. The per-source counter is
+   * kept: one account of their own must not reset a stuffing source's budget.
+   */
+  async clearFailures(target: LoginTarget, state: LoginState): Promise<void> {
+    const keys = this.keysOf(target);
+    const deletes = [state.account.failures > 0 ? keys.account : undefined, state.accountSource.failures > 0 ? keys.accountSource : undefined];
+    await Promise.all(deletes.filter((key) => key !== undefined).map((key) => this.delete(key)));
+  }
+
+  /** After a new password: the account's run of failures ends (from every source it is the same run). */
+  async clearAccountFailures(accountKey: string): Promise<void> {
+    await this.delete(accountFailureKey(accountKey));
+  }
+
+  private keysOf(target: LoginTarget) {
+    const nowSeconds = epochSeconds(target.now);
+    const { sourceKey } = target;
+    return {
+      user: userKey(target.email),
+      account: accountFailureKey(target.accountKey),
+      accountSource: sourceKey === undefined ? undefined : `${accountFailureKey(target.accountKey)}#src#${sourceKey}`,
+      source: sourceKey === undefined ? undefined : `${FAILURE_KEY_PREFIX}src#${sourceKey}#${windowStart(nowSeconds, this.windowSeconds)}`,
+    };
+  }
+
+  /**
+   * A run within its period grows atomically (ADD); a forgotten one restarts at 1, on the
+   * condition that it is still forgotten (a concurrent failure may have restarted it: then ADD).
+   */
+  private async countAccountFailure(key: string, state: LoginState, nowSeconds: number, expiresAt: number): Promise<void> {
+    const add = () =>
+      this.update('recordFailure', {
+        Key: { pk: { S: key } },
+        UpdateExpression: 'ADD failures :one SET #expiresAt = :expiresAt',
+        ExpressionAttributeNames: { '#expiresAt': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: { ':one': { N: '1' }, ':expiresAt': { N: String(expiresAt) } },
+      });
+    if (state.account.failures > 0) return add();
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: key } },
+          UpdateExpression: 'SET failures = :one, #expiresAt = :expiresAt',
+          ConditionExpression: 'attribute_not_exists(pk) OR #expiresAt <= :now',
+          ExpressionAttributeNames: { '#expiresAt': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':one': { N: '1' }, ':expiresAt': { N: String(expiresAt) }, ':now': { N: String(nowSeconds) } },
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw new StorageUnavailableError('recordFailure', error);
+      await add();
+    }
+  }
+
+  private async update(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<void> {
+    try {
+      await this.client.send(new UpdateItemCommand({ TableName: this.tableName, ...input }));
+    } catch (error) {
+      throw new StorageUnavailableError(operation, error);
+    }
+  }
+
+  private async delete(key: string): Promise<void> {
+    try {
+      await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: { pk: { S: key } } }));
+    } catch (error) {
+      throw new StorageUnavailableError('clearFailures', error);
+    }
+  }
+
+  /** Strongly consistent, by pk; keys DynamoDB leaves unprocessed (throttling) are asked again. */
+  private async batchGet(keys: string[]): Promise<Map<string, Record<string, AttributeValue>>> {
+    const items = new Map<string, Record<string, AttributeValue>>();
+    let pending = keys.map((key) => ({ pk: { S: key } }));
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      if (attempt > BATCH_ATTEMPTS) throw new StorageUnavailableError('readLoginState', new Error('keys left unprocessed'));
+      let result;
+      try {
+        result = await this.client.send(
+          new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }),
+        );
+      } catch (error) {
+        throw new StorageUnavailableError('readLoginState', error);
+      }
+      for (const item of result.Responses?.[this.tableName] ?? []) {
+        const pk = item.pk?.S;
+        if (pk !== undefined) items.set(pk, item);
+      }
+      pending = (result.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as typeof pending;
+    }
+    return items;
+  }
+}
+
+export function accountFailureKey(accountKey: string): string {
+  return `${FAILURE_KEY_PREFIX}acct#${accountKey}`;
+}
+
+/** Failure items outlive their last failure by at least a day, so slow guessing is still counted. */
+export const FAILURE_MEMORY_SECONDS = DAY_SECONDS;
+
+function epochSeconds(date: Date): number {
+  return Math.floor(date.getTime() / 1000);
+}
+
+function windowStart(nowSeconds: number, windowSeconds: number): number {
+  return nowSeconds - (nowSeconds % windowSeconds);
+}
+
+function count(item: Record<string, AttributeValue>, name: string): number {
+  const text = item[name]?.N;
+  if (text === undefined) return 0;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 0) throw new StorageRecordInvalidError(`failures.${name}`);
+  return value;
+}

@@ -1,0 +1,411 @@
+/**
+ * Every AWS call each Lambda function makes, checked against that function's role in the packaged
+ * CloudFormation template with a real IAM policy evaluator (@cloud-copilot/iam-simulate).
+ *
+ * Each function runs through its real handler (functions/*.ts) in-process, as its own container:
+ * the environment from the template (table, parameter names), secrets from a local SSM stand-in
+ * (or as plain env), DynamoDB Local. A middleware on every DynamoDB and SSM client records each
+ * call's action, resource and partition keys. Then, per function:
+ *   - every recorded call must be allowed by its role (LeadingKeys conditions included);
+ *   - every grant of the role (action, resource, LeadingKeys pattern) must be used by some call;
+ *   - item-level grants must carry a ForAllValues LeadingKeys condition;
+ *   - the calls must be exactly FUNCTION_ACCESS (test/support/function-access.ts).
+ * DynamoDB Local, not dynalite: it returns the item of a failed condition as DynamoDB does
+ * (ReturnValuesOnConditionCheckFailure), so the calls are the ones made in AWS.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { Context } from 'aws-lambda';
+import type { JWK } from 'jose';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+});
+import { LAMBDA_FUNCTIONS } from '../scripts/packaging/lambda-functions.js';
+import { readStorageConfig } from '../src/config/storage-config.js';
+import { readTokenConfig } from '../src/config/token-config.js';
+import { AccountStore } from '../src/storage/account-store.js';
+import { dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
+import { JobCursorStore } from '../src/storage/job-cursor-store.js';
+import { ensureTable } from '../src/storage/table.js';
+import { publicJwks } from '../src/tokens/jwks.js';
+import { createKeyring, generateSigningKey } from '../src/tokens/keys.js';
+import { tokenServiceFromConfig } from '../src/tokens/token-service.js';
+import { freePort, startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { legacyFixtures } from './support/fixtures.js';
+import { FUNCTION_ACCESS } from './support/function-access.js';
+import { keyKind, recordAllAwsClients, type AwsRequest, type CallSink, type KeySchema } from './support/iam/aws-call-recorder.js';
+import { deniedRequests, suggestedStatements, summarize, unconditionedItemGrants, unusedGrants } from './support/iam/check-access.js';
+import { createResolver, functionEnvironment, functionRoles, tableKeySchema, type FunctionRole, type Template } from './support/iam/template-roles.js';
+import { lambdaContext } from './support/lambda-context.js';
+import { startLocalSsmEndpoint, type LocalSsmEndpoint } from './support/local-ssm-endpoint.js';
+import { packageTemplateOnly } from './support/packaging.js';
+
+/** What CloudFormation would name: the table (generated, since the template sets no TableName) and the API. */
+const TABLE = 'passlane-dev-UsersTable-IAMCHECK0001';
+const PHYSICAL_IDS = { UsersTable: TABLE, HttpApi: 'iamcheck01' };
+
+/** The functions driven here; bench only hashes in memory (minutes of it) and is checked statically. */
+type Driven = 'register' | 'login' | 'password' | 'jwks' | 'openidConfiguration' | 'rehash';
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
+  register: () => import('../functions/register.js'),
+  login: () => import('../functions/login.js'),
+  password: () => import('../functions/password.js'),
+  jwks: () => import('../functions/jwks.js'),
+  openidConfiguration: () => import('../functions/openid-configuration.js'),
+  rehash: () => import('../functions/rehash.js'),
+};
+
+/** A legacy record the functions upgrade: bcrypt, cost 4, so the test stays fast. */
+const LEGACY = legacyFixtures.hashes.find((entry) => entry.id === 'bcrypt-2b-c4-ascii')!;
+const OTHER_LEGACY = legacyFixtures.hashes.find((entry) => entry.id === 'bcrypt-2a-c4-ascii')!;
+const NEW_PASSWORD = 'a long enough new passphrase';
+/** Low, so the rate-limit scenarios need few requests; other requests come from random addresses. */
+const LIMIT_PER_SOURCE = 3;
+
+let workDir: string;
+let template: Template;
+let roles: Map<string, FunctionRole>;
+let keySchema: KeySchema;
+let dynamo: RunningDynamoDb;
+let ssm: LocalSsmEndpoint;
+let signingKey: JWK;
+let pepperKeys: string;
+let fingerprintKey: string;
+/** The test's own client (seeding, checking), never recorded. */
+let seedClient: DynamoDBClient;
+let seedUsers: AccountStore;
+let awsEnv: Record<string, string>;
+const untracked = new WeakSet<object>();
+/** Everything each function called, over all its containers. */
+const recorded = new Map<string, AwsRequest[]>();
+let currentSink: CallSink | undefined;
+/** Calls made outside any invocation (at import, say): there should be none, and none unchecked. */
+const outsideInvocations: AwsRequest[] = [];
+const savedEnv = { ...process.env };
+
+beforeAll(async () => {
+  signingKey = await generateSigningKey('RS256');
+  pepperKeys = `k1:${randomBytes(32).toString('base64')}`;
+  fingerprintKey = randomBytes(32).toString('base64');
+  workDir = mkdtempSync(join(tmpdir(), 'passlane-iam-'));
+  const publicKeys = JSON.stringify(publicJwks(await createKeyring(signingKey)));
+  // The public keys as a deploy would pass them (--param), instead of the deploy-time SSM reference.
+  template = (await packageTemplateOnly(workDir, { PASSLANE_JWT_PUBLIC_KEYS: publicKeys })) as Template;
+  const resolve = createResolver(template, PHYSICAL_IDS);
+  roles = new Map(functionRoles(template, resolve).map((role) => [role.functionName, role]));
+  keySchema = tableKeySchema(template, 'UsersTable');
+
+  const parameters = functionEnvironment(template, 'login', resolve).variables;
+  [dynamo, ssm] = await Promise.all([
+    startDynamoDbLocal(),
+    startLocalSsmEndpoint({
+      [parameters.PASSLANE_PEPPER_KEYS_PARAMETER!]: pepperKeys,
+      [parameters.PASSLANE_JWT_PRIVATE_KEY_PARAMETER!]: JSON.stringify(signingKey),
+      [parameters.PASSLANE_FINGERPRINT_KEY_PARAMETER!]: fingerprintKey,
+    }),
+  ]);
+  awsEnv = {
+    AWS_REGION: 'eu-west-1',
+    AWS_ACCESS_KEY_ID: 'AKIDIAMCHECK',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    AWS_ENDPOINT_URL_SSM: ssm.endpoint,
+    // Any other AWS service a function might call fails at once instead of waiting for AWS.
+    AWS_ENDPOINT_URL: `http://127.0.0.1:${await freePort()}`,
+  };
+  // Same region and key as the functions: DynamoDB Local keeps one database per pair.
+  seedClient = new DynamoDBClient(dynamoDbClientConfig(readStorageConfig(awsEnv)));
+  untracked.add(seedClient);
+  await ensureTable(seedClient, TABLE);
+  seedUsers = new AccountStore(seedClient, TABLE);
+  recordAllAwsClients(keySchema, () => currentSink ?? { record: (request) => outsideInvocations.push(request) }, untracked);
+}, 120_000);
+
+afterAll(async () => {
+  vi.restoreAllMocks();
+  process.env = { ...savedEnv };
+  seedClient?.destroy();
+  await Promise.all([dynamo?.stop(), ssm?.stop()]);
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+/**
+ * A fresh container of `name`: fresh modules, the template's environment for it, secrets named as
+ * SSM parameters (as deployed) or given as plain env. Calls made through `invoke` are recorded.
+ */
+async function container(name: Driven, options: { secrets: 'ssm' | 'plain'; env?: Record<string, string>; beforeSend?: CallSink['beforeSend'] }) {
+  const { variables, lambdaName } = functionEnvironment(template, name, createResolver(template, PHYSICAL_IDS));
+  const env: Record<string, string> = { ...awsEnv, ...variables, AWS_LAMBDA_FUNCTION_NAME: lambdaName, ...options.env };
+  if (options.secrets === 'plain') {
+    const values: Record<string, string> = {
+      PASSLANE_PEPPER_KEYS: pepperKeys,
+      PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(signingKey),
+      PASSLANE_FINGERPRINT_KEY: fingerprintKey,
+    };
+    for (const [variable, value] of Object.entries(values)) {
+      if (env[`${variable}_PARAMETER`] === undefined) continue;
+      delete env[`${variable}_PARAMETER`];
+      env[variable] = value;
+    }
+  }
+  vi.resetModules();
+  process.env = { ...savedEnv, ...env };
+  const handler = (await ENTRIES[name]()).handler as Handler;
+  const calls = recorded.get(name) ?? [];
+  recorded.set(name, calls);
+  const sink: CallSink = { record: (request) => calls.push(request), ...(options.beforeSend && { beforeSend: options.beforeSend }) };
+  const invoke = async (event: unknown) => {
+    currentSink = sink;
+    try {
+      return await handler(event, lambdaContext());
+    } finally {
+      currentSink = undefined;
+    }
+  };
+  const http = async (method: string, path: string, body?: unknown, request: { sourceIp?: string; token?: string } = {}) => {
+    const response = (await invoke(httpEvent(method, path, body, request))) as { statusCode: number; body: string };
+    return { status: response.statusCode, body: response.body === '' ? undefined : (JSON.parse(response.body) as Record<string, unknown>) };
+  };
+  return { invoke, http, env };
+}
+
+const uniqueEmail = () => `iam-${randomUUID()}@example.test`;
+const randomIp = () => `10.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
+
+async function seedAccount(passwordHash = LEGACY.hash) {
+  const email = uniqueEmail();
+  const userId = randomUUID();
+  await seedUsers.createUser({ email, userId, passwordHash, createdAt: new Date() });
+  return { email, userId };
+}
+
+describe('each function, through its handler, as deployed', () => {
+  it('register: a new account, a duplicate email (409), the per-source limit (429)', async () => {
+    const { http } = await container('register', { secrets: 'ssm', env: { PASSLANE_LOGIN_LIMIT_PER_IP: String(LIMIT_PER_SOURCE) } });
+    const email = uniqueEmail();
+    expect((await http('POST', '/register', { email, password: NEW_PASSWORD })).status).toBe(201);
+    const duplicate = await http('POST', '/register', { email: email.toUpperCase(), password: NEW_PASSWORD });
+    expect(duplicate).toMatchObject({ status: 409, body: { error: { code: 'account_exists' } } });
+
+    const sourceIp = randomIp();
+    const statuses = [];
+    for (let attempt = 0; attempt <= LIMIT_PER_SOURCE; attempt++) statuses.push((await http('POST', '/register', { email: uniqueEmail(), password: NEW_PASSWORD }, { sourceIp })).status);
+    expect(statuses).toEqual([...Array(LIMIT_PER_SOURCE).fill(201), 429]);
+  });
+
+  describe.each(['ssm', 'plain'] as const)('login, secrets %s', (secrets) => {
+    it('a wrong password, an outdated hash upgraded, a good login, an unknown email, the per-source limit', async () => {
+      const { http } = await container('login', { secrets, env: { PASSLANE_LOGIN_LIMIT_PER_IP: String(LIMIT_PER_SOURCE) } });
+      const { email } = await seedAccount();
+      const login = (body: unknown, sourceIp = randomIp()) => http('POST', '/login', body, { sourceIp });
+
+      // A failure first, so the good logins after it find something to reset.
+      expect((await login({ email, password: LEGACY.wrongPassword })).status).toBe(401);
+      expect((await login({ email, password: LEGACY.password })).status).toBe(200);
+      expect((await seedUsers.getUserByEmail(email))?.passwordHash).not.toBe(LEGACY.hash); // upgraded
+      expect((await login({ email, password: LEGACY.password })).status).toBe(200);
+      expect((await login({ email: uniqueEmail(), password: LEGACY.password })).status).toBe(401);
+
+      const sourceIp = randomIp();
+      const statuses = [];
+      for (let attempt = 0; attempt <= LIMIT_PER_SOURCE; attempt++) statuses.push((await login({ email: uniqueEmail(), password: LEGACY.password }, sourceIp)).status);
+      expect(statuses).toEqual([...Array(LIMIT_PER_SOURCE).fill(401), 429]);
+    });
+  });
+
+  it('password: a wrong current password (401), then a change (204)', async () => {
+    const { http, env } = await container('password', { secrets: 'ssm' });
+    const { email, userId } = await seedAccount();
+    // A token as login would issue it: the same key, issuer and audience as the deployment's.
+    const tokens = await tokenServiceFromConfig(readTokenConfig({ ...env, PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(signingKey) }));
+    const { accessToken: token } = await tokens.issue({ userId });
+    const change = (currentPassword: string) => http('POST', '/password', { currentPassword, newPassword: NEW_PASSWORD }, { token });
+
+    expect((await change(LEGACY.wrongPassword)).status).toBe(401);
+    expect((await change(LEGACY.password)).status).toBe(204);
+    expect((await seedUsers.getUserByEmail(email))?.passwordChangedAt).toBeInstanceOf(Date);
+  });
+
+  it('jwks and openidConfiguration: the published keys, no AWS call', async () => {
+    const jwks = await container('jwks', { secrets: 'ssm' });
+    expect(await jwks.http('GET', '/.well-known/jwks.json')).toMatchObject({ status: 200, body: { keys: [{ kid: signingKey.kid }] } });
+    const discovery = await container('openidConfiguration', { secrets: 'ssm' });
+    expect(await discovery.http('GET', '/.well-known/openid-configuration')).toMatchObject({ status: 200, body: { jwks_uri: expect.any(String) } });
+  });
+
+  it('rehash: a pass that wraps legacy records, loses one to a concurrent change, and stores its cursor', async () => {
+    const legacy = await Promise.all([seedAccount(), seedAccount(), seedAccount()]);
+    const raced = await seedAccount();
+    let changed = false;
+    const { invoke } = await container('rehash', {
+      secrets: 'ssm',
+      // Just before the job's write to `raced`, a password change lands: its compare-and-swap
+      // fails and the store re-reads the account (GetItem) to tell that from its own retry.
+      beforeSend: async (requests) => {
+        const [request] = requests;
+        if (changed || request?.action !== 'dynamodb:UpdateItem' || request.leadingKeys?.[0] !== `user#${raced.email}`) return;
+        changed = true;
+        await seedUsers.replacePasswordHash({ email: raced.email, expectedHash: LEGACY.hash, newHash: OTHER_LEGACY.hash, reason: 'password-change' });
+      },
+    });
+    const result = (await invoke({})) as { done: boolean; counts: Record<string, number> };
+    expect(result.done).toBe(true);
+    expect(result.counts.skipped_changed).toBe(1);
+    expect(result.counts.wrapped).toBeGreaterThanOrEqual(legacy.length);
+    for (const { email } of legacy) expect((await seedUsers.getUserByEmail(email))?.passwordHash).not.toBe(LEGACY.hash);
+    expect(await new JobCursorStore(seedClient, TABLE).get('rehash')).toEqual(expect.any(String));
+  });
+});
+
+describe('the calls against each function\'s role in the packaged template', () => {
+  const names = LAMBDA_FUNCTIONS.map((fn) => fn.name);
+  const driven = Object.keys(ENTRIES);
+
+  it('has expectations for every function, drives every function but bench, and saw no call outside an invocation', () => {
+    expect(Object.keys(FUNCTION_ACCESS).sort()).toEqual([...names].sort());
+    expect(names.filter((name) => !driven.includes(name))).toEqual(['bench']);
+    expect(outsideInvocations.map((request) => request.action)).toEqual([]);
+  });
+
+  it.each(names)('%s: every recorded call is allowed by its role', async (name) => {
+    const role = roles.get(name)!;
+    const findings = await deniedRequests(role, recorded.get(name) ?? []);
+    const suggestion = suggestedStatements(role, findings.flatMap((f) => f.requests ?? []), { [TABLE]: 'UsersTable' });
+    const hint = `${name} made calls its role denies: stop making them, or allow them in ${role.roleId} (infra/iam-roles.yml), e.g.\n${suggestion}\n`;
+    expect(findings.map((f) => f.message), hint).toEqual([]);
+  });
+
+  it.each(names)('%s: its role grants nothing its calls do not use', async (name) => {
+    expect((await unusedGrants(roles.get(name)!, recorded.get(name) ?? [])).map((f) => f.message)).toEqual([]);
+  });
+
+  it.each(names)('%s: item-level grants are limited to key prefixes (dynamodb:LeadingKeys)', (name) => {
+    expect(unconditionedItemGrants(roles.get(name)!).map((f) => f.message)).toEqual([]);
+  });
+
+  it.each(driven)('%s: its calls are the ones FUNCTION_ACCESS lists', (name) => {
+    const { variables } = functionEnvironment(template, name, createResolver(template, PHYSICAL_IDS));
+    const parameterVariables = Object.fromEntries(Object.entries(variables).filter(([key]) => key.endsWith('_PARAMETER')).map(([key, value]) => [value, key]));
+    expect(summarize(recorded.get(name) ?? [], parameterVariables)).toEqual([...FUNCTION_ACCESS[name]!].sort());
+  });
+});
+
+describe('the check itself fails on what it is there to catch', () => {
+  const request = (action: string, keys?: string[], resource: AwsRequest['resource'] = { type: 'table', table: TABLE }): AwsRequest => ({
+    action,
+    operation: action.split(':')[1]!,
+    resource,
+    ...(keys !== undefined && { leadingKeys: keys }),
+  });
+
+  it('denies a login UpdateItem outside its keys (job#rehash), naming the condition', async () => {
+    const [finding, ...more] = await deniedRequests(roles.get('login')!, [request('dynamodb:UpdateItem', ['job#rehash'])]);
+    expect(more).toEqual([]);
+    expect(finding?.message).toMatch(
+      `login: dynamodb:UpdateItem on arn:aws:dynamodb:eu-west-1:123456789012:table/${TABLE} (1 call) keys [job#rehash]: ` +
+        "denied by the conditions of LoginRole's statement for it (LeadingKeys allowed: ",
+    );
+    expect(finding?.message).toContain('user#*');
+  });
+
+  it('denies the read a duplicate registration used to make (register has no GetItem), with raw keys redacted', async () => {
+    const findings = await deniedRequests(roles.get('register')!, [request('dynamodb:GetItem', ['user#ada@example.com'])]);
+    expect(findings.map((f) => f.message)).toEqual([
+      expect.stringMatching(/^register: dynamodb:GetItem on \S+ \(1 call\) keys \[user#…\]: RegisterRole has no statement for this action on this resource/),
+    ]);
+    expect(findings[0]!.message).not.toContain('ada@example.com');
+  });
+
+  it('prints keys only as their kind', () => {
+    expect(['user#ada@example.com', 'failures#acct#deadbeefcafebabe#src#10.0.0.1', 'ratelimit#login#ip#2001:db8::#1700000000', 'job#rehash'].map(keyKind)).toEqual([
+      'user#…',
+      'failures#acct#…',
+      'ratelimit#login#ip#…',
+      'job#rehash',
+    ]);
+  });
+
+  it('denies a batch with one key outside the allowed prefixes (ForAllValues), and suggests the missing statement', async () => {
+    const login = roles.get('login')!;
+    const batch = request('dynamodb:BatchGetItem', ['user#a@example.com', 'job#rehash']);
+    expect(await deniedRequests(login, [batch])).toHaveLength(1);
+    expect(suggestedStatements(login, [batch], { [TABLE]: 'UsersTable' })).toBe(
+      "  - { Effect: Allow, Action: dynamodb:BatchGetItem, Resource: !GetAtt UsersTable.Arn, Condition: { ForAllValues:StringLike: { dynamodb:LeadingKeys: ['job#*', 'user#*'] } } }",
+    );
+    const put = request('dynamodb:PutItem', ['user#a@example.com', 'job#rehash']);
+    expect(await deniedRequests(roles.get('register')!, [put])).toHaveLength(1);
+    expect(await deniedRequests(roles.get('register')!, [request('dynamodb:PutItem', ['user#a@example.com'])])).toEqual([]);
+  });
+
+  it('denies a parameter the role does not name, and the signing key to register', async () => {
+    const parameter = (name: string) => request('ssm:GetParameter', undefined, { type: 'parameter', name });
+    expect(await deniedRequests(roles.get('login')!, [parameter('/passlane/dev/other')])).toHaveLength(1);
+    expect(await deniedRequests(roles.get('register')!, [parameter('/passlane/dev/jwt-private-key')])).toHaveLength(1);
+    expect(await deniedRequests(roles.get('jwks')!, [parameter('/passlane/dev/pepper-keys')])).toHaveLength(1);
+  });
+
+  it('reports a grant no call uses (per key prefix), and an item grant without LeadingKeys', async () => {
+    const table = `arn:aws:dynamodb:eu-west-1:123456789012:table/${TABLE}`;
+    const keys = (...patterns: string[]) => ({ 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': patterns } });
+    const example: FunctionRole = {
+      functionName: 'example',
+      roleId: 'ExampleRole',
+      principal: 'arn:aws:sts::123456789012:assumed-role/ExampleRole/example',
+      policies: [
+        {
+          name: 'example',
+          policy: {
+            Version: '2012-10-17',
+            Statement: [
+              { Effect: 'Allow', Action: 'dynamodb:GetItem', Resource: table, Condition: keys('user#*') },
+              { Effect: 'Allow', Action: 'dynamodb:UpdateItem', Resource: table, Condition: keys('ratelimit#*', 'user#*') },
+              { Effect: 'Allow', Action: 'dynamodb:DeleteItem', Resource: table },
+            ],
+          },
+        },
+      ],
+    };
+    const calls = [request('dynamodb:GetItem', ['user#a@example.com']), request('dynamodb:UpdateItem', ['user#a@example.com'])];
+    expect((await unusedGrants(example, calls)).map((f) => f.message)).toEqual([
+      `example: ExampleRole grants dynamodb:UpdateItem on ${table} on keys ratelimit#*, which no recorded call used`,
+      `example: ExampleRole grants dynamodb:DeleteItem on ${table}, which no recorded call used`,
+    ]);
+    expect(unconditionedItemGrants(example).map((f) => f.message)).toEqual([expect.stringContaining('ExampleRole grants dynamodb:DeleteItem')]);
+  });
+});
+
+/** An API Gateway HTTP API (payload 2.0) event, as the routes in serverless.yml deliver it. */
+function httpEvent(method: string, path: string, body: unknown, request: { sourceIp?: string; token?: string }) {
+  return {
+    version: '2.0',
+    routeKey: `${method} ${path}`,
+    rawPath: path,
+    rawQueryString: '',
+    headers: {
+      'content-type': 'application/json',
+      host: 'iamcheck01.execute-api.eu-west-1.amazonaws.com',
+      ...(request.token !== undefined && { authorization: `Bearer ${request.token}` }),
+    },
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'iamcheck01',
+      domainName: 'iamcheck01.execute-api.eu-west-1.amazonaws.com',
+      domainPrefix: 'iamcheck01',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: request.sourceIp ?? randomIp(), userAgent: 'vitest' },
+      requestId: randomUUID(),
+      routeKey: `${method} ${path}`,
+      stage: '$default',
+      time: new Date().toISOString(),
+      timeEpoch: Date.now(),
+    },
+    isBase64Encoded: false,
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  };
+}

@@ -1,0 +1,351 @@
+/**
+ * The login path as an attacker would try it (issue: "nobody can turn it against its users"):
+ * failures, not attempts, are counted; one read before the verify; answers that do not depend
+ * on what is stored. Against real DynamoDB servers, with a clock the test moves.
+ */
+import bcryptjs from 'bcryptjs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { InvalidCredentialsError, InvalidRequestError, RateLimitedError } from '../src/use-cases/errors.js';
+import { login } from '../src/use-cases/login.js';
+import { register } from '../src/use-cases/register.js';
+import { sourceKeyOf } from '../src/use-cases/source-key.js';
+import { changePassword } from '../src/use-cases/change-password.js';
+import type { AuthDependencies } from '../src/use-cases/dependencies.js';
+import { createFailureTiming } from '../src/use-cases/failure-timing.js';
+import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
+import { dynamoDbServers } from './support/dynamodb-servers.js';
+
+const PASSWORD = 'correct horse battery staple';
+const WRONG = 'not the password at all';
+const ATTACKER = '203.0.113.66';
+const OWNER = '198.51.100.20';
+
+/** A clock the test moves; every use-case call reads it through deps.now. */
+function movableClock(start = Date.now()) {
+  let now = start;
+  return { now: () => new Date(now), advance: (seconds: number) => void (now += seconds * 1000) };
+}
+
+const attempt = (deps: AuthDependencies, email: string, password: string, sourceIp: string) =>
+  login(deps, { body: { email, password }, sourceIp }).then(
+    () => 'ok' as const,
+    (error: unknown) => error,
+  );
+
+describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
+  let server: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    server = await start();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('lets the owner in from their own address while a stranger keeps failing elsewhere', async () => {
+    const clock = movableClock();
+    const { deps, dispose } = await createAuthFixture(server.endpoint, { now: clock.now, rateLimits: limits({}, { failuresPerAccountSource: 3 }) });
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+    // Far more attempts than the old per-account limit (10 per window) allowed in all.
+    for (let i = 0; i < 3; i++) expect(await attempt(deps, email, WRONG, ATTACKER)).toBeInstanceOf(InvalidCredentialsError);
+    for (let i = 0; i < 12; i++) expect(await attempt(deps, email, PASSWORD, ATTACKER)).toBeInstanceOf(RateLimitedError);
+    expect(await attempt(deps, email, PASSWORD, OWNER)).toBe('ok');
+    dispose();
+  });
+
+  it('makes one source wait longer after each failure past the limit, and a success clears that source', async () => {
+    const clock = movableClock();
+    const { deps, events, dispose } = await createAuthFixture(server.endpoint, {
+      now: clock.now,
+      rateLimits: limits({}, { failuresPerAccountSource: 2, delayBaseSeconds: 30, delayMaxSeconds: 100 }),
+    });
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+
+    expect(await attempt(deps, email, WRONG, ATTACKER)).toBeInstanceOf(InvalidCredentialsError);
+    expect(await attempt(deps, email, WRONG, ATTACKER)).toBeInstanceOf(InvalidCredentialsError);
+    const waits: number[] = [];
+    for (const expected of [30, 60, 100, 100]) {
+      const limited = await attempt(deps, email, PASSWORD, ATTACKER);
+      expect(limited).toBeInstanceOf(RateLimitedError);
+      waits.push((limited as RateLimitedError).retryAfterSeconds);
+      expect(events.at(-1)).toMatchObject({ type: 'auth.rate_limited', scope: 'account_source' });
+      clock.advance(expected);
+      expect(await attempt(deps, email, WRONG, ATTACKER)).toBeInstanceOf(InvalidCredentialsError);
+    }
+    expect(waits).toEqual([30, 60, 100, 100]);
+
+    // Its own success (once the wait is over) clears this source's failures on the account:
+    // two more failures are allowed again before any wait.
+    clock.advance(100);
+    expect(await attempt(deps, email, PASSWORD, ATTACKER)).toBe('ok');
+    expect(await attempt(deps, email, WRONG, ATTACKER)).toBeInstanceOf(InvalidCredentialsError);
+    expect(await attempt(deps, email, PASSWORD, ATTACKER)).toBe('ok');
+    dispose();
+  });
+
+  it('locks the account after the ceiling of consecutive failures from many sources, until the lock passes or the password changes', async () => {
+    const clock = movableClock();
+    const { deps, events, dispose } = await createAuthFixture(server.endpoint, {
+      now: clock.now,
+      rateLimits: limits({}, { failuresPerAccountSource: 5, accountFailureCeiling: 4, accountLockSeconds: 600 }),
+    });
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+    // A session from before the attack (its token must not be from the test's future).
+    const { accessToken } = await login(deps, { body: { email, password: PASSWORD }, sourceIp: OWNER });
+    for (let i = 1; i <= 4; i++) expect(await attempt(deps, email, WRONG, `192.0.2.${i}`)).toBeInstanceOf(InvalidCredentialsError);
+
+    const locked = await attempt(deps, email, PASSWORD, OWNER);
+    expect(locked).toBeInstanceOf(RateLimitedError);
+    expect((locked as RateLimitedError).retryAfterSeconds).toBe(600);
+    expect(events.at(-1)).toMatchObject({ type: 'auth.rate_limited', scope: 'account' });
+    clock.advance(601);
+    expect(await attempt(deps, email, PASSWORD, OWNER)).toBe('ok');
+
+    // Again to the ceiling; this time a password change (with the earlier token) ends the lock.
+    for (let i = 1; i <= 4; i++) expect(await attempt(deps, email, WRONG, `192.0.2.${i}`)).toBeInstanceOf(InvalidCredentialsError);
+    expect(await attempt(deps, email, PASSWORD, OWNER)).toBeInstanceOf(RateLimitedError);
+    const newPassword = 'a brand new passphrase';
+    await changePassword(deps, { accessToken, body: { currentPassword: PASSWORD, newPassword }, sourceIp: OWNER });
+    expect(await attempt(deps, email, newPassword, OWNER)).toBe('ok');
+    dispose();
+  });
+
+  it('counts an unknown email exactly like a real one, so the limits reveal nothing', async () => {
+    const clock = movableClock();
+    const { deps, dispose } = await createAuthFixture(server.endpoint, { now: clock.now, rateLimits: limits({}, { failuresPerAccountSource: 2, accountFailureCeiling: 3 }) });
+    const known = uniqueEmail();
+    await register(deps, { body: { email: known, password: PASSWORD } });
+    const answers = async (email: string) => {
+      const seen: string[] = [];
+      for (const source of [ATTACKER, ATTACKER, ATTACKER, '192.0.2.9', '192.0.2.10']) {
+        const result = await attempt(deps, email, WRONG, source);
+        seen.push(result instanceof RateLimitedError ? `429 ${result.retryAfterSeconds}` : result instanceof InvalidCredentialsError ? '401' : String(result));
+      }
+      return seen;
+    };
+    const forKnown = await answers(known);
+    expect(forKnown).toEqual(['401', '401', '429 30', '401', '429 3600']);
+    expect(await answers(uniqueEmail())).toEqual(forKnown);
+    dispose();
+  });
+
+  it('limits failures per source across emails, counting an IPv6 /64 as one source', async () => {
+    const { deps, events, dispose } = await createAuthFixture(server.endpoint, { rateLimits: limits({ perSource: 2 }) });
+    expect(await attempt(deps, uniqueEmail(), WRONG, '2001:db8:1:2::1')).toBeInstanceOf(InvalidCredentialsError);
+    expect(await attempt(deps, uniqueEmail(), WRONG, '2001:db8:1:2:ffff::7')).toBeInstanceOf(InvalidCredentialsError);
+    expect(await attempt(deps, uniqueEmail(), WRONG, '2001:0db8:0001:0002:abcd::1')).toBeInstanceOf(RateLimitedError);
+    expect(events.at(-1)).toMatchObject({ type: 'auth.rate_limited', scope: 'source' });
+    // The next /64 is another source.
+    expect(await attempt(deps, uniqueEmail(), WRONG, '2001:db8:1:3::1')).toBeInstanceOf(InvalidCredentialsError);
+    dispose();
+  });
+
+  it('reads once before the verify on the good path, and writes only after a failed verify', async () => {
+    const counting = countingHasher();
+    const { deps, client, dispose } = await createAuthFixture(server.endpoint, { hasher: counting.hasher });
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+    const log: string[] = [];
+    client.middlewareStack.add((next, context) => (args) => (log.push(String(context.commandName)), next(args)), { step: 'initialize' });
+    const verify = deps.hasher.verify;
+    deps.hasher = { ...deps.hasher, verify: (stored, password) => (log.push('verify'), verify(stored, password)) };
+
+    expect(await attempt(deps, email, PASSWORD, OWNER)).toBe('ok');
+    expect(log).toEqual(['BatchGetItemCommand', 'verify']);
+
+    log.length = 0;
+    expect(await attempt(deps, email, WRONG, OWNER)).toBeInstanceOf(InvalidCredentialsError);
+    expect(log[0]).toBe('BatchGetItemCommand');
+    expect(log[1]).toBe('verify');
+    expect(log.slice(2).every((name) => name === 'UpdateItemCommand')).toBe(true);
+
+    // The next good login clears what the failure left, and later ones read only again.
+    log.length = 0;
+    expect(await attempt(deps, email, PASSWORD, OWNER)).toBe('ok');
+    expect(log.slice(0, 2)).toEqual(['BatchGetItemCommand', 'verify']);
+    expect(log.slice(2).sort()).toEqual(['DeleteItemCommand', 'DeleteItemCommand']);
+    log.length = 0;
+    expect(await attempt(deps, email, PASSWORD, OWNER)).toBe('ok');
+    expect(log).toEqual(['BatchGetItemCommand', 'verify']);
+    dispose();
+  });
+});
+
+describe('answers that do not depend on what is stored', () => {
+  let server: Awaited<ReturnType<(typeof dynamoDbServers)[number]['start']>>;
+  beforeAll(async () => {
+    server = await dynamoDbServers.find((s) => s.name === 'dynalite')!.start();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('refuses a password that NFKC grows past the bound with 400 for every account kind, before any lookup', async () => {
+    const { deps, users, client, dispose } = await createAuthFixture(server.endpoint);
+    const argon = uniqueEmail();
+    await register(deps, { body: { email: argon, password: PASSWORD } });
+    const legacy = uniqueEmail();
+    await users.createUser({ email: legacy, userId: crypto.randomUUID(), passwordHash: bcryptjs.hashSync(PASSWORD, 4), createdAt: new Date() });
+    // 300 bytes as typed; U+FDFA becomes 18 characters (33 bytes) under NFKC: 3300 bytes.
+    const grows = '\uFDFA'.repeat(100);
+    let reads = 0;
+    client.middlewareStack.add((next) => (args) => (reads++, next(args)), { step: 'initialize' });
+    for (const email of [uniqueEmail(), argon, legacy]) {
+      const error = await attempt(deps, email, grows, OWNER);
+      expect(error, email).toBeInstanceOf(InvalidRequestError);
+      expect((error as InvalidRequestError).field).toBe('password');
+    }
+    expect(reads).toBe(0);
+    dispose();
+  });
+
+  it('answers a record that cannot be verified like a wrong password, after a dummy verify, with an audit event', async () => {
+    const counting = countingHasher();
+    const { deps, users, events, dispose } = await createAuthFixture(server.endpoint, { hasher: counting.hasher });
+    const unknown = await attempt(deps, uniqueEmail(), PASSWORD, OWNER);
+    for (const corrupt of ['$argon2id$v=19$m=19456,t=2,p=1$!!!$???', 'md5$unknown$format', '$pepper$v=1,k=retired$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$AAAA']) {
+      const email = uniqueEmail();
+      const userId = crypto.randomUUID();
+      await users.createUser({ email, userId, passwordHash: corrupt, createdAt: new Date() });
+      const before = counting.calls.verifyDummy;
+      const answer = await attempt(deps, email, PASSWORD, OWNER);
+      expect(answer, corrupt).toBeInstanceOf(InvalidCredentialsError);
+      expect((answer as Error).message).toBe((unknown as Error).message);
+      expect(counting.calls.verifyDummy).toBe(before + 1);
+      expect(events.filter((event) => 'userId' in event && event.userId === userId).map((event) => event.type)).toEqual([
+        'auth.stored_hash_rejected',
+        'auth.login_failed',
+      ]);
+      expect(events.at(-1)).toMatchObject({ reason: 'unverifiable_record' });
+    }
+    dispose();
+  });
+
+  it('upgrades a bcrypt record without changing which passwords log in, when the password is longer than 72 bytes', async () => {
+    const { deps, users, dispose } = await createAuthFixture(server.endpoint);
+    const email = uniqueEmail();
+    const real = `${'a long passphrase that keeps going '.repeat(3)}and the real ending`;
+    expect(new TextEncoder().encode(real).length).toBeGreaterThan(72);
+    await users.createUser({ email, userId: crypto.randomUUID(), passwordHash: bcryptjs.hashSync(real, 4), createdAt: new Date() });
+    // bcrypt reads 72 bytes: another tail verifies too, as it did in the system it came from.
+    const sameStart = `${real.slice(0, 72)} but a different tail`;
+    expect(await attempt(deps, email, sameStart, OWNER)).toBe('ok');
+    const stored = (await users.getUserByEmail(email))!;
+    expect(deps.hasher.describe(stored.passwordHash).scheme).toBe('wrapped_bcrypt');
+    // The real password still logs in, and so does the other one: nothing changed but the cost.
+    expect(await attempt(deps, email, real, OWNER)).toBe('ok');
+    expect(await attempt(deps, email, sameStart, OWNER)).toBe('ok');
+    // A short password is upgraded to argon2id of itself, as before.
+    const short = uniqueEmail();
+    await users.createUser({ email: short, userId: crypto.randomUUID(), passwordHash: bcryptjs.hashSync(PASSWORD, 4), createdAt: new Date() });
+    expect(await attempt(deps, short, PASSWORD, OWNER)).toBe('ok');
+    expect(deps.hasher.describe((await users.getUserByEmail(short))!.passwordHash).scheme).toBe('argon2id');
+    dispose();
+  });
+
+  it('reads again when a password change overtakes the upgrade, and issues no token on the stale read', async () => {
+    const { deps, users, dispose } = await createAuthFixture(server.endpoint);
+    const email = uniqueEmail();
+    await users.createUser({ email, userId: crypto.randomUUID(), passwordHash: bcryptjs.hashSync(PASSWORD, 4), createdAt: new Date() });
+    let issued = 0;
+    const tokens = deps.tokens;
+    // The owner changes the password between this login's read and its upgrade.
+    const racing: AuthDependencies = {
+      ...deps,
+      tokens: { ...tokens, issue: (input) => (issued++, tokens.issue(input)) },
+      users: {
+        ...users,
+        getUserByEmail: users.getUserByEmail.bind(users),
+        getUserById: users.getUserById.bind(users),
+        createUser: users.createUser.bind(users),
+        replacePasswordHash: async (input) => {
+          const changed = await deps.hasher.hash('the owner changed it meanwhile');
+          await users.replacePasswordHash({ email, expectedHash: input.expectedHash, newHash: changed, reason: 'password-change' });
+          return users.replacePasswordHash(input);
+        },
+      },
+    };
+    expect(await attempt(racing, email, PASSWORD, OWNER)).toBeInstanceOf(InvalidCredentialsError);
+    expect(issued).toBe(0);
+    dispose();
+  });
+});
+
+describe('failure timing', () => {
+  let server: Awaited<ReturnType<(typeof dynamoDbServers)[number]['start']>>;
+  beforeAll(async () => {
+    server = await dynamoDbServers.find((s) => s.name === 'dynalite')!.start();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  /**
+   * A clock that only verifies move: each verify costs what its format costs (bcrypt 300, a
+   * wrapped record 350, argon2id and the dummy 50), and padding moves it by what it waits. So a
+   * login's time on this clock is exactly its verify plus its padding, free of machine noise.
+   */
+  async function timedFixture(floorMs = 0) {
+    let clock = 0;
+    const costOf = (stored: string) => (stored.startsWith('$wrapped$') ? 350 : stored.startsWith('$2') ? 300 : 50);
+    const { deps, users, dispose } = await createAuthFixture(server.endpoint, {
+      failureTiming: createFailureTiming({ floorMs, now: () => clock, sleep: async (ms) => void (clock += ms) }),
+    });
+    const real = deps.hasher;
+    deps.hasher = {
+      ...real,
+      verify: async (stored, password) => ((clock += costOf(stored)), real.verify(stored, password)),
+      verifyDummy: async (password) => ((clock += 50), real.verifyDummy(password)),
+    };
+    const timeOf = async (email: string, password: string) => {
+      const before = clock;
+      const result = await attempt(deps, email, password, OWNER);
+      return { ms: clock - before, result };
+    };
+    const account = async (passwordHash: string) => {
+      const email = uniqueEmail();
+      await users.createUser({ email, userId: crypto.randomUUID(), passwordHash, createdAt: new Date() });
+      return email;
+    };
+    return { deps, timeOf, account, dispose };
+  }
+
+  it('makes an unknown email, a current record and a legacy or wrapped record fail in the same time', async () => {
+    const { deps, timeOf, account, dispose } = await timedFixture();
+    const current = await account(await deps.hasher.hash(PASSWORD));
+    const legacy = await account(bcryptjs.hashSync(PASSWORD, 4));
+    const wrapped = await account(await deps.hasher.wrap(bcryptjs.hashSync(PASSWORD, 4)));
+    // Once a slow record has been verified, every failure waits for that cost.
+    expect((await timeOf(wrapped, WRONG)).ms).toBe(350);
+    const failures = [];
+    for (const email of [uniqueEmail(), current, legacy, wrapped]) failures.push(await timeOf(email, WRONG));
+    for (const { result } of failures) expect(result).toBeInstanceOf(InvalidCredentialsError);
+    expect(failures.map(({ ms }) => ms)).toEqual([350, 350, 350, 350]);
+    // A success is not padded: only the owner of the password sees it.
+    expect(await timeOf(current, PASSWORD)).toEqual({ ms: 50, result: 'ok' });
+    dispose();
+  });
+
+  it('never answers a failure faster than the configured floor, even before any slow record was seen', async () => {
+    const { deps, timeOf, account, dispose } = await timedFixture(400);
+    const current = await account(await deps.hasher.hash(PASSWORD));
+    expect((await timeOf(uniqueEmail(), WRONG)).ms).toBe(400);
+    expect((await timeOf(current, WRONG)).ms).toBe(400);
+    dispose();
+  });
+});
+
+describe('sourceKeyOf', () => {
+  it('groups IPv6 by /64 and keeps IPv4 (also when mapped into IPv6) as it is', () => {
+    expect(sourceKeyOf('192.0.2.1')).toBe('192.0.2.1');
+    expect(sourceKeyOf('::ffff:192.0.2.1')).toBe('192.0.2.1');
+    expect(sourceKeyOf('2001:db8:1:2::1')).toBe('2001:db8:1:2::/64');
+    expect(sourceKeyOf('2001:0DB8:0001:0002:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2::/64');
+    expect(sourceKeyOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(sourceKeyOf('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(sourceKeyOf(undefined)).toBe('unknown');
+    expect(sourceKeyOf('')).toBe('unknown');
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * What each Lambda function calls in AWS, as its code does today: the one list of per-function
+ * expectations. test/iam-permissions.test.ts drives every function and checks that its recorded
+ * calls are exactly these and that its role in the packaged template allows each of them and no
+ * more; test/deploy-package.test.ts checks the roles' actions and parameters against it.
+ *
+ * One line per action and kind of item: `<action> <key prefix>` (the partition key's first
+ * segment, src/storage/table.ts), `<action> index/<name>` for an index, a bare action where no
+ * key applies (Scan), and `ssm:GetParameter <variable>` for the parameter named by that
+ * environment variable. When code changes what a function calls, change its lines here, its role
+ * in infra/iam-roles.yml and the table in infra/README.md ("IAM") together.
+ */
+const PEPPER = 'ssm:GetParameter PASSLANE_PEPPER_KEYS_PARAMETER';
+const SIGNING_KEY = 'ssm:GetParameter PASSLANE_JWT_PRIVATE_KEY_PARAMETER';
+const FINGERPRINT_KEY = 'ssm:GetParameter PASSLANE_FINGERPRINT_KEY_PARAMETER';
+
+/** Keyed like scripts/packaging/lambda-functions.ts (the IAM test checks that every function is here). */
+export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
+  // A conditional create (a duplicate's stored item comes back with the failed condition, so no
+  // read); the per-source counter.
+  register: ['dynamodb:PutItem user#', 'dynamodb:UpdateItem ratelimit#', PEPPER],
+  // The account and its failure counters in one read; failure counters after a failed verify,
+  // cleared after a good login; the upgrade of an outdated hash (src/use-cases/LIMITS.md).
+  login: [
+    'dynamodb:BatchGetItem failures#',
+    'dynamodb:BatchGetItem user#',
+    'dynamodb:DeleteItem failures#',
+    'dynamodb:UpdateItem failures#',
+    'dynamodb:UpdateItem user#',
+    PEPPER,
+    SIGNING_KEY,
+    FINGERPRINT_KEY,
+  ],
+  // Token's userId -> account key through the keys-only index; read; attempt counters;
+  // compare-and-swap; a new password ends the account's run of failed logins.
+  password: [
+    'dynamodb:DeleteItem failures#',
+    'dynamodb:GetItem user#',
+    'dynamodb:Query index/userId-index',
+    'dynamodb:UpdateItem ratelimit#',
+    'dynamodb:UpdateItem user#',
+    PEPPER,
+    SIGNING_KEY,
+    FINGERPRINT_KEY,
+  ],
+  jwks: [],
+  openidConfiguration: [],
+  // Walk accounts, upgrade conditionally (a lost condition hands back the stored item, so no
+  // read of accounts); its resumable cursor, job#rehash.
+  rehash: ['dynamodb:GetItem job#', 'dynamodb:PutItem job#', 'dynamodb:Scan', 'dynamodb:UpdateItem user#', PEPPER],
+  // Hashes random passwords in memory. Not driven by the IAM test (minutes of hashing); its role
+  // is checked to grant nothing beyond its logs.
+  bench: [],
+};
+
+/** The IAM actions a function's role grants on the table and SSM (for the packaging test). */
+export function actionsOf(name: string): string[] {
+  return [...new Set((FUNCTION_ACCESS[name] ?? []).map((line) => line.split(' ')[0]!))].sort();
+}
+
+/** The environment variables naming the SSM parameters a function reads. */
+export function parameterVariablesOf(name: string): string[] {
+  return (FUNCTION_ACCESS[name] ?? []).filter((line) => line.startsWith('ssm:GetParameter ')).map((line) => line.split(' ')[1]!);
+}

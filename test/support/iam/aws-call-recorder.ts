@@ -1,0 +1,198 @@
+/**
+ * Records every AWS call a function makes, as IAM authorizes it: one entry per action and
+ * resource, with the partition keys it touches (`dynamodb:LeadingKeys`). An SDK v3 middleware
+ * (initialize step: the command's input, once per call however often the SDK retries).
+ *
+ * `recordAllAwsClients` attaches it to every DynamoDBClient and SSMClient the moment one first
+ * sends, so a function's clients are recorded however its wiring builds them (the cached API
+ * client, the rehash job's bulk client, the SSM client in its lazily loaded chunk) without a
+ * hook in production code. Only the keys and names IAM sees are kept: never item attributes
+ * (hashes), and keys are printed only as their kind (`keyKind`: `user#…`).
+ */
+import { createHash } from 'node:crypto';
+import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { vi } from 'vitest';
+
+/** What one IAM authorization is about. A call may need several (batches, transactions). */
+export interface AwsRequest {
+  /** e.g. "dynamodb:PutItem", "ssm:GetParameter". */
+  action: string;
+  resource: { type: 'table'; table: string; index?: string } | { type: 'parameter'; name: string } | { type: 'unknown'; detail: string };
+  /** Partition-key values touched, when the action has them (dynamodb:LeadingKeys). Raw: print only keyKind(). */
+  leadingKeys?: string[];
+  /** For items of TransactWriteItems / TransactGetItems (dynamodb:EnclosingOperation). */
+  enclosingOperation?: string;
+  /** The SDK command, for messages. */
+  operation: string;
+}
+
+/** The table's partition key and each index's, by attribute name (from the template). */
+export interface KeySchema {
+  partitionKey: string;
+  indexPartitionKeys: Record<string, string>;
+}
+
+export interface CallSink {
+  record(request: AwsRequest): void;
+  /** Awaited before the call goes out: lets a test make a concurrent write land first. */
+  beforeSend?(requests: AwsRequest[]): Promise<void>;
+}
+
+const MIDDLEWARE_NAME = 'passlaneIamCallRecorder';
+const SERVICE_OF_CLIENT: Record<string, string> = { DynamoDBClient: 'dynamodb', SSMClient: 'ssm' };
+
+type Next = (args: { input: object }) => Promise<unknown>;
+type Context = { clientName?: string; commandName?: string };
+
+/** Adds the recording middleware to one client, through the SDK's own middleware stack. */
+export function attachRecorder(client: DynamoDBClient | SSMClient, schema: KeySchema, sink: () => CallSink | undefined): void {
+  const middleware = (next: Next, context: Context) => async (args: { input: object }) => {
+    const target = sink();
+    if (target !== undefined) {
+      const service = SERVICE_OF_CLIENT[context.clientName ?? ''] ?? `unknown(${context.clientName})`;
+      const operation = (context.commandName ?? 'UnknownCommand').replace(/Command$/, '');
+      const requests = requestsOf(service, operation, args.input as Record<string, unknown>, schema);
+      for (const request of requests) target.record(request);
+      await target.beforeSend?.(requests);
+    }
+    return next(args);
+  };
+  // The stack's types are per client; the middleware only reads `input` and the context names.
+  client.middlewareStack.add(middleware as never, { step: 'initialize', name: MIDDLEWARE_NAME, priority: 'high' });
+}
+
+/**
+ * Records the calls of every DynamoDB and SSM client in this process into `currentSink()` (none
+ * while it returns undefined), except the clients in `untracked` (the test's own, for seeding):
+ * a vitest spy on `send` finds each client when it first sends and attaches the middleware to
+ * it. Undone by vi.restoreAllMocks().
+ */
+export function recordAllAwsClients(schema: KeySchema, currentSink: () => CallSink | undefined, untracked: WeakSet<object>): void {
+  const instrumented = new WeakSet<object>();
+  for (const Client of [DynamoDBClient, SSMClient]) {
+    const original = Client.prototype.send as (...args: unknown[]) => unknown;
+    vi.spyOn(Client.prototype, 'send').mockImplementation(function (this: DynamoDBClient | SSMClient, ...args: unknown[]) {
+      if (!untracked.has(this) && !instrumented.has(this)) {
+        instrumented.add(this);
+        attachRecorder(this, schema, currentSink);
+      }
+      return original.apply(this, args);
+    } as never);
+  }
+}
+
+type Input = Record<string, unknown>;
+type Item = Record<string, AttributeValue>;
+
+/** The IAM authorizations one SDK call needs (DynamoDB: per table, per transaction item). */
+export function requestsOf(service: string, operation: string, input: Input, schema: KeySchema): AwsRequest[] {
+  const action = `${service}:${operation}`;
+  if (service === 'ssm') {
+    const name = typeof input.Name === 'string' ? input.Name : undefined;
+    return [{ action, operation, resource: name === undefined ? { type: 'unknown', detail: 'no Name' } : { type: 'parameter', name } }];
+  }
+  if (service !== 'dynamodb') return [{ action, operation, resource: { type: 'unknown', detail: `client of ${service}` } }];
+
+  const key = (item: unknown, attribute = schema.partitionKey): string => {
+    const value = (item as Item | undefined)?.[attribute];
+    return value?.S ?? value?.N ?? (value?.B === undefined ? '<no partition key>' : Buffer.from(value.B).toString('base64'));
+  };
+  const table = (name: unknown, index?: unknown): AwsRequest['resource'] =>
+    typeof name === 'string'
+      ? { type: 'table', table: name, ...(typeof index === 'string' && { index }) }
+      : { type: 'unknown', detail: 'no TableName' };
+
+  switch (operation) {
+    case 'GetItem':
+    case 'UpdateItem':
+    case 'DeleteItem':
+      return [{ action, operation, resource: table(input.TableName), leadingKeys: [key(input.Key)] }];
+    case 'PutItem':
+      return [{ action, operation, resource: table(input.TableName), leadingKeys: [key(input.Item)] }];
+    case 'Query': {
+      const index = typeof input.IndexName === 'string' ? input.IndexName : undefined;
+      const attribute = index === undefined ? schema.partitionKey : schema.indexPartitionKeys[index];
+      return [{ action, operation, resource: table(input.TableName, index), leadingKeys: [queryPartitionValue(input, attribute)] }];
+    }
+    case 'Scan':
+      return [{ action, operation, resource: table(input.TableName, input.IndexName) }];
+    case 'BatchGetItem':
+      // One authorization per table, with every key of that table.
+      return Object.entries((input.RequestItems ?? {}) as Record<string, { Keys?: Item[] }>).map(([name, request]) => ({
+        action,
+        operation,
+        resource: table(name),
+        leadingKeys: (request.Keys ?? []).map((k) => key(k)),
+      }));
+    case 'BatchWriteItem':
+      return Object.entries((input.RequestItems ?? {}) as Record<string, Array<{ PutRequest?: { Item: Item }; DeleteRequest?: { Key: Item } }>>).map(
+        ([name, writes]) => ({
+          action,
+          operation,
+          resource: table(name),
+          leadingKeys: writes.map((write) => key(write.PutRequest?.Item ?? write.DeleteRequest?.Key)),
+        }),
+      );
+    case 'TransactWriteItems':
+    case 'TransactGetItems': {
+      // Each item is authorized as its own action (Put -> PutItem, Get -> GetItem, ...).
+      const ACTIONS: Record<string, string> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
+      return ((input.TransactItems ?? []) as Array<Record<string, { TableName?: string; Key?: Item; Item?: Item }>>).flatMap((entry) =>
+        Object.entries(entry).map(([kind, item]) => ({
+          action: `dynamodb:${ACTIONS[kind] ?? `Unknown${kind}`}`,
+          operation,
+          resource: table(item.TableName),
+          leadingKeys: [key(item.Key ?? item.Item)],
+          enclosingOperation: operation,
+        })),
+      );
+    }
+    default:
+      // Table-level calls (DescribeTable, ...) carry a TableName; anything else is unknown and
+      // fails the check rather than passing unexamined.
+      return [{ action, operation, resource: table(input.TableName) }];
+  }
+}
+
+/** The partition-key value of `<attribute> = :value` in a KeyConditionExpression. */
+function queryPartitionValue(input: Input, attribute: string | undefined): string {
+  const expression = typeof input.KeyConditionExpression === 'string' ? input.KeyConditionExpression : '';
+  const names = (input.ExpressionAttributeNames ?? {}) as Record<string, string>;
+  const values = (input.ExpressionAttributeValues ?? {}) as Item;
+  for (const match of expression.matchAll(/([#\w]+)\s*=\s*(:\w+)/g)) {
+    const name = match[1]!.startsWith('#') ? names[match[1]!] : match[1];
+    if (name === attribute) return values[match[2]!]?.S ?? '<not a string>';
+  }
+  return '<no partition key condition>';
+}
+
+/**
+ * A key as it may be printed: the leading all-letter segments (the item kind: `user#`,
+ * `ratelimit#login#ip#`, `job#rehash`) kept, the rest (emails, addresses, fingerprints, which
+ * have digits or punctuation) replaced by a short digest, so one account's keys still match.
+ */
+export function redactKey(key: string): string {
+  const segments = key.split('#');
+  const kept: string[] = [];
+  for (const segment of segments) {
+    // Kind words are short; fingerprints (16 hex digits) and the like never pass.
+    if (!/^[a-z]+(-[a-z]+)*$/.test(segment) || segment.length > 12) break;
+    kept.push(segment);
+  }
+  if (kept.length === segments.length) return key;
+  const rest = segments.slice(kept.length).join('#');
+  const digest = createHash('sha256').update(rest).digest('hex').slice(0, 8);
+  return `${kept.map((segment) => `${segment}#`).join('')}<${digest}>`;
+}
+
+/** What kind of item a key is, as printed: `user#…`, `failures#acct#…`, `job#rehash`. */
+export function keyKind(key: string): string {
+  return redactKey(key).replace(/<[0-9a-f]{8}>$/, '…');
+}
+
+/** The kind of item a key is: its first segment with the `#`, or the whole key if none. */
+export function keyPrefix(key: string): string {
+  const hash = key.indexOf('#');
+  return hash < 0 ? key : key.slice(0, hash + 1);
+}
