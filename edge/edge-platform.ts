@@ -11,11 +11,13 @@ export const edgePlatform: Platform = {
   createPasswordHasher,
   hasherLimits: {
     /**
-     * One hash's memory at a time: an isolate has 128 MB, and WASM argon2 runs synchronously
+     * One hash at a time: an isolate has 128 MB, and WASM argon2 runs synchronously
      * anyway, so a second request could only wait. Waiting is bounded so a burst answers 503
      * with Retry-After instead of queueing for ever.
      */
-    concurrency: { memoryBudgetKiB: DEFAULT_ARGON2_POLICY.memoryKiB, maxQueue: 16, queueTimeoutMs: 2_000 },
+    // One at a time whatever the format: a bcrypt or PBKDF2 verify needs little memory but all of
+    // the isolate's one thread, so memory alone would admit thousands at once.
+    concurrency: { memoryBudgetKiB: DEFAULT_ARGON2_POLICY.memoryKiB, maxConcurrent: 1, maxQueue: 16, queueTimeoutMs: 2_000 },
     /**
      * Stored hashes that would need more memory than an isolate has (128 MB, shared with the
      * script) are refused with ERR_HASH_PARAMS_OUT_OF_BOUNDS, a logged 500, instead of killing

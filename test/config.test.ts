@@ -28,7 +28,7 @@ describe('readConfig', () => {
   it('has a default for everything a local run needs', () => {
     expect(readConfig({})).toEqual({
       storage: { table: 'passlane-users' },
-      hasher: { backend: undefined, pepper: undefined },
+      hasher: { backend: undefined, pepper: undefined, verifyBudget: {}, onLambda: false },
       tokens: {
         issuer: 'passlane',
         audience: 'passlane-api',
@@ -75,7 +75,12 @@ describe('readConfig', () => {
       region: 'eu-west-1',
       credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' },
     });
-    expect(config.hasher).toEqual({ backend: 'wasm', pepper: { currentKeyId: 'k2', keys: { k2: 'a2V5', k1: 'b2xk' } } });
+    expect(config.hasher).toEqual({
+      backend: 'wasm',
+      pepper: { currentKeyId: 'k2', keys: { k2: 'a2V5', k1: 'b2xk' } },
+      verifyBudget: {},
+      onLambda: true,
+    });
     expect(config.tokens).toMatchObject({
       issuer: 'https://auth.example.com',
       audience: 'passlane-api',

@@ -1,17 +1,35 @@
 import type { BackendChoice } from '../hashing/backends/load-backend.js';
 import type { PepperOptions } from '../hashing/pepper.js';
+import type { VerifyBudget } from '../hashing/verify-budget.js';
 import { ConfigError } from './config-error.js';
-import { oneOf, text, type Env } from './env.js';
+import { oneOf, text, wholeNumber, type Env } from './env.js';
 
 export interface HasherConfig {
   /** PASSLANE_ARGON2_BACKEND: `auto` (unset), `native` or `wasm`. */
   backend?: BackendChoice;
   /** PASSLANE_PEPPER_KEYS: unset means no pepper. */
   pepper?: PepperOptions;
+  /**
+   * PASSLANE_VERIFY_MEMORY_MB (on Lambda, the function's memory by default) and
+   * PASSLANE_VERIFY_TIME_MS: what one verify may use, so stored hashes that cannot fit are refused.
+   */
+  verifyBudget: VerifyBudget;
+  /** On Lambda, where CPU comes in proportion to memory. */
+  onLambda: boolean;
 }
 
 export function readHasherConfig(env: Env): HasherConfig {
-  return { backend: readArgon2Backend(env), pepper: readPepperKeys(env) };
+  const onLambda = text(env, 'AWS_LAMBDA_FUNCTION_NAME') !== undefined || text(env, 'AWS_EXECUTION_ENV') !== undefined;
+  const memoryMiB =
+    wholeNumber(env, 'PASSLANE_VERIFY_MEMORY_MB', { min: 64, max: 10_240 }) ??
+    wholeNumber(env, 'AWS_LAMBDA_FUNCTION_MEMORY_SIZE', { min: 64, max: 10_240 });
+  const timeMs = wholeNumber(env, 'PASSLANE_VERIFY_TIME_MS', { min: 100, max: 900_000 });
+  return {
+    backend: readArgon2Backend(env),
+    pepper: readPepperKeys(env),
+    verifyBudget: { ...(memoryMiB !== undefined && { memoryMiB }), ...(timeMs !== undefined && { timeMs }) },
+    onLambda,
+  };
 }
 
 export function readArgon2Backend(env: Env): BackendChoice | undefined {

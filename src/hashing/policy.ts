@@ -43,6 +43,8 @@ export interface StoredHashLimits {
   maxEncodedLength: number;
   argon2MaxMemoryKiB: number;
   argon2MaxPasses: number;
+  /** m × t, in KiB-passes: the work (so the time) of one verify, whatever the split. */
+  argon2MaxWork: number;
   argon2MaxLanes: number;
   argon2MaxSaltBytes: number;
   argon2MaxTagBytes: number;
@@ -57,6 +59,7 @@ export const DEFAULT_STORED_HASH_LIMITS: Readonly<StoredHashLimits> = Object.fre
   maxEncodedLength: 1024,
   argon2MaxMemoryKiB: 1024 * 1024,
   argon2MaxPasses: 10,
+  argon2MaxWork: 1024 * 1024 * 10,
   argon2MaxLanes: 16,
   argon2MaxSaltBytes: 64,
   argon2MaxTagBytes: 128,

@@ -10,6 +10,7 @@ import { ConfigError } from '../config/config-error.js';
 import { decodeFingerprintKey } from '../config/fingerprint-config.js';
 import type { PasslaneConfig } from '../config/read-config.js';
 import { encodeBase64Padded } from '../hashing/encoding.js';
+import { limitsForBudget, tighterLimits } from '../hashing/verify-budget.js';
 import type { PasswordHasher } from '../hashing/create-password-hasher.js';
 import type { RehashJobDependencies } from '../rehash/run-rehash-job.js';
 import { AccountStore } from '../storage/account-store.js';
@@ -31,8 +32,11 @@ export interface AppDependencies extends AuthDependencies {
 
 /** The configured policy and pepper keys, within the platform's limits. */
 export function buildHasher(config: PasslaneConfig, platform: Platform): PasswordHasher {
+  const { verifyBudget, onLambda } = config.hasher;
   return platform.createPasswordHasher({
     ...platform.hasherLimits,
+    // Stored hashes must fit where they are verified: the host's bounds and the budget's, whichever is tighter.
+    limits: tighterLimits(platform.hasherLimits?.limits, limitsForBudget(verifyBudget, onLambda)),
     backend: config.hasher.backend,
     // Configured explicitly, so the hasher does not read the environment again on its own.
     pepper: config.hasher.pepper ?? false,

@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readConfig, type PasslaneConfig } from '../../config/read-config.js';
+import { DEPLOYED_VERIFY_BUDGET } from '../../hashing/verify-budget.js';
 import { createBulkDynamoDbClient } from '../../storage/bulk-dynamodb-client.js';
 import { nodePlatform } from '../../wiring/node-platform.js';
 import type { Platform } from '../../wiring/platform.js';
@@ -14,11 +15,15 @@ export interface BulkTools {
 
 /**
  * What import, inventory and rehash build from: the server's configuration (same table, policy
- * and pepper keys as the API) and a batch-tuned DynamoDB client. Warnings go to stderr as one
+ * and pepper keys as the API, and the deployed functions' verify budget unless
+ * PASSLANE_VERIFY_MEMORY_MB / PASSLANE_VERIFY_TIME_MS say otherwise) and a batch-tuned DynamoDB
+ * client. Warnings go to stderr as one
  * JSON line, so stdout stays the command's output (`--json`).
  */
 export function openBulkTools(io: CommandIo): BulkTools {
-  const config = readConfig(io.env);
+  const read = readConfig(io.env);
+  // Records are judged by what the deployed functions can verify, unless told otherwise.
+  const config = { ...read, hasher: { ...read.hasher, verifyBudget: { ...DEPLOYED_VERIFY_BUDGET, ...read.hasher.verifyBudget } } };
   const client = createBulkDynamoDbClient(config.storage);
   const platform: Platform = {
     ...nodePlatform,

@@ -52,6 +52,9 @@ export function parseArgon2Phc(stored: string, limits: StoredHashLimits): Argon2
   const lanes = parseBoundedInteger(params.get('p'), 'argon2 p', 1, limits.argon2MaxLanes);
   const passes = parseBoundedInteger(params.get('t'), 'argon2 t', 1, limits.argon2MaxPasses);
   const memoryKiB = parseBoundedInteger(params.get('m'), 'argon2 m', 8 * lanes, limits.argon2MaxMemoryKiB);
+  if (memoryKiB * passes > limits.argon2MaxWork) {
+    throw new HashParametersOutOfBoundsError(`argon2 m×t=${memoryKiB * passes} is over ${limits.argon2MaxWork} KiB-passes`);
+  }
 
   let salt: Uint8Array;
   let tag: Uint8Array;

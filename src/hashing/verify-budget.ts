@@ -1,0 +1,64 @@
+import { DEFAULT_STORED_HASH_LIMITS, type StoredHashLimits } from './policy.js';
+
+/**
+ * What one verify may use where it runs: a Lambda function's memory and the part of its timeout
+ * a login can spend hashing. A stored hash that needs more cannot be verified there (it would
+ * kill the container or time out every login of that account), so it is refused when it is
+ * parsed: at import (`passlane import`, with the target function's figures) and, at login,
+ * answered like a corrupt record (401, audited).
+ */
+export interface VerifyBudget {
+  /** Memory of the process that verifies, MiB (Lambda: the function's memory size). */
+  memoryMiB?: number;
+  /** Time one verify may take, ms. */
+  timeMs?: number;
+}
+
+/**
+ * Hash speeds at one full vCPU, slower than measured on current x86_64 and arm64 (argon2 about
+ * 2,000 KiB-passes/ms, bcrypt 0.07 ms per 2^cost, PBKDF2-HMAC-SHA-512 0.7 µs per iteration, the
+ * slowest digest), so a bound never admits what the real hardware cannot do in time. Lambda
+ * gives a function CPU in proportion to memory, a full vCPU at 1,769 MiB.
+ */
+const FULL_VCPU_MIB = 1769;
+const ARGON2_KIB_PASSES_PER_MS = 1000;
+const BCRYPT_MS_PER_ROUND = 0.1;
+const PBKDF2_MS_PER_ITERATION = 0.001;
+/** Half the memory for the hash; the rest is Node, the bundle, the SDK and the request. */
+const HASH_SHARE_OF_MEMORY = 0.5;
+
+/** What serverless.yml gives the functions that verify (1,024 MiB; half of the 10 s timeout). */
+export const DEPLOYED_VERIFY_BUDGET: Readonly<Required<VerifyBudget>> = Object.freeze({ memoryMiB: 1024, timeMs: 5000 });
+
+/** The stored-hash limits that fit `budget`, never looser than the defaults. */
+export function limitsForBudget(budget: VerifyBudget, onLambda: boolean): Partial<StoredHashLimits> {
+  const limits = budgetLimits(budget, onLambda);
+  for (const key of Object.keys(limits) as (keyof StoredHashLimits)[]) limits[key] = Math.min(limits[key]!, DEFAULT_STORED_HASH_LIMITS[key]);
+  return limits;
+}
+
+/** The tighter of two sets of limits, key by key (a host's own and the budget's). */
+export function tighterLimits(a: Partial<StoredHashLimits> = {}, b: Partial<StoredHashLimits> = {}): Partial<StoredHashLimits> {
+  const merged: Partial<StoredHashLimits> = { ...a };
+  for (const [key, value] of Object.entries(b) as [keyof StoredHashLimits, number][]) merged[key] = Math.min(merged[key] ?? value, value);
+  return merged;
+}
+
+function budgetLimits(budget: VerifyBudget, onLambda: boolean): Partial<StoredHashLimits> {
+  const limits: Partial<StoredHashLimits> = {};
+  if (budget.memoryMiB !== undefined) {
+    const kib = Math.floor(budget.memoryMiB * 1024 * HASH_SHARE_OF_MEMORY);
+    limits.argon2MaxMemoryKiB = kib;
+    // scrypt uses 128 · N · r bytes; at the largest r (8), N may be the largest power of two that fits.
+    limits.scryptMaxN = 2 ** Math.floor(Math.log2((kib * 1024) / (128 * 8)));
+  }
+  if (budget.timeMs !== undefined) {
+    // Off Lambda, assume one vCPU; on it, the share its memory buys.
+    const vcpu = onLambda && budget.memoryMiB !== undefined ? Math.min(1, budget.memoryMiB / FULL_VCPU_MIB) : 1;
+    const ms = budget.timeMs * vcpu;
+    limits.argon2MaxWork = Math.max(1, Math.floor(ms * ARGON2_KIB_PASSES_PER_MS));
+    limits.bcryptMaxCost = Math.max(4, Math.floor(Math.log2(ms / BCRYPT_MS_PER_ROUND)));
+    limits.pbkdf2MaxIterations = Math.max(1, Math.floor(ms / PBKDF2_MS_PER_ITERATION));
+  }
+  return limits;
+}

@@ -1,0 +1,103 @@
+/**
+ * Stored hashes must fit the function that verifies them: what its memory and time allow is
+ * turned into bounds checked when a record is parsed, at import and at login.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../src/config/read-config.js';
+import { createPasswordHasher } from '../src/index.js';
+import { DEFAULT_STORED_HASH_LIMITS } from '../src/hashing/policy.js';
+import { DEPLOYED_VERIFY_BUDGET, limitsForBudget, tighterLimits } from '../src/hashing/verify-budget.js';
+import { ensureTable } from '../src/storage/table.js';
+import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
+import { AccountStore } from '../src/storage/account-store.js';
+import type { AuditEvent } from '../src/use-cases/audit-events.js';
+import { InvalidCredentialsError } from '../src/use-cases/errors.js';
+import { login } from '../src/use-cases/login.js';
+import { createAuthDependencies } from './support/app-dependencies.js';
+import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { runPasslane } from './support/run-process.js';
+
+const salt = 'c2FsdHNhbHRzYWx0c2FsdA';
+const tag = 'A'.repeat(43);
+const argon2 = (m: number, t: number) => `$argon2id$v=19$m=${m},t=${t},p=1$${salt}$${tag}`;
+
+describe('limitsForBudget', () => {
+  it('gives half the memory to one hash and the time at the CPU share Lambda gives that memory', () => {
+    const limits = limitsForBudget(DEPLOYED_VERIFY_BUDGET, true);
+    expect(limits.argon2MaxMemoryKiB).toBe(512 * 1024);
+    // 5 s at 1024/1769 of a vCPU, at 1,000 KiB-passes per ms: OWASP's settings fit many times over.
+    expect(limits.argon2MaxWork).toBe(Math.floor(5000 * (1024 / 1769) * 1000));
+    expect(limits.bcryptMaxCost).toBe(14);
+    expect(limits.pbkdf2MaxIterations).toBe(Math.floor((5000 * (1024 / 1769)) / 0.001));
+    // Never looser than the defaults.
+    expect(limits.scryptMaxN).toBe(DEFAULT_STORED_HASH_LIMITS.scryptMaxN);
+    expect(limitsForBudget({ memoryMiB: 10_240, timeMs: 900_000 }, false)).toMatchObject({
+      argon2MaxMemoryKiB: DEFAULT_STORED_HASH_LIMITS.argon2MaxMemoryKiB,
+      bcryptMaxCost: DEFAULT_STORED_HASH_LIMITS.bcryptMaxCost,
+    });
+    expect(limitsForBudget({}, true)).toEqual({});
+    expect(tighterLimits({ argon2MaxMemoryKiB: 64 * 1024, scryptMaxN: 2 ** 16 }, limits)).toMatchObject({ argon2MaxMemoryKiB: 64 * 1024, scryptMaxN: 2 ** 16, bcryptMaxCost: 14 });
+  });
+
+  it('refuses what does not fit, before any hashing, and keeps what does', () => {
+    const hasher = createPasswordHasher({ pepper: false, limits: limitsForBudget({ memoryMiB: 256, timeMs: 1000 }, true) });
+    for (const stored of [argon2(256 * 1024, 1), argon2(65536, 10), `$2b$13$${'a'.repeat(53)}`]) {
+      expect(() => hasher.describe(stored), stored.slice(0, 30)).toThrow(expect.objectContaining({ code: 'ERR_HASH_PARAMS_OUT_OF_BOUNDS' }));
+    }
+    expect(hasher.describe(argon2(19456, 2)).scheme).toBe('argon2id');
+  });
+
+  it('reads the budget from PASSLANE_VERIFY_MEMORY_MB / _TIME_MS, and on Lambda the function memory', () => {
+    expect(readConfig({ AWS_LAMBDA_FUNCTION_NAME: 'f', AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024' }).hasher).toMatchObject({ verifyBudget: { memoryMiB: 1024 }, onLambda: true });
+    expect(readConfig({ PASSLANE_VERIFY_MEMORY_MB: '512', PASSLANE_VERIFY_TIME_MS: '2000' }).hasher.verifyBudget).toEqual({ memoryMiB: 512, timeMs: 2000 });
+    expect(() => readConfig({ PASSLANE_VERIFY_TIME_MS: 'soon' })).toThrow(/PASSLANE_VERIFY_TIME_MS/);
+  });
+});
+
+describe('a record over the budget', () => {
+  let dynamo: RunningDynamoDb;
+  const dir = mkdtempSync(join(tmpdir(), 'passlane-budget-'));
+  beforeAll(async () => {
+    dynamo = await startDynalite();
+  });
+  afterAll(async () => {
+    await dynamo?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is answered like a wrong password at login, with an audit event', async () => {
+    const table = `budget-${crypto.randomUUID()}`;
+    await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), table);
+    const events: AuditEvent[] = [];
+    const deps = await createAuthDependencies(
+      { DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: table, PASSLANE_VERIFY_MEMORY_MB: '128', PASSLANE_DATA_DIR: dir },
+      { audit: (event) => events.push(event) },
+    );
+    const email = `big-${crypto.randomUUID()}@example.com`;
+    await new AccountStore(createDynamoDbClient({ endpoint: dynamo.endpoint }), table).createUser({
+      email,
+      userId: 'big-user',
+      passwordHash: argon2(128 * 1024, 2),
+      createdAt: new Date(),
+    });
+    await expect(login(deps, { body: { email, password: 'whatever it was' }, sourceIp: '192.0.2.1' })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    expect(events).toContainEqual({ type: 'auth.stored_hash_rejected', userId: 'big-user', code: 'ERR_HASH_PARAMS_OUT_OF_BOUNDS' });
+  });
+
+  it('is refused at import by the deployed functions\' budget, unless the budget says it fits', async () => {
+    const table = `budget-${crypto.randomUUID()}`;
+    await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), table);
+    const file = join(dir, 'big.jsonl');
+    // 768 MiB: within the library's default bound (1 GiB), over half of a 1,024 MiB function.
+    writeFileSync(file, `${JSON.stringify({ email: `big-${crypto.randomUUID()}@example.com`, hash: `{ARGON2}${argon2(768 * 1024, 1)}` })}\n`);
+    const env = { DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: table };
+    const refused = await runPasslane(['import', file, '--json'], { env });
+    expect(JSON.parse(refused.stdout)).toMatchObject({ imported: 0, rejected: 1 });
+    expect(readFileSync(`${file}.rejects.jsonl`, 'utf8')).toContain('ERR_HASH_PARAMS_OUT_OF_BOUNDS');
+    const fits = await runPasslane(['import', file, '--json'], { env: { ...env, PASSLANE_VERIFY_MEMORY_MB: '2048' } });
+    expect(JSON.parse(fits.stdout)).toMatchObject({ imported: 1, rejected: 0 });
+  });
+});
