@@ -11,6 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcryptjs from 'bcryptjs';
+import { median } from '../src/bench/statistics.js';
 import { readConfig } from '../src/config/read-config.js';
 import { ensureTable } from '../src/storage/table.js';
 import { InvalidCredentialsError } from '../src/use-cases/errors.js';
@@ -67,11 +68,6 @@ try {
     }
   }
 
-  const median = (values: number[]) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    const middle = sorted.length >> 1;
-    return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  };
   const reference = median(times.get('unknown email')!);
   console.log(`failed login, wall time, ${ROUNDS} interleaved rounds, node ${process.version}, backend ${await deps.hasher.backendName()}\n`);
   console.log('| account | median ms | ratio to unknown email | within 15% |');

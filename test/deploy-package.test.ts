@@ -24,6 +24,7 @@ import { startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-ser
 import { startLocalSsmEndpoint } from './support/local-ssm-endpoint.js';
 import { actionsOf, FUNCTION_ACCESS, parameterVariablesOf } from './support/function-access.js';
 import { coldImportMs, readZip, repoRoot, runPackaging, unpackZip } from './support/packaging.js';
+import { httpApiEvent } from './support/http-api-event.js';
 import { lambdaContext } from './support/lambda-context.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: unknown; DeletionPolicy?: string };
@@ -275,12 +276,12 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
 
     process.env.PASSLANE_ARGON2_BACKEND = 'native'; // fail rather than fall back: proves the .node loads
     const register = await handlerOf('register');
-    const registered = await register(httpEvent('POST', '/register', { email, password }), lambdaContext());
+    const registered = await register(httpApiEvent('POST', '/register', { email, password }), lambdaContext());
     expect(registered.statusCode, registered.body).toBe(201);
 
     const login = await handlerOf('login');
     const started = performance.now();
-    const loggedIn = await login(httpEvent('POST', '/login', { email, password }), lambdaContext());
+    const loggedIn = await login(httpApiEvent('POST', '/login', { email, password }), lambdaContext());
     console.log(`first login through the bundled x86_64 handler: ${Math.round(performance.now() - started)} ms`);
     expect(loggedIn.statusCode, loggedIn.body).toBe(200);
     const { accessToken } = JSON.parse(loggedIn.body) as { accessToken: string };
@@ -289,7 +290,7 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
     const jwks = await handlerOf('jwks');
     const privateKey = process.env.PASSLANE_JWT_PRIVATE_KEY;
     delete process.env.PASSLANE_JWT_PRIVATE_KEY;
-    const jwksResponse = await jwks(httpEvent('GET', '/.well-known/jwks.json'), lambdaContext());
+    const jwksResponse = await jwks(httpApiEvent('GET', '/.well-known/jwks.json'), lambdaContext());
     process.env.PASSLANE_JWT_PRIVATE_KEY = privateKey;
     expect(jwksResponse.statusCode, jwksResponse.body).toBe(200);
     const keys = JSON.parse(jwksResponse.body) as JSONWebKeySet;
@@ -299,8 +300,8 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
     // The WASM fallback reads argon2.wasm next to index.mjs: the zip's layout must provide it.
     process.env.PASSLANE_ARGON2_BACKEND = 'wasm';
     const loginWasm = await handlerOf('loginWasm');
-    expect((await loginWasm(httpEvent('POST', '/login', { email, password }), lambdaContext())).statusCode).toBe(200);
-    expect((await loginWasm(httpEvent('POST', '/login', { email, password: 'wrong password!' }), lambdaContext())).statusCode).toBe(401);
+    expect((await loginWasm(httpApiEvent('POST', '/login', { email, password }), lambdaContext())).statusCode).toBe(200);
+    expect((await loginWasm(httpApiEvent('POST', '/login', { email, password: 'wrong password!' }), lambdaContext())).statusCode).toBe(401);
   });
 
   it('fetches secrets named as SSM parameters through the zip\'s own SSM chunk, loaded only then', async () => {
@@ -328,7 +329,7 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
       // DynamoDB Local keeps one database per access key: the table must exist under this one too.
       await ensureTable(createDynamoDbClient(readStorageConfig(process.env)), table);
       const { handler } = (await import(pathToFileURL(join(unpacked.loginSsm!, BUNDLE_FILE)).href)) as { handler: LambdaHandler };
-      const response = await handler(httpEvent('POST', '/login', { email: `nobody-${randomUUID()}@example.com`, password: 'wrong password!' }), lambdaContext());
+      const response = await handler(httpApiEvent('POST', '/login', { email: `nobody-${randomUUID()}@example.com`, password: 'wrong password!' }), lambdaContext());
       expect(response.statusCode, response.body).toBe(401);
       expect(ssm.requests.map((request) => request.body.Name).sort()).toEqual(['/passlane/fingerprint', '/passlane/jwt', '/passlane/pepper']);
     } finally {
@@ -352,29 +353,4 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
 });
 
 type LambdaHandler = (event: unknown, context: Context) => Promise<{ statusCode: number; body: string; headers?: Record<string, string> }>;
-
-/** An API Gateway HTTP API (payload 2.0) event, as the routes in serverless.yml deliver it. */
-function httpEvent(method: string, path: string, body?: unknown) {
-  return {
-    version: '2.0',
-    routeKey: `${method} ${path}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers: { 'content-type': 'application/json', host: 'api.example.test', 'x-forwarded-proto': 'https' },
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'api123',
-      domainName: 'api.example.test',
-      domainPrefix: 'api',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.7', userAgent: 'vitest' },
-      requestId: randomUUID(),
-      routeKey: `${method} ${path}`,
-      stage: '$default',
-      time: new Date().toISOString(),
-      timeEpoch: Date.now(),
-    },
-    isBase64Encoded: false,
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  };
-}
 

@@ -42,6 +42,7 @@ import { FUNCTION_ACCESS } from './support/function-access.js';
 import { keyKind, recordAllAwsClients, type AwsRequest, type CallSink, type KeySchema } from './support/iam/aws-call-recorder.js';
 import { deniedRequests, suggestedStatements, summarize, unconditionedItemGrants, unusedGrants } from './support/iam/check-access.js';
 import { createResolver, functionEnvironment, functionRoles, tableKeySchema, type FunctionRole, type Template } from './support/iam/template-roles.js';
+import { httpApiEvent } from './support/http-api-event.js';
 import { lambdaContext } from './support/lambda-context.js';
 import { startLocalSsmEndpoint, type LocalSsmEndpoint } from './support/local-ssm-endpoint.js';
 import { packageTemplateOnly } from './support/packaging.js';
@@ -170,7 +171,7 @@ async function container(name: Driven, options: { secrets: 'ssm' | 'plain'; env?
     }
   };
   const http = async (method: string, path: string, body?: unknown, request: { sourceIp?: string; token?: string } = {}) => {
-    const response = (await invoke(httpEvent(method, path, body, request))) as { statusCode: number; body: string };
+    const response = (await invoke(httpApiEvent(method, path, body, { ...request, sourceIp: request.sourceIp ?? randomIp(), apiId: 'iamcheck01' }))) as { statusCode: number; body: string };
     return { status: response.statusCode, body: response.body === '' ? undefined : (JSON.parse(response.body) as Record<string, unknown>) };
   };
   return { invoke, http, env };
@@ -380,32 +381,3 @@ describe('the check itself fails on what it is there to catch', () => {
     expect(unconditionedItemGrants(example).map((f) => f.message)).toEqual([expect.stringContaining('ExampleRole grants dynamodb:DeleteItem')]);
   });
 });
-
-/** An API Gateway HTTP API (payload 2.0) event, as the routes in serverless.yml deliver it. */
-function httpEvent(method: string, path: string, body: unknown, request: { sourceIp?: string; token?: string }) {
-  return {
-    version: '2.0',
-    routeKey: `${method} ${path}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers: {
-      'content-type': 'application/json',
-      host: 'iamcheck01.execute-api.eu-west-1.amazonaws.com',
-      ...(request.token !== undefined && { authorization: `Bearer ${request.token}` }),
-    },
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'iamcheck01',
-      domainName: 'iamcheck01.execute-api.eu-west-1.amazonaws.com',
-      domainPrefix: 'iamcheck01',
-      http: { method, path, protocol: 'HTTP/1.1', sourceIp: request.sourceIp ?? randomIp(), userAgent: 'vitest' },
-      requestId: randomUUID(),
-      routeKey: `${method} ${path}`,
-      stage: '$default',
-      time: new Date().toISOString(),
-      timeEpoch: Date.now(),
-    },
-    isBase64Encoded: false,
-    ...(body !== undefined && { body: JSON.stringify(body) }),
-  };
-}

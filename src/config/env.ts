@@ -9,6 +9,11 @@ export function text(env: Env, name: string): string | undefined {
   return value ? value : undefined;
 }
 
+/** AWS_LAMBDA_FUNCTION_NAME or AWS_EXECUTION_ENV is set: the Lambda runtime, where nothing is generated locally. */
+export function readOnLambda(env: Env): boolean {
+  return text(env, 'AWS_LAMBDA_FUNCTION_NAME') !== undefined || text(env, 'AWS_EXECUTION_ENV') !== undefined;
+}
+
 /** A whole number within [min, max], or `fallback` when unset. */
 export function wholeNumber(env: Env, name: string, range: { fallback: number; min: number; max: number }): number;
 export function wholeNumber(env: Env, name: string, range: { min: number; max: number }): number | undefined;

@@ -1,7 +1,7 @@
 import { decodeBase64NoPad } from '../hashing/encoding.js';
 import { ConfigError } from './config-error.js';
-import { text, type Env } from './env.js';
-import { DEFAULT_DATA_DIR } from './server-config.js';
+import { readOnLambda, text, type Env } from './env.js';
+import { readDataDir } from './server-config.js';
 
 export const MIN_FINGERPRINT_KEY_BYTES = 32;
 
@@ -19,8 +19,8 @@ export interface FingerprintConfig {
 
 export function readFingerprintConfig(env: Env): FingerprintConfig {
   const config: FingerprintConfig = {
-    localKeyDir: text(env, 'PASSLANE_DATA_DIR') ?? DEFAULT_DATA_DIR,
-    onLambda: text(env, 'AWS_LAMBDA_FUNCTION_NAME') !== undefined || text(env, 'AWS_EXECUTION_ENV') !== undefined,
+    localKeyDir: readDataDir(env),
+    onLambda: readOnLambda(env),
   };
   const encoded = text(env, 'PASSLANE_FINGERPRINT_KEY');
   if (encoded !== undefined) config.key = decodeFingerprintKey(encoded, 'PASSLANE_FINGERPRINT_KEY');

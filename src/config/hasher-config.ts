@@ -2,7 +2,7 @@ import type { BackendChoice } from '../hashing/backends/load-backend.js';
 import type { PepperOptions } from '../hashing/pepper.js';
 import type { VerifyBudget } from '../hashing/verify-budget.js';
 import { ConfigError } from './config-error.js';
-import { oneOf, text, wholeNumber, type Env } from './env.js';
+import { oneOf, readOnLambda, text, wholeNumber, type Env } from './env.js';
 
 export interface HasherConfig {
   /** PASSLANE_ARGON2_BACKEND: `auto` (unset), `native` or `wasm`. */
@@ -19,7 +19,6 @@ export interface HasherConfig {
 }
 
 export function readHasherConfig(env: Env): HasherConfig {
-  const onLambda = text(env, 'AWS_LAMBDA_FUNCTION_NAME') !== undefined || text(env, 'AWS_EXECUTION_ENV') !== undefined;
   const memoryMiB =
     wholeNumber(env, 'PASSLANE_VERIFY_MEMORY_MB', { min: 64, max: 10_240 }) ??
     wholeNumber(env, 'AWS_LAMBDA_FUNCTION_MEMORY_SIZE', { min: 64, max: 10_240 });
@@ -28,7 +27,7 @@ export function readHasherConfig(env: Env): HasherConfig {
     backend: readArgon2Backend(env),
     pepper: readPepperKeys(env),
     verifyBudget: { ...(memoryMiB !== undefined && { memoryMiB }), ...(timeMs !== undefined && { timeMs }) },
-    onLambda,
+    onLambda: readOnLambda(env),
   };
 }
 

@@ -20,8 +20,13 @@ export function readServerConfig(env: Env): ServerConfig {
   return {
     port: wholeNumber(env, 'PORT', { fallback: 3000, min: 0, max: 65_535 }),
     host: text(env, 'HOST') ?? '127.0.0.1',
-    dataDir: text(env, 'PASSLANE_DATA_DIR') ?? DEFAULT_DATA_DIR,
+    dataDir: readDataDir(env),
     dynamoDbPort: wholeNumber(env, 'DYNAMODB_PORT', { fallback: 8000, min: 0, max: 65_535 }),
     dynamoDbEndpoint: text(env, 'DYNAMODB_ENDPOINT'),
   };
+}
+
+/** PASSLANE_DATA_DIR (.data): the embedded dynalite's files and the locally generated keys. */
+export function readDataDir(env: Env): string {
+  return text(env, 'PASSLANE_DATA_DIR') ?? DEFAULT_DATA_DIR;
 }

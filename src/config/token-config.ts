@@ -1,7 +1,7 @@
 import type { JWK } from 'jose';
 import { ConfigError } from './config-error.js';
-import { json, oneOf, text, wholeNumber, type Env } from './env.js';
-import { DEFAULT_DATA_DIR } from './server-config.js';
+import { json, oneOf, readOnLambda, text, wholeNumber, type Env } from './env.js';
+import { readDataDir } from './server-config.js';
 
 /** RS256 is here because API Gateway's HTTP API JWT authorizer only verifies RSA signatures. */
 export const SIGNING_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
@@ -58,8 +58,8 @@ export function readTokenConfig(env: Env): TokenConfig {
       max: MAX_ACCESS_TOKEN_TTL_S,
     }),
     keys: readSigningKeyConfig(env),
-    localKeyDir: text(env, 'PASSLANE_DATA_DIR') ?? DEFAULT_DATA_DIR,
-    onLambda: text(env, 'AWS_LAMBDA_FUNCTION_NAME') !== undefined || text(env, 'AWS_EXECUTION_ENV') !== undefined,
+    localKeyDir: readDataDir(env),
+    onLambda: readOnLambda(env),
     publicUrl: httpUrl(env, 'PASSLANE_PUBLIC_URL'),
     trustHostHeader: oneOf(env, 'PASSLANE_DISCOVERY_TRUST_HOST', ['true', 'false']) === 'true',
   };

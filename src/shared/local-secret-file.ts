@@ -4,6 +4,19 @@
  * `process.getBuiltinModule` rather than an import, so bundles for Workers pull in no `node:`
  * module; services never call this where there is no filesystem (or on Lambda).
  */
+import { detectRuntime, type RuntimeName } from '../runtime/detect-runtime.js';
+
+/**
+ * Where a secret must not be generated, or undefined where it may (a developer's Node, Bun or
+ * Deno): on Lambda a generated secret would differ per container and vanish with it; edge
+ * runtimes have no filesystem to keep one in.
+ */
+export function localSecretsRefusedOn(onLambda: boolean): 'lambda' | RuntimeName | undefined {
+  const runtime = detectRuntime();
+  if (onLambda || runtime === 'lambda') return 'lambda';
+  return runtime === 'node' || runtime === 'bun' || runtime === 'deno' ? undefined : runtime;
+}
+
 export interface LocalSecret {
   text: string;
   path: string;

@@ -114,13 +114,7 @@ export class AccountStore {
       if (!isConditionalCheckFailed(error)) throw new StorageUnavailableError('createUser', error);
       // The SDK retries timeouts; if an earlier attempt of this very call landed, the retry
       // fails its condition against our own item. That is success, not a duplicate.
-      const existing = (error as { Item?: Record<string, AttributeValue> }).Item;
-      // DynamoDB always returns the item here (the condition failed because it exists);
-      // dynalite ignores ReturnValuesOnConditionCheckFailure, so only there do we read it.
-      const stored =
-        existing === undefined
-          ? await this.getUserByEmail(user.email)
-          : { userId: existing.userId?.S, passwordHash: existing.passwordHash?.S };
+      const stored = await this.storedAfterFailedCondition(error, user.email);
       if (stored?.userId === user.userId && stored.passwordHash === user.passwordHash) return;
       throw new AccountExistsError({ cause: error });
     }
@@ -191,8 +185,7 @@ export class AccountStore {
             ':new': { S: input.newHash },
             ':now': { S: now },
           },
-          // As in createUser: the failed condition hands back what is stored, so no read (and
-          // no GetItem in the login and rehash roles) is needed to judge it.
+          // As in createUser: the failed condition hands back what is stored.
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
@@ -202,21 +195,22 @@ export class AccountStore {
       }
       // Same retry case as createUser: hashes are salted, so finding exactly our new hash
       // means our own earlier attempt landed. No item: the account is gone.
-      const storedHash = await this.storedHashAfterFailedCondition(error, input.email);
-      if (storedHash === input.newHash) return;
+      const stored = await this.storedAfterFailedCondition(error, input.email);
+      if (stored?.passwordHash === input.newHash) return;
       throw new HashChangedError({ cause: error });
     }
   }
 
   /**
-   * The hash stored when a condition failed: from the error (ALL_OLD). DynamoDB and DynamoDB
-   * Local return the item whenever there is one; dynalite ignores the option, and an account
-   * that is gone has no item, so only then is it read (a read those roles may not make, which
-   * then fails as storage trouble: the change is not confirmed).
+   * What is stored when a write's condition failed: from the error (ALL_OLD), so no read (and no
+   * GetItem in the register, login and rehash roles) is needed to judge it. DynamoDB and
+   * DynamoDB Local return the item whenever there is one; dynalite ignores the option, and an
+   * account that is gone has no item, so only then is it read (a read those roles may not make,
+   * which then fails as storage trouble: the write is not confirmed).
    */
-  private async storedHashAfterFailedCondition(error: unknown, email: string): Promise<string | undefined> {
+  private async storedAfterFailedCondition(error: unknown, email: string): Promise<{ userId?: string; passwordHash?: string } | undefined> {
     const old = (error as { Item?: Record<string, AttributeValue> }).Item;
-    return old !== undefined ? old.passwordHash?.S : (await this.getUserByEmail(email))?.passwordHash;
+    return old !== undefined ? { userId: old.userId?.S, passwordHash: old.passwordHash?.S } : this.getUserByEmail(email);
   }
 
   /**

@@ -6,7 +6,7 @@ import {
   MIN_ACCESS_TOKEN_TTL_S,
   type TokenConfig,
 } from '../config/token-config.js';
-import { detectRuntime } from '../runtime/detect-runtime.js';
+import { localSecretsRefusedOn } from '../shared/local-secret-file.js';
 import { TokenConfigError } from './errors.js';
 import { issueAccessToken, type IssuedAccessToken, type IssueAccessTokenInput } from './issue-access-token.js';
 import { publicJwks, type PublicJwks } from './jwks.js';
@@ -99,15 +99,13 @@ export async function publicTokenServiceFromConfig(config: TokenConfig): Promise
 }
 
 function refuseLocalKeyOutsideDevelopment(onLambda: boolean): void {
-  const runtime = detectRuntime();
-  if (onLambda || runtime === 'lambda') {
+  const refusedOn = localSecretsRefusedOn(onLambda);
+  if (refusedOn === 'lambda') {
     throw new TokenConfigError(
       'PASSLANE_JWT_PRIVATE_KEY is not set; on AWS Lambda the signing key must come from configuration (SSM or Secrets Manager), never a generated local key',
     );
   }
-  if (runtime !== 'node' && runtime !== 'bun' && runtime !== 'deno') {
-    throw new TokenConfigError(`PASSLANE_JWT_PRIVATE_KEY is not set, and ${runtime} has no filesystem for a local key`);
-  }
+  if (refusedOn !== undefined) throw new TokenConfigError(`PASSLANE_JWT_PRIVATE_KEY is not set, and ${refusedOn} has no filesystem for a local key`);
 }
 
 function checkTtl(value: number, name: string): number {

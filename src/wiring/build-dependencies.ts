@@ -21,8 +21,7 @@ import { publicTokenServiceFromConfig, tokenServiceFromConfig, type PublicTokenS
 import type { AuthDependencies, RegisterDependencies } from '../use-cases/dependencies.js';
 import { createFailureTiming } from '../use-cases/failure-timing.js';
 import { createEmailFingerprint, type EmailFingerprint } from '../use-cases/fingerprint.js';
-import { detectRuntime } from '../runtime/detect-runtime.js';
-import { readOrCreateLocalSecret } from '../shared/local-secret-file.js';
+import { localSecretsRefusedOn, readOrCreateLocalSecret } from '../shared/local-secret-file.js';
 import type { Platform } from './platform.js';
 
 /** What the API needs: the use-cases' dependencies, with the full token service (for the JWKS). */
@@ -87,9 +86,9 @@ export async function buildAuthDependencies(
 export async function buildFingerprint(config: PasslaneConfig): Promise<EmailFingerprint> {
   const { key, localKeyDir, onLambda } = config.fingerprint;
   if (key !== undefined) return createEmailFingerprint(key);
-  const runtime = detectRuntime();
-  if (onLambda || !['node', 'bun', 'deno'].includes(runtime)) {
-    throw new ConfigError('PASSLANE_FINGERPRINT_KEY', `is not set; on ${onLambda ? 'AWS Lambda' : runtime} it must be configured (a secret), never generated`);
+  const refusedOn = localSecretsRefusedOn(onLambda);
+  if (refusedOn !== undefined) {
+    throw new ConfigError('PASSLANE_FINGERPRINT_KEY', `is not set; on ${refusedOn === 'lambda' ? 'AWS Lambda' : refusedOn} it must be configured (a secret), never generated`);
   }
   const local = await readOrCreateLocalSecret(
     localKeyDir,

@@ -7,7 +7,7 @@ import { openRejectsFile } from '../../import/rejects-file.js';
 import { CommandUsageError, describeFailure, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { createProgress, ratePerSecond } from './progress.js';
 import { buildAccountTools } from '../../wiring/build-dependencies.js';
-import { openBulkTools, type BulkTools } from './bulk-tools.js';
+import { openBulkTools } from './bulk-tools.js';
 
 export const IMPORT_USAGE = `usage: passlane import FILE [--format jsonl|csv] [--rejects PATH] [--concurrency N]
                        [--max-writes-per-second N] [--json]
@@ -36,13 +36,8 @@ export async function runImportCommand(args: string[], io: CommandIo): Promise<n
   }
   const { file, format, rejectsPath, concurrency, maxWritesPerSecond, json } = options;
 
-  let tools: BulkTools;
-  try {
-    tools = openBulkTools(io);
-  } catch (error) {
-    writeLine(io.stderr, `passlane import: ${describeFailure(error)}`);
-    return 2;
-  }
+  const tools = openBulkTools(io, 'import');
+  if (tools === undefined) return 2;
   const { client } = tools;
   const { hasher, users } = buildAccountTools(tools.config, tools.platform);
   const startedAt = Date.now();

@@ -5,7 +5,7 @@ import { CommandUsageError, describeFailure, integerOption, writeLine, type Comm
 import { formatTable } from './format-table.js';
 import { createProgress, ratePerSecond } from './progress.js';
 import { buildAccountTools } from '../../wiring/build-dependencies.js';
-import { openBulkTools, type BulkTools } from './bulk-tools.js';
+import { openBulkTools } from './bulk-tools.js';
 
 export const INVENTORY_USAGE = `usage: passlane inventory [--segments N] [--json]
 Counts stored password hashes by scheme, parameters, wrapping and pepper key, and what each is
@@ -33,13 +33,8 @@ export async function runInventoryCommand(args: string[], io: CommandIo): Promis
     writeLine(io.stderr, INVENTORY_USAGE);
     return 2;
   }
-  let tools: BulkTools;
-  try {
-    tools = openBulkTools(io);
-  } catch (error) {
-    writeLine(io.stderr, `passlane inventory: ${describeFailure(error)}`);
-    return 2;
-  }
+  const tools = openBulkTools(io, 'inventory');
+  if (tools === undefined) return 2;
   const { client } = tools;
   const progress = createProgress(io);
   const startedAt = Date.now();

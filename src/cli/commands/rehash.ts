@@ -12,7 +12,7 @@ import { CommandUsageError, describeFailure, EXIT_INTERRUPTED, integerOption, wr
 import { formatTable } from './format-table.js';
 import { createProgress, ratePerSecond } from './progress.js';
 import { buildRehashDependencies } from '../../wiring/build-dependencies.js';
-import { openBulkTools, type BulkTools } from './bulk-tools.js';
+import { openBulkTools } from './bulk-tools.js';
 
 export const REHASH_USAGE = `usage: passlane rehash [--dry-run] [--segments N] [--max-writes-per-second N] [--cursor C]
                        [--round-seconds S] [--json]
@@ -34,13 +34,8 @@ export async function runRehashCommand(args: string[], io: CommandIo): Promise<n
     writeLine(io.stderr, REHASH_USAGE);
     return 2;
   }
-  let tools: BulkTools;
-  try {
-    tools = openBulkTools(io);
-  } catch (error) {
-    writeLine(io.stderr, `passlane rehash: ${describeFailure(error)}`);
-    return 2;
-  }
+  const tools = openBulkTools(io, 'rehash');
+  if (tools === undefined) return 2;
   const { client } = tools;
   const deps = buildRehashDependencies(tools.config, tools.platform);
   const progress = createProgress(io);
