@@ -1,11 +1,13 @@
 /**
  * The process that runs a bundled Lambda handler for `npm run bench:login` (bench/login.ts).
  * Bundled by the packaging code like a function and copied next to the handler's index.mjs, so
- * the probes below load the very `.node` binary and chunks the handler loads. Driven over IPC,
- * one request at a time; it answers with CPU and wall time per operation and status counts,
- * never with a password, hash, token or email.
+ * the probes below load the very `.node` binary and chunks the handler loads. The token
+ * function's bundle, when given, is loaded from its own directory into the same process (its own
+ * chunks, as in its own Lambda). Driven over IPC, one request at a time; it answers with CPU and
+ * wall time per operation and status counts, never with a password, hash, token or email: the
+ * refresh token of the session being refreshed stays in this process.
  */
-import { randomInt, randomUUID } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readConfig } from '../src/config/read-config.js';
@@ -17,12 +19,18 @@ import type { TokenService } from '../src/tokens/token-service.js';
 import { buildHasher, buildTokenService } from '../src/wiring/build-dependencies.js';
 import { nodePlatform } from '../src/wiring/node-platform.js';
 
-export type WorkerKind = 'login' | 'login-unknown' | 'bad-request' | 'verify' | 'getitem' | 'sign' | 'log';
+export type WorkerKind = 'login' | 'login-unknown' | 'refresh' | 'refresh-bad' | 'bad-request' | 'verify' | 'getitem' | 'sign' | 'log';
 
 export type WorkerRequest =
-  | { op: 'init'; handlerFile: string }
+  | { op: 'init'; handlerFile: string; tokenHandlerFile?: string }
   | { op: 'register'; email: string; password: string }
   | { op: 'prepare'; email: string; password: string }
+  /**
+   * Logs the account in through the login handler until it holds PASSLANE_SESSIONS_PER_ACCOUNT
+   * sessions (none ends: the last login takes the last place). With `refresh`, the last
+   * session's refresh token is kept here for the refresh measurements.
+   */
+  | { op: 'fill-sessions'; email: string; password: string; refresh: boolean }
   | { op: 'batch'; kind: WorkerKind; n: number; expect: number };
 
 /** What each request answers when it succeeds. */
@@ -30,6 +38,7 @@ export interface WorkerReplies {
   init: { ok: true };
   register: { ok: true; status: number };
   prepare: { ok: true; description: HashDescription; needsRehash: boolean; backend: string };
+  'fill-sessions': { ok: true; perAccount: number };
   batch: {
     ok: true;
     cpuMs: number[];
@@ -47,6 +56,9 @@ type Handler = (event: LambdaHttpEvent, context: unknown) => Promise<LambdaHttpR
 
 interface State {
   handler?: Handler;
+  tokenHandler?: Handler;
+  /** The live refresh token of the session the refresh measurements use; each refresh replaces it. */
+  refreshToken?: string;
   email?: string;
   password?: string;
   stored?: string;
@@ -70,7 +82,7 @@ process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
 }) as typeof process.stdout.write;
 
-/** An API Gateway HTTP API (payload 2.0) event, as `POST /login` delivers it. */
+/** An API Gateway HTTP API (payload 2.0) event, as `POST /login` or `POST /token` delivers it. */
 function httpEvent(path: string, body: string, sourceIp: string): LambdaHttpEvent {
   const requestId = randomUUID();
   return {
@@ -121,11 +133,41 @@ const need = <T>(value: T | undefined, what: string): T => {
 
 let lastErrorBody = '';
 
-async function invoke(path: string, body: string, sourceIp: string): Promise<number> {
-  const response = await need(state.handler, 'the handler')(httpEvent(path, body, sourceIp), lambdaContext());
+async function call(handler: Handler | undefined, path: string, body: string, sourceIp: string): Promise<LambdaHttpResponse> {
+  const response = await need(handler, `the handler of ${path}`)(httpEvent(path, body, sourceIp), lambdaContext());
   // Error bodies only: a 200 holds a token, which is never passed on.
   lastErrorBody = response.statusCode >= 400 ? response.body.slice(0, 300) : '';
+  return response;
+}
+
+async function invoke(path: string, body: string, sourceIp: string): Promise<number> {
+  return (await call(state.handler, path, body, sourceIp)).statusCode;
+}
+
+/** A token from a 200's JSON body (login's `refreshToken`, /token's `refresh_token`), kept here only. */
+function tokenOf(response: LambdaHttpResponse, field: 'refreshToken' | 'refresh_token'): string {
+  const token = (JSON.parse(response.body) as Record<string, unknown>)[field];
+  if (typeof token !== 'string' || token === '') throw new Error(`a 200 from the handler holds no ${field}`);
+  return token;
+}
+
+/** POST /token with the session's live refresh token; a 200's new token replaces it. */
+async function refresh(): Promise<number> {
+  const body = JSON.stringify({ grant_type: 'refresh_token', refresh_token: need(state.refreshToken, 'the refresh session') });
+  const response = await call(state.tokenHandler, '/token', body, '198.51.100.10');
+  // Parsing the answer is the client's work, inside the window: a few microseconds.
+  if (response.statusCode === 200) state.refreshToken = tokenOf(response, 'refresh_token');
   return response.statusCode;
+}
+
+/**
+ * A well-formed refresh token of the live session with a wrong secret: the refresh reads the
+ * session, finds the secret neither live nor spent, counts a failure for the source and answers
+ * 401 (the session is untouched). A fresh address each time, so no source reaches its limit.
+ */
+function wrongSecret(): string {
+  const [accountKey, sessionId] = need(state.refreshToken, 'the refresh session').split('.');
+  return `${accountKey}.${sessionId}.${randomBytes(32).toString('base64url')}`;
 }
 
 const randomIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
@@ -137,6 +179,9 @@ const operations: Record<WorkerKind, () => Promise<number>> = {
   // A fresh email and address each time, so no failure counter or limit carries over.
   'login-unknown': () =>
     invoke('/login', JSON.stringify({ email: `unknown-${randomUUID()}@example.com`, password: need(state.password, 'the account') }), randomIp()),
+  refresh,
+  'refresh-bad': async () =>
+    (await call(state.tokenHandler, '/token', JSON.stringify({ grant_type: 'refresh_token', refresh_token: wrongSecret() }), randomIp())).statusCode,
   'bad-request': () => invoke('/login', '{"email":', '198.51.100.8'),
   verify: async () => ((await need(state.hasher, 'the hasher').verify(need(state.stored, 'the stored hash'), need(state.password, 'the account'))).ok ? 200 : 401),
   getitem: async () => ((await readAccount()) ? 200 : 404),
@@ -179,7 +224,9 @@ async function measure(kind: WorkerKind, n: number, expected: number) {
 async function handle(request: WorkerRequest): Promise<WorkerReply> {
   switch (request.op) {
     case 'init': {
-      state.handler = ((await import(pathToFileURL(request.handlerFile).href)) as { handler: Handler }).handler;
+      const load = async (file: string) => ((await import(pathToFileURL(file).href)) as { handler: Handler }).handler;
+      state.handler = await load(request.handlerFile);
+      if (request.tokenHandlerFile !== undefined) state.tokenHandler = await load(request.tokenHandlerFile);
       return { ok: true } satisfies WorkerReplies['init'];
     }
     case 'register': {
@@ -206,6 +253,17 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
         needsRehash: state.hasher.needsRehash(state.stored),
         backend: await state.hasher.backendName(),
       } satisfies WorkerReplies['prepare'];
+    }
+    case 'fill-sessions': {
+      const { perAccount } = config().sessions;
+      const body = JSON.stringify({ email: request.email, password: request.password });
+      let last: LambdaHttpResponse | undefined;
+      for (let i = 0; i < perAccount; i++) {
+        last = await call(state.handler, '/login', body, '198.51.100.11');
+        if (last.statusCode !== 200) throw new Error(`logging the account in answered ${last.statusCode} ${lastErrorBody}`.trim());
+      }
+      if (request.refresh && last !== undefined) state.refreshToken = tokenOf(last, 'refreshToken');
+      return { ok: true, perAccount } satisfies WorkerReplies['fill-sessions'];
     }
     case 'batch':
       return { ok: true, ...(await measure(request.kind, request.n, request.expect)) } satisfies WorkerReplies['batch'];

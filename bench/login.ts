@@ -1,14 +1,22 @@
 /**
  * npm run bench:login: CPU per login through the bundled login Lambda handler, against CPU per
- * bare verify of the same stored hash, in the same process, interleaved.
+ * bare verify of the same stored hash, in the same process, interleaved; and CPU per refresh
+ * (POST /token) through the bundled token handler, next to it.
  *
  *   npm run bench:login -- [--quick] [--rounds 15] [--batch 10] [--warmup 10] [--logs-off]
  *
- * The login, register and a small probe bundle (bench/login-worker.ts) are built fresh with the
- * packaging code (scripts/packaging), for this machine's architecture, as `npm run package`
- * builds them; the probe's files are copied next to the handler's index.mjs so both load the
- * same native binding. dynalite runs in its own process (its CPU is not counted) and counts
- * the DynamoDB requests it serves. The handler's process gets the deployed Lambda environment
+ * The login, token, register and a small probe bundle (bench/login-worker.ts) are built fresh
+ * with the packaging code (scripts/packaging), for this machine's architecture, as
+ * `npm run package` builds them; the probe's files are copied next to the login handler's
+ * index.mjs so both load the same native binding, and the token handler is loaded into the same
+ * process from its own directory (its own chunks). dynalite runs in its own process (its CPU is
+ * not counted) and counts the DynamoDB requests it serves.
+ *
+ * Two accounts: one logged in by the login measurements, one whose newest session the refresh
+ * measurements refresh (its refresh token stays in the worker; each refresh replaces it). Both
+ * are logged in up to PASSLANE_SESSIONS_PER_ACCOUNT (left at its default) before the warm-up,
+ * so every measured login is the at-cap case (its write also ends the oldest session) and every
+ * refresh reads a full sessions item. The handler's process gets the deployed Lambda environment
  * (pepper, RS256 signing key, INFO logs and EMF metrics, as serverless.yml leaves them): what it
  * writes to stdout is drained and dropped, never shown, and what logging costs is measured by a
  * probe. `--logs-off` runs it with POWERTOOLS_LOG_LEVEL=ERROR and POWERTOOLS_METRICS_DISABLED=true.
@@ -29,6 +37,7 @@ import { bundleFunction } from '../scripts/packaging/bundle-function.js';
 import { BUNDLE_FILE, LAMBDA_FUNCTIONS, type LambdaFunction } from '../scripts/packaging/lambda-functions.js';
 import { resolveBindingPackages } from '../scripts/packaging/native-packages.js';
 import { ms, textTable } from '../src/bench/format.js';
+import { DEFAULT_SESSION_CONFIG } from '../src/config/session-config.js';
 import { withLiftedLoginLimits } from '../src/bench/load/lifted-limits.js';
 import { median, summarize } from '../src/bench/statistics.js';
 import { generateSigningKey } from '../src/tokens/keys.js';
@@ -58,6 +67,8 @@ const MEASUREMENTS: Array<Pick<Measurement, 'label' | 'kind' | 'expect'>> = [
   { label: 'bare verify (hasher.verify, native)', kind: 'verify', expect: 200 },
   { label: 'login (200)', kind: 'login', expect: 200 },
   { label: 'login, unknown email (401)', kind: 'login-unknown', expect: 401 },
+  { label: 'refresh (200)', kind: 'refresh', expect: 200 },
+  { label: 'refresh, wrong secret (401)', kind: 'refresh-bad', expect: 401 },
   { label: 'handler, malformed body (400)', kind: 'bad-request', expect: 400 },
   { label: 'DynamoDB GetItem, bare', kind: 'getitem', expect: 200 },
   { label: 'token signing, bare', kind: 'sign', expect: 200 },
@@ -161,8 +172,8 @@ async function startDynalite(): Promise<{ endpoint: string; counts(): Promise<Re
   };
 }
 
-/** Login, register and the probe, bundled as `npm run package` bundles functions. */
-async function buildBundles(buildDir: string, arch: LambdaArchitecture): Promise<{ login: string; register: string }> {
+/** Login, token, register and the probe, bundled as `npm run package` bundles functions. */
+async function buildBundles(buildDir: string, arch: LambdaArchitecture): Promise<{ login: string; token: string; register: string }> {
   const bindings = resolveBindingPackages(root, arch, join(root, '.package', 'native-cache'));
   const fn = (name: string): LambdaFunction => {
     const found = LAMBDA_FUNCTIONS.find((f) => f.name === name);
@@ -171,7 +182,7 @@ async function buildBundles(buildDir: string, arch: LambdaArchitecture): Promise
   };
   const probe: LambdaFunction = { name: 'bench-login-worker', entry: 'bench/login-worker.ts' };
   const build = (f: LambdaFunction) => bundleFunction(f, { root, outDir: join(buildDir, f.name), arch, bindings });
-  const [, , probeBundle] = await Promise.all([build(fn('login')), build(fn('register')), build(probe)]);
+  const [, , , probeBundle] = await Promise.all([build(fn('login')), build(fn('token')), build(fn('register')), build(probe)]);
   for (const target of ['login', 'register']) {
     for (const file of probeBundle.files) {
       const from = join(buildDir, probe.name, file);
@@ -181,7 +192,7 @@ async function buildBundles(buildDir: string, arch: LambdaArchitecture): Promise
       else if (!readFileSync(from).equals(readFileSync(to))) throw new Error(`${file} differs between the probe and the ${target} bundle`);
     }
   }
-  return { login: join(buildDir, 'login'), register: join(buildDir, 'register') };
+  return { login: join(buildDir, 'login'), token: join(buildDir, 'token'), register: join(buildDir, 'register') };
 }
 
 function startWorker(name: string, dir: string, env: Record<string, string | undefined>): Worker {
@@ -226,13 +237,15 @@ async function main(): Promise<void> {
   const buildDir = mkdtempSync(join(tmpdir(), 'passlane-bench-login-'));
   const children: Child[] = [];
   try {
-    console.error(`bench:login: bundling login and register for ${arch}`);
+    console.error(`bench:login: bundling login, token and register for ${arch}`);
     const dirs = await buildBundles(buildDir, arch);
     const dynalite = await startDynalite();
     children.push(dynalite.child);
 
     // What serverless.yml gives the login function, with the secrets as plain values and the
-    // login limits lifted: thousands of logins of one account from one address.
+    // login limits lifted: thousands of logins of one account from one address, hundreds of
+    // refreshes of one session. The token handler runs with the same environment (it reads only
+    // the table, the signing key and the session settings of it).
     const logsOff = values['logs-off'] === true;
     const env = withLiftedLoginLimits({
       PATH: process.env.PATH,
@@ -251,24 +264,31 @@ async function main(): Promise<void> {
       PASSLANE_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
     });
 
-    // The account: registered through the register handler, in a process of its own.
-    const email = `bench-${randomUUID()}@example.com`;
-    const password = `bench-${randomUUID()}`;
+    // The accounts, one logged in, one refreshed: registered through the register handler, in a process of its own.
+    const account = () => ({ email: `bench-${randomUUID()}@example.com`, password: `bench-${randomUUID()}` });
+    const { email, password } = account();
+    const refreshAccount = account();
     const registrar = startWorker('register handler', dirs.register, env);
     children.push(registrar);
     await registrar.request({ op: 'init', handlerFile: join(dirs.register, BUNDLE_FILE) });
-    const registered = await registrar.request({ op: 'register', email, password });
-    if (registered.status !== 201) throw new Error(`registering the bench account answered ${registered.status}`);
+    for (const credentials of [{ email, password }, refreshAccount]) {
+      const registered = await registrar.request({ op: 'register', ...credentials });
+      if (registered.status !== 201) throw new Error(`registering a bench account answered ${registered.status}`);
+    }
     registrar.stop();
 
-    const worker = startWorker('login handler', dirs.login, env);
+    const worker = startWorker('login and token handlers', dirs.login, env);
     children.push(worker);
-    await worker.request({ op: 'init', handlerFile: join(dirs.login, BUNDLE_FILE) });
+    await worker.request({ op: 'init', handlerFile: join(dirs.login, BUNDLE_FILE), tokenHandlerFile: join(dirs.token, BUNDLE_FILE) });
     const prepared = await worker.request({ op: 'prepare', email, password });
     if (prepared.needsRehash || prepared.description.scheme !== 'argon2id') {
       throw new Error(`the stored hash is not current argon2id (${prepared.description.scheme}, needs rehash: ${prepared.needsRehash})`);
     }
     const stored = `${prepared.description.scheme} ${prepared.description.parameters ?? ''}${prepared.description.pepperKeyId ? ', peppered' : ''}, ${prepared.backend} backend`;
+    // Both accounts at PASSLANE_SESSIONS_PER_ACCOUNT before the warm-up (see the top of this file).
+    console.error('bench:login: logging both accounts in up to their session limit');
+    const { perAccount } = await worker.request({ op: 'fill-sessions', email, password, refresh: false });
+    await worker.request({ op: 'fill-sessions', ...refreshAccount, refresh: true });
 
     const measurements: Measurement[] = MEASUREMENTS.map((m) => ({ ...m, cpuMs: [], wallMs: [], dynamoDb: {}, statuses: {}, roundCpu: [], stdoutLines: 0 }));
     console.error(`bench:login: warm-up (${warmup} of each), then ${rounds} rounds x ${batch} of each, interleaved`);
@@ -295,7 +315,7 @@ async function main(): Promise<void> {
         for (const [op, count] of diff(after, before)) m.dynamoDb[op] = (m.dynamoDb[op] ?? 0) + count;
       }
     }
-    report(measurements, { arch, rounds, batch, loadAtStart, stored, logsOff });
+    report(measurements, { arch, rounds, batch, loadAtStart, stored, logsOff, perAccount });
   } finally {
     for (const child of children) child.stop();
     rmSync(buildDir, { recursive: true, force: true });
@@ -309,6 +329,8 @@ interface ReportContext {
   loadAtStart: number;
   stored: string;
   logsOff: boolean;
+  /** PASSLANE_SESSIONS_PER_ACCOUNT as the handlers read it. */
+  perAccount: number;
 }
 
 function report(measurements: Measurement[], context: ReportContext): void {
@@ -318,7 +340,10 @@ function report(measurements: Measurement[], context: ReportContext): void {
   const verifyCpu = cpuOf(verify);
   const perOp = (m: Measurement) => {
     const n = m.cpuMs.length;
-    const ops = Object.entries(m.dynamoDb).map(([op, count]) => `${op} ${+(count / n).toFixed(2)}`);
+    // By name: the same order in every row (and here reads before writes).
+    const ops = Object.entries(m.dynamoDb)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([op, count]) => `${op} ${+(count / n).toFixed(2)}`);
     return ops.length ? ops.join(', ') : '-';
   };
   const unexpected = (m: Measurement) =>
@@ -348,26 +373,38 @@ function report(measurements: Measurement[], context: ReportContext): void {
   const verdict = invalid.length ? 'not judged: unexpected answers' : ratio <= 1.25 ? 'met' : 'not met';
 
   // Where the CPU above the verify goes, from the bare probes in the same process.
-  const requests = Object.values(login.dynamoDb).reduce((a, b) => a + b, 0) / login.cpuMs.length;
-  const parts: Array<[string, number]> = [
-    [`DynamoDB (${+requests.toFixed(2)} request(s) at a bare GetItem's cost)`, cpuOf(find('getitem')) * requests],
+  const requestsOf = (m: Measurement) => Object.values(m.dynamoDb).reduce((a, b) => a + b, 0) / m.cpuMs.length;
+  const partsOf = (m: Measurement): Array<[string, number]> => [
+    [`DynamoDB (${+requestsOf(m).toFixed(2)} request(s) at a bare GetItem's cost)`, cpuOf(find('getitem')) * requestsOf(m)],
     ['token signing', cpuOf(find('sign'))],
     ['handler floor (the 400: middy, Powertools, hono)', cpuOf(find('bad-request'))],
     ...(context.logsOff ? [] : [['audit line + EMF flush', cpuOf(find('log'))] as [string, number]]),
   ];
+  const breakdown = (total: number, parts: Array<[string, number]>) =>
+    `${parts.map(([what, cpu]) => `${what} ${ms(cpu)}`).join(' + ')} + rest ${ms(total - parts.reduce((sum, [, cpu]) => sum + cpu, 0))}`;
   const above = cpuOf(login) - verifyCpu;
-  const rest = above - parts.reduce((sum, [, cpu]) => sum + cpu, 0);
+
+  // A refresh next to a login: no hashing, a read and a write, the access token's signature.
+  const refresh = find('refresh');
+  const requestsEach = (m: Measurement) => `${+requestsOf(m).toFixed(2)} requests: ${perOp(m)}`;
+  const refreshPaired = refresh.roundCpu.map((cpu, i) => cpu / login.roundCpu[i]!);
   const model = cpus()[0]?.model.trim() ?? 'unknown CPU';
   const lines = [
     `login CPU through the bundled ${context.arch} login handler: node ${process.version}, ${model}, ${cpus().length} cores, load ${context.loadAtStart.toFixed(2)} at start`,
     `stored hash: ${context.stored}; handler logs: ${context.logsOff ? 'off (POWERTOOLS_LOG_LEVEL=ERROR, POWERTOOLS_METRICS_DISABLED=true)' : 'as deployed (INFO, EMF), dropped unseen'}`,
     `${context.rounds} rounds x ${context.batch} of each, interleaved; CPU = user + system of the handler's process, per operation`,
+    `sessions: PASSLANE_SESSIONS_PER_ACCOUNT ${context.perAccount}${context.perAccount === DEFAULT_SESSION_CONFIG.perAccount ? ' (the default)' : ''}, both accounts logged in up to it before the warm-up: ` +
+      `every login measured also ends its account's oldest session in its write (the at-cap case), every refresh reads an item of ${context.perAccount} sessions`,
     '',
     textTable(['measured', 'n', 'CPU ms', '95% CI', 'vs verify', 'wall ms', 'DynamoDB requests each', 'log lines each', 'status'], rows),
     '',
     `login / verify, CPU medians: ${ratio.toFixed(2)}x (target <= 1.25x: ${verdict}); paired within each round: ` +
       `${median(paired).toFixed(2)}x (${Math.min(...paired).toFixed(2)}-${Math.max(...paired).toFixed(2)})`,
-    `above verify: ${ms(above)} CPU ms per login ~ ${parts.map(([what, cpu]) => `${what} ${ms(cpu)}`).join(' + ')} + rest ${ms(rest)}`,
+    `above verify: ${ms(above)} CPU ms per login ~ ${breakdown(above, partsOf(login))}`,
+    `refresh: ${ms(cpuOf(refresh))} CPU ms (${requestsEach(refresh)}) vs login ${ms(cpuOf(login))} CPU ms (${requestsEach(login)}): ` +
+      `${(cpuOf(refresh) / cpuOf(login)).toFixed(2)}x a login; paired within each round: ${median(refreshPaired).toFixed(2)}x ` +
+      `(${Math.min(...refreshPaired).toFixed(2)}-${Math.max(...refreshPaired).toFixed(2)})`,
+    `per refresh: ${ms(cpuOf(refresh))} CPU ms ~ ${breakdown(cpuOf(refresh), partsOf(refresh))} (the floor is the login handler's 400; a refresh hashes only with SHA-256)`,
     ...(invalid.length ? [`UNEXPECTED ANSWERS (see status) in: ${invalid.join('; ')}: those rows do not measure what they say.`] : []),
     'Medians of per-operation samples; the interval is a bootstrap 95% interval of the median. No Lambda runtime',
     '(event polling, init) is included: the handler is called directly, as the runtime would, in a warm process.',

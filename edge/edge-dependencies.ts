@@ -30,5 +30,10 @@ export const getEdgePublicTokens: (env: WorkerEnv) => Promise<PublicTokenService
 
 /** The API's services for one isolate's bindings (the Worker's `env`, Vercel's `process.env`). */
 export function edgeServices(env: WorkerEnv): ApiServices {
-  return { register: () => getEdgeDependencies(env), auth: () => getEdgeDependencies(env), publicTokens: () => getEdgePublicTokens(env) };
+  return {
+    register: () => getEdgeDependencies(env),
+    auth: () => getEdgeDependencies(env),
+    sessions: () => getEdgeDependencies(env),
+    publicTokens: () => getEdgePublicTokens(env),
+  };
 }

@@ -47,8 +47,28 @@ describe('readConfig', () => {
       },
       rehash: {},
       fingerprint: { localKeyDir: '.data', onLambda: false },
+      sessions: { idleSeconds: 1_209_600, maxAgeSeconds: 2_592_000, graceSeconds: 10, perAccount: 10, refreshesPerSessionPerHour: 60, refreshFailuresPerSource: 50 },
+      authorizer: { cacheSeconds: 5 },
     });
     expect(readServerConfig({})).toEqual({ port: 3000, host: '127.0.0.1', dataDir: '.data', dynamoDbPort: 8000, dynamoDbEndpoint: undefined });
+  });
+
+  it('reads session lifetimes and limits, keeping the idle timeout within the absolute lifetime', () => {
+    expect(
+      readConfig({
+        PASSLANE_SESSION_IDLE_S: '3600',
+        PASSLANE_SESSION_MAX_AGE_S: '86400',
+        PASSLANE_REFRESH_GRACE_S: '0',
+        PASSLANE_SESSIONS_PER_ACCOUNT: '3',
+        PASSLANE_REFRESH_LIMIT_PER_SESSION: '12',
+        PASSLANE_REFRESH_FAILURES_PER_SOURCE: '7',
+      }).sessions,
+    ).toEqual({ idleSeconds: 3600, maxAgeSeconds: 86400, graceSeconds: 0, perAccount: 3, refreshesPerSessionPerHour: 12, refreshFailuresPerSource: 7 });
+    // A shorter absolute lifetime caps the default idle timeout rather than failing.
+    expect(readConfig({ PASSLANE_SESSION_MAX_AGE_S: '7200' }).sessions.idleSeconds).toBe(7200);
+    expect(() => readConfig({ PASSLANE_SESSION_MAX_AGE_S: '7200', PASSLANE_SESSION_IDLE_S: '7201' })).toThrow(/PASSLANE_SESSION_IDLE_S/);
+    expect(() => readConfig({ PASSLANE_SESSIONS_PER_ACCOUNT: '51' })).toThrow(/PASSLANE_SESSIONS_PER_ACCOUNT/);
+    expect(() => readConfig({ PASSLANE_REFRESH_GRACE_S: '61' })).toThrow(/PASSLANE_REFRESH_GRACE_S/);
   });
 
   it('reads each variable into its typed place, trimming, with blank meaning unset', () => {
@@ -108,6 +128,7 @@ describe('readConfig', () => {
     ['PASSLANE_LOGIN_LIMIT_PER_IP', '1.5'],
     ['PASSLANE_LOGIN_LIMIT_WINDOW_S', '86401'],
     ['PASSLANE_REHASH_WRITES_PER_SECOND', '-1'],
+    ['PASSLANE_AUTHORIZER_CACHE_S', '61'],
   ])('refuses %s=%s with an error naming the variable', (variable, value) => {
     const error = configError(() => readConfig({ [variable]: value }));
     expect(error.variable).toBe(variable);

@@ -24,6 +24,7 @@ import { startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-ser
 import { startLocalSsmEndpoint } from './support/local-ssm-endpoint.js';
 import { actionsOf, FUNCTION_ACCESS, parameterVariablesOf } from './support/function-access.js';
 import { coldImportMs, readZip, repoRoot, runPackaging, unpackZip } from './support/packaging.js';
+import { httpApiAuthorizerEvent } from './support/authorizer-events.js';
 import { httpApiEvent } from './support/http-api-event.js';
 import { lambdaContext } from './support/lambda-context.js';
 
@@ -32,12 +33,14 @@ type Template = { Resources: Record<string, Resource>; Outputs?: Record<string, 
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string[]>> };
 
 const HASHER_FUNCTIONS = ['register', 'login', 'password', 'rehash', 'bench'];
-const ROUTES: Record<string, string> = {
-  register: 'POST /register',
-  login: 'POST /login',
-  password: 'POST /password',
-  jwks: 'GET /.well-known/jwks.json',
-  openidConfiguration: 'GET /.well-known/openid-configuration',
+const ROUTES: Record<string, string[]> = {
+  register: ['POST /register'],
+  login: ['POST /login'],
+  token: ['POST /token'],
+  sessions: ['POST /logout', 'GET /sessions', 'DELETE /sessions/{id}'],
+  password: ['POST /password'],
+  jwks: ['GET /.well-known/jwks.json'],
+  openidConfiguration: ['GET /.well-known/openid-configuration'],
 };
 /**
  * Table and SSM actions per function (logs are checked separately) and the variables naming the
@@ -47,8 +50,8 @@ const ROUTES: Record<string, string> = {
 const ACTIONS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTION_ACCESS).map((name) => [name, actionsOf(name)]));
 const SECRET_PARAMETERS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTION_ACCESS).map((name) => [name, parameterVariablesOf(name)]));
 
-/** Functions given the published keys: those that publish them, and those that check they sign with the first. */
-const PUBLIC_KEYS_FUNCTIONS = ['login', 'password', 'jwks', 'openidConfiguration'];
+/** Functions given the published keys: those that publish them, those that check they sign with the first, and the authorizer, which verifies with them. */
+const PUBLIC_KEYS_FUNCTIONS = ['login', 'token', 'sessions', 'password', 'jwks', 'openidConfiguration', 'authorizer'];
 
 const pepperKey = randomBytes(32).toString('base64');
 const fingerprintKey = randomBytes(32).toString('base64');
@@ -116,13 +119,44 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
 
   it('routes only the HTTP functions, without CORS, with stage throttling', () => {
     const routes = Object.values(template().Resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
-    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(Object.values(ROUTES).sort());
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(Object.values(ROUTES).flat().sort());
+    // Passlane's own routes check tokens themselves: no authorizer in front of them.
+    for (const route of routes) expect(route.Properties.AuthorizationType).toBeUndefined();
     const permissions = Object.keys(template().Resources).filter((id) => id.endsWith('LambdaPermissionHttpApi'));
     expect(permissions.sort()).toEqual(Object.keys(ROUTES).map((name) => `${logicalId(name)}LambdaPermissionHttpApi`).sort());
     expect(resource('HttpApi').Properties.CorsConfiguration).toBeUndefined();
     const settings = resource('HttpApiStage').Properties.DefaultRouteSettings as Record<string, number>;
     expect(settings.ThrottlingRateLimit).toBeGreaterThan(0);
     expect(settings.ThrottlingBurstLimit).toBeGreaterThan(0);
+  });
+
+  it('offers the team\'s routes both authorizers: the JWT one (no call) and the authorizer function (session live)', () => {
+    const variables = (name: string) => (resource(`${logicalId(name)}LambdaFunction`).Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const authorizers = Object.entries(template().Resources).filter(([, r]) => r.Type === 'AWS::ApiGatewayV2::Authorizer');
+    expect(authorizers.map(([id]) => id).sort()).toEqual(['HttpApiAuthorizerPasslaneJwt', 'HttpApiAuthorizerPasslaneSession']);
+    expect(resource('HttpApiAuthorizerPasslaneJwt').Properties).toEqual({
+      ApiId: { Ref: 'HttpApi' },
+      Name: 'passlaneJwt',
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      // The tokens' own iss and aud, as login issues them.
+      JwtConfiguration: { Issuer: variables('login').PASSLANE_JWT_ISSUER, Audience: ['passlane-api'] },
+    });
+    expect(resource('HttpApiAuthorizerPasslaneSession').Properties).toMatchObject({
+      Name: 'passlaneSession',
+      AuthorizerType: 'REQUEST',
+      EnableSimpleResponses: true,
+      AuthorizerPayloadFormatVersion: '2.0',
+      IdentitySource: ['$request.header.Authorization'],
+      AuthorizerResultTtlInSeconds: 0,
+    });
+    expect(JSON.stringify(resource('HttpApiAuthorizerPasslaneSession').Properties.AuthorizerUri)).toContain('AuthorizerLambdaFunction');
+    expect(resource('PasslaneSessionLambdaAuthorizerPermissionHttpApi').Properties).toMatchObject({
+      FunctionName: { 'Fn::GetAtt': ['AuthorizerLambdaFunction', 'Arn'] },
+      Principal: 'apigateway.amazonaws.com',
+    });
+    // Its verdict cache, per container.
+    expect(variables('authorizer').PASSLANE_AUTHORIZER_CACHE_S).toBe('5');
   });
 
   it('keeps every log group 30 days', () => {
@@ -218,8 +252,13 @@ describe.each(LAMBDA_ARCHITECTURES)('zips for %s', (arch) => {
       for (const binary of binaries) expect(elfMachine(files[binary]!)).toBe(ELF_MACHINE[arch]);
       expect(Object.keys(files)).toContain('argon2.wasm');
     } else {
-      expect(Object.keys(files)).toEqual([BUNDLE_FILE]); // the JWKS functions build no hasher
+      // No hasher: no binary, no WASM, no backend chunk (a DynamoDB client brings the SDK's own lazy chunks).
+      expect(binaries).toEqual([]);
+      expect(Object.keys(files).filter((file) => file === 'argon2.wasm' || /^(native|load-wasm-module-node)-/.test(file))).toEqual([]);
     }
+    // No secret read, no SSM client; the JWKS functions are their entry alone.
+    if (SECRET_PARAMETERS[name]!.length === 0) expect(Object.keys(files).filter((file) => file.startsWith('ssm-secret-source-'))).toEqual([]);
+    if (name === 'jwks' || name === 'openidConfiguration') expect(Object.keys(files)).toEqual([BUNDLE_FILE]);
     const code = new TextDecoder().decode(files[BUNDLE_FILE]);
     expect(code).not.toContain(pepperKey);
     expect(code).not.toContain(signingKey.d!);
@@ -251,7 +290,7 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
     });
     // The same connection as the functions (DynamoDB Local keeps one database per region and key).
     await ensureTable(createDynamoDbClient(readStorageConfig(process.env)), table);
-    for (const name of ['register', 'login', 'jwks']) {
+    for (const name of ['register', 'login', 'jwks', 'authorizer']) {
       unpacked[name] = join(workDir, 'unpacked', name);
       unpackZip(join(zipsDir('x86_64'), `${name}.zip`), unpacked[name]);
     }
@@ -296,6 +335,13 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
     const keys = JSON.parse(jwksResponse.body) as JSONWebKeySet;
     const { payload } = await jwtVerify(accessToken, createLocalJWKSet(keys), { issuer: 'https://auth.example.test', audience: 'passlane-api' });
     expect(payload.sub).toBe((JSON.parse(registered.body) as { userId: string }).userId);
+
+    // The authorizer zip, also with the public keys only, lets the token through: its session is live.
+    const authorizer = (await import(pathToFileURL(join(unpacked.authorizer!, BUNDLE_FILE)).href)) as { handler: (event: unknown, context: Context) => Promise<unknown> };
+    delete process.env.PASSLANE_JWT_PRIVATE_KEY;
+    const authorized = await authorizer.handler(httpApiAuthorizerEvent(`Bearer ${accessToken}`), lambdaContext());
+    process.env.PASSLANE_JWT_PRIVATE_KEY = privateKey;
+    expect(authorized).toEqual({ isAuthorized: true, context: { sub: payload.sub, sid: payload.sid } });
 
     // The WASM fallback reads argon2.wasm next to index.mjs: the zip's layout must provide it.
     process.env.PASSLANE_ARGON2_BACKEND = 'wasm';

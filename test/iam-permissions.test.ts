@@ -28,20 +28,19 @@ vi.hoisted(() => {
 });
 import { LAMBDA_FUNCTIONS } from '../scripts/packaging/lambda-functions.js';
 import { readStorageConfig } from '../src/config/storage-config.js';
-import { readTokenConfig } from '../src/config/token-config.js';
 import { AccountStore } from '../src/storage/account-store.js';
 import { dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
 import { JobCursorStore } from '../src/storage/job-cursor-store.js';
 import { ensureTable } from '../src/storage/table.js';
 import { publicJwks } from '../src/tokens/jwks.js';
 import { createKeyring, generateSigningKey } from '../src/tokens/keys.js';
-import { tokenServiceFromConfig } from '../src/tokens/token-service.js';
 import { freePort, startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
 import { FUNCTION_ACCESS } from './support/function-access.js';
 import { keyKind, recordAllAwsClients, type AwsRequest, type CallSink, type KeySchema } from './support/iam/aws-call-recorder.js';
 import { deniedRequests, suggestedStatements, summarize, unconditionedItemGrants, unusedGrants } from './support/iam/check-access.js';
 import { createResolver, functionEnvironment, functionRoles, tableKeySchema, type FunctionRole, type Template } from './support/iam/template-roles.js';
+import { httpApiAuthorizerEvent } from './support/authorizer-events.js';
 import { httpApiEvent } from './support/http-api-event.js';
 import { lambdaContext } from './support/lambda-context.js';
 import { startLocalSsmEndpoint, type LocalSsmEndpoint } from './support/local-ssm-endpoint.js';
@@ -52,14 +51,17 @@ const TABLE = 'passlane-dev-UsersTable-IAMCHECK0001';
 const PHYSICAL_IDS = { UsersTable: TABLE, HttpApi: 'iamcheck01' };
 
 /** The functions driven here; bench only hashes in memory (minutes of it) and is checked statically. */
-type Driven = 'register' | 'login' | 'password' | 'jwks' | 'openidConfiguration' | 'rehash';
+type Driven = 'register' | 'login' | 'token' | 'sessions' | 'password' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash';
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   register: () => import('../functions/register.js'),
   login: () => import('../functions/login.js'),
+  token: () => import('../functions/token.js'),
+  sessions: () => import('../functions/sessions.js'),
   password: () => import('../functions/password.js'),
   jwks: () => import('../functions/jwks.js'),
   openidConfiguration: () => import('../functions/openid-configuration.js'),
+  authorizer: () => import('../functions/authorizer.js'),
   rehash: () => import('../functions/rehash.js'),
 };
 
@@ -187,6 +189,19 @@ async function seedAccount(passwordHash = LEGACY.hash) {
   return { email, userId };
 }
 
+interface SignedIn {
+  accessToken: string;
+  refreshToken: string;
+}
+
+/** A session of a seeded account, started through the login function (whose calls count as login's). */
+async function signIn(email: string): Promise<SignedIn> {
+  const { http } = await container('login', { secrets: 'ssm' });
+  const response = await http('POST', '/login', { email, password: LEGACY.password });
+  expect(response.status).toBe(200);
+  return response.body as unknown as SignedIn;
+}
+
 describe('each function, through its handler, as deployed', () => {
   it('register: a new account, a duplicate email (409), the per-source limit (429)', async () => {
     const { http } = await container('register', { secrets: 'ssm', env: { PASSLANE_LOGIN_LIMIT_PER_IP: String(LIMIT_PER_SOURCE) } });
@@ -221,17 +236,59 @@ describe('each function, through its handler, as deployed', () => {
     });
   });
 
-  it('password: a wrong current password (401), then a change (204)', async () => {
-    const { http, env } = await container('password', { secrets: 'ssm' });
-    const { email, userId } = await seedAccount();
-    // A token as login would issue it: the same key, issuer and audience as the deployment's.
-    const tokens = await tokenServiceFromConfig(readTokenConfig({ ...env, PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(signingKey) }));
-    const { accessToken: token } = await tokens.issue({ userId });
-    const change = (currentPassword: string) => http('POST', '/password', { currentPassword, newPassword: NEW_PASSWORD }, { token });
+  it('password: a wrong current password (401), then a change (204) that ends the other session', async () => {
+    const { email } = await seedAccount();
+    // Two sessions: the change keeps the one whose token made it and ends the other.
+    const [own, other] = [await signIn(email), await signIn(email)];
+    const { http } = await container('password', { secrets: 'ssm' });
+    const change = (currentPassword: string) => http('POST', '/password', { currentPassword, newPassword: NEW_PASSWORD }, { token: own.accessToken });
 
     expect((await change(LEGACY.wrongPassword)).status).toBe(401);
     expect((await change(LEGACY.password)).status).toBe(204);
     expect((await seedUsers.getUserByEmail(email))?.passwordChangedAt).toBeInstanceOf(Date);
+    const sessions = await container('sessions', { secrets: 'ssm' });
+    expect((await sessions.http('GET', '/sessions', undefined, { token: other.accessToken })).status).toBe(401);
+  });
+
+  it('token: a refresh (200), a token of no session (401), a spent one after the grace (401, the session ends)', async () => {
+    const { email } = await seedAccount();
+    const first = await signIn(email);
+    // No grace, so the spent token coming back is reuse at once.
+    const { http } = await container('token', { secrets: 'ssm', env: { PASSLANE_REFRESH_GRACE_S: '0' } });
+    const refresh = (refreshToken: string) => http('POST', '/token', { grant_type: 'refresh_token', refresh_token: refreshToken });
+
+    const second = await refresh(first.refreshToken);
+    expect(second).toMatchObject({ status: 200, body: { refresh_token: expect.any(String) } });
+    expect(await refresh('not-a-refresh-token')).toMatchObject({ status: 401, body: { error: { code: 'invalid_grant' } } });
+    expect((await refresh(first.refreshToken)).status).toBe(401);
+    expect((await refresh(second.body!.refresh_token as string)).status).toBe(401); // ended with the reuse
+  });
+
+  it('sessions: the list, another session deleted, logout', async () => {
+    const { email } = await seedAccount();
+    const [own] = [await signIn(email), await signIn(email)];
+    const { http } = await container('sessions', { secrets: 'ssm' });
+    const token = own!.accessToken;
+
+    const listed = await http('GET', '/sessions', undefined, { token });
+    const ids = listed.body?.sessions as Array<{ id: string; current: boolean }>;
+    expect(ids.map((session) => session.current).sort()).toEqual([false, true]);
+    expect((await http('DELETE', `/sessions/${ids.find((session) => !session.current)!.id}`, undefined, { token })).status).toBe(204);
+    expect((await http('POST', '/logout', undefined, { token })).status).toBe(204);
+    expect((await http('GET', '/sessions', undefined, { token })).status).toBe(401);
+  });
+
+  it('authorizer: a live session\'s token allowed, the same token denied after logout', async () => {
+    const { email, userId } = await seedAccount();
+    const { accessToken } = await signIn(email);
+    // No cache, so the second call reads the ended session.
+    const authorizer = await container('authorizer', { secrets: 'ssm', env: { PASSLANE_AUTHORIZER_CACHE_S: '0' } });
+    const authorize = () => authorizer.invoke(httpApiAuthorizerEvent(`Bearer ${accessToken}`));
+
+    expect(await authorize()).toEqual({ isAuthorized: true, context: { sub: userId, sid: expect.any(String) } });
+    const sessions = await container('sessions', { secrets: 'ssm' });
+    expect((await sessions.http('POST', '/logout', undefined, { token: accessToken })).status).toBe(204);
+    expect(await authorize()).toEqual({ isAuthorized: false });
   });
 
   it('jwks and openidConfiguration: the published keys, no AWS call', async () => {

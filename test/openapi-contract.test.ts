@@ -1,25 +1,31 @@
 /**
  * openapi.yaml against the handlers: every path, method and status the handlers answer below is
  * declared, and each body matches the declared schema (required properties, types, enums) and
- * carries the declared required headers. The checker is deliberately small: it covers the
- * keywords openapi.yaml uses and fails on any other, so the two cannot drift apart silently.
+ * carries the declared required headers. The document itself: it declares exactly API_ROUTES'
+ * operations, every path parameter, `WWW-Authenticate` on bearer 401s and `Retry-After` on 429
+ * and 503. The checker is deliberately small: it covers the keywords openapi.yaml uses and fails
+ * on any other, so the two cannot drift apart silently.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { contractErrors, resolveRef, schemaErrors, spec, type Json } from './support/openapi.js';
+import { contractErrors, HTTP_METHODS, resolveRef, schemaErrors, spec, specPathOf, templatePattern, unsupportedKeywords, type Json } from './support/openapi.js';
 import {
   createJwksHandler,
   createOpenIdConfigurationHandler,
   createLoginHandler,
   createPasswordHandler,
   createRegisterHandler,
+  createSessionsHandler,
+  createTokenHandler,
 } from './support/lambda-handlers.js';
 import { createAuthDependencies, type AppDependencies } from './support/app-dependencies.js';
 import type { HttpResponse } from './support/lambda-handlers.js';
+import { API_ROUTES } from '../src/api/routes/index.js';
 import { createPasswordHasher } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local/server.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
@@ -33,13 +39,14 @@ vi.hoisted(() => {
 
 // ---- the handlers ----
 
-function event(method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): APIGatewayProxyEventV2 {
+function event(method: string, target: string, options: { body?: unknown; headers?: Record<string, string> } = {}): APIGatewayProxyEventV2 {
   const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+  const [path = '', query = ''] = target.split(/\?(.*)/s);
   return {
     version: '2.0',
-    routeKey: `${method} ${path}`,
+    routeKey: `${method} ${specPathOf(path) ?? path}`,
     rawPath: path,
-    rawQueryString: '',
+    rawQueryString: query,
     headers: { 'content-type': 'application/json', ...options.headers },
     requestContext: {
       accountId: '123456789012',
@@ -48,7 +55,7 @@ function event(method: string, path: string, options: { body?: unknown; headers?
       domainPrefix: 'api',
       http: { method, path, protocol: 'HTTP/1.1', sourceIp: '10.0.0.1', userAgent: 'vitest' },
       requestId: randomUUID(),
-      routeKey: `${method} ${path}`,
+      routeKey: `${method} ${specPathOf(path) ?? path}`,
       stage: '$default',
       time: new Date().toISOString(),
       timeEpoch: Date.now(),
@@ -62,10 +69,16 @@ const context = { awsRequestId: randomUUID(), functionName: 'contract-test' } as
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<HttpResponse>;
 
+/** By the document's paths; the session routes share one function, as in serverless.yml. */
 function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Handler> {
+  const sessions = createSessionsHandler(getDeps);
   return {
     '/register': createRegisterHandler(getDeps),
     '/login': createLoginHandler(getDeps),
+    '/token': createTokenHandler(getDeps),
+    '/logout': sessions,
+    '/sessions': sessions,
+    '/sessions/{id}': sessions,
     '/password': createPasswordHandler(getDeps),
     '/.well-known/jwks.json': createJwksHandler(async () => (await getDeps()).tokens),
     '/.well-known/openid-configuration': createOpenIdConfigurationHandler(async () => (await getDeps()).tokens),
@@ -83,7 +96,7 @@ describe('openapi.yaml', () => {
   beforeAll(async () => {
     dynamo = await startDynalite();
     dataDir = await mkdtemp(join(tmpdir(), 'passlane-openapi-'));
-    const env = { DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: `contract-${randomUUID()}`, PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE: '2', PASSLANE_PUBLIC_URL: 'https://auth.passlane.test' };
+    const env = { DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: `contract-${randomUUID()}`, PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE: '2', PASSLANE_REFRESH_LIMIT_PER_SESSION: '1', PASSLANE_PUBLIC_URL: 'https://auth.passlane.test' };
     await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), env.PASSLANE_TABLE);
     deps = createAuthDependencies(env, { dataDir, hasher: createPasswordHasher({ pepper: false }) });
   });
@@ -111,10 +124,71 @@ describe('openapi.yaml', () => {
     expect(Object.keys(spec.paths).sort()).toEqual(Object.keys(handlersFor(() => deps)).sort());
   });
 
+  it('declares every operation of API_ROUTES, and no other', () => {
+    // hono's `/sessions/:id` is OpenAPI's `/sessions/{id}`.
+    const routes = API_ROUTES.map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`).sort();
+    const declared = Object.entries<Json>(spec.paths).flatMap(([path, item]) =>
+      HTTP_METHODS.filter((method) => item[method] !== undefined).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(declared.sort()).toEqual(routes);
+  });
+
+  it('declares each path template\'s parameters, as required path parameters', () => {
+    for (const [path, item] of Object.entries<Json>(spec.paths)) {
+      const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).sort();
+      expect(templatePattern(path).test(path.replace(/\{[^}]+\}/g, 'x')), path).toBe(true);
+      for (const method of HTTP_METHODS.filter((name) => item[name] !== undefined)) {
+        const parameters = [...(item.parameters ?? []), ...(item[method].parameters ?? [])].map((parameter: Json) => (parameter.$ref ? resolveRef(parameter.$ref) : parameter));
+        const declared = parameters.filter((parameter: Json) => parameter.in === 'path');
+        expect(declared.map((parameter: Json) => parameter.name).sort(), `${method} ${path}`).toEqual(inPath);
+        for (const parameter of declared) expect(parameter.required, `${method} ${path} ${parameter.name}`).toBe(true);
+        for (const parameter of parameters) expect(['path', 'query', 'header'], `${method} ${path} ${parameter.name}`).toContain(parameter.in);
+      }
+    }
+  });
+
+  it('names the scheme on every bearer 401 and the wait on every 429 and 503', () => {
+    for (const [path, item] of Object.entries<Json>(spec.paths)) {
+      for (const method of HTTP_METHODS.filter((name) => item[name] !== undefined)) {
+        const operation = item[method];
+        const response = (status: string) => {
+          const declared = operation.responses[status];
+          return declared?.$ref ? resolveRef(declared.$ref) : declared;
+        };
+        const header = (status: string, name: string) => {
+          const declared = response(status)?.headers?.[name];
+          return declared?.$ref ? resolveRef(declared.$ref) : declared;
+        };
+        const bearer = (operation.security ?? spec.security ?? []).some((requirement: Json) => 'bearerAuth' in requirement);
+        if (bearer) {
+          expect(response('401'), `${method} ${path} 401`).toBeDefined();
+          expect(header('401', 'WWW-Authenticate'), `${method} ${path} 401 WWW-Authenticate`).toBeDefined();
+        }
+        for (const status of ['429', '503'].filter((code) => response(code) !== undefined)) {
+          expect(header(status, 'Retry-After')?.required, `${method} ${path} ${status} Retry-After`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('uses only the schema keywords the checker knows', () => {
+    const schemas: Array<[string, Json]> = Object.entries<Json>(spec.components.schemas).map(([name, schema]) => [`#/components/schemas/${name}`, schema]);
+    const walk = (node: Json, at: string): void => {
+      if (!node || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries<Json>(node)) {
+        if (key === 'schema') schemas.push([`${at}.schema`, value]);
+        else if (key !== 'schemas') walk(value, `${at}.${key}`);
+      }
+    };
+    walk(spec.paths, 'paths');
+    walk(spec.components, 'components');
+    expect(schemas.flatMap(([at, schema]) => unsupportedKeywords(schema, at))).toEqual([]);
+  });
+
   it('declares every status the handlers answer, with matching bodies and headers', async () => {
     const handlers = handlersFor(() => deps);
     const send = async (expectedStatus: number, method: string, path: string, options?: Parameters<typeof event>[2]) => {
-      const response = await handlers[path]!(event(method, path, options), context);
+      const response = await handlers[specPathOf(path) ?? path]!(event(method, path, options), context);
       expect(response.statusCode, `${method} ${path}: ${response.body}`).toBe(expectedStatus);
       answered.push({ method, path, response });
       return JSON.parse(response.body || 'null');
@@ -129,16 +203,50 @@ describe('openapi.yaml', () => {
     await send(415, 'POST', '/register', { body: {}, headers: { 'content-type': 'text/plain' } });
     await send(405, 'GET', '/register');
 
-    const { accessToken } = await send(200, 'POST', '/login', { body: { email, password: PASSWORD } });
+    const { accessToken, refreshToken } = await send(200, 'POST', '/login', { body: { email, password: PASSWORD } });
     await send(401, 'POST', '/login', { body: { email, password: 'wrong password' } });
     await send(400, 'POST', '/login', { body: { email } });
+
+    // Refresh: JSON, the grace window as a form, the per-session limit (1 here), then the failures.
+    const refresh = (token: string) => ({ body: { grant_type: 'refresh_token', refresh_token: token } });
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const pair = await send(200, 'POST', '/token', refresh(refreshToken));
+    await send(200, 'POST', '/token', { body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }).toString(), headers: form });
+    await send(429, 'POST', '/token', refresh(pair.refresh_token));
+    await send(401, 'POST', '/token', refresh('garbage'));
+    await send(400, 'POST', '/token', { body: { grant_type: 'password' } });
+    await send(400, 'POST', '/token', { body: 'grant_type=refresh_token&grant_type=refresh_token', headers: form });
+    await send(400, 'POST', '/token', { body: '{' });
+    await send(413, 'POST', '/token', { body: 'x'.repeat(9000), headers: form });
+    await send(415, 'POST', '/token', { body: 'grant_type=refresh_token', headers: { 'content-type': 'text/plain' } });
+    await send(405, 'GET', '/token');
+
+    // Sessions: list, end another, end one's own; the login's session goes on for the password steps.
+    const sidOf = (token: string) => String(decodeJwt(token).sid);
+    const own = { authorization: `Bearer ${pair.access_token}` };
+    const other = await send(200, 'POST', '/login', { body: { email, password: PASSWORD } });
+    await send(200, 'GET', '/sessions', { headers: own });
+    await send(401, 'GET', '/sessions');
+    await send(405, 'PUT', '/sessions', { headers: own });
+    await send(204, 'DELETE', `/sessions/${sidOf(other.accessToken)}`, { headers: own });
+    await send(404, 'DELETE', `/sessions/${sidOf(other.accessToken)}`, { headers: own });
+    await send(401, 'DELETE', `/sessions/${sidOf(other.accessToken)}`, { headers: { authorization: `Bearer ${other.accessToken}` } });
+    await send(405, 'GET', `/sessions/${sidOf(other.accessToken)}`, { headers: own });
+    const third = await send(200, 'POST', '/login', { body: { email, password: PASSWORD } });
+    await send(400, 'POST', '/logout?scope=everywhere', { headers: { authorization: `Bearer ${third.accessToken}` } });
+    await send(204, 'POST', '/logout', { headers: { authorization: `Bearer ${third.accessToken}` } });
+    await send(401, 'POST', '/logout', { headers: { authorization: `Bearer ${third.accessToken}` } });
+    await send(204, 'POST', '/logout?scope=others', { headers: own });
+    await send(405, 'GET', '/logout', { headers: own });
 
     const bearer = { authorization: `Bearer ${accessToken}` };
     await send(401, 'POST', '/password', { body: { currentPassword: PASSWORD, newPassword: 'x' } });
     await send(401, 'POST', '/password', { body: { currentPassword: 'wrong password', newPassword: 'another passphrase' }, headers: bearer });
     await send(400, 'POST', '/password', { body: { currentPassword: PASSWORD }, headers: bearer });
     await send(204, 'POST', '/password', { body: { currentPassword: PASSWORD, newPassword: 'another long passphrase' }, headers: bearer });
-    // Two failures of this email from this source (the limit here) make the next attempt wait.
+    // Two failures of this email from this source (the limit here) make the next attempt wait;
+    // the good logins above cleared the earlier one.
+    await send(401, 'POST', '/login', { body: { email, password: 'wrong password' } });
     await send(401, 'POST', '/login', { body: { email, password: 'wrong password' } });
     await send(429, 'POST', '/login', { body: { email, password: PASSWORD } });
 
@@ -151,10 +259,22 @@ describe('openapi.yaml', () => {
     const down = createAuthDependencies({ DYNAMODB_ENDPOINT: `http://127.0.0.1:${closed}` }, { dataDir, hasher: createPasswordHasher({ pepper: false }) });
     const outage = handlersFor(() => down);
     const broken = handlersFor(() => Promise.reject(new Error('boom')));
-    for (const [handlers_, status, path] of [[outage, 503, '/login'], [outage, 503, '/register'], [broken, 500, '/login'], [broken, 500, '/.well-known/jwks.json']] as const) {
-      const method = path === '/.well-known/jwks.json' ? 'GET' : 'POST';
-      const response = await handlers_[path]!(event(method, path, { body: { email, password: PASSWORD } }), context);
-      expect(response.statusCode).toBe(status);
+    const credentials = { body: { email, password: PASSWORD } };
+    const failures: Array<[Record<string, Handler>, number, string, string, Parameters<typeof event>[2]]> = [
+      [outage, 503, 'POST', '/login', credentials],
+      [outage, 503, 'POST', '/register', credentials],
+      [outage, 503, 'POST', '/token', refresh(pair.refresh_token)],
+      [outage, 503, 'GET', '/sessions', { headers: own }],
+      [outage, 503, 'POST', '/logout', { headers: own }],
+      [outage, 503, 'DELETE', `/sessions/${sidOf(pair.access_token)}`, { headers: own }],
+      [broken, 500, 'POST', '/login', credentials],
+      [broken, 500, 'POST', '/token', refresh(pair.refresh_token)],
+      [broken, 500, 'GET', '/sessions', { headers: own }],
+      [broken, 500, 'GET', '/.well-known/jwks.json', {}],
+    ];
+    for (const [handlers_, status, method, path, options] of failures) {
+      const response = await handlers_[specPathOf(path) ?? path]!(event(method, path, options), context);
+      expect(response.statusCode, `${method} ${path}: ${response.body}`).toBe(status);
       answered.push({ method, path, response });
     }
 

@@ -13,6 +13,7 @@ import { register } from '../src/use-cases/register.js';
 import { createAuthFixture, countingHasher, limits, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
+import { DEFAULT_SESSION_CONFIG } from '../src/config/session-config.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'new password, longer and better';
@@ -188,6 +189,8 @@ describe('token check', () => {
       counters: {} as never,
       tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => Promise.reject(error) },
       loginGuard: {} as never,
+      sessions: {} as never,
+      sessionConfig: DEFAULT_SESSION_CONFIG,
       fingerprint: async () => 'f',
       rateLimits: limits(),
       audit: () => {},
@@ -206,6 +209,7 @@ describe('storage outage', () => {
     const { AccountStore } = await import('../src/storage/account-store.js');
     const { RateLimitStore } = await import('../src/storage/rate-limit-store.js');
     const { LoginGuardStore } = await import('../src/storage/login-guard-store.js');
+    const { SessionStore } = await import('../src/storage/session-store.js');
     const { freePort } = await import('./support/dynamodb-servers.js');
     const counting = countingHasher();
     const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: `http://127.0.0.1:${await freePort()}` }));
@@ -214,6 +218,8 @@ describe('storage outage', () => {
       users: new AccountStore(client, 'users'),
       counters: new RateLimitStore(client, 'users'),
       loginGuard: new LoginGuardStore(client, 'users', 60),
+      sessions: new SessionStore(client, 'users'),
+      sessionConfig: DEFAULT_SESSION_CONFIG,
       fingerprint: async () => 'f',
       tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => ({ userId: 'u', issuedAt: new Date() }) },
       rateLimits: limits(),

@@ -11,9 +11,12 @@ export interface LambdaFunction {
 export const LAMBDA_FUNCTIONS: readonly LambdaFunction[] = [
   { name: 'register', entry: 'functions/register.ts' },
   { name: 'login', entry: 'functions/login.ts' },
+  { name: 'token', entry: 'functions/token.ts' },
+  { name: 'sessions', entry: 'functions/sessions.ts' },
   { name: 'password', entry: 'functions/password.ts' },
   { name: 'jwks', entry: 'functions/jwks.ts' },
   { name: 'openidConfiguration', entry: 'functions/openid-configuration.ts' },
+  { name: 'authorizer', entry: 'functions/authorizer.ts' },
   { name: 'rehash', entry: 'functions/rehash.ts' },
   { name: 'bench', entry: 'functions/bench.ts' },
 ];

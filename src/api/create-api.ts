@@ -43,8 +43,8 @@ export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hon
   for (const route of routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
     app.on(route.method, route.path, async (c) => {
-      const body = route.json ? await readJsonBody(c.req.raw) : undefined;
-      return route.handle({ request: c.req.raw, body, origin: c.var.origin, services: host.services(c) });
+      const body = route.json ? await readJsonBody(c.req.raw, undefined, { form: route.form === true }) : undefined;
+      return route.handle({ request: c.req.raw, body, params: c.req.param() as Record<string, string>, origin: c.var.origin, services: host.services(c) });
     });
   }
   // A Function URL (or a proxy) sends every method to the app: 405 names the ones served.

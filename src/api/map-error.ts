@@ -4,10 +4,14 @@ import {
   AccountExistsConflictError,
   ConcurrentUpdateError,
   InvalidCredentialsError,
+  InvalidGrantError,
   InvalidRequestError,
   RateLimitedError,
+  RefreshTokenReusedError,
+  SessionNotFoundError,
   TemporarilyUnavailableError,
   UnauthenticatedError,
+  UnsupportedGrantTypeError,
   UseCaseError,
 } from '../use-cases/errors.js';
 import { HttpError } from './http-error.js';
@@ -32,7 +36,9 @@ export function mapError(error: unknown): MappedError {
   }
   if (error instanceof UseCaseError) {
     const { code, message } = error;
-    if (error instanceof InvalidRequestError) return { status: 400, code, message };
+    if (error instanceof InvalidRequestError || error instanceof UnsupportedGrantTypeError) return { status: 400, code, message };
+    if (error instanceof InvalidGrantError || error instanceof RefreshTokenReusedError) return { status: 401, code, message };
+    if (error instanceof SessionNotFoundError) return { status: 404, code, message };
     if (error instanceof InvalidCredentialsError) return { status: 401, code, message };
     // RFC 6750 §3: a 401 for a missing or bad bearer token names the scheme.
     if (error instanceof UnauthenticatedError) return { status: 401, code, message, headers: { 'www-authenticate': 'Bearer' } };

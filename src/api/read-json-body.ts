@@ -7,15 +7,41 @@ export const MAX_JSON_BODY_BYTES = 8 * 1024;
  * Our own reader rather than hono's bodyLimit + `c.req.json()`: the checks must run in this
  * order (415, then 413 counted while reading, so a chunked upload without Content-Length is cut
  * off too, then strict UTF-8 and JSON), and no error may quote the body (JSON.parse's does).
+ * With `form`, an OAuth 2.0 form body is read into the same shape (an object of strings).
  */
-export async function readJsonBody(request: Request, maxBytes = MAX_JSON_BODY_BYTES): Promise<unknown> {
-  if (!isJsonContentType(request.headers.get('content-type') ?? undefined)) {
-    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json');
+export async function readJsonBody(request: Request, maxBytes = MAX_JSON_BODY_BYTES, options: { form?: boolean } = {}): Promise<unknown> {
+  const contentType = request.headers.get('content-type') ?? undefined;
+  const form = options.form === true && isFormContentType(contentType);
+  if (!form && !isJsonContentType(contentType)) {
+    const accepted = options.form ? 'application/json or application/x-www-form-urlencoded' : 'application/json';
+    throw new HttpError(415, 'unsupported_media_type', `Content-Type must be ${accepted}`);
   }
   const tooLarge = () => new HttpError(413, 'payload_too_large', `request body must be at most ${maxBytes} bytes`);
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > maxBytes) throw tooLarge();
-  return parseJson(await readAtMost(request, maxBytes, tooLarge));
+  const bytes = await readAtMost(request, maxBytes, tooLarge);
+  return form ? parseForm(bytes) : parseJson(bytes);
+}
+
+/** `application/x-www-form-urlencoded`, as OAuth 2.0 clients send token requests (RFC 6749 §4.1.3). */
+export function isFormContentType(value: string | undefined): boolean {
+  return value?.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+}
+
+/** A form as an object of strings; a repeated parameter is refused (RFC 6749 §3.2). */
+export function parseForm(bytes: Uint8Array): Record<string, string> {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new HttpError(400, 'invalid_request', 'request body is not valid UTF-8');
+  }
+  const fields: Record<string, string> = {};
+  for (const [name, value] of new URLSearchParams(text)) {
+    if (Object.hasOwn(fields, name)) throw new HttpError(400, 'invalid_request', `${name.slice(0, 40)} is given more than once`);
+    fields[name] = value;
+  }
+  return fields;
 }
 
 /** `application/json`, optionally with `charset=utf-8` (JSON is UTF-8 by RFC 8259); nothing else. */

@@ -5,6 +5,8 @@ export interface RouteInput<S> {
   request: Request;
   /** The parsed JSON body (routes with `json: true`); undefined otherwise. */
   body: unknown;
+  /** The path's parameters (`/sessions/:id` gives `id`). */
+  params: Record<string, string>;
   origin: RequestOrigin;
   services: S;
 }
@@ -16,10 +18,13 @@ export interface RouteInput<S> {
 export interface Route<S> {
   /** Stable, for logs and metrics (never the raw path, which a Function URL lets clients choose). */
   name: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
+  /** hono's syntax: `/sessions/:id`. */
   path: string;
   /** Read and check a JSON body (415, 413, 400) before the handler runs. */
   json: boolean;
+  /** Also accept an `application/x-www-form-urlencoded` body, read into the same shape (OAuth 2.0 clients). */
+  form?: boolean;
   handle(input: RouteInput<S>): Promise<Response>;
 }
 

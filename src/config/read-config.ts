@@ -1,9 +1,11 @@
 import type { RateLimits } from '../use-cases/dependencies.js';
+import { readAuthorizerConfig, type AuthorizerConfig } from './authorizer-config.js';
 import type { Env } from './env.js';
 import { readFingerprintConfig, type FingerprintConfig } from './fingerprint-config.js';
 import { readHasherConfig, type HasherConfig } from './hasher-config.js';
 import { readRateLimits } from './rate-limit-config.js';
 import { readRehashConfig, type RehashConfig } from './rehash-config.js';
+import { readSessionConfig, type SessionConfig } from './session-config.js';
 import { readStorageConfig, type StorageConfig } from './storage-config.js';
 import { readTokenConfig, type TokenConfig } from './token-config.js';
 
@@ -15,6 +17,8 @@ export interface PasslaneConfig {
   rateLimits: RateLimits;
   rehash: RehashConfig;
   fingerprint: FingerprintConfig;
+  sessions: SessionConfig;
+  authorizer: AuthorizerConfig;
 }
 
 /**
@@ -30,5 +34,7 @@ export function readConfig(env: Env): PasslaneConfig {
     rateLimits: readRateLimits(env),
     rehash: readRehashConfig(env),
     fingerprint: readFingerprintConfig(env),
+    sessions: readSessionConfig(env),
+    authorizer: readAuthorizerConfig(env),
   };
 }

@@ -18,6 +18,10 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
   'auth.password_change_failed': 'PasswordChangeFailed',
   'auth.rate_limited': 'RateLimited',
   'auth.stored_hash_rejected': 'StoredHashRejected',
+  'auth.session_refreshed': 'SessionRefreshed',
+  'auth.refresh_failed': 'RefreshFailed',
+  'auth.refresh_token_reused': 'RefreshTokenReused',
+  'auth.sessions_ended': 'SessionsEnded',
 };
 
 /**

@@ -1,5 +1,4 @@
 import {
-  BatchGetItemCommand,
   DeleteItemCommand,
   UpdateItemCommand,
   type AttributeValue,
@@ -7,6 +6,8 @@ import {
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { toUserRecord, userKey, type UserRecord } from './account-store.js';
+import { batchGetByKey } from './batch-get.js';
+import { sessionsKey, toAccountSessions, type AccountSessions } from './session-store.js';
 import { isConditionalCheckFailed } from './checks.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
 import { FAILURE_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
@@ -31,6 +32,8 @@ export interface LoginState {
   accountSource: { failures: number; blockedUntil: number };
   /** Failed logins from this source, on any email, in the current window. */
   source: { failures: number; windowEnd: number };
+  /** The account's sessions, so a good login can start one without another read. */
+  sessions: AccountSessions;
 }
 
 /** What a failure writes; the use-case decides the numbers (src/use-cases/login-guard.ts). */
@@ -44,11 +47,10 @@ export interface FailureUpdate {
 }
 
 const DAY_SECONDS = 86_400;
-const BATCH_ATTEMPTS = 3;
 
 /**
- * The login path's storage: the account and its failure counters in one consistent
- * BatchGetItem before the verify, and counter writes only after a failure (or after a success
+ * The login path's storage: the account, its failure counters and its sessions in one
+ * consistent BatchGetItem before the verify, and counter writes only after a failure (or after a success
  * that follows failures). Layout in table.ts.
  */
 export class LoginGuardStore {
@@ -62,7 +64,7 @@ export class LoginGuardStore {
   async read(target: LoginTarget): Promise<LoginState> {
     const nowSeconds = epochSeconds(target.now);
     const keys = this.keysOf(target);
-    const items = await this.batchGet(Object.values(keys).filter((key): key is string => key !== undefined));
+    const items = await batchGetByKey(this.client, this.tableName, Object.values(keys).filter((key): key is string => key !== undefined), 'readLoginState');
     const live = (key: string | undefined) => {
       const item = key === undefined ? undefined : items.get(key);
       // TTL deletes late (up to days): an expired item is no item.
@@ -73,6 +75,7 @@ export class LoginGuardStore {
     const accountSource = live(keys.accountSource);
     const source = live(keys.source);
     return {
+      sessions: toAccountSessions(target.accountKey, items.get(keys.sessions)),
       ...(userItem !== undefined && { user: toUserRecord(userItem) }),
       account: { failures: account ? count(account, 'failures') : 0, expiresAt: account ? count(account, TTL_ATTRIBUTE) : 0 },
       accountSource: {
@@ -139,6 +142,7 @@ export class LoginGuardStore {
       account: accountFailureKey(target.accountKey),
       accountSource: sourceKey === undefined ? undefined : `${accountFailureKey(target.accountKey)}#src#${sourceKey}`,
       source: sourceKey === undefined ? undefined : `${FAILURE_KEY_PREFIX}src#${sourceKey}#${windowStart(nowSeconds, this.windowSeconds)}`,
+      sessions: sessionsKey(target.accountKey),
     };
   }
 
@@ -186,29 +190,6 @@ export class LoginGuardStore {
     } catch (error) {
       throw new StorageUnavailableError('clearFailures', error);
     }
-  }
-
-  /** Strongly consistent, by pk; keys DynamoDB leaves unprocessed (throttling) are asked again. */
-  private async batchGet(keys: string[]): Promise<Map<string, Record<string, AttributeValue>>> {
-    const items = new Map<string, Record<string, AttributeValue>>();
-    let pending = keys.map((key) => ({ pk: { S: key } }));
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      if (attempt > BATCH_ATTEMPTS) throw new StorageUnavailableError('readLoginState', new Error('keys left unprocessed'));
-      let result;
-      try {
-        result = await this.client.send(
-          new BatchGetItemCommand({ RequestItems: { [this.tableName]: { Keys: pending, ConsistentRead: true } } }),
-        );
-      } catch (error) {
-        throw new StorageUnavailableError('readLoginState', error);
-      }
-      for (const item of result.Responses?.[this.tableName] ?? []) {
-        const pk = item.pk?.S;
-        if (pk !== undefined) items.set(pk, item);
-      }
-      pending = (result.UnprocessedKeys?.[this.tableName]?.Keys ?? []) as typeof pending;
-    }
-    return items;
   }
 }
 

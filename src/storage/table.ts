@@ -25,11 +25,16 @@ import { StorageUnavailableError } from './errors.js';
  *               failures N, blockedUntil N, expiresAt N: one email from one source
  *               pk = "failures#src#" + source + "#" + windowStart
  *               count N, expiresAt N: failed logins from one source, on any account
+ *               pk = "failures#refresh#src#" + source + "#" + windowStart
+ *               count N, expiresAt N: failed refreshes from one source
+ * Sessions      pk = "sessions#" + email fingerprint
+ *               sessions M (session id -> one session, session-store.ts), epoch N (moves on
+ *               when a password change purges them), expiresAt N (the latest session's end)
  * Job cursors   pk = "job#" + job name (e.g. "job#rehash")
  *               cursor S (opaque to the store), updatedAt S; replaced conditionally
  *
- * The prefixes keep the kinds apart; TTL only ever applies to rate-limit and failure items
- * because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
+ * The prefixes keep the kinds apart; TTL only ever applies to rate-limit, failure and session
+ * items because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
  */
 export { DEFAULT_TABLE_NAME } from '../config/storage-config.js';
 export const PARTITION_KEY = 'pk';
@@ -38,6 +43,7 @@ export const USER_KEY_PREFIX = 'user#';
 export const RATE_LIMIT_KEY_PREFIX = 'ratelimit#';
 export const JOB_KEY_PREFIX = 'job#';
 export const FAILURE_KEY_PREFIX = 'failures#';
+export const SESSIONS_KEY_PREFIX = 'sessions#';
 export const USER_ID_INDEX = 'userId-index';
 
 /** The table definition as data, for ensureTable and for infrastructure code to share. */

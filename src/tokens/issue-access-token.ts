@@ -14,6 +14,8 @@ export interface AccessTokenConfig {
 
 export interface IssueAccessTokenInput {
   userId: string;
+  /** The session the token belongs to (`sid`), so its end can be seen by verifiers that check. */
+  sessionId?: string;
   /** Defaults to the current time; injectable for tests. */
   now?: Date;
 }
@@ -31,12 +33,12 @@ export const ACCESS_TOKEN_TYPE = 'at+jwt';
 export async function issueAccessToken(
   keyring: Keyring,
   config: AccessTokenConfig,
-  { userId, now = new Date() }: IssueAccessTokenInput,
+  { userId, sessionId, now = new Date() }: IssueAccessTokenInput,
 ): Promise<IssuedAccessToken> {
   if (typeof userId !== 'string' || userId === '') throw new TypeError('userId must be a non-empty string');
   const { kid, alg, privateKey } = keyring.current;
   const issuedAt = Math.floor(now.getTime() / 1000);
-  const accessToken = await new SignJWT()
+  const accessToken = await new SignJWT(sessionId === undefined ? {} : { sid: sessionId })
     .setProtectedHeader({ alg, kid, typ: ACCESS_TOKEN_TYPE })
     .setIssuer(config.issuer)
     .setAudience(config.audience)

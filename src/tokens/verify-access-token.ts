@@ -23,6 +23,8 @@ export interface VerifiedAccessToken {
   issuedAt: Date;
   expiresAt: Date;
   tokenId: string;
+  /** The session (`sid`), when the token was issued for one. */
+  sessionId?: string;
 }
 
 export const DEFAULT_CLOCK_TOLERANCE_S = 5;
@@ -56,11 +58,12 @@ export async function verifyAccessToken(
       ...(options.maxTokenAgeSeconds !== undefined && { maxTokenAge: options.maxTokenAgeSeconds }),
       ...(options.now !== undefined && { currentDate: options.now }),
     });
-    const { sub, iat, exp, jti } = payload;
+    const { sub, iat, exp, jti, sid } = payload;
     if (typeof sub !== 'string' || sub === '' || typeof jti !== 'string' || iat === undefined || exp === undefined) {
       throw new InvalidTokenError('claims');
     }
-    return { userId: sub, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000), tokenId: jti };
+    if (sid !== undefined && (typeof sid !== 'string' || sid === '')) throw new InvalidTokenError('claims');
+    return { userId: sub, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000), tokenId: jti, ...(sid !== undefined && { sessionId: sid }) };
   } catch (error) {
     if (error instanceof InvalidTokenError) throw error;
     if (error instanceof errors.JOSEError) throw new InvalidTokenError(reasonFor(error));

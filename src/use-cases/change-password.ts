@@ -1,8 +1,10 @@
 import { HashChangedError } from '../storage/errors.js';
+import { parsePublicSessionId } from '../sessions/refresh-token.js';
 import { InvalidTokenError } from '../tokens/errors.js';
 import type { AuthDependencies } from './dependencies.js';
 import { ConcurrentUpdateError, InvalidCredentialsError, UnauthenticatedError } from './errors.js';
 import { enforceRateLimits } from './enforce-rate-limits.js';
+import { endOtherSessions } from './end-sessions.js';
 import { verifyStoredHash } from './login.js';
 import { translateErrors } from './translate-errors.js';
 import { requireObject, requireString } from './validate-input.js';
@@ -17,7 +19,7 @@ export interface ChangePasswordRequest {
 /**
  * Changes the password of the token's account after checking the current one. The write is
  * conditional on the hash just verified, so a concurrent change is never lost. Tokens issued
- * before the last password change are refused.
+ * before the last password change are refused. Every other session of the account ends.
  */
 export async function changePassword(deps: AuthDependencies, request: ChangePasswordRequest): Promise<void> {
   if (!request.accessToken) throw new UnauthenticatedError('a Bearer access token is required');
@@ -52,8 +54,12 @@ export async function changePassword(deps: AuthDependencies, request: ChangePass
           now: deps.now?.(),
         });
         deps.audit({ type: 'auth.password_changed', userId: user.userId });
-        // A new password ends the account's run of failed logins (and so its lock).
-        await deps.loginGuard.clearAccountFailures(await deps.fingerprint(user.email));
+        const accountKey = await deps.fingerprint(user.email);
+        // A new password ends every other session (whoever knew the old one is signed out) and
+        // the account's run of failed logins (and so its lock). The session that changed it goes on.
+        const own = parsePublicSessionId(token.sessionId);
+        await endOtherSessions(deps, { accountKey, userId: user.userId, ...(own?.accountKey === accountKey && { keep: own.sessionId }) });
+        await deps.loginGuard.clearAccountFailures(accountKey);
         return;
       } catch (error) {
         if (!(error instanceof HashChangedError)) throw error;
@@ -66,7 +72,7 @@ export async function changePassword(deps: AuthDependencies, request: ChangePass
 const MAX_ATTEMPTS = 3;
 
 /** The token's account, rate-limited like a login, refusing tokens older than the last change. */
-async function readAuthorisedUser(deps: AuthDependencies, token: { userId: string; issuedAt: Date }, sourceIp?: string) {
+async function readAuthorisedUser(deps: AuthDependencies, token: { userId: string; issuedAt: Date; sessionId?: string }, sourceIp?: string) {
   const user = await deps.users.getUserById(token.userId);
   if (!user) throw new UnauthenticatedError('the account no longer exists');
   // A per-account budget, so a stolen token can't be used to guess the password.

@@ -2,14 +2,16 @@ import type { PasswordHasher } from '../hashing/create-password-hasher.js';
 import type { AccountStore } from '../storage/account-store.js';
 import type { LoginGuardStore } from '../storage/login-guard-store.js';
 import type { RateLimitStore } from '../storage/rate-limit-store.js';
+import type { SessionStore } from '../storage/session-store.js';
+import type { SessionConfig } from '../config/session-config.js';
 import type { AuditEvent } from './audit-events.js';
 import type { FailureTiming } from './failure-timing.js';
 import type { EmailFingerprint } from './fingerprint.js';
 
 /** The token operations the use-cases need; the jose-based service in src/tokens provides them. */
 export interface AccessTokens {
-  issue(input: { userId: string; now?: Date }): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number }>;
-  verify(token: string): Promise<{ userId: string; issuedAt: Date }>;
+  issue(input: { userId: string; sessionId?: string; now?: Date }): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number }>;
+  verify(token: string): Promise<{ userId: string; issuedAt: Date; sessionId?: string }>;
 }
 
 /** Limits on guessing; defaults and reasons in src/config/rate-limit-config.ts. */
@@ -44,6 +46,10 @@ export interface AuthDependencies {
   /** A login's account and failure counters, read in one request (login-guard-store.ts). */
   loginGuard: Pick<LoginGuardStore, 'read' | 'recordFailure' | 'clearFailures' | 'clearAccountFailures'>;
   tokens: AccessTokens;
+  /** Every account's sessions, one item each (session-store.ts). */
+  sessions: Pick<SessionStore, 'read' | 'readForRefresh' | 'create' | 'rotate' | 'end' | 'purge' | 'recordRefreshFailure'>;
+  /** Lifetimes and limits of sessions (src/config/session-config.ts). */
+  sessionConfig: SessionConfig;
   /** Keyed email fingerprints for logs and counter keys (fingerprint.ts). */
   fingerprint: EmailFingerprint;
   rateLimits: RateLimits;
@@ -56,7 +62,13 @@ export interface AuthDependencies {
 
 /**
  * Registration issues and checks no token and reads no login state: without `tokens`, so its
- * function needs no signing key, without `loginGuard`, so its role reads no account, and
- * without `fingerprint`, so it needs no fingerprint key.
+ * function needs no signing key, without `loginGuard` and `sessions`, so its role reads no
+ * account or session, and without `fingerprint`, so it needs no fingerprint key.
  */
-export type RegisterDependencies = Omit<AuthDependencies, 'tokens' | 'loginGuard' | 'fingerprint'>;
+export type RegisterDependencies = Omit<AuthDependencies, 'tokens' | 'loginGuard' | 'fingerprint' | 'sessions' | 'sessionConfig'>;
+
+/**
+ * Refresh, logout and the session list: tokens and sessions only, so their functions hold no
+ * hasher, pepper or fingerprint key (the refresh token names the sessions item itself).
+ */
+export type SessionDependencies = Pick<AuthDependencies, 'tokens' | 'sessions' | 'sessionConfig' | 'rateLimits' | 'audit' | 'now'>;

@@ -73,3 +73,39 @@ export class TemporarilyUnavailableError extends UseCaseError {
     super('the service is temporarily unavailable; try again later', options);
   }
 }
+
+/** A refresh token that is unknown, expired, of an ended session or not ours (401, RFC 6749's `invalid_grant`). */
+export class InvalidGrantError extends UseCaseError {
+  readonly code = 'invalid_grant';
+
+  constructor() {
+    super('the refresh token is invalid, expired or revoked');
+  }
+}
+
+/** A spent refresh token came back after the grace window: the session is ended (401). */
+export class RefreshTokenReusedError extends UseCaseError {
+  readonly code = 'refresh_token_reused';
+
+  constructor() {
+    super('the refresh token was already used; the session has been ended');
+  }
+}
+
+/** POST /token with a grant type other than refresh_token (400, RFC 6749 §5.2). */
+export class UnsupportedGrantTypeError extends UseCaseError {
+  readonly code = 'unsupported_grant_type';
+
+  constructor() {
+    super('grant_type must be refresh_token');
+  }
+}
+
+/** No live session of the caller's account has this id (404). */
+export class SessionNotFoundError extends UseCaseError {
+  readonly code = 'session_not_found';
+
+  constructor() {
+    super('no such session');
+  }
+}

@@ -1,24 +1,31 @@
 import { PasslaneError } from '../hashing/errors.js';
 import type { VerifyResult } from '../hashing/create-password-hasher.js';
 import { HashChangedError, StorageUnavailableError } from '../storage/errors.js';
+import { SessionsChangedError } from '../storage/session-store.js';
 import type { UserRecord } from '../storage/account-store.js';
 import type { LoginState, LoginTarget } from '../storage/login-guard-store.js';
 import type { AuthDependencies } from './dependencies.js';
 import { InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from './errors.js';
 import { failureUpdate, limitReached } from './login-guard.js';
 import { sourceKeyOf } from './source-key.js';
+import { startSession, type StartedSession } from './start-session.js';
 import { translateErrors } from './translate-errors.js';
 import { normaliseEmail, requireObject, requireString } from './validate-input.js';
 
 export interface LoginRequest {
   body: unknown;
   sourceIp?: string;
+  /** The User-Agent header: its family is what GET /sessions shows of the session. */
+  userAgent?: string;
 }
 
 export interface LoginResponse {
   accessToken: string;
   tokenType: 'Bearer';
   expiresIn: number;
+  /** Spent by POST /token for a new pair (src/sessions/README.md). */
+  refreshToken: string;
+  refreshExpiresIn: number;
 }
 
 /** A password changed while we upgraded: read again and decide again, this many times at most. */
@@ -65,7 +72,13 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
         throw new InvalidCredentialsError();
       }
       const user = state.user;
-      if (verdict.needsRehash && (await upgradeHash(deps, user, password)) === 'overtaken') {
+      const upgrade = verdict.needsRehash ? await upgradeHash(deps, user, password) : undefined;
+      if (upgrade === 'overtaken') {
+        if (decision < MAX_DECISIONS) continue;
+        throw new TemporarilyUnavailableError(1);
+      }
+      const session = await startLoginSession(deps, request, target, state, typeof upgrade === 'object' ? upgrade.newHash : user.passwordHash);
+      if (session === 'overtaken') {
         if (decision < MAX_DECISIONS) continue;
         throw new TemporarilyUnavailableError(1);
       }
@@ -74,9 +87,41 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
         if (!(error instanceof StorageUnavailableError)) throw error;
       });
       deps.audit({ type: 'auth.login_succeeded', userId: user.userId });
-      return deps.tokens.issue({ userId: user.userId, now: deps.now?.() });
+      const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, now: deps.now?.() });
+      return { ...access, refreshToken: session.refreshToken, refreshExpiresIn: session.refreshExpiresIn };
     }
   });
+}
+
+/** Session writes lost to another login of the account before the login gives up (each re-reads). */
+const MAX_SESSION_ATTEMPTS = 3;
+
+/**
+ * The login's session, written on the condition that no password change purged the sessions
+ * since the read. Lost (to that, or to a first login of the account creating the item), it reads
+ * again: 'overtaken' when the password changed since the verify, else it retries.
+ */
+async function startLoginSession(
+  deps: AuthDependencies,
+  request: LoginRequest,
+  target: LoginTarget,
+  state: LoginState,
+  verifiedHash: string,
+): Promise<StartedSession | 'overtaken'> {
+  const user = state.user!;
+  let read = state.sessions;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { sourceIp, userAgent } = request;
+      return await startSession(deps, { userId: user.userId, accountKey: target.accountKey, read, sourceIp, userAgent, now: deps.now?.() ?? new Date() });
+    } catch (error) {
+      if (!(error instanceof SessionsChangedError)) throw error;
+      if (attempt >= MAX_SESSION_ATTEMPTS) throw new TemporarilyUnavailableError(1, { cause: error });
+    }
+    const fresh = await deps.loginGuard.read({ ...target, now: deps.now?.() ?? new Date() });
+    if (fresh.user?.passwordHash !== verifiedHash) return 'overtaken';
+    read = fresh.sessions;
+  }
 }
 
 function enforceLimits(deps: AuthDependencies, state: LoginState, now: Date, fingerprint: string): void {
@@ -128,15 +173,15 @@ export async function verifyStoredHash(deps: AuthDependencies, user: UserRecord,
 /**
  * Replaces an outdated hash after a good login, conditionally on the hash just verified.
  * 'overtaken': the stored hash changed since the read (a password change), so the verify that
- * allowed this login is stale. Storage faults only delay the upgrade.
+ * allowed this login is stale. Storage faults only delay the upgrade. Done: the hash now stored.
  */
-async function upgradeHash(deps: AuthDependencies, user: UserRecord, password: string): Promise<'done' | 'skipped' | 'overtaken'> {
+async function upgradeHash(deps: AuthDependencies, user: UserRecord, password: string): Promise<{ newHash: string } | 'skipped' | 'overtaken'> {
   const newHash = await deps.hasher.upgrade(user.passwordHash, password);
   if (newHash === undefined) return 'skipped';
   try {
     await deps.users.replacePasswordHash({ email: user.email, expectedHash: user.passwordHash, newHash, reason: 'rehash', now: deps.now?.() });
     deps.audit({ type: 'auth.password_rehashed', userId: user.userId, from: describe(deps, user.passwordHash), to: describe(deps, newHash) });
-    return 'done';
+    return { newHash };
   } catch (error) {
     if (error instanceof HashChangedError) {
       deps.audit({ type: 'auth.password_rehash_skipped', userId: user.userId, reason: 'hash_changed' });

@@ -17,8 +17,9 @@ import { AccountStore } from '../storage/account-store.js';
 import { JobCursorStore } from '../storage/job-cursor-store.js';
 import { LoginGuardStore } from '../storage/login-guard-store.js';
 import { RateLimitStore } from '../storage/rate-limit-store.js';
+import { SessionStore } from '../storage/session-store.js';
 import { publicTokenServiceFromConfig, tokenServiceFromConfig, type PublicTokenService, type TokenService } from '../tokens/token-service.js';
-import type { AuthDependencies, RegisterDependencies } from '../use-cases/dependencies.js';
+import type { AuthDependencies, RegisterDependencies, SessionDependencies } from '../use-cases/dependencies.js';
 import { createFailureTiming } from '../use-cases/failure-timing.js';
 import { createEmailFingerprint, type EmailFingerprint } from '../use-cases/fingerprint.js';
 import { localSecretsRefusedOn, readOrCreateLocalSecret } from '../shared/local-secret-file.js';
@@ -65,7 +66,7 @@ export function buildRegisterDependencies(
   };
 }
 
-/** Login and password change: everything, with the signing key. */
+/** Login, refresh, sessions and password change: everything, with the signing key. */
 export async function buildAuthDependencies(
   config: PasslaneConfig,
   platform: Platform,
@@ -75,7 +76,20 @@ export async function buildAuthDependencies(
   const loginGuard = overrides.loginGuard ?? new LoginGuardStore(platform.dynamoDb(config.storage), config.storage.table, config.rateLimits.windowSeconds);
   // One per container: it remembers this container's recent verify costs.
   const failureTiming = overrides.failureTiming ?? createFailureTiming({ floorMs: config.rateLimits.login.failureFloorMs });
-  return { ...buildRegisterDependencies(config, platform, overrides), tokens, fingerprint, loginGuard, failureTiming };
+  const sessions = overrides.sessions ?? new SessionStore(platform.dynamoDb(config.storage), config.storage.table);
+  const sessionConfig = overrides.sessionConfig ?? config.sessions;
+  return { ...buildRegisterDependencies(config, platform, overrides), tokens, fingerprint, loginGuard, failureTiming, sessions, sessionConfig };
+}
+
+/** Refresh, logout and the session list: the token service and the sessions, nothing that hashes. */
+export function buildSessionDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit'>, tokens: TokenService): SessionDependencies {
+  return {
+    tokens,
+    sessions: new SessionStore(platform.dynamoDb(config.storage), config.storage.table),
+    sessionConfig: config.sessions,
+    rateLimits: config.rateLimits,
+    audit: platform.audit,
+  };
 }
 
 /**
@@ -127,5 +141,5 @@ export function buildAccountTools(config: PasslaneConfig, platform: Platform): {
 
 /** The API's services over dependencies already built (long-lived hosts build them once at start). */
 export function servicesOf(deps: AppDependencies): ApiServices {
-  return { register: async () => deps, auth: async () => deps, publicTokens: async () => deps.tokens };
+  return { register: async () => deps, auth: async () => deps, sessions: async () => deps, publicTokens: async () => deps.tokens };
 }

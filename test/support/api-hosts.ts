@@ -2,7 +2,8 @@
  * Every host of the one API, started for real against a DynamoDB server on loopback, behind one
  * `send` so the contract suite can run the same requests through each:
  *   lambda        the functions/*.ts handlers in-process, API Gateway HTTP API (2.0) events,
- *                 dispatched by serverless.yml's routes (by path, as a Function URL or ANY route does)
+ *                 dispatched by serverless.yml's routes (method and path template, as API Gateway
+ *                 does; another method to the path's function, as its Function URL would)
  *   node          `npm start`'s server (src/local/server.ts)
  *   workerd       the Worker bundle wrangler deploys, in Miniflare
  *   edge-runtime  hosts/vercel-edge.ts bundled for the edge, in Vercel's EdgeVM, wasm code generation off
@@ -80,41 +81,89 @@ function sendVia(dispatch: (url: string, init: RequestInit) => Promise<unknown>,
     answerOf((await dispatch(`https://auth.test${request.path}`, fetchInit({ ...request, headers: { ...platformHeaders, ...request.headers } }))) as Response);
 }
 
-/** The real function modules: they read process.env once per "container", so it is set before they load. */
+/** One `httpApi` event of serverless.yml: `'DELETE /sessions/{id}'`, or `{ method, path }`. */
+type HttpApiEvent = string | { method?: string; path?: string };
+
+/** An API Gateway route: its method (`*` for ANY), its path template and that template as a RegExp with named parameters. */
+interface LambdaRoute {
+  method: string;
+  template: string;
+  pattern: RegExp;
+  handler: LambdaHttpHandler;
+}
+type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: unknown) => Promise<HttpAnswer>;
+
+function lambdaRoute(event: HttpApiEvent, handler: LambdaHttpHandler): LambdaRoute | undefined {
+  const [method, template] = typeof event === 'string' ? event.trim().split(/\s+/) : [event.method, event.path];
+  if (method === undefined || template === undefined) return undefined;
+  // `{id}` is one segment, `{proxy+}` the rest of the path (API Gateway's greedy parameter).
+  const source = template
+    .split(/(\{[^/{}]+\})/)
+    .map((part) => {
+      const parameter = /^\{([^/{}+]+)(\+?)\}$/.exec(part);
+      if (parameter) return parameter[2] ? `(?<${parameter[1]}>.+)` : `(?<${parameter[1]}>[^/]+)`;
+      return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('');
+  return { method: method.toUpperCase() === 'ANY' ? '*' : method.toUpperCase(), template, pattern: new RegExp(`^${source}$`), handler };
+}
+
+/**
+ * The real function modules: they read process.env once per "container", so it is set before
+ * they load. A request goes to the function whose serverless.yml route matches its method and
+ * path, as API Gateway routes it (with the routeKey and path parameters it sets); a method no
+ * route of the path has goes to the path's function, as its Function URL would, to answer 405.
+ */
 async function startLambda(env: Env): Promise<RunningHost> {
   Object.assign(process.env, env);
   const serverless = parseYaml(await readFile(join(ROOT, 'serverless.yml'), 'utf8')) as {
-    functions: Record<string, { events?: Array<{ httpApi?: string }> }>;
+    functions: Record<string, { events?: Array<{ httpApi?: HttpApiEvent }> }>;
   };
-  type Handler = (event: APIGatewayProxyEventV2, context: unknown) => Promise<HttpAnswer>;
-  const byPath = new Map<string, Handler>();
+  const routes: LambdaRoute[] = [];
   for (const [name, definition] of Object.entries(serverless.functions)) {
-    const route = definition.events?.find((event) => event.httpApi)?.httpApi;
-    if (route === undefined) continue;
+    const events = (definition.events ?? []).flatMap((event) => (event.httpApi === undefined ? [] : [event.httpApi]));
+    if (events.length === 0) continue;
     const entry = LAMBDA_FUNCTIONS.find((fn) => fn.name === name)?.entry;
     if (entry === undefined) throw new Error(`serverless.yml function ${name} has no entry in LAMBDA_FUNCTIONS`);
-    const module = (await import(join(ROOT, entry))) as { handler: Handler };
-    byPath.set(route.split(' ')[1]!, module.handler);
+    const module = (await import(join(ROOT, entry))) as { handler: LambdaHttpHandler };
+    for (const event of events) {
+      const route = lambdaRoute(event, module.handler);
+      if (route === undefined) throw new Error(`serverless.yml function ${name}: unsupported httpApi event ${JSON.stringify(event)}`);
+      routes.push(route);
+    }
   }
+  // API Gateway picks the most specific route: a literal path before a template.
+  routes.sort((a, b) => a.template.split('{').length - b.template.split('{').length);
   // A path no route serves reaches a function only through its Function URL: the login one's here.
-  const fallback = byPath.get('/login')!;
+  const fallback = routes.find((route) => route.template === '/login');
+  if (fallback === undefined) throw new Error('serverless.yml has no POST /login route');
+
   return {
-    send: ({ method, path, headers = {}, body }) =>
-      (byPath.get(path) ?? fallback)(
+    send: ({ method, path: target, headers = {}, body }) => {
+      const [path = '', query = ''] = target.split(/\?(.*)/s);
+      const routed = routes.find((route) => (route.method === method.toUpperCase() || route.method === '*') && route.pattern.test(path));
+      const route = routed ?? routes.find((candidate) => candidate.pattern.test(path)) ?? fallback;
+      const routeKey = routed ? `${routed.method === '*' ? 'ANY' : routed.method} ${routed.template}` : '$default';
+      const pathParameters = routed ? routed.pattern.exec(path)?.groups : undefined;
+      const queryStringParameters = query === '' ? undefined : Object.fromEntries(new URLSearchParams(query));
+      const lowerCased = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+      return route.handler(
         {
           version: '2.0',
-          routeKey: '$default',
+          routeKey,
           rawPath: path,
-          rawQueryString: '',
-          headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value])),
+          rawQueryString: query,
+          headers: lowerCased,
+          ...(queryStringParameters && { queryStringParameters }),
+          ...(pathParameters && Object.keys(pathParameters).length > 0 && { pathParameters: { ...pathParameters } }),
           requestContext: {
             accountId: '123456789012',
             apiId: 'api',
             domainName: 'api.example.test',
             domainPrefix: 'api',
-            http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'vitest' },
+            http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: lowerCased['user-agent'] ?? 'vitest' },
             requestId: randomUUID(),
-            routeKey: '$default',
+            routeKey,
             stage: '$default',
             time: new Date().toISOString(),
             timeEpoch: Date.now(),
@@ -123,7 +172,8 @@ async function startLambda(env: Env): Promise<RunningHost> {
           isBase64Encoded: false,
         },
         lambdaContext(),
-      ),
+      );
+    },
     stop: async () => undefined,
   };
 }

@@ -6,6 +6,8 @@ import { AccountStore } from '../../src/storage/account-store.js';
 import { JobCursorStore } from '../../src/storage/job-cursor-store.js';
 import { LoginGuardStore } from '../../src/storage/login-guard-store.js';
 import { RateLimitStore } from '../../src/storage/rate-limit-store.js';
+import { SessionStore } from '../../src/storage/session-store.js';
+import { DEFAULT_SESSION_CONFIG } from '../../src/config/session-config.js';
 import { createKeyring, generateSigningKey } from '../../src/tokens/keys.js';
 import { createTokenService } from '../../src/tokens/token-service.js';
 import type { AuditEvent } from '../../src/use-cases/audit-events.js';
@@ -14,7 +16,8 @@ import type { AuthDependencies, RateLimits } from '../../src/use-cases/dependenc
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
 export async function createAuthFixture(endpoint: string, overrides: Partial<AuthDependencies> = {}) {
-  const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: endpoint }));
+  // No middleware cache: tests add middleware (call logs, fault injection) after the first requests.
+  const client = new DynamoDBClient({ ...dynamoDbClientConfig({ endpoint: endpoint }), cacheMiddleware: false });
   const tableName = `users-${crypto.randomUUID()}`;
   await ensureTable(client, tableName);
   const users = new AccountStore(client, tableName);
@@ -29,6 +32,8 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<Aut
     loginGuard: new LoginGuardStore(client, tableName, (overrides.rateLimits ?? generousLimits()).windowSeconds),
     fingerprint: await createEmailFingerprint(crypto.getRandomValues(new Uint8Array(32))),
     tokens,
+    sessions: new SessionStore(client, tableName),
+    sessionConfig: { ...DEFAULT_SESSION_CONFIG },
     rateLimits: generousLimits(),
     audit: (event) => events.push(event),
     ...overrides,

@@ -19,25 +19,37 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // A conditional create (a duplicate's stored item comes back with the failed condition, so no
   // read); the per-source counter.
   register: ['dynamodb:PutItem user#', 'dynamodb:UpdateItem ratelimit#', PEPPER],
-  // The account and its failure counters in one read; failure counters after a failed verify,
-  // cleared after a good login; the upgrade of an outdated hash (src/use-cases/LIMITS.md).
+  // The account, its failure counters and its sessions in one read; failure counters after a
+  // failed verify, cleared after a good login; the upgrade of an outdated hash
+  // (src/use-cases/LIMITS.md); the new session.
   login: [
     'dynamodb:BatchGetItem failures#',
+    'dynamodb:BatchGetItem sessions#',
     'dynamodb:BatchGetItem user#',
     'dynamodb:DeleteItem failures#',
     'dynamodb:UpdateItem failures#',
+    'dynamodb:UpdateItem sessions#',
     'dynamodb:UpdateItem user#',
     PEPPER,
     SIGNING_KEY,
     FINGERPRINT_KEY,
   ],
+  // The refresh token's sessions item and the source's failed refreshes (failures#refresh#) in
+  // one read; the rotation, or the end of a session on reuse; one failed refresh more.
+  token: ['dynamodb:BatchGetItem failures#', 'dynamodb:BatchGetItem sessions#', 'dynamodb:UpdateItem failures#', 'dynamodb:UpdateItem sessions#', SIGNING_KEY],
+  // Logout, GET /sessions, DELETE /sessions/{id}: the access token's sessions item, read and
+  // (to end sessions) updated.
+  sessions: ['dynamodb:GetItem sessions#', 'dynamodb:UpdateItem sessions#', SIGNING_KEY],
   // Token's userId -> account key through the keys-only index; read; attempt counters;
-  // compare-and-swap; a new password ends the account's run of failed logins.
+  // compare-and-swap; a new password ends the account's run of failed logins and its other
+  // sessions (read, then a purge conditional on the item's version).
   password: [
     'dynamodb:DeleteItem failures#',
+    'dynamodb:GetItem sessions#',
     'dynamodb:GetItem user#',
     'dynamodb:Query index/userId-index',
     'dynamodb:UpdateItem ratelimit#',
+    'dynamodb:UpdateItem sessions#',
     'dynamodb:UpdateItem user#',
     PEPPER,
     SIGNING_KEY,
@@ -45,6 +57,8 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   ],
   jwks: [],
   openidConfiguration: [],
+  // Is the token's session live: one read of its sessions item (tokens verified with the public keys).
+  authorizer: ['dynamodb:GetItem sessions#'],
   // Walk accounts, upgrade conditionally (a lost condition hands back the stored item, so no
   // read of accounts); its resumable cursor, job#rehash.
   rehash: ['dynamodb:GetItem job#', 'dynamodb:PutItem job#', 'dynamodb:Scan', 'dynamodb:UpdateItem user#', PEPPER],

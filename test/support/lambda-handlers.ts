@@ -2,10 +2,20 @@
  * The Lambda functions' handlers (functions/*.ts) with the dependencies a test chooses: the same
  * route and Lambda host as the function, only `services` differ.
  */
-import { changePasswordRoute, jwksRoute, loginRoute, openIdConfigurationRoute, registerRoute } from '../../src/api/routes/index.js';
+import {
+  changePasswordRoute,
+  deleteSessionRoute,
+  jwksRoute,
+  listSessionsRoute,
+  loginRoute,
+  logoutRoute,
+  openIdConfigurationRoute,
+  registerRoute,
+  tokenRoute,
+} from '../../src/api/routes/index.js';
 import type { PublicTokenService } from '../../src/tokens/token-service.js';
 import { lambdaHandler } from '../../src/hosts/lambda.js';
-import type { AuthDependencies, RegisterDependencies } from '../../src/use-cases/dependencies.js';
+import type { AuthDependencies, RegisterDependencies, SessionDependencies } from '../../src/use-cases/dependencies.js';
 
 export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../src/hosts/lambda.js';
 
@@ -14,6 +24,9 @@ type Get<T> = () => Promise<T>;
 export const createRegisterHandler = (get: Get<RegisterDependencies>) => lambdaHandler([registerRoute], { register: get });
 export const createLoginHandler = (get: Get<AuthDependencies>) => lambdaHandler([loginRoute], { auth: get });
 export const createPasswordHandler = (get: Get<AuthDependencies>) => lambdaHandler([changePasswordRoute], { auth: get });
+export const createTokenHandler = (get: Get<SessionDependencies>) => lambdaHandler([tokenRoute], { sessions: get });
+export const createSessionsHandler = (get: Get<SessionDependencies>) =>
+  lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessions: get });
 export const createJwksHandler = (get: Get<Pick<PublicTokenService, 'jwks'>>) =>
   lambdaHandler([jwksRoute], { publicTokens: get as Get<PublicTokenService> });
 export const createOpenIdConfigurationHandler = (get: Get<Pick<PublicTokenService, 'jwks' | 'issuer'>>) =>

@@ -21,8 +21,20 @@ export const spec: Json = parseYaml(await readFile(new URL('../../openapi.yaml',
 
 const KNOWN_KEYWORDS = new Set([
   '$ref', 'type', 'required', 'properties', 'additionalProperties', 'items', 'enum', 'const',
-  'minItems', 'minimum', 'minLength', 'maxLength', 'format', 'description',
+  'minItems', 'minimum', 'minLength', 'maxLength', 'format', 'description', 'default',
 ]);
+
+/** Every keyword in `schema` (and the schemas inside it) the checker does not know, with where. */
+export function unsupportedKeywords(schema: Json, at = '$'): string[] {
+  if (schema === undefined || schema === null || typeof schema !== 'object' || schema.$ref) return [];
+  const own = Object.keys(schema).filter((keyword) => !KNOWN_KEYWORDS.has(keyword)).map((keyword) => `${at}: ${keyword}`);
+  const inner = [
+    ...Object.entries<Json>(schema.properties ?? {}).map(([name, property]) => unsupportedKeywords(property, `${at}.${name}`)),
+    unsupportedKeywords(schema.items, `${at}[]`),
+    typeof schema.additionalProperties === 'object' ? unsupportedKeywords(schema.additionalProperties, `${at}.*`) : [],
+  ];
+  return [...own, ...inner.flat()];
+}
 
 export function resolveRef(ref: string): Json {
   if (!ref.startsWith('#/')) throw new Error(`only local $refs are supported: ${ref}`);
@@ -73,11 +85,38 @@ export function schemaErrors(schemaOrRef: Json, value: unknown, at = '$'): strin
   return errors;
 }
 
-/** Everything wrong with `response` as an answer of `method path`, by the document. */
-export function contractErrors(method: string, path: string, response: HttpAnswer): string[] {
+// ---- paths and answers ----
+
+/** The keys of a path item that are operations (the others, `parameters` and such, are not). */
+export const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/**
+ * The document's path (template) a request path is answered by: `/sessions/abc` is
+ * `/sessions/{id}`, `/logout?scope=others` is `/logout`. A literal path wins over a template.
+ */
+export function specPathOf(requestPath: string): string | undefined {
+  const path = requestPath.split('?')[0]!;
+  const templates = Object.keys(spec.paths ?? {});
+  if (templates.includes(path)) return path;
+  return templates.find((template) => templatePattern(template).test(path));
+}
+
+/** `/sessions/{id}` as a RegExp: a parameter is one non-empty segment. */
+export function templatePattern(template: string): RegExp {
+  const source = template
+    .split(/(\{[^/{}]+\})/)
+    .map((part) => (/^\{[^/{}]+\}$/.test(part) ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${source}$`);
+}
+
+/** Everything wrong with `response` as an answer of `method path` (a request path, or the document's template), by the document. */
+export function contractErrors(method: string, requestPath: string, response: HttpAnswer): string[] {
+  const path = specPathOf(requestPath) ?? requestPath;
   const item = spec.paths?.[path] ?? {};
+  const operations = HTTP_METHODS.filter((name) => item[name] !== undefined).map((name) => item[name]);
   // A 405 answers a method the path has no operation for: it is declared on the path's operations.
-  const operation = item[method.toLowerCase()] ?? (response.statusCode === 405 ? Object.values<Json>(item)[0] : undefined);
+  const operation = item[method.toLowerCase()] ?? (response.statusCode === 405 ? operations[0] : undefined);
   if (!operation) return [`${method} ${path} is not declared`];
   const declared = operation.responses?.[String(response.statusCode)];
   if (!declared) return [`${method} ${path} does not declare status ${response.statusCode}`];

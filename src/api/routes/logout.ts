@@ -1,0 +1,18 @@
+import { logout } from '../../use-cases/end-sessions.js';
+import { bearerToken } from '../bearer-token.js';
+import { defineRoute } from '../route.js';
+import { noContent } from '../responses.js';
+import type { ApiServices } from '../services.js';
+
+/** POST /logout[?scope=others|global] with a Bearer token -> 204. */
+export const logoutRoute = defineRoute<Pick<ApiServices, 'sessions'>>({
+  name: 'logout',
+  method: 'POST',
+  path: '/logout',
+  json: false,
+  handle: async ({ request, services }) => {
+    const scope = new URL(request.url).searchParams.get('scope') ?? undefined;
+    await logout(await services.sessions(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined), scope });
+    return noContent();
+  },
+});

@@ -1,0 +1,28 @@
+import { deleteSession } from '../../use-cases/end-sessions.js';
+import { listSessions } from '../../use-cases/list-sessions.js';
+import { bearerToken } from '../bearer-token.js';
+import { defineRoute } from '../route.js';
+import { jsonResponse, noContent } from '../responses.js';
+import type { ApiServices } from '../services.js';
+
+/** GET /sessions with a Bearer token -> 200 { sessions: [...] }, the account's live sessions. */
+export const listSessionsRoute = defineRoute<Pick<ApiServices, 'sessions'>>({
+  name: 'sessions',
+  method: 'GET',
+  path: '/sessions',
+  json: false,
+  handle: async ({ request, services }) =>
+    jsonResponse(200, await listSessions(await services.sessions(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined) })),
+});
+
+/** DELETE /sessions/{id} with a Bearer token -> 204; 404 for an id that is not a live session of the account. */
+export const deleteSessionRoute = defineRoute<Pick<ApiServices, 'sessions'>>({
+  name: 'session',
+  method: 'DELETE',
+  path: '/sessions/:id',
+  json: false,
+  handle: async ({ request, params, services }) => {
+    await deleteSession(await services.sessions(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined), id: params.id ?? '' });
+    return noContent();
+  },
+});

@@ -1,0 +1,297 @@
+import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
+import { batchGetByKey } from './batch-get.js';
+import { isConditionalCheckFailed } from './checks.js';
+import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
+import { FAILURE_KEY_PREFIX, SESSIONS_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
+
+/**
+ * One session as stored: which account it belongs to, the hash of its live refresh secret and
+ * what recognises the spent ones, its lifetimes, and what GET /sessions shows. Times are epoch
+ * seconds. Never a secret: see src/sessions/refresh-token.ts.
+ */
+export interface StoredSession {
+  sessionId: string;
+  userId: string;
+  /** Rotations so far; every rotation is conditional on it. */
+  generation: number;
+  /** SHA-256 of the live refresh secret. */
+  tokenHash: string;
+  /** SHA-256 of the secret the last rotation spent, and when: within the grace window it may come back. */
+  previousHash?: string;
+  rotatedAt?: number;
+  /** The live secret sealed under the previous one (refresh-token.ts), for that grace. */
+  sealedNext?: string;
+  /** Marks of older spent secrets, newest first: one coming back is reuse. */
+  spent: string[];
+  createdAt: number;
+  lastUsedAt: number;
+  /** The session ends at the earlier of these: idle since the last refresh, and absolute. */
+  idleExpiresAt: number;
+  expiresAt: number;
+  /** Approximate network and client family (src/sessions/session-origin.ts). */
+  network?: string;
+  client: string;
+  /** The per-session refresh budget's current hour and its count. */
+  refreshWindowStart: number;
+  refreshCount: number;
+}
+
+/**
+ * An account's sessions item as read. `exists`: whether there is an item at all; `epoch` moves
+ * on only when a password change purges the sessions, so logins that read before cannot add one.
+ */
+export interface AccountSessions {
+  accountKey: string;
+  exists: boolean;
+  epoch: number;
+  /** The item's own expiry (the latest session's absolute end), for TTL. */
+  itemExpiresAt: number;
+  sessions: Map<string, StoredSession>;
+}
+
+/** The sessions item changed in a way the write was conditional on (a purge, a first login, a rotation); read again. */
+export class SessionsChangedError extends Error {
+  readonly code = 'ERR_STORAGE_SESSIONS_CHANGED';
+
+  constructor() {
+    super("the account's sessions changed since they were read");
+    this.name = 'SessionsChangedError';
+  }
+}
+
+export function isLive(session: StoredSession, nowSeconds: number): boolean {
+  return nowSeconds < session.idleExpiresAt && nowSeconds < session.expiresAt;
+}
+
+/**
+ * All of an account's sessions in one item, `sessions#<email fingerprint>` (layout in
+ * table.ts): a login reads them in the same request as the account (so it knows what to end
+ * when the account has too many), and a refresh reads one item and writes it once, conditional
+ * on its session's generation only, so refreshes of different sessions never conflict.
+ */
+export class SessionStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  async read(accountKey: string): Promise<AccountSessions> {
+    let item: Record<string, AttributeValue> | undefined;
+    try {
+      ({ Item: item } = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: { pk: { S: sessionsKey(accountKey) } }, ConsistentRead: true }),
+      ));
+    } catch (error) {
+      throw new StorageUnavailableError('readSessions', error);
+    }
+    return toAccountSessions(accountKey, item);
+  }
+
+  /** A refresh's read: the sessions item (when the token names one) and this source's failed refreshes, in one request. */
+  async readForRefresh(accountKey: string | undefined, source: { key: string; windowStart: number }): Promise<{ sessions?: AccountSessions; sourceFailures: number }> {
+    const failureKey = refreshFailureKey(source.key, source.windowStart);
+    const keys = accountKey === undefined ? [failureKey] : [sessionsKey(accountKey), failureKey];
+    const items = await batchGetByKey(this.client, this.tableName, keys, 'readForRefresh');
+    const failures = items.get(failureKey);
+    return {
+      ...(accountKey !== undefined && { sessions: toAccountSessions(accountKey, items.get(sessionsKey(accountKey))) }),
+      sourceFailures: failures === undefined ? 0 : number(failures, 'count'),
+    };
+  }
+
+  /**
+   * Adds a session and ends `evict`, on the condition that no purge happened since `read`
+   * (SessionsChangedError otherwise). Logins of one account do not conflict with each other: each
+   * sets its own session. The item's TTL moves to the latest end.
+   */
+  async create(read: AccountSessions, session: StoredSession, evict: readonly string[]): Promise<void> {
+    const itemExpiresAt = Math.max(read.itemExpiresAt, session.expiresAt);
+    if (!read.exists) {
+      return this.conditional('createSession', {
+        Key: { pk: { S: sessionsKey(read.accountKey) } },
+        UpdateExpression: 'SET #sessions = :sessions, #epoch = :zero, #expiresAt = :expiresAt',
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ExpressionAttributeNames: { '#sessions': 'sessions', '#epoch': 'epoch', '#expiresAt': TTL_ATTRIBUTE },
+        ExpressionAttributeValues: {
+          ':sessions': { M: { [session.sessionId]: toAttribute(session) } },
+          ':zero': { N: '0' },
+          ':expiresAt': { N: String(itemExpiresAt) },
+        },
+      });
+    }
+    const names: Record<string, string> = { '#sessions': 'sessions', '#epoch': 'epoch', '#expiresAt': TTL_ATTRIBUTE, '#new': session.sessionId };
+    evict.forEach((id, i) => (names[`#e${i}`] = id));
+    const remove = evict.length > 0 ? ` REMOVE ${evict.map((_, i) => `#sessions.#e${i}`).join(', ')}` : '';
+    return this.conditional('createSession', {
+      Key: { pk: { S: sessionsKey(read.accountKey) } },
+      UpdateExpression: `SET #sessions.#new = :session, #expiresAt = :expiresAt${remove}`,
+      ConditionExpression: '#epoch = :epoch',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ':session': toAttribute(session), ':epoch': { N: String(read.epoch) }, ':expiresAt': { N: String(itemExpiresAt) } },
+    });
+  }
+
+  /** Replaces a session after a rotation, if no other rotation of it got there first (false then). */
+  async rotate(accountKey: string, rotated: StoredSession, expectedGeneration: number): Promise<boolean> {
+    try {
+      await this.conditional('rotateSession', {
+        Key: { pk: { S: sessionsKey(accountKey) } },
+        UpdateExpression: 'SET #sessions.#id = :session',
+        ConditionExpression: '#sessions.#id.#generation = :generation',
+        ExpressionAttributeNames: { '#sessions': 'sessions', '#id': rotated.sessionId, '#generation': 'generation' },
+        ExpressionAttributeValues: { ':session': toAttribute(rotated), ':generation': { N: String(expectedGeneration) } },
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof SessionsChangedError) return false;
+      throw error;
+    }
+  }
+
+  /** Ends the sessions named, whatever else changed since the read (ending one that is already gone is no error). */
+  async end(read: AccountSessions, sessionIds: readonly string[]): Promise<void> {
+    if (!read.exists || sessionIds.length === 0) return;
+    const names: Record<string, string> = { '#sessions': 'sessions' };
+    sessionIds.forEach((id, i) => (names[`#e${i}`] = id));
+    return this.conditional('endSessions', {
+      Key: { pk: { S: sessionsKey(read.accountKey) } },
+      UpdateExpression: `REMOVE ${sessionIds.map((_, i) => `#sessions.#e${i}`).join(', ')}`,
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeNames: names,
+    }).catch((error: unknown) => {
+      if (!(error instanceof SessionsChangedError)) throw error;
+    });
+  }
+
+  /**
+   * After a password change: the item keeps only the sessions in `keep` (as read) and moves its
+   * epoch on, replacing the whole map, so a session a login added after this read is gone too,
+   * and a login that read before cannot add one after. Conditional on the epoch and on each kept
+   * session's generation (a refresh of it meanwhile would otherwise be undone):
+   * SessionsChangedError asks the caller to read again. Writes even when there was no item, so
+   * a login racing the change finds one.
+   */
+  async purge(read: AccountSessions, keep: readonly string[]): Promise<void> {
+    const kept: Record<string, AttributeValue> = {};
+    const names: Record<string, string> = { '#sessions': 'sessions', '#epoch': 'epoch' };
+    const values: Record<string, AttributeValue> = { ':next': { N: String(read.epoch + 1) } };
+    const conditions = [read.exists ? '#epoch = :epoch' : 'attribute_not_exists(pk)'];
+    if (read.exists) values[':epoch'] = { N: String(read.epoch) };
+    keep.forEach((id, i) => {
+      const session = read.sessions.get(id);
+      if (session === undefined) return;
+      kept[id] = toAttribute(session);
+      names[`#k${i}`] = id;
+      values[`:g${i}`] = { N: String(session.generation) };
+      conditions.push(`#sessions.#k${i}.generation = :g${i}`);
+    });
+    values[':kept'] = { M: kept };
+    return this.conditional('purgeSessions', {
+      Key: { pk: { S: sessionsKey(read.accountKey) } },
+      UpdateExpression: 'SET #sessions = :kept, #epoch = :next',
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
+  }
+
+  /** One failed refresh more from this source in this window. */
+  async recordRefreshFailure(source: { key: string; windowStart: number; windowEnd: number }): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: refreshFailureKey(source.key, source.windowStart) } },
+          UpdateExpression: 'ADD #count :one SET #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+          ExpressionAttributeNames: { '#count': 'count', '#expiresAt': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':one': { N: '1' }, ':expiresAt': { N: String(source.windowEnd) } },
+        }),
+      );
+    } catch (error) {
+      throw new StorageUnavailableError('recordRefreshFailure', error);
+    }
+  }
+
+  private async conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<void> {
+    try {
+      await this.client.send(new UpdateItemCommand({ TableName: this.tableName, ...input }));
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) throw new SessionsChangedError();
+      throw new StorageUnavailableError(operation, error);
+    }
+  }
+}
+
+export function sessionsKey(accountKey: string): string {
+  return `${SESSIONS_KEY_PREFIX}${accountKey}`;
+}
+
+export function refreshFailureKey(sourceKey: string, windowStart: number): string {
+  return `${FAILURE_KEY_PREFIX}refresh#src#${sourceKey}#${windowStart}`;
+}
+
+/** The item as read (or none) as an AccountSessions; a session that does not parse is corrupt data, not an outage. */
+export function toAccountSessions(accountKey: string, item: Record<string, AttributeValue> | undefined): AccountSessions {
+  const sessions = new Map<string, StoredSession>();
+  if (item === undefined) return { accountKey, exists: false, epoch: 0, itemExpiresAt: 0, sessions };
+  for (const [sessionId, value] of Object.entries(item.sessions?.M ?? {})) {
+    if (value.M === undefined) throw new StorageRecordInvalidError('sessions');
+    sessions.set(sessionId, fromAttribute(sessionId, value.M));
+  }
+  return { accountKey, exists: true, epoch: number(item, 'epoch'), itemExpiresAt: item[TTL_ATTRIBUTE] ? number(item, TTL_ATTRIBUTE) : 0, sessions };
+}
+
+function toAttribute(s: StoredSession): AttributeValue {
+  const n = (value: number): AttributeValue => ({ N: String(value) });
+  const m: Record<string, AttributeValue> = {
+    userId: { S: s.userId },
+    generation: n(s.generation),
+    tokenHash: { S: s.tokenHash },
+    spent: { L: s.spent.map((mark) => ({ S: mark })) },
+    createdAt: n(s.createdAt),
+    lastUsedAt: n(s.lastUsedAt),
+    idleExpiresAt: n(s.idleExpiresAt),
+    expiresAt: n(s.expiresAt),
+    client: { S: s.client },
+    refreshWindowStart: n(s.refreshWindowStart),
+    refreshCount: n(s.refreshCount),
+  };
+  if (s.previousHash !== undefined) m.previousHash = { S: s.previousHash };
+  if (s.rotatedAt !== undefined) m.rotatedAt = n(s.rotatedAt);
+  if (s.sealedNext !== undefined) m.sealedNext = { S: s.sealedNext };
+  if (s.network !== undefined) m.network = { S: s.network };
+  return { M: m };
+}
+
+function fromAttribute(sessionId: string, m: Record<string, AttributeValue>): StoredSession {
+  const text = (name: string) => {
+    const value = m[name]?.S;
+    if (value === undefined) throw new StorageRecordInvalidError(`sessions.${name}`);
+    return value;
+  };
+  const optionalText = (name: string) => m[name]?.S;
+  return {
+    sessionId,
+    userId: text('userId'),
+    generation: number(m, 'generation'),
+    tokenHash: text('tokenHash'),
+    ...(optionalText('previousHash') !== undefined && { previousHash: optionalText('previousHash') }),
+    ...(m.rotatedAt !== undefined && { rotatedAt: number(m, 'rotatedAt') }),
+    ...(optionalText('sealedNext') !== undefined && { sealedNext: optionalText('sealedNext') }),
+    spent: (m.spent?.L ?? []).map((mark) => mark.S ?? ''),
+    createdAt: number(m, 'createdAt'),
+    lastUsedAt: number(m, 'lastUsedAt'),
+    idleExpiresAt: number(m, 'idleExpiresAt'),
+    expiresAt: number(m, 'expiresAt'),
+    ...(optionalText('network') !== undefined && { network: optionalText('network') }),
+    client: optionalText('client') ?? 'unknown',
+    refreshWindowStart: m.refreshWindowStart ? number(m, 'refreshWindowStart') : 0,
+    refreshCount: m.refreshCount ? number(m, 'refreshCount') : 0,
+  };
+}
+
+function number(item: Record<string, AttributeValue>, name: string): number {
+  const value = Number(item[name]?.N);
+  if (!Number.isSafeInteger(value) || value < 0) throw new StorageRecordInvalidError(`sessions.${name}`);
+  return value;
+}

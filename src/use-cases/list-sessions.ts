@@ -1,0 +1,43 @@
+import { publicSessionId } from '../sessions/refresh-token.js';
+import { isLive } from '../storage/session-store.js';
+import { authenticateSession } from './authenticate-session.js';
+import type { SessionDependencies } from './dependencies.js';
+import { translateErrors } from './translate-errors.js';
+
+/** What GET /sessions shows of a session: never a token or a hash. */
+export interface SessionSummary {
+  id: string;
+  createdAt: string;
+  lastUsedAt: string;
+  /** When it ends unless refreshed before (the idle timeout, within the absolute lifetime). */
+  expiresAt: string;
+  /** The network it was started from (IPv4 /24, IPv6 /48), when known. */
+  network?: string;
+  /** The browser or client family. */
+  client: string;
+  /** The session of the access token that asked. */
+  current: boolean;
+}
+
+/** GET /sessions: the account's live sessions, newest first. */
+export async function listSessions(deps: SessionDependencies, request: { accessToken: string | undefined }): Promise<{ sessions: SessionSummary[] }> {
+  return translateErrors(async () => {
+    const now = deps.now?.() ?? new Date();
+    const caller = await authenticateSession(deps, request.accessToken, now);
+    const nowSeconds = Math.floor(now.getTime() / 1000);
+    const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+    const sessions = [...caller.read.sessions.values()]
+      .filter((session) => session.userId === caller.userId && isLive(session, nowSeconds))
+      .sort((a, b) => b.createdAt - a.createdAt)
+      .map((session) => ({
+        id: publicSessionId(caller.accountKey, session.sessionId),
+        createdAt: iso(session.createdAt),
+        lastUsedAt: iso(session.lastUsedAt),
+        expiresAt: iso(Math.min(session.idleExpiresAt, session.expiresAt)),
+        ...(session.network !== undefined && { network: session.network }),
+        client: session.client,
+        current: session.sessionId === caller.session.sessionId,
+      }));
+    return { sessions };
+  });
+}

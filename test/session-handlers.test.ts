@@ -1,0 +1,82 @@
+/**
+ * Sessions through the Lambda handlers as deployed (token and sessions functions), with INFO
+ * logs and EMF on: every audit line is there, and no line holds a token, a password or an email.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+
+vi.hoisted(() => {
+  process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+  process.env.POWERTOOLS_METRICS_NAMESPACE = 'passlane-test';
+});
+import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
+import { ensureTable } from '../src/storage/table.js';
+import { createAuthDependencies } from './support/app-dependencies.js';
+import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { httpApiEvent } from './support/http-api-event.js';
+import { lambdaContext } from './support/lambda-context.js';
+import { createLoginHandler, createRegisterHandler, createSessionsHandler, createTokenHandler } from './support/lambda-handlers.js';
+
+const PASSWORD = 'correct horse battery staple';
+let dynamo: RunningDynamoDb;
+let dataDir: string;
+
+beforeAll(async () => {
+  dynamo = await startDynalite();
+  dataDir = await mkdtemp(join(tmpdir(), 'passlane-session-handlers-'));
+});
+afterAll(async () => {
+  await dynamo?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+it('logs every session event and never a token, a password or an email', async () => {
+  const table = `sessions-${randomUUID()}`;
+  await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), table, { maxWaitSeconds: 10 });
+  const deps = createAuthDependencies({ DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: table, PASSLANE_REFRESH_GRACE_S: '0' }, { dataDir });
+  const get = () => deps;
+  const [register, login, token, sessions] = [createRegisterHandler(get), createLoginHandler(get), createTokenHandler(get), createSessionsHandler(get)];
+  const email = `handlers-${randomUUID()}@example.com`;
+
+  const written: string[] = [];
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+  const call = async (handler: typeof login, event: unknown) => {
+    const result = await handler(event as Parameters<typeof login>[0], lambdaContext());
+    return { status: result.statusCode, body: result.body === '' ? {} : (JSON.parse(result.body) as Record<string, string>) };
+  };
+  try {
+    expect((await call(register, httpApiEvent('POST', '/register', { email, password: PASSWORD }))).status).toBe(201);
+    const signedIn = await call(login, httpApiEvent('POST', '/login', { email, password: PASSWORD }));
+    expect(signedIn.status).toBe(200);
+    const refreshed = await call(token, httpApiEvent('POST', '/token', { grant_type: 'refresh_token', refresh_token: signedIn.body.refreshToken }));
+    expect(refreshed.status).toBe(200);
+    const listed = await call(sessions, httpApiEvent('GET', '/sessions', undefined, { token: refreshed.body.access_token }));
+    expect(listed.status).toBe(200);
+    // The spent token again, with no grace: reuse, the session ends.
+    const reused = await call(token, httpApiEvent('POST', '/token', { grant_type: 'refresh_token', refresh_token: signedIn.body.refreshToken }));
+    expect(reused).toMatchObject({ status: 401, body: { error: { code: 'refresh_token_reused' } } });
+    const after = await call(sessions, httpApiEvent('POST', '/logout', undefined, { token: refreshed.body.access_token }));
+    expect(after.status).toBe(401);
+
+    const lines = written.join('').split('\n').filter(Boolean);
+    const messages = lines.map((line) => (JSON.parse(line) as { message?: string }).message);
+    for (const type of ['auth.login_succeeded', 'auth.session_refreshed', 'auth.refresh_token_reused', 'auth.sessions_ended']) expect(messages).toContain(type);
+    const secrets = [
+      PASSWORD,
+      email,
+      signedIn.body.accessToken!,
+      signedIn.body.refreshToken!,
+      signedIn.body.refreshToken!.split('.')[2]!,
+      refreshed.body.access_token!,
+      refreshed.body.refresh_token!.split('.')[2]!,
+    ];
+    const all = written.join('');
+    for (const secret of secrets) expect(all.includes(secret), 'a secret in the logs').toBe(false);
+  } finally {
+    vi.restoreAllMocks();
+  }
+});
