@@ -34,6 +34,7 @@ export function edgeServices(env: WorkerEnv): ApiServices {
     register: () => getEdgeDependencies(env),
     auth: () => getEdgeDependencies(env),
     sessions: () => getEdgeDependencies(env),
+    sessionManagement: () => getEdgeDependencies(env),
     publicTokens: () => getEdgePublicTokens(env),
   };
 }

@@ -1,5 +1,5 @@
 import type { PublicTokenService } from '../tokens/token-service.js';
-import type { AuthDependencies, RegisterDependencies, SessionDependencies } from '../use-cases/dependencies.js';
+import type { AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../use-cases/dependencies.js';
 
 /**
  * What the routes use, each built on first use by the host, so a host pays only for what its
@@ -11,8 +11,10 @@ export interface ApiServices {
   register(): Promise<RegisterDependencies>;
   /** Login and password change: everything, with the signing key. */
   auth(): Promise<AuthDependencies>;
-  /** Refresh, logout and the session list: tokens and sessions, no hasher. */
+  /** Refresh: the signing key and the sessions, no hasher. */
   sessions(): Promise<SessionDependencies>;
+  /** Logout and the session list: verification and the sessions, no signing key. */
+  sessionManagement(): Promise<SessionManagementDependencies>;
   /** The published keys and claims settings (JWKS, discovery). */
   publicTokens(): Promise<PublicTokenService>;
 }

@@ -1,7 +1,7 @@
 import { parsePublicSessionId } from '../sessions/refresh-token.js';
 import { isLive, type AccountSessions, type StoredSession } from '../storage/session-store.js';
 import { InvalidTokenError } from '../tokens/errors.js';
-import type { SessionDependencies } from './dependencies.js';
+import type { SessionManagementDependencies } from './dependencies.js';
 import { UnauthenticatedError } from './errors.js';
 
 /** The caller behind an access token whose session is still live. */
@@ -21,7 +21,7 @@ export interface AuthenticatedSession {
  * ended: the routes that manage sessions must not be usable with the token of an ended one.
  */
 export async function authenticateSession(
-  deps: Pick<SessionDependencies, 'tokens' | 'sessions'>,
+  deps: Pick<SessionManagementDependencies, 'tokens' | 'sessions'>,
   accessToken: string | undefined,
   now = new Date(),
 ): Promise<AuthenticatedSession> {

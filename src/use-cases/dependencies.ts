@@ -72,3 +72,9 @@ export type RegisterDependencies = Omit<AuthDependencies, 'tokens' | 'loginGuard
  * hasher, pepper or fingerprint key (the refresh token names the sessions item itself).
  */
 export type SessionDependencies = Pick<AuthDependencies, 'tokens' | 'sessions' | 'sessionConfig' | 'rateLimits' | 'audit' | 'now'>;
+
+/**
+ * Logout and the session list only check access tokens: verification alone, so their function
+ * holds the public keys and never the signing key.
+ */
+export type SessionManagementDependencies = Pick<AuthDependencies, 'sessions' | 'audit' | 'now'> & { tokens: Pick<AccessTokens, 'verify'> };

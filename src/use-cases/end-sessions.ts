@@ -2,7 +2,7 @@ import { parsePublicSessionId } from '../sessions/refresh-token.js';
 import { isLive, SessionsChangedError, type AccountSessions } from '../storage/session-store.js';
 import type { SessionEndReason } from './audit-events.js';
 import { authenticateSession } from './authenticate-session.js';
-import type { SessionDependencies } from './dependencies.js';
+import type { SessionManagementDependencies } from './dependencies.js';
 import { InvalidRequestError, SessionNotFoundError, TemporarilyUnavailableError } from './errors.js';
 import { translateErrors } from './translate-errors.js';
 
@@ -16,7 +16,7 @@ export interface LogoutRequest {
 }
 
 /** POST /logout: ends this session, the others, or all of the account's sessions. */
-export async function logout(deps: SessionDependencies, request: LogoutRequest): Promise<void> {
+export async function logout(deps: SessionManagementDependencies, request: LogoutRequest): Promise<void> {
   const scope = request.scope ?? 'local';
   if (!(LOGOUT_SCOPES as readonly string[]).includes(scope)) {
     throw new InvalidRequestError(`scope must be one of ${LOGOUT_SCOPES.join(', ')}`, 'scope');
@@ -32,7 +32,7 @@ export async function logout(deps: SessionDependencies, request: LogoutRequest):
 }
 
 /** DELETE /sessions/{id}: ends one of the caller's account's sessions (its own too). */
-export async function deleteSession(deps: SessionDependencies, request: { accessToken: string | undefined; id: string }): Promise<void> {
+export async function deleteSession(deps: SessionManagementDependencies, request: { accessToken: string | undefined; id: string }): Promise<void> {
   return translateErrors(async () => {
     const caller = await authenticateSession(deps, request.accessToken, deps.now?.());
     const target = parsePublicSessionId(request.id);
@@ -54,7 +54,7 @@ const MAX_PURGE_ATTEMPTS = 3;
  * old password cannot leave a session behind (session-store.ts `purge`).
  */
 export async function endOtherSessions(
-  deps: Pick<SessionDependencies, 'sessions' | 'audit'>,
+  deps: Pick<SessionManagementDependencies, 'sessions' | 'audit'>,
   input: { accountKey: string; userId: string; keep?: string },
 ): Promise<void> {
   for (let attempt = 1; attempt <= MAX_PURGE_ATTEMPTS; attempt++) {

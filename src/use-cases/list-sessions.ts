@@ -1,7 +1,7 @@
 import { publicSessionId } from '../sessions/refresh-token.js';
 import { isLive } from '../storage/session-store.js';
 import { authenticateSession } from './authenticate-session.js';
-import type { SessionDependencies } from './dependencies.js';
+import type { SessionManagementDependencies } from './dependencies.js';
 import { translateErrors } from './translate-errors.js';
 
 /** What GET /sessions shows of a session: never a token or a hash. */
@@ -20,7 +20,7 @@ export interface SessionSummary {
 }
 
 /** GET /sessions: the account's live sessions, newest first. */
-export async function listSessions(deps: SessionDependencies, request: { accessToken: string | undefined }): Promise<{ sessions: SessionSummary[] }> {
+export async function listSessions(deps: SessionManagementDependencies, request: { accessToken: string | undefined }): Promise<{ sessions: SessionSummary[] }> {
   return translateErrors(async () => {
     const now = deps.now?.() ?? new Date();
     const caller = await authenticateSession(deps, request.accessToken, now);

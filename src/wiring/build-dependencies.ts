@@ -81,8 +81,12 @@ export async function buildAuthDependencies(
   return { ...buildRegisterDependencies(config, platform, overrides), tokens, fingerprint, loginGuard, failureTiming, sessions, sessionConfig };
 }
 
-/** Refresh, logout and the session list: the token service and the sessions, nothing that hashes. */
-export function buildSessionDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit'>, tokens: TokenService): SessionDependencies {
+/** Refresh (with the full token service) or session management (with a verifying one): the sessions, nothing that hashes. */
+export function buildSessionDependencies<T extends Pick<TokenService, 'verify'>>(
+  config: PasslaneConfig,
+  platform: Pick<Platform, 'dynamoDb' | 'audit'>,
+  tokens: T,
+): Omit<SessionDependencies, 'tokens'> & { tokens: T } {
   return {
     tokens,
     sessions: new SessionStore(platform.dynamoDb(config.storage), config.storage.table),
@@ -141,5 +145,5 @@ export function buildAccountTools(config: PasslaneConfig, platform: Platform): {
 
 /** The API's services over dependencies already built (long-lived hosts build them once at start). */
 export function servicesOf(deps: AppDependencies): ApiServices {
-  return { register: async () => deps, auth: async () => deps, sessions: async () => deps, publicTokens: async () => deps.tokens };
+  return { register: async () => deps, auth: async () => deps, sessions: async () => deps, sessionManagement: async () => deps, publicTokens: async () => deps.tokens };
 }

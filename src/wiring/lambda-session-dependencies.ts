@@ -7,9 +7,9 @@ import { buildSessionDependencies, buildTokenService } from './build-dependencie
 import { getSecretEnv } from './secret-env.js';
 
 /**
- * For the token and sessions functions, once per container: the token service (its key from SSM
- * when a parameter is named) and the sessions. A module of its own, apart from
- * lambda-dependencies.ts, whose Node platform carries the hasher: these bundles hash nothing.
+ * POST /token, once per container: the signing key (from SSM when a parameter is named) and the
+ * sessions. A module of its own, apart from lambda-dependencies.ts, whose Node platform carries
+ * the hasher: this bundle hashes nothing.
  */
 export const getSessionDependencies: () => Promise<SessionDependencies> = /* @__PURE__ */ onceUntilFailure(async () => {
   const config = readConfig(await getSecretEnv());

@@ -38,11 +38,11 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // one read; the rotation, or the end of a session on reuse; one failed refresh more.
   token: ['dynamodb:BatchGetItem failures#', 'dynamodb:BatchGetItem sessions#', 'dynamodb:UpdateItem failures#', 'dynamodb:UpdateItem sessions#', SIGNING_KEY],
   // Logout, GET /sessions, DELETE /sessions/{id}: the access token's sessions item, read and
-  // (to end sessions) updated.
-  sessions: ['dynamodb:GetItem sessions#', 'dynamodb:UpdateItem sessions#', SIGNING_KEY],
+  // (to end sessions) updated; tokens verified with the public keys, so no parameter.
+  sessions: ['dynamodb:GetItem sessions#', 'dynamodb:UpdateItem sessions#'],
   // Token's userId -> account key through the keys-only index; read; attempt counters;
   // compare-and-swap; a new password ends the account's run of failed logins and its other
-  // sessions (read, then a purge conditional on the item's version).
+  // sessions (read, then a purge conditional on the item's epoch).
   password: [
     'dynamodb:DeleteItem failures#',
     'dynamodb:GetItem sessions#',

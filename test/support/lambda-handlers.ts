@@ -15,7 +15,7 @@ import {
 } from '../../src/api/routes/index.js';
 import type { PublicTokenService } from '../../src/tokens/token-service.js';
 import { lambdaHandler } from '../../src/hosts/lambda.js';
-import type { AuthDependencies, RegisterDependencies, SessionDependencies } from '../../src/use-cases/dependencies.js';
+import type { AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../../src/use-cases/dependencies.js';
 
 export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../src/hosts/lambda.js';
 
@@ -25,8 +25,8 @@ export const createRegisterHandler = (get: Get<RegisterDependencies>) => lambdaH
 export const createLoginHandler = (get: Get<AuthDependencies>) => lambdaHandler([loginRoute], { auth: get });
 export const createPasswordHandler = (get: Get<AuthDependencies>) => lambdaHandler([changePasswordRoute], { auth: get });
 export const createTokenHandler = (get: Get<SessionDependencies>) => lambdaHandler([tokenRoute], { sessions: get });
-export const createSessionsHandler = (get: Get<SessionDependencies>) =>
-  lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessions: get });
+export const createSessionsHandler = (get: Get<SessionManagementDependencies>) =>
+  lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessionManagement: get });
 export const createJwksHandler = (get: Get<Pick<PublicTokenService, 'jwks'>>) =>
   lambdaHandler([jwksRoute], { publicTokens: get as Get<PublicTokenService> });
 export const createOpenIdConfigurationHandler = (get: Get<Pick<PublicTokenService, 'jwks' | 'issuer'>>) =>

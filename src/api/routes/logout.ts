@@ -5,14 +5,14 @@ import { noContent } from '../responses.js';
 import type { ApiServices } from '../services.js';
 
 /** POST /logout[?scope=others|global] with a Bearer token -> 204. */
-export const logoutRoute = defineRoute<Pick<ApiServices, 'sessions'>>({
+export const logoutRoute = defineRoute<Pick<ApiServices, 'sessionManagement'>>({
   name: 'logout',
   method: 'POST',
   path: '/logout',
   json: false,
   handle: async ({ request, services }) => {
     const scope = new URL(request.url).searchParams.get('scope') ?? undefined;
-    await logout(await services.sessions(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined), scope });
+    await logout(await services.sessionManagement(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined), scope });
     return noContent();
   },
 });

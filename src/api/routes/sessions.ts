@@ -6,23 +6,23 @@ import { jsonResponse, noContent } from '../responses.js';
 import type { ApiServices } from '../services.js';
 
 /** GET /sessions with a Bearer token -> 200 { sessions: [...] }, the account's live sessions. */
-export const listSessionsRoute = defineRoute<Pick<ApiServices, 'sessions'>>({
+export const listSessionsRoute = defineRoute<Pick<ApiServices, 'sessionManagement'>>({
   name: 'sessions',
   method: 'GET',
   path: '/sessions',
   json: false,
   handle: async ({ request, services }) =>
-    jsonResponse(200, await listSessions(await services.sessions(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined) })),
+    jsonResponse(200, await listSessions(await services.sessionManagement(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined) })),
 });
 
 /** DELETE /sessions/{id} with a Bearer token -> 204; 404 for an id that is not a live session of the account. */
-export const deleteSessionRoute = defineRoute<Pick<ApiServices, 'sessions'>>({
+export const deleteSessionRoute = defineRoute<Pick<ApiServices, 'sessionManagement'>>({
   name: 'session',
   method: 'DELETE',
   path: '/sessions/:id',
   json: false,
   handle: async ({ request, params, services }) => {
-    await deleteSession(await services.sessions(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined), id: params.id ?? '' });
+    await deleteSession(await services.sessionManagement(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined), id: params.id ?? '' });
     return noContent();
   },
 });
