@@ -8,9 +8,15 @@
  * architecture, so what is measured is what `npm run package` ships. Runs are interleaved
  * round-robin across bundles so drift in machine load hits all of them alike. A measurement:
  * it always exits 0.
+ *
+ * The password blocklist (src/passwords) is measured on its own too: what it adds to each
+ * bundle that holds it (the data literal, and that literal deflated, about what it adds to the
+ * zip), and, in fresh processes, what its first use costs a container (decoding it into the
+ * sorted key array) beside what importing a bundle that holds it costs.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { deflateRawSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +29,9 @@ import { zipFiles } from '../scripts/packaging/zip-directory.js';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const RUNS = Math.max(1, Number(process.env.RUNS) || 5);
 const REFERENCE = 'sdk-only (reference)';
+const BLOCKLIST_PROBE = 'blocklist probe';
+/** The data literal as esbuild writes it: the asset's base64, which starts with the magic "PLB" ("UExC"). */
+const BLOCKLIST_LITERAL = /(["'`])UExCM[A-Za-z0-9+/=]+\1/;
 const ZIP_LIMIT_BYTES = 1024 * 1024;
 
 /** Ratio of median import time to the reference's; functions not listed are not HTTP and get no target. */
@@ -32,8 +41,18 @@ interface Bundle {
   name: string;
   file?: string;
   zipBytes?: number;
+  /** The blocklist's data literal in the bundle's files, raw and deflated (0: none). */
+  blocklistBytes?: number;
+  blocklistDeflatedBytes?: number;
   error?: string;
   times: number[];
+}
+
+interface ProbeRun {
+  importMs: number;
+  loadMs: number;
+  firstCheckMs: number;
+  entries: number;
 }
 
 // The child reads the clock itself, so process start-up is not counted, only the module graph's
@@ -58,13 +77,25 @@ async function buildAll(buildDir: string, arch: LambdaArchitecture): Promise<Bun
       "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nexport { DynamoDBClient };\nexport const handler = async () => new DynamoDBClient({});\n",
     );
     const reference: LambdaFunction = { name: REFERENCE, entry: relative(root, refEntry) };
+    // The blocklist alone, bundled the same way: its handler decodes it and times that.
+    const probeEntry = join(refDir, 'blocklist-probe.ts');
+    writeFileSync(
+      probeEntry,
+      `import { loadBundledBlocklist } from ${JSON.stringify(join(root, 'src/passwords/bundled-blocklist.js'))};\n` +
+        'export const handler = async () => {\n' +
+        '  const t0 = performance.now(); const blocklist = await loadBundledBlocklist(); const t1 = performance.now();\n' +
+        "  await blocklist.has('correct horse battery staple'); const t2 = performance.now();\n" +
+        '  return { loadMs: t1 - t0, firstCheckMs: t2 - t1, entries: blocklist.size };\n' +
+        '};\n',
+    );
+    const probe: LambdaFunction = { name: BLOCKLIST_PROBE, entry: relative(root, probeEntry) };
     return await Promise.all(
-      [...LAMBDA_FUNCTIONS, reference].map(async (fn): Promise<Bundle> => {
-        const outDir = join(buildDir, fn === reference ? 'sdk-only' : fn.name);
+      [...LAMBDA_FUNCTIONS, reference, probe].map(async (fn): Promise<Bundle> => {
+        const outDir = join(buildDir, fn === reference ? 'sdk-only' : fn === probe ? 'blocklist-probe' : fn.name);
         try {
           const { files } = await bundleFunction(fn, { root, outDir, arch, bindings });
           const zipBytes = zipFiles(outDir, files, `${outDir}.zip`);
-          return { name: fn.name, file: join(outDir, BUNDLE_FILE), zipBytes, times: [] };
+          return { name: fn.name, file: join(outDir, BUNDLE_FILE), zipBytes, ...blocklistShare(outDir), times: [] };
         } catch (error) {
           // One broken entry (e.g. mid-refactor) must not hide the others' numbers.
           return { name: fn.name, error: firstLine(error), times: [] };
@@ -74,6 +105,39 @@ async function buildAll(buildDir: string, arch: LambdaArchitecture): Promise<Bun
   } finally {
     rmSync(refDir, { recursive: true, force: true });
     if (createdCacheDir) rmSync(cacheDir, { recursive: true, force: true });
+  }
+}
+
+/** The blocklist literal's bytes across a bundle's JS files, and deflated (what it adds to the zip, about). */
+function blocklistShare(outDir: string): { blocklistBytes: number; blocklistDeflatedBytes: number } {
+  let blocklistBytes = 0;
+  let blocklistDeflatedBytes = 0;
+  for (const file of readdirSync(outDir).filter((name) => name.endsWith('.mjs'))) {
+    const literal = BLOCKLIST_LITERAL.exec(readFileSync(join(outDir, file), 'utf8'))?.[0];
+    if (literal === undefined) continue;
+    blocklistBytes += literal.length;
+    blocklistDeflatedBytes += deflateRawSync(literal, { level: 9 }).length;
+  }
+  return { blocklistBytes, blocklistDeflatedBytes };
+}
+
+// Import, then the first use of the blocklist, each timed in the child.
+const PROBE_SCRIPT =
+  "import { pathToFileURL } from 'node:url';" +
+  'const t0 = performance.now(); const m = await import(pathToFileURL(process.argv[1]).href); const importMs = performance.now() - t0;' +
+  'console.log(JSON.stringify({ importMs, ...(await m.handler()) }));';
+
+function probeOnce(file: string): ProbeRun | string {
+  const result = spawnSync(process.execPath, ['--input-type=module', '-e', PROBE_SCRIPT, file], {
+    cwd: dirname(file),
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production' },
+    timeout: 60_000,
+  });
+  try {
+    return JSON.parse(result.stdout.trim()) as ProbeRun;
+  } catch {
+    return `probe failed (exit ${result.status ?? result.signal}): ${firstLine(result.stderr)}`;
   }
 }
 
@@ -113,7 +177,7 @@ function report(bundles: Bundle[]): void {
     row(['---', '---:', '---:', '---:', '---', '---']),
   ];
   const http = bundles.filter((b) => IMPORT_TARGETS[b.name] !== undefined);
-  const other = bundles.filter((b) => IMPORT_TARGETS[b.name] === undefined && b.name !== REFERENCE);
+  const other = bundles.filter((b) => IMPORT_TARGETS[b.name] === undefined && b.name !== REFERENCE && b.name !== BLOCKLIST_PROBE);
   const reference = bundles.filter((b) => b.name === REFERENCE);
   for (const b of [...http, ...reference, ...other]) {
     const target = IMPORT_TARGETS[b.name];
@@ -135,13 +199,41 @@ function report(bundles: Bundle[]): void {
   console.log(lines.join('\n'));
 }
 
+function reportBlocklist(bundles: Bundle[], probes: ProbeRun[], probeError: string | undefined): void {
+  const kb = (bytes = 0) => (bytes / 1024).toFixed(0);
+  const holding = bundles.filter((b) => (b.blocklistBytes ?? 0) > 0 && b.name !== BLOCKLIST_PROBE);
+  const without = bundles.filter((b) => b.error === undefined && (b.blocklistBytes ?? 0) === 0 && b.name !== REFERENCE && b.name !== BLOCKLIST_PROBE);
+  const lines = [
+    '',
+    'password blocklist (src/passwords): its data literal in each bundle that holds it, and that literal deflated (about what it adds to the zip)',
+    '',
+    row(['function', 'literal KB', 'deflated KB', 'zip KB']),
+    row(['---', '---:', '---:', '---:']),
+    ...holding.map((b) => row([b.name, kb(b.blocklistBytes), kb(b.blocklistDeflatedBytes), kb(b.zipBytes)])),
+    '',
+    `not in: ${without.map((b) => b.name).join(', ') || '-'}`,
+  ];
+  if (probes.length === 0) {
+    lines.push('', `first use: ${probeError ?? 'not measured'}`);
+  } else {
+    const at = (pick: (run: ProbeRun) => number) => median(probes.map(pick)).toFixed(1);
+    lines.push(
+      '',
+      `first use in a fresh process (median of ${probes.length}, ${probes[0]!.entries} keys): ` +
+        `import of the bundle holding it ${at((r) => r.importMs)} ms, decode (once per container) ${at((r) => r.loadMs)} ms, ` +
+        `first check ${at((r) => r.firstCheckMs)} ms`,
+    );
+  }
+  console.log(lines.join('\n'));
+}
+
 async function main(): Promise<void> {
   // Host architecture: the bundles' native binaries must load in this very process tree.
   const arch: LambdaArchitecture = process.arch === 'arm64' ? 'arm64' : 'x86_64';
   const buildDir = mkdtempSync(join(tmpdir(), 'passlane-cold-start-'));
   try {
     const bundles = await buildAll(buildDir, arch);
-    const runnable = bundles.filter((b) => b.file !== undefined);
+    const runnable = bundles.filter((b) => b.file !== undefined && b.name !== BLOCKLIST_PROBE);
     for (let run = 0; run < RUNS; run++) {
       for (const b of runnable) {
         if (b.error !== undefined || b.file === undefined) continue;
@@ -152,6 +244,15 @@ async function main(): Promise<void> {
     }
     console.log(`cold import of each bundle, ${arch}, node ${process.version}, ${RUNS} fresh processes each (1 MB = 1024 KB)\n`);
     report(bundles);
+    const probeBundle = bundles.find((b) => b.name === BLOCKLIST_PROBE);
+    const probes: ProbeRun[] = [];
+    let probeError = probeBundle?.error;
+    for (let run = 0; run < RUNS && probeBundle?.file !== undefined && probeError === undefined; run++) {
+      const result = probeOnce(probeBundle.file);
+      if (typeof result === 'string') probeError = result;
+      else probes.push(result);
+    }
+    reportBlocklist(bundles, probes, probeError);
   } finally {
     rmSync(buildDir, { recursive: true, force: true });
   }

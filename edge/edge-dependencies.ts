@@ -15,7 +15,9 @@ import { stringBindings, type WorkerEnv } from './worker-env.js';
  * a generated key.
  */
 export const getEdgeDependencies: (env: WorkerEnv) => Promise<AppDependencies> = oncePerKeyUntilFailure(async (env) => {
-  const built = await buildAuthDependencies(readConfig(stringBindings(env)), edgePlatform);
+  // No file system for an outbox here: unless a transport is bound, mail is off (`none`, logged per mail).
+  const bindings = { PASSLANE_MAIL_TRANSPORT: 'none', ...stringBindings(env) };
+  const built = await buildAuthDependencies(readConfig(bindings), edgePlatform, {}, { mailAtStart: true });
   log('INFO', 'dependencies built for this isolate');
   return built;
 });

@@ -2,6 +2,8 @@ import { createPasswordHasher, DEFAULT_ARGON2_POLICY } from '../src/edge.js';
 import type { Platform } from '../src/wiring/platform.js';
 import { createWorkerDynamoDbClient } from './dynamodb-client.js';
 import { auditToLog, log } from './edge-log.js';
+import { loadBundledBlocklist } from '../src/passwords/bundled-blocklist.js';
+import { createWorkerSesClient } from './ses-client.js';
 
 /**
  * Cloudflare Workers and Vercel Edge: the WASM-only hashing entry, credentials from bindings,
@@ -30,4 +32,7 @@ export const edgePlatform: Platform = {
   dynamoDb: createWorkerDynamoDbClient,
   warn: (message, fields) => log('WARN', message, fields),
   audit: auditToLog,
+  // One bundle serves every route: the data is in it, decoded on the first password set, never by a login.
+  passwordBlocklist: loadBundledBlocklist,
+  mail: { sesClient: createWorkerSesClient, log: { info: (message, fields) => log('INFO', message, fields) } },
 };

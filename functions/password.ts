@@ -1,6 +1,6 @@
 /** POST /password with a Bearer token: { currentPassword, newPassword } -> 204. */
 import { changePasswordRoute } from '../src/api/routes/change-password.js';
-import { getAuthDependencies } from '../src/wiring/lambda-dependencies.js';
+import { getPasswordChangeDependencies } from '../src/wiring/lambda-dependencies.js';
 import { lambdaHandler } from '../src/hosts/lambda.js';
 
-export const handler = lambdaHandler([changePasswordRoute], { auth: getAuthDependencies });
+export const handler = lambdaHandler([changePasswordRoute], { auth: getPasswordChangeDependencies });

@@ -3,7 +3,9 @@
  * server, workerd, Vercel's edge-runtime, Deno and Bun, each against dynalite on loopback. Every
  * answer must match openapi.yaml (status, body schema, required headers), and every host must
  * answer exactly as the Lambda functions do (status, error code, body fields, the headers a
- * client acts on). A route a host does not serve, or serves differently, fails here.
+ * client acts on). A route a host does not serve, or serves differently, fails here. Every host
+ * sends its mail through the real SES client to one capture endpoint on loopback, where the
+ * script reads the links (password reset, email verification) as a user would.
  */
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
@@ -20,9 +22,23 @@ import { generateSigningKey } from '../src/tokens/keys.js';
 import { HOST_NAMES, startHost, type HostName, type HostRequest, type RunningHost } from './support/api-hosts.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { contractErrors, specPathOf, type HttpAnswer } from './support/openapi.js';
+import { startSesCapture, type SesCapture } from './support/ses-capture.js';
+import { startRangeServer, type RangeServer } from './support/range-server.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'another long passphrase';
+/** The password a reset link sets. */
+const RESET_PASSWORD = 'a passphrase from the reset link';
+/** On the bundled blocklist once folded ('password123'). */
+const COMMON_PASSWORD = 'Password123';
+/** Not on the blocklist, but in the breach corpus the local range server serves (every host checks it there). */
+const BREACHED_PASSWORD = 'a passphrase that leaked long ago';
+/** Where every host's mail goes out from, and the app its links open (SES wants https). */
+const MAIL_FROM = 'Passlane <no-reply@passlane.test>';
+const APP_URL = 'https://app.passlane.test';
+/** What every host signs its AWS requests with (dynalite and the SES capture accept anything; the capture records it). */
+const AWS_REGION = 'eu-west-1';
+const AWS_ACCESS_KEY_ID = 'AKIDCONTRACT';
 /** Failures of one email from one source before the next attempt must wait. */
 const FAILURE_LIMIT = 2;
 /** Refreshes of one session per hour: the script's refreshes of its first session reach it. */
@@ -67,6 +83,42 @@ function sidOf(body: Body): string {
   }
 }
 const sessionsOf = (body: Body) => (body?.sessions ?? []) as Array<Record<string, unknown>>;
+const emailVerifiedOf = (body: Body): unknown => {
+  try {
+    return decodeJwt(String(body?.accessToken ?? body?.access_token)).email_verified;
+  } catch {
+    return 'no access token';
+  }
+};
+
+/** The SendEmail requests the capture received for one address. */
+const mailsTo = (ses: SesCapture, to: string) => ses.requests.filter((request) => request.body.Destination?.ToAddresses?.includes(to));
+
+/**
+ * What a user does with the newest mail to `to` linking to `page`: opens `<app><page>#token=...`
+ * and the app posts the fragment. The link must be the same in the text and the HTML body, the
+ * mail from PASSLANE_MAIL_FROM and signed with the host's AWS settings; anything else is a
+ * complaint (and without such a mail, a token nobody was sent).
+ */
+function mailedToken(ses: SesCapture, to: string, page: string, complain: (what: string, detail: unknown) => void): string {
+  const link = new RegExp(`${APP_URL.replace(/[.]/g, '\\.')}${page}#token=([0-9a-f]{16}\\.[A-Za-z0-9_-]{43})(?![A-Za-z0-9_-])`);
+  const mail = mailsTo(ses, to).findLast((request) => link.test(request.body.Content?.Simple?.Body?.Text?.Data ?? ''));
+  if (mail === undefined) {
+    complain(`a mail to the account with a ${page} link`, mailsTo(ses, to).map((request) => request.body.Content?.Simple?.Subject?.Data));
+    return 'no mailed token';
+  }
+  const { Text, Html } = mail.body.Content?.Simple?.Body ?? {};
+  const token = link.exec(Text?.Data ?? '')![1]!;
+  if (!Html?.Data.includes(`${page}#token=${token}`)) complain(`the HTML body of the ${page} mail has the text body's link`, Html?.Data);
+  if (mail.body.FromEmailAddress !== MAIL_FROM) complain('the mail is from PASSLANE_MAIL_FROM', mail.body.FromEmailAddress);
+  // SigV4 with the host's AWS settings, as AWS would require.
+  const credential = `Credential=${AWS_ACCESS_KEY_ID}/`;
+  const authorization = String(mail.headers.authorization);
+  if (!authorization.startsWith(`AWS4-HMAC-SHA256 ${credential}`) || !authorization.includes(`/${AWS_REGION}/ses/aws4_request`)) {
+    complain('SendEmail is signed for SES in AWS_REGION with AWS_ACCESS_KEY_ID', authorization.split(',')[0]);
+  }
+  return token;
+}
 
 /**
  * Wall-clock hours are the per-session refresh windows: the script's refreshes that reach the
@@ -83,7 +135,7 @@ async function clearOfHourBoundary(seconds: number): Promise<void> {
  * said that the statuses alone do not show (a grace answer that is not the same pair, a session
  * list without the caller's session, ...).
  */
-async function runScript(host: RunningHost): Promise<{ transcript: Transcript; wrong: string[] }> {
+async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcript: Transcript; wrong: string[] }> {
   const email = `contract-${randomUUID()}@example.test`;
   const transcript: Transcript = [];
   const wrong: string[] = [];
@@ -100,6 +152,18 @@ async function runScript(host: RunningHost): Promise<{ transcript: Transcript; w
   await step('register', 201, post('/register', credentials(PASSWORD)));
   await step('register again', 409, post('/register', credentials(PASSWORD)), 'account_exists');
   await step('register, bad email', 400, post('/register', { email: 'nope', password: PASSWORD }), 'invalid_request');
+  // The password rules, on every host: refused before anything is stored, with the reason.
+  const rejected = async (label: string, request: HostRequest, reason: string) => {
+    await step(label, 400, request, 'password_rejected');
+    const { body } = transcript.at(-1)!.answer;
+    const error = body === '' ? undefined : (JSON.parse(body) as { error?: { reason?: string } }).error;
+    expectThat(`${label}: reason ${reason}`, error?.reason === reason, error);
+  };
+  const stranger = `fresh-${randomUUID()}@example.test`;
+  await rejected('register, a common password', post('/register', { email: stranger, password: COMMON_PASSWORD }), 'common');
+  await rejected('register, too short', post('/register', { email: stranger, password: '🔑'.repeat(7) }), 'too_short');
+  await rejected('register, the email\'s name in the password', post('/register', { email: stranger, password: `my ${stranger.split('@')[0]} passphrase` }), 'context');
+  await rejected('register, a breached password', post('/register', { email: stranger, password: BREACHED_PASSWORD }), 'breached');
   await step('register, bad JSON', 400, post('/register', '{'), 'invalid_json');
   await step('register, body too large', 413, post('/register', { email, password: 'x'.repeat(9000) }), 'payload_too_large');
   await step('register, not JSON', 415, { method: 'POST', path: '/register', headers: { 'content-type': 'text/plain' }, body: '{}' }, 'unsupported_media_type');
@@ -164,6 +228,7 @@ async function runScript(host: RunningHost): Promise<{ transcript: Transcript; w
   const sixth = await step('login, a sixth device', 200, post('/login', credentials(PASSWORD)));
   await step('password, no token', 401, post('/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD }), 'unauthenticated');
   await step('password, wrong current', 401, post('/password', { currentPassword: 'wrong password here', newPassword: NEW_PASSWORD }, bearer(fifth)), 'invalid_credentials');
+  await rejected('password, a common new password', post('/password', { currentPassword: PASSWORD, newPassword: 'qwertyuiop' }, bearer(fifth)), 'common');
   await step('password', 204, post('/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD }, bearer(fifth)));
   await step('sessions, a session the password change ended', 401, { method: 'GET', path: '/sessions', headers: bearer(sixth) }, 'unauthenticated');
   await step('token, a session the password change ended', 401, refresh(sixth?.refreshToken), 'invalid_grant');
@@ -171,13 +236,55 @@ async function runScript(host: RunningHost): Promise<{ transcript: Transcript; w
   const remaining = sessionsOf(await step('sessions, after the password change', 200, { method: 'GET', path: '/sessions', headers: bearer(kept) }));
   expectThat('only the session that changed the password is left', remaining.length === 1 && remaining[0]?.id === sidOf(fifth) && remaining[0]?.current === true, remaining);
   const seventh = await step('login, new password', 200, post('/login', credentials(NEW_PASSWORD)));
+
+  // Email verification: the link the resend mails, used once; the session's next token says so.
+  expectThat('an access token before verifying says email_verified: false', emailVerifiedOf(seventh) === false, emailVerifiedOf(seventh));
+  await step('email verify, garbage', 400, post('/email/verify', { token: 'garbage' }), 'invalid_token');
+  await step('email verify, no token', 400, post('/email/verify', {}), 'invalid_token');
+  await step('email verify, bad JSON', 400, post('/email/verify', '{'), 'invalid_json');
+  await step('email verify, wrong method', 405, { method: 'GET', path: '/email/verify' }, 'method_not_allowed');
+  await step('email verify resend, no token', 401, { method: 'POST', path: '/email/verify/resend' }, 'unauthenticated');
+  await step('email verify resend, wrong method', 405, { method: 'GET', path: '/email/verify/resend', headers: bearer(seventh) }, 'method_not_allowed');
+  await step('email verify resend', 202, { method: 'POST', path: '/email/verify/resend', headers: bearer(seventh) });
+  const verifyToken = mailedToken(ses, email, '/verify-email', (what, detail) => expectThat(what, false, detail));
+  await step('email verify', 204, post('/email/verify', { token: verifyToken }));
+  await step('email verify, the token again', 400, post('/email/verify', { token: verifyToken }), 'invalid_token');
+  const verified = await step('token, refresh after verifying', 200, refresh(seventh?.refreshToken));
+  expectThat('the next token of a session says email_verified: true', emailVerifiedOf(verified) === true, emailVerifiedOf(verified));
   await step('logout, everywhere', 204, { method: 'POST', path: '/logout?scope=global', headers: bearer(seventh) });
   await step('sessions, another session after logging out everywhere', 401, { method: 'GET', path: '/sessions', headers: bearer(kept) }, 'unauthenticated');
   await step('sessions, the own session after logging out everywhere', 401, { method: 'GET', path: '/sessions', headers: bearer(seventh) }, 'unauthenticated');
+
+  // Password reset: the same answer for the account and for nobody; the link the account's
+  // mailbox gets sets a new password once, and every session ends.
+  const beforeReset = await step('login, before the reset', 200, post('/login', credentials(NEW_PASSWORD)));
+  const unknown = `nobody-${randomUUID()}@example.test`;
+  await step('password reset', 202, post('/password/reset', { email: email.toUpperCase() }));
+  const knownAnswer = transcript.at(-1)!.answer.body;
+  await step('password reset, unknown email', 202, post('/password/reset', { email: unknown }));
+  const unknownAnswer = transcript.at(-1)!.answer.body;
+  expectThat('the answers for the account and for an unknown email are identical', knownAnswer === unknownAnswer, [knownAnswer, unknownAnswer]);
+  expectThat('nothing is mailed to an unknown email', mailsTo(ses, unknown).length === 0, mailsTo(ses, unknown).length);
+  await step('password reset, bad email', 400, post('/password/reset', { email: 'nope' }), 'invalid_request');
+  await step('password reset, bad JSON', 400, post('/password/reset', '{'), 'invalid_json');
+  await step('password reset, not JSON', 415, { method: 'POST', path: '/password/reset', headers: { 'content-type': 'text/plain' }, body: '{}' }, 'unsupported_media_type');
+  await step('password reset, wrong method', 405, { method: 'GET', path: '/password/reset' }, 'method_not_allowed');
+  const resetToken = mailedToken(ses, email, '/reset-password', (what, detail) => expectThat(what, false, detail));
+  await step('password reset confirm, garbage token', 400, post('/password/reset/confirm', { token: 'garbage', newPassword: RESET_PASSWORD }), 'invalid_token');
+  await step('password reset confirm, no new password', 400, post('/password/reset/confirm', { token: resetToken }), 'invalid_request');
+  await step('password reset confirm, wrong method', 405, { method: 'GET', path: '/password/reset/confirm' }, 'method_not_allowed');
+  await step('password reset confirm', 204, post('/password/reset/confirm', { token: resetToken, newPassword: RESET_PASSWORD }));
+  await step('password reset confirm, the token again', 400, post('/password/reset/confirm', { token: resetToken, newPassword: RESET_PASSWORD }), 'invalid_token');
+  await step('sessions, a session the reset ended', 401, { method: 'GET', path: '/sessions', headers: bearer(beforeReset) }, 'unauthenticated');
+  await step('token, a session the reset ended', 401, refresh(beforeReset?.refreshToken), 'invalid_grant');
+  await step('login, the password before the reset', 401, post('/login', credentials(NEW_PASSWORD)), 'invalid_credentials');
+  const afterReset = await step('login, the reset password', 200, post('/login', credentials(RESET_PASSWORD)));
+  expectThat('the reset counts the email as verified', emailVerifiedOf(afterReset) === true, emailVerifiedOf(afterReset));
+
   // The good logins cleared the earlier failure from this source; two more reach the limit.
   await step('login, wrong again', 401, post('/login', credentials('wrong password here')), 'invalid_credentials');
   await step('login, wrong at the limit', 401, post('/login', credentials('wrong password here')), 'invalid_credentials');
-  await step('login, over the failure limit', 429, post('/login', credentials(NEW_PASSWORD)), 'rate_limited');
+  await step('login, over the failure limit', 429, post('/login', credentials(RESET_PASSWORD)), 'rate_limited');
   await step('jwks', 200, { method: 'GET', path: '/.well-known/jwks.json' });
   await step('jwks, wrong method', 405, { method: 'DELETE', path: '/.well-known/jwks.json' }, 'method_not_allowed');
   await step('openid configuration', 200, { method: 'GET', path: '/.well-known/openid-configuration' });
@@ -215,14 +322,17 @@ function comparable({ answer }: { answer: HttpAnswer }) {
 }
 
 let dynamo: RunningDynamoDb;
+let ses: SesCapture;
+let range: RangeServer;
 const transcripts = new Map<HostName, Transcript>();
 
 beforeAll(async () => {
-  dynamo = await startDynalite();
+  [dynamo, ses, range] = await Promise.all([startDynalite(), startSesCapture(), startRangeServer()]);
+  range.breach(BREACHED_PASSWORD);
 });
 
 afterAll(async () => {
-  await dynamo?.stop();
+  await Promise.all([dynamo?.stop(), ses?.stop(), range?.stop()]);
 });
 
 describe.each(HOST_NAMES)('%s', (name) => {
@@ -242,6 +352,17 @@ describe.each(HOST_NAMES)('%s', (name) => {
       PASSLANE_PUBLIC_URL: 'https://auth.passlane.test',
       // A secret wherever there is no data directory to generate one into (the edge hosts).
       PASSLANE_FINGERPRINT_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'),
+      // Mail through the real SES client (the browser build on the edge hosts) to the capture.
+      PASSLANE_MAIL_TRANSPORT: 'ses',
+      PASSLANE_MAIL_FROM: MAIL_FROM,
+      PASSLANE_APP_URL: APP_URL,
+      PASSLANE_SES_ENDPOINT: ses.endpoint,
+      // The breach check, on, against the local range server (never the real service).
+      PASSLANE_BREACH_CHECK: 'true',
+      PASSLANE_BREACH_CHECK_URL: range.url,
+      AWS_REGION,
+      AWS_ACCESS_KEY_ID,
+      AWS_SECRET_ACCESS_KEY: 'contract-secret',
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
     });
@@ -252,7 +373,15 @@ describe.each(HOST_NAMES)('%s', (name) => {
   });
 
   it('answers every step as openapi.yaml declares', async () => {
-    const { transcript, wrong } = await runScript(host!);
+    const asked = range.requests.length;
+    const { transcript, wrong } = await runScript(host!, ses);
+    // k-anonymity from every host: 5 hex characters of the SHA-1 in the path, padding asked for, nothing else.
+    const breachRequests = range.requests.slice(asked);
+    expect(breachRequests.length).toBeGreaterThan(0);
+    for (const request of breachRequests) {
+      expect(request.path).toMatch(/^\/range\/[0-9A-F]{5}$/);
+      expect(request.headers['add-padding']).toBe('true');
+    }
     transcripts.set(name, transcript);
     const errorCode = (answer: HttpAnswer) => (answer.body === '' ? undefined : (JSON.parse(answer.body) as { error?: { code?: string } }).error?.code);
     expect(transcript.map(({ label, answer }) => [label, answer.statusCode, errorCode(answer)])).toEqual(

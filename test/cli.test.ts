@@ -68,6 +68,31 @@ describe('passlane CLI', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/stdin/);
     expect(run.stdout).toBe('');
+    const check = await passlane(['check-password', 'iloveyou1'], '');
+    expect(check.code).toBe(2);
+    expect(check.stderr).toMatch(/stdin/);
+  });
+
+  it('check-password: the verdict on a password from stdin, as register would give it, never echoing it', async () => {
+    const accepted = await passlane(['check-password'], `${PASSWORD}\n`);
+    expect([accepted.code, JSON.parse(accepted.stdout)]).toEqual([0, { ok: true, breachCheck: 'off' }]);
+    const cases = [
+      [['check-password'], 'iloveyou1', 'common'],
+      [['check-password'], 'ＩＬＯＶＥＹＯＵ１', 'common'],
+      [['check-password'], 'k7#q', 'too_short'],
+      [['check-password', '--email', 'grace.hopper@example.com'], 'Grace.Hopper rules 1906', 'context'],
+    ] as const;
+    for (const [args, password, reason] of cases) {
+      const run = await passlane([...args], password);
+      expect(run.code, password).toBe(1);
+      expect(JSON.parse(run.stdout)).toEqual({ ok: false, reason, message: expect.any(String) });
+      expect(run.stdout + run.stderr).not.toContain(password);
+    }
+    // The service's settings apply: a 15-character minimum.
+    const strict = await runPasslane(['check-password'], { stdin: 'fourteen chars', env: { PASSLANE_PASSWORD_MIN_LENGTH: '15' } });
+    expect(JSON.parse(strict.stdout)).toMatchObject({ ok: false, reason: 'too_short' });
+    const badEmail = await passlane(['check-password', '--email', 'nope'], PASSWORD);
+    expect(badEmail.code).toBe(2);
   });
 });
 

@@ -49,8 +49,60 @@ describe('readConfig', () => {
       fingerprint: { localKeyDir: '.data', onLambda: false },
       sessions: { idleSeconds: 1_209_600, maxAgeSeconds: 2_592_000, graceSeconds: 10, perAccount: 10, refreshesPerSessionPerHour: 60, refreshFailuresPerSource: 50 },
       authorizer: { cacheSeconds: 5 },
+      recovery: { resetTokenSeconds: 3600, verifyTokenSeconds: 86_400, wrongTokenLimit: 5, mailsPerAccountPerHour: 3, emailVerification: false, requireVerifiedEmail: false },
+      mail: {
+        transport: 'outbox',
+        appUrl: 'http://localhost:3000',
+        paths: { passwordReset: '/reset-password', emailVerification: '/verify-email', signIn: '/sign-in' },
+        serviceName: 'passlane',
+        outboxDir: '.data/outbox',
+        ses: {},
+      },
+      passwords: {
+        minLength: 8,
+        serviceName: 'passlane',
+        breachCheck: { enabled: false, url: 'https://api.pwnedpasswords.com/range/', timeoutMs: 1000, minCount: 1, failClosed: false },
+      },
     });
     expect(readServerConfig({})).toEqual({ port: 3000, host: '127.0.0.1', dataDir: '.data', dynamoDbPort: 8000, dynamoDbEndpoint: undefined });
+  });
+
+  it('reads the recovery settings and refuses requiring a verification that is never sent', () => {
+    expect(readConfig({ PASSLANE_EMAIL_VERIFICATION: 'true', PASSLANE_REQUIRE_VERIFIED_EMAIL: 'true', PASSLANE_RESET_TOKEN_TTL_S: '900' }).recovery).toMatchObject({
+      emailVerification: true,
+      requireVerifiedEmail: true,
+      resetTokenSeconds: 900,
+    });
+    expect(() => readConfig({ PASSLANE_REQUIRE_VERIFIED_EMAIL: 'true' })).toThrow(/PASSLANE_REQUIRE_VERIFIED_EMAIL/);
+    expect(() => readConfig({ PASSLANE_EMAIL_VERIFICATION: 'yes' })).toThrow(/PASSLANE_EMAIL_VERIFICATION/);
+    expect(() => readConfig({ PASSLANE_RESET_TOKEN_TTL_S: '60' })).toThrow(/PASSLANE_RESET_TOKEN_TTL_S/);
+  });
+
+  it('reads the password rules and the breach check, within NIST\'s bounds', () => {
+    expect(
+      readConfig({
+        PASSLANE_PASSWORD_MIN_LENGTH: '15',
+        PASSLANE_SERVICE_NAME: 'Acme Bank',
+        PASSLANE_BREACH_CHECK: 'true',
+        PASSLANE_BREACH_CHECK_URL: 'http://127.0.0.1:8123/range',
+        PASSLANE_BREACH_CHECK_TIMEOUT_MS: '250',
+        PASSLANE_BREACH_CHECK_MIN_COUNT: '10',
+        PASSLANE_BREACH_CHECK_FAIL_CLOSED: 'true',
+      }).passwords,
+    ).toEqual({
+      minLength: 15,
+      serviceName: 'Acme Bank',
+      breachCheck: { enabled: true, url: 'http://127.0.0.1:8123/range/', timeoutMs: 250, minCount: 10, failClosed: true },
+    });
+    // Never below NIST's 8, and 64 at most (the maximum accepted length is 256).
+    expect(configError(() => readConfig({ PASSLANE_PASSWORD_MIN_LENGTH: '7' })).variable).toBe('PASSLANE_PASSWORD_MIN_LENGTH');
+    expect(configError(() => readConfig({ PASSLANE_PASSWORD_MIN_LENGTH: '65' })).variable).toBe('PASSLANE_PASSWORD_MIN_LENGTH');
+    expect(configError(() => readConfig({ PASSLANE_BREACH_CHECK: 'yes' })).variable).toBe('PASSLANE_BREACH_CHECK');
+    expect(configError(() => readConfig({ PASSLANE_BREACH_CHECK_TIMEOUT_MS: '50' })).variable).toBe('PASSLANE_BREACH_CHECK_TIMEOUT_MS');
+    expect(configError(() => readConfig({ PASSLANE_BREACH_CHECK_MIN_COUNT: '0' })).variable).toBe('PASSLANE_BREACH_CHECK_MIN_COUNT');
+    for (const url of ['ftp://example.com/range/', 'https://example.com/range?x=1', 'not a url', 'https://user:pw@example.com/range/']) {
+      expect(configError(() => readConfig({ PASSLANE_BREACH_CHECK_URL: url })).variable).toBe('PASSLANE_BREACH_CHECK_URL');
+    }
   });
 
   it('reads session lifetimes and limits, keeping the idle timeout within the absolute lifetime', () => {
@@ -157,6 +209,85 @@ describe('readConfig', () => {
   it('reads a Worker\'s bindings the same way, ignoring the ones that are not strings', () => {
     const bindings = { PASSLANE_TABLE: 'edge', PASSLANE_LOGIN_LIMIT_PER_IP: '7', ASSETS: { fetch() {} }, RATE: 3 };
     expect(readConfig(stringBindings(bindings))).toEqual(readConfig({ PASSLANE_TABLE: 'edge', PASSLANE_LOGIN_LIMIT_PER_IP: '7' }));
+  });
+});
+
+describe('readConfig: mail', () => {
+  it('sends through SES on Lambda, where the app URL has no default', () => {
+    expect(readConfig({ AWS_LAMBDA_FUNCTION_NAME: 'passlane-register', AWS_REGION: 'eu-central-1' }).mail).toEqual({
+      transport: 'ses',
+      appUrl: undefined,
+      paths: { passwordReset: '/reset-password', emailVerification: '/verify-email', signIn: '/sign-in' },
+      serviceName: 'passlane',
+      outboxDir: '.data/outbox',
+      ses: { region: 'eu-central-1' },
+    });
+  });
+
+  it('reads every mail setting; SES uses the region of the identity it sends as', () => {
+    expect(
+      readConfig({
+        PASSLANE_MAIL_TRANSPORT: 'ses',
+        PASSLANE_MAIL_FROM: '"Example, Inc." <no-reply@example.com>',
+        PASSLANE_APP_URL: 'https://app.example.com/account/',
+        PASSLANE_APP_PASSWORD_RESET_PATH: '/reset?step=new',
+        PASSLANE_APP_EMAIL_VERIFICATION_PATH: '/verify',
+        PASSLANE_APP_SIGN_IN_PATH: '/login',
+        PASSLANE_SERVICE_NAME: 'Example Accounts',
+        PASSLANE_MAIL_TEMPLATE_DIR: '/opt/mail-templates',
+        PASSLANE_DATA_DIR: '/tmp/passlane/',
+        PASSLANE_SES_IDENTITY_ARN: 'arn:aws:ses:eu-west-1:123456789012:identity/example.com',
+        PASSLANE_SES_CONFIGURATION_SET: 'passlane-events',
+        PASSLANE_SES_ENDPOINT: 'http://127.0.0.1:4566',
+        AWS_REGION: 'eu-central-2',
+        AWS_ACCESS_KEY_ID: 'AKID',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+      }).mail,
+    ).toEqual({
+      transport: 'ses',
+      from: { name: 'Example, Inc.', address: 'no-reply@example.com' },
+      appUrl: 'https://app.example.com/account',
+      paths: { passwordReset: '/reset?step=new', emailVerification: '/verify', signIn: '/login' },
+      serviceName: 'Example Accounts',
+      templateDir: '/opt/mail-templates',
+      outboxDir: '/tmp/passlane/outbox',
+      ses: {
+        endpoint: 'http://127.0.0.1:4566',
+        region: 'eu-west-1',
+        credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' },
+        identityArn: 'arn:aws:ses:eu-west-1:123456789012:identity/example.com',
+        configurationSet: 'passlane-events',
+      },
+    });
+    expect(readConfig({ PASSLANE_MAIL_FROM: 'no-reply@example.com' }).mail.from).toEqual({ address: 'no-reply@example.com' });
+    // A local app and test servers may use http even with SES.
+    expect(readConfig({ PASSLANE_MAIL_TRANSPORT: 'ses', PASSLANE_APP_URL: 'http://localhost:5173' }).mail.appUrl).toBe('http://localhost:5173');
+    expect(readConfig({ AWS_LAMBDA_FUNCTION_NAME: 'f', PASSLANE_MAIL_TRANSPORT: 'none' }).mail.transport).toBe('none');
+  });
+
+  it.each([
+    ['PASSLANE_MAIL_TRANSPORT', 'smtp', {}],
+    // The outbox prints links with their tokens: never into CloudWatch.
+    ['PASSLANE_MAIL_TRANSPORT', 'outbox', { AWS_LAMBDA_FUNCTION_NAME: 'passlane-register' }],
+    ['PASSLANE_MAIL_FROM', 'no reply', {}],
+    ['PASSLANE_MAIL_FROM', 'a@example.com, b@example.com', {}],
+    ['PASSLANE_MAIL_FROM', 'Example <no-reply@example.com', {}],
+    ['PASSLANE_APP_URL', 'app.example.com', {}],
+    ['PASSLANE_APP_URL', 'javascript:alert(1)', {}],
+    ['PASSLANE_APP_URL', 'https://app.example.com/?from=mail', {}],
+    ['PASSLANE_APP_URL', 'https://app.example.com/#/reset', {}],
+    ['PASSLANE_APP_URL', 'https://user:pass@app.example.com', {}],
+    ['PASSLANE_APP_URL', 'http://app.example.com', { PASSLANE_MAIL_TRANSPORT: 'ses' }],
+    ['PASSLANE_APP_PASSWORD_RESET_PATH', 'reset', {}],
+    ['PASSLANE_APP_SIGN_IN_PATH', '/sign-in#now', {}],
+    ['PASSLANE_SERVICE_NAME', 'Example\r\nBcc: x@example.com', {}],
+    ['PASSLANE_SES_IDENTITY_ARN', 'example.com', {}],
+    ['PASSLANE_SES_CONFIGURATION_SET', 'has spaces', {}],
+    ['PASSLANE_SES_ENDPOINT', 'localhost:4566', {}],
+  ])('refuses %s=%j with an error naming the variable', (variable, value, extra: Record<string, string>) => {
+    const error = configError(() => readConfig({ ...extra, [variable]: value }));
+    expect(error.variable).toBe(variable);
+    expect(error.message.startsWith(variable)).toBe(true);
   });
 });
 

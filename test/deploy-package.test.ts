@@ -20,9 +20,12 @@ import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import { ensureTable, tableDefinition } from '../src/storage/table.js';
 import { createKeyring, generateSigningKey } from '../src/tokens/keys.js';
 import { publicJwks } from '../src/tokens/jwks.js';
+import { BLOCKLIST_FORMAT } from '../src/passwords/blocklist-format.js';
 import { startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { startLocalSsmEndpoint } from './support/local-ssm-endpoint.js';
-import { actionsOf, FUNCTION_ACCESS, parameterVariablesOf } from './support/function-access.js';
+import { startSesCapture } from './support/ses-capture.js';
+import { actionsOf, FUNCTION_ACCESS, parameterVariablesOf, sendsMail } from './support/function-access.js';
+import { createResolver, functionRoles, type Template as ResolvableTemplate } from './support/iam/template-roles.js';
 import { coldImportMs, readZip, repoRoot, runPackaging, unpackZip } from './support/packaging.js';
 import { httpApiAuthorizerEvent } from './support/authorizer-events.js';
 import { httpApiEvent } from './support/http-api-event.js';
@@ -32,26 +35,37 @@ type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?:
 type Template = { Resources: Record<string, Resource>; Outputs?: Record<string, unknown> };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Condition?: Record<string, Record<string, string[]>> };
 
-const HASHER_FUNCTIONS = ['register', 'login', 'password', 'rehash', 'bench'];
+const HASHER_FUNCTIONS = ['register', 'login', 'password', 'recovery', 'rehash', 'bench'];
+/** Where a password is set, so the common-password blocklist ships (src/passwords); nowhere else, the login least of all. */
+const BLOCKLIST_FUNCTIONS = ['register', 'password', 'recovery'];
 const ROUTES: Record<string, string[]> = {
   register: ['POST /register'],
   login: ['POST /login'],
   token: ['POST /token'],
   sessions: ['POST /logout', 'GET /sessions', 'DELETE /sessions/{id}'],
   password: ['POST /password'],
+  recovery: ['POST /password/reset', 'POST /password/reset/confirm', 'POST /email/verify', 'POST /email/verify/resend'],
   jwks: ['GET /.well-known/jwks.json'],
   openidConfiguration: ['GET /.well-known/openid-configuration'],
 };
 /**
- * Table and SSM actions per function (logs are checked separately) and the variables naming the
- * parameters each reads, from the one list of what each function calls. Keys and call by call:
- * test/iam-permissions.test.ts.
+ * Table, SSM and SES actions per function (logs are checked separately) and the variables naming
+ * the parameters each reads, from the one list of what each function calls. Keys and call by
+ * call: test/iam-permissions.test.ts.
  */
 const ACTIONS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTION_ACCESS).map((name) => [name, actionsOf(name)]));
 const SECRET_PARAMETERS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTION_ACCESS).map((name) => [name, parameterVariablesOf(name)]));
 
 /** Functions given the published keys: those that publish them, those that check they sign with the first, and the authorizer, which verifies with them. */
-const PUBLIC_KEYS_FUNCTIONS = ['login', 'token', 'sessions', 'password', 'jwks', 'openidConfiguration', 'authorizer'];
+const PUBLIC_KEYS_FUNCTIONS = ['login', 'token', 'sessions', 'password', 'recovery', 'jwks', 'openidConfiguration', 'authorizer'];
+/** What functions that send mail are given (serverless.yml, custom.mailEnvironment), and no other function. */
+const MAIL_VARIABLES = ['PASSLANE_MAIL_FROM', 'PASSLANE_APP_URL', 'PASSLANE_SES_IDENTITY_ARN', 'PASSLANE_SES_CONFIGURATION_SET', 'PASSLANE_EMAIL_VERIFICATION', 'PASSLANE_REQUIRE_VERIFIED_EMAIL'];
+/**
+ * Zips with the SES client's chunk: those whose code can send (the client is imported on the
+ * first send, so it is never parsed at a cold start), and password, which wires the same auth
+ * dependencies as login (mail included, built on first use) but never sends and may not.
+ */
+const SES_CHUNK_FUNCTIONS = ['register', 'login', 'password', 'recovery'];
 
 const pepperKey = randomBytes(32).toString('base64');
 const fingerprintKey = randomBytes(32).toString('base64');
@@ -186,15 +200,26 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
     const policies = resource(`${logicalId(name)}Role`).Properties.Policies as { PolicyDocument: { Statement: unknown[] } }[];
     expect(policies).toHaveLength(1);
     const all = policies[0]!.PolicyDocument.Statement;
-    // The optional customer-managed-key statement is present only under its condition.
+    // Two statements exist only under a condition: the customer-managed key's, and sending mail
+    // (none without a sender configured).
     const conditional = all.filter((s): s is { 'Fn::If': [string, Statement, unknown] } => typeof s === 'object' && s !== null && 'Fn::If' in s);
-    for (const s of conditional) {
-      expect(s['Fn::If'][0]).toBe('HasSecretsKmsKey');
-      expect(s['Fn::If'][1].Action).toBe('kms:Decrypt');
-    }
+    const kms = conditional.filter((s) => s['Fn::If'][0] === 'HasSecretsKmsKey');
+    const mail = conditional.filter((s) => s['Fn::If'][0] === 'SendsMail');
+    expect(conditional).toHaveLength(kms.length + mail.length);
+    for (const s of kms) expect(s['Fn::If'][1].Action).toBe('kms:Decrypt');
     // Decrypting through SSM only where some parameter is read.
-    expect(conditional).toHaveLength(SECRET_PARAMETERS[name]!.length > 0 ? 1 : 0);
-    const statements = all.filter((s) => !conditional.includes(s as never)) as Statement[];
+    expect(kms).toHaveLength(SECRET_PARAMETERS[name]!.length > 0 ? 1 : 0);
+    // Sending as the configured identity (and configuration set) only where mail is sent.
+    expect(mail).toHaveLength(sendsMail(name) ? 1 : 0);
+    for (const s of mail) {
+      expect(s['Fn::If'][1].Action).toBe('ses:SendEmail');
+      expect(s['Fn::If'][2]).toEqual({ Ref: 'AWS::NoValue' });
+      const resource = s['Fn::If'][1].Resource as { 'Fn::If': [string, unknown[], unknown] };
+      expect(resource['Fn::If'][0]).toBe('HasSesConfigurationSet');
+      expect(resource['Fn::If'][1]).toHaveLength(2);
+      expect(resource['Fn::If'][1][0]).toEqual(resource['Fn::If'][2]); // the identity, with or without the set
+    }
+    const statements = [...all.filter((s) => !conditional.includes(s as never)), ...mail.map((s) => s['Fn::If'][1])] as Statement[];
     for (const s of statements) expect(s.Effect).toBe('Allow');
     const actions = (s: Statement) => [s.Action].flat();
     const logs = statements.filter((s) => actions(s).some((a) => a.startsWith('logs:')));
@@ -204,6 +229,7 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
     const rest = statements.filter((s) => !logs.includes(s));
     expect([...new Set(rest.flatMap(actions))].sort()).toEqual(ACTIONS[name]);
     expect(rest.flatMap(actions).some((a) => a.includes('*'))).toBe(false);
+    expect(JSON.stringify(rest)).not.toContain('"*"'); // no statement on every resource
 
     for (const s of rest.filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')))) {
       const query = actions(s).includes('dynamodb:Query');
@@ -231,6 +257,22 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
     const expectedPublicKeys = arch === 'arm64' ? publicKeys : '{{resolve:ssm:/passlane/dev/jwt-public-keys}}';
     if (PUBLIC_KEYS_FUNCTIONS.includes(name)) expect(env.PASSLANE_JWT_PUBLIC_KEYS).toBe(expectedPublicKeys);
     else expect(env).not.toHaveProperty('PASSLANE_JWT_PUBLIC_KEYS');
+    // Mail settings only where mail is sent; email verification off unless asked for.
+    const mail = Object.keys(env).filter((key) => MAIL_VARIABLES.includes(key));
+    expect(mail.sort()).toEqual(sendsMail(name) ? [...MAIL_VARIABLES].sort() : []);
+    if (sendsMail(name)) expect(env).toMatchObject({ PASSLANE_EMAIL_VERIFICATION: 'false', PASSLANE_REQUIRE_VERIFIED_EMAIL: 'false' });
+  });
+
+  it('packaged without a sender: no function may send mail, and none is told an identity', () => {
+    // Mail is configured by parameters (infra/README.md, "Sending mail"); `npm run package` alone sets none.
+    const resolve = createResolver(template() as unknown as ResolvableTemplate, { UsersTable: 'passlane-dev-UsersTable', HttpApi: 'api0000001' });
+    for (const role of functionRoles(template() as unknown as ResolvableTemplate, resolve)) {
+      expect(JSON.stringify(role.policies), role.functionName).not.toContain('ses:');
+    }
+    for (const name of LAMBDA_FUNCTIONS.map((fn) => fn.name).filter(sendsMail)) {
+      const variables = resolve((resource(`${logicalId(name)}LambdaFunction`).Properties.Environment as { Variables: unknown }).Variables) as Record<string, string>;
+      expect(variables).toMatchObject({ PASSLANE_MAIL_FROM: '', PASSLANE_APP_URL: '', PASSLANE_SES_IDENTITY_ARN: '', PASSLANE_SES_CONFIGURATION_SET: '' });
+    }
   });
 
   it('holds none of the secret values set while packaging', () => {
@@ -258,8 +300,14 @@ describe.each(LAMBDA_ARCHITECTURES)('zips for %s', (arch) => {
     }
     // No secret read, no SSM client; the JWKS functions are their entry alone.
     if (SECRET_PARAMETERS[name]!.length === 0) expect(Object.keys(files).filter((file) => file.startsWith('ssm-secret-source-'))).toEqual([]);
+    // The SES client in a chunk of its own, only where mail is wired (loaded on the first send).
+    expect(Object.keys(files).filter((file) => file.startsWith('ses-client-'))).toHaveLength(SES_CHUNK_FUNCTIONS.includes(name) ? 1 : 0);
+    if (SES_CHUNK_FUNCTIONS.includes(name)) expect(new TextDecoder().decode(files[BUNDLE_FILE])).not.toMatch(/SESv2Client|SendEmailCommand/);
     if (name === 'jwks' || name === 'openidConfiguration') expect(Object.keys(files)).toEqual([BUNDLE_FILE]);
     const code = new TextDecoder().decode(files[BUNDLE_FILE]);
+    // The blocklist's data carries its format marker: in the functions that set passwords, in no file of any other zip.
+    const holdingBlocklist = Object.keys(files).filter((file) => new TextDecoder().decode(files[file]).includes(BLOCKLIST_FORMAT));
+    expect(holdingBlocklist).toEqual(BLOCKLIST_FUNCTIONS.includes(name) ? [BUNDLE_FILE] : []);
     expect(code).not.toContain(pepperKey);
     expect(code).not.toContain(signingKey.d!);
   });
@@ -290,7 +338,7 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
     });
     // The same connection as the functions (DynamoDB Local keeps one database per region and key).
     await ensureTable(createDynamoDbClient(readStorageConfig(process.env)), table);
-    for (const name of ['register', 'login', 'jwks', 'authorizer']) {
+    for (const name of ['register', 'login', 'jwks', 'authorizer', 'recovery']) {
       unpacked[name] = join(workDir, 'unpacked', name);
       unpackZip(join(zipsDir('x86_64'), `${name}.zip`), unpacked[name]);
     }
@@ -348,6 +396,34 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
     const loginWasm = await handlerOf('loginWasm');
     expect((await loginWasm(httpApiEvent('POST', '/login', { email, password }), lambdaContext())).statusCode).toBe(200);
     expect((await loginWasm(httpApiEvent('POST', '/login', { email, password: 'wrong password!' }), lambdaContext())).statusCode).toBe(401);
+  });
+
+  it('the recovery zip mails a reset link through its own SES chunk', async () => {
+    const ses = await startSesCapture();
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, {
+        PASSLANE_ARGON2_BACKEND: 'native',
+        PASSLANE_MAIL_FROM: 'Passlane <no-reply@mail.example.test>',
+        PASSLANE_APP_URL: 'https://app.example.test',
+        PASSLANE_SES_IDENTITY_ARN: 'arn:aws:ses:eu-west-1:123456789012:identity/mail.example.test',
+        PASSLANE_SES_ENDPOINT: ses.endpoint,
+      });
+      const email = `package-reset-${randomUUID()}@example.com`;
+      const load = async (name: string) => ((await import(pathToFileURL(join(unpacked[name]!, BUNDLE_FILE)).href)) as { handler: LambdaHandler }).handler;
+      const register = await load('register');
+      expect((await register(httpApiEvent('POST', '/register', { email, password: 'correct horse battery staple' }), lambdaContext())).statusCode).toBe(201);
+      const recovery = await load('recovery');
+      const response = await recovery(httpApiEvent('POST', '/password/reset', { email }), lambdaContext());
+      expect(response.statusCode, response.body).toBe(202);
+      expect(ses.requests.map((request) => request.body)).toEqual([
+        expect.objectContaining({ FromEmailAddressIdentityArn: process.env.PASSLANE_SES_IDENTITY_ARN, Destination: { ToAddresses: [email] } }),
+      ]);
+      expect(ses.requests[0]!.body.Content?.Simple?.Body?.Text?.Data).toContain('https://app.example.test/reset-password#token=');
+    } finally {
+      process.env = saved;
+      await ses.stop();
+    }
   });
 
   it('fetches secrets named as SSM parameters through the zip\'s own SSM chunk, loaded only then', async () => {

@@ -3,9 +3,10 @@
  * CloudFormation template with a real IAM policy evaluator (@cloud-copilot/iam-simulate).
  *
  * Each function runs through its real handler (functions/*.ts) in-process, as its own container:
- * the environment from the template (table, parameter names), secrets from a local SSM stand-in
- * (or as plain env), DynamoDB Local. A middleware on every DynamoDB and SSM client records each
- * call's action, resource and partition keys. Then, per function:
+ * the environment from the template (table, parameter names, mail settings), secrets from a local
+ * SSM stand-in (or as plain env), DynamoDB Local, mail through a local SES v2 endpoint. A
+ * middleware on every DynamoDB, SSM and SES client records each call's action, resource and
+ * partition keys. Then, per function:
  *   - every recorded call must be allowed by its role (LeadingKeys conditions included);
  *   - every grant of the role (action, resource, LeadingKeys pattern) must be used by some call;
  *   - item-level grants must carry a ForAllValues LeadingKeys condition;
@@ -14,7 +15,7 @@
  * (ReturnValuesOnConditionCheckFailure), so the calls are the ones made in AWS.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -45,13 +46,26 @@ import { httpApiEvent } from './support/http-api-event.js';
 import { lambdaContext } from './support/lambda-context.js';
 import { startLocalSsmEndpoint, type LocalSsmEndpoint } from './support/local-ssm-endpoint.js';
 import { packageTemplateOnly } from './support/packaging.js';
+import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 
 /** What CloudFormation would name: the table (generated, since the template sets no TableName) and the API. */
 const TABLE = 'passlane-dev-UsersTable-IAMCHECK0001';
 const PHYSICAL_IDS = { UsersTable: TABLE, HttpApi: 'iamcheck01' };
 
+/**
+ * Mail as a deploy would configure it (infra/README.md, "Sending mail"): the identity derived from
+ * the From address's domain, and a configuration set, so SES authorizes both resources.
+ */
+const MAIL_PARAMETERS = { mailFrom: 'Passlane <no-reply@mail.example.test>', appUrl: 'https://app.example.test', sesConfigurationSet: 'passlane-events' };
+const DERIVED_IDENTITY = 'arn:aws:ses:eu-west-1:123456789012:identity/mail.example.test';
+/** An identity given as a parameter instead: another region (SES is called there) and account. */
+const EXPLICIT_IDENTITY = 'arn:aws:ses:us-east-1:210987654321:identity/no-reply@example.org';
+const asParameters = (values: Record<string, string>) => Object.entries(values).map(([name, value]) => `--param=${name}=${value}`);
+/** The template's email verification is off; these scenarios turn it on, so its calls are recorded too. */
+const VERIFICATION_ON = { PASSLANE_EMAIL_VERIFICATION: 'true', PASSLANE_REQUIRE_VERIFIED_EMAIL: 'true' };
+
 /** The functions driven here; bench only hashes in memory (minutes of it) and is checked statically. */
-type Driven = 'register' | 'login' | 'token' | 'sessions' | 'password' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash';
+type Driven = 'register' | 'login' | 'token' | 'sessions' | 'password' | 'recovery' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash';
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   register: () => import('../functions/register.js'),
@@ -59,6 +73,7 @@ const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   token: () => import('../functions/token.js'),
   sessions: () => import('../functions/sessions.js'),
   password: () => import('../functions/password.js'),
+  recovery: () => import('../functions/recovery.js'),
   jwks: () => import('../functions/jwks.js'),
   openidConfiguration: () => import('../functions/openid-configuration.js'),
   authorizer: () => import('../functions/authorizer.js'),
@@ -74,10 +89,13 @@ const LIMIT_PER_SOURCE = 3;
 
 let workDir: string;
 let template: Template;
+/** The same service packaged with sesIdentityArn = EXPLICIT_IDENTITY (checked statically). */
+let explicitIdentityTemplate: Template;
 let roles: Map<string, FunctionRole>;
 let keySchema: KeySchema;
 let dynamo: RunningDynamoDb;
 let ssm: LocalSsmEndpoint;
+let ses: SesCapture;
 let signingKey: JWK;
 let pepperKeys: string;
 let fingerprintKey: string;
@@ -100,19 +118,28 @@ beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'passlane-iam-'));
   const publicKeys = JSON.stringify(publicJwks(await createKeyring(signingKey)));
   // The public keys as a deploy would pass them (--param), instead of the deploy-time SSM reference.
-  template = (await packageTemplateOnly(workDir, { PASSLANE_JWT_PUBLIC_KEYS: publicKeys })) as Template;
+  // Two packagings side by side, each in its own directory.
+  const packaged = (dir: string, parameters: Record<string, string>) => {
+    mkdirSync(join(workDir, dir));
+    return packageTemplateOnly(join(workDir, dir), { PASSLANE_JWT_PUBLIC_KEYS: publicKeys }, asParameters(parameters)) as Promise<Template>;
+  };
+  [template, explicitIdentityTemplate] = await Promise.all([
+    packaged('derived-identity', MAIL_PARAMETERS),
+    packaged('explicit-identity', { ...MAIL_PARAMETERS, sesIdentityArn: EXPLICIT_IDENTITY }),
+  ]);
   const resolve = createResolver(template, PHYSICAL_IDS);
   roles = new Map(functionRoles(template, resolve).map((role) => [role.functionName, role]));
   keySchema = tableKeySchema(template, 'UsersTable');
 
   const parameters = functionEnvironment(template, 'login', resolve).variables;
-  [dynamo, ssm] = await Promise.all([
+  [dynamo, ssm, ses] = await Promise.all([
     startDynamoDbLocal(),
     startLocalSsmEndpoint({
       [parameters.PASSLANE_PEPPER_KEYS_PARAMETER!]: pepperKeys,
       [parameters.PASSLANE_JWT_PRIVATE_KEY_PARAMETER!]: JSON.stringify(signingKey),
       [parameters.PASSLANE_FINGERPRINT_KEY_PARAMETER!]: fingerprintKey,
     }),
+    startSesCapture(),
   ]);
   awsEnv = {
     AWS_REGION: 'eu-west-1',
@@ -120,6 +147,8 @@ beforeAll(async () => {
     AWS_SECRET_ACCESS_KEY: 'local',
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     AWS_ENDPOINT_URL_SSM: ssm.endpoint,
+    // SES v2 in the identity's region, answered locally (AWS itself is not reachable from tests).
+    PASSLANE_SES_ENDPOINT: ses.endpoint,
     // Any other AWS service a function might call fails at once instead of waiting for AWS.
     AWS_ENDPOINT_URL: `http://127.0.0.1:${await freePort()}`,
   };
@@ -135,7 +164,7 @@ afterAll(async () => {
   vi.restoreAllMocks();
   process.env = { ...savedEnv };
   seedClient?.destroy();
-  await Promise.all([dynamo?.stop(), ssm?.stop()]);
+  await Promise.all([dynamo?.stop(), ssm?.stop(), ses?.stop()]);
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
@@ -182,11 +211,22 @@ async function container(name: Driven, options: { secrets: 'ssm' | 'plain'; env?
 const uniqueEmail = () => `iam-${randomUUID()}@example.test`;
 const randomIp = () => `10.${Math.floor(Math.random() * 256)}.${Math.floor(Math.random() * 256)}.${1 + Math.floor(Math.random() * 254)}`;
 
-async function seedAccount(passwordHash = LEGACY.hash) {
+async function seedAccount(passwordHash = LEGACY.hash, options: { emailVerified?: boolean } = {}) {
   const email = uniqueEmail();
   const userId = randomUUID();
-  await seedUsers.createUser({ email, userId, passwordHash, createdAt: new Date() });
+  await seedUsers.createUser({ email, userId, passwordHash, createdAt: new Date(), ...options });
   return { email, userId };
+}
+
+/** The mails SES was asked to send to `to`, oldest first. */
+const mailsTo = (to: string) => ses.requests.filter((request) => request.body.Destination?.ToAddresses?.includes(to)).map((request) => request.body);
+
+/** The one-time token in the link of the last mail to `to` (`…#token=<token>`). */
+function tokenMailedTo(to: string): string {
+  const text = mailsTo(to).at(-1)?.Content?.Simple?.Body?.Text?.Data ?? '';
+  const token = /#token=([^\s"<>]+)/.exec(text)?.[1];
+  if (token === undefined) throw new Error('no link with a token in the last mail');
+  return decodeURIComponent(token);
 }
 
 interface SignedIn {
@@ -214,6 +254,26 @@ describe('each function, through its handler, as deployed', () => {
     const statuses = [];
     for (let attempt = 0; attempt <= LIMIT_PER_SOURCE; attempt++) statuses.push((await http('POST', '/register', { email: uniqueEmail(), password: NEW_PASSWORD }, { sourceIp })).status);
     expect(statuses).toEqual([...Array(LIMIT_PER_SOURCE).fill(201), 429]);
+  });
+
+  it('register with email verification on: a new email and a taken one (both 202), each with its mail through SES', async () => {
+    const { http } = await container('register', { secrets: 'ssm', env: VERIFICATION_ON });
+    const email = uniqueEmail();
+    expect(await http('POST', '/register', { email, password: NEW_PASSWORD })).toMatchObject({ status: 202, body: { status: 'accepted' } });
+    expect((await seedUsers.getUserByEmail(email))?.emailVerified).toBe(false);
+    expect(await http('POST', '/register', { email, password: NEW_PASSWORD })).toMatchObject({ status: 202, body: { status: 'accepted' } });
+    // Sent as the identity the role allows, through the configured set.
+    expect(mailsTo(email)).toEqual([
+      expect.objectContaining({ FromEmailAddressIdentityArn: DERIVED_IDENTITY, ConfigurationSetName: 'passlane-events', EmailTags: [{ Name: 'passlane-kind', Value: 'email_verification' }] }),
+      expect.objectContaining({ FromEmailAddressIdentityArn: DERIVED_IDENTITY, EmailTags: [{ Name: 'passlane-kind', Value: 'registration_attempt' }] }),
+    ]);
+  });
+
+  it('login with a verified email required: a correct password on an unverified account (403) mails a new link', async () => {
+    const { email } = await seedAccount(LEGACY.hash, { emailVerified: false });
+    const { http } = await container('login', { secrets: 'ssm', env: VERIFICATION_ON });
+    expect(await http('POST', '/login', { email, password: LEGACY.password })).toMatchObject({ status: 403, body: { error: { code: 'email_not_verified' } } });
+    expect(mailsTo(email).map((mail) => mail.EmailTags)).toEqual([[{ Name: 'passlane-kind', Value: 'email_verification' }]]);
   });
 
   describe.each(['ssm', 'plain'] as const)('login, secrets %s', (secrets) => {
@@ -248,6 +308,33 @@ describe('each function, through its handler, as deployed', () => {
     expect((await seedUsers.getUserByEmail(email))?.passwordChangedAt).toBeInstanceOf(Date);
     const sessions = await container('sessions', { secrets: 'ssm' });
     expect((await sessions.http('GET', '/sessions', undefined, { token: other.accessToken })).status).toBe(401);
+  });
+
+  it('recovery: a reset request (known and unknown email), a wrong token, the confirm that ends every session', async () => {
+    const { email } = await seedAccount();
+    const session = await signIn(email);
+    const { http } = await container('recovery', { secrets: 'ssm' });
+    expect(await http('POST', '/password/reset', { email })).toMatchObject({ status: 202, body: { status: 'accepted' } });
+    expect(await http('POST', '/password/reset', { email: uniqueEmail() })).toMatchObject({ status: 202, body: { status: 'accepted' } });
+    const token = tokenMailedTo(email);
+
+    // Right account, wrong secret: counted against the outstanding token.
+    const wrong = `${token.split('.')[0]}.${'A'.repeat(43)}`;
+    expect(await http('POST', '/password/reset/confirm', { token: wrong, newPassword: NEW_PASSWORD })).toMatchObject({ status: 400, body: { error: { code: 'invalid_token' } } });
+    expect((await http('POST', '/password/reset/confirm', { token, newPassword: NEW_PASSWORD })).status).toBe(204);
+    expect((await http('POST', '/password/reset/confirm', { token, newPassword: NEW_PASSWORD })).status).toBe(400); // used
+    expect((await seedUsers.getUserByEmail(email))?.passwordChangedAt).toBeInstanceOf(Date);
+    const sessions = await container('sessions', { secrets: 'ssm' });
+    expect((await sessions.http('GET', '/sessions', undefined, { token: session.accessToken })).status).toBe(401);
+  });
+
+  it('recovery: a new verification link for a signed-in unverified account (resend), then the email verified', async () => {
+    const { email } = await seedAccount(LEGACY.hash, { emailVerified: false });
+    const session = await signIn(email); // the template's login: verification not required
+    const { http } = await container('recovery', { secrets: 'ssm' });
+    expect(await http('POST', '/email/verify/resend', undefined, { token: session.accessToken })).toMatchObject({ status: 202, body: { status: 'accepted' } });
+    expect((await http('POST', '/email/verify', { token: tokenMailedTo(email) })).status).toBe(204);
+    expect((await seedUsers.getUserByEmail(email))?.emailVerified).toBe(true);
   });
 
   it('token: a refresh (200), a token of no session (401), a spent one after the grace (401, the session ends)', async () => {
@@ -350,8 +437,59 @@ describe('the calls against each function\'s role in the packaged template', () 
 
   it.each(driven)('%s: its calls are the ones FUNCTION_ACCESS lists', (name) => {
     const { variables } = functionEnvironment(template, name, createResolver(template, PHYSICAL_IDS));
-    const parameterVariables = Object.fromEntries(Object.entries(variables).filter(([key]) => key.endsWith('_PARAMETER')).map(([key, value]) => [value, key]));
-    expect(summarize(recorded.get(name) ?? [], parameterVariables)).toEqual([...FUNCTION_ACCESS[name]!].sort());
+    // The variables that name what a call is on: SSM parameters, the SES identity and configuration set.
+    const naming = Object.entries(variables).filter(([key, value]) => value !== '' && (key.endsWith('_PARAMETER') || key === 'PASSLANE_SES_IDENTITY_ARN' || key === 'PASSLANE_SES_CONFIGURATION_SET'));
+    expect(summarize(recorded.get(name) ?? [], Object.fromEntries(naming.map(([key, value]) => [value, key])))).toEqual([...FUNCTION_ACCESS[name]!].sort());
+  });
+});
+
+describe('mail: the identity the functions send as is the one their roles allow', () => {
+  const sesRequest = (arn: string): AwsRequest => {
+    const kind = arn.includes(':configuration-set/') ? 'configuration-set' : 'identity';
+    return { action: 'ses:SendEmail', operation: 'SendEmail', resource: { type: 'ses', kind, arn, name: arn } };
+  };
+  const MAIL_VARIABLES = ['PASSLANE_MAIL_FROM', 'PASSLANE_APP_URL', 'PASSLANE_SES_IDENTITY_ARN', 'PASSLANE_SES_CONFIGURATION_SET', 'PASSLANE_EMAIL_VERIFICATION', 'PASSLANE_REQUIRE_VERIFIED_EMAIL'];
+
+  it('gives the mail settings to the functions that send and to no other', () => {
+    const resolve = createResolver(template, PHYSICAL_IDS);
+    for (const { name } of LAMBDA_FUNCTIONS) {
+      const { variables } = functionEnvironment(template, name, resolve);
+      const mail = Object.fromEntries(Object.entries(variables).filter(([key]) => MAIL_VARIABLES.includes(key)));
+      if (!['register', 'login', 'recovery'].includes(name)) {
+        expect(mail, name).toEqual({});
+        continue;
+      }
+      expect(mail, name).toEqual({
+        PASSLANE_MAIL_FROM: MAIL_PARAMETERS.mailFrom,
+        PASSLANE_APP_URL: MAIL_PARAMETERS.appUrl,
+        // Derived from the From address's domain, in the stack's region and account.
+        PASSLANE_SES_IDENTITY_ARN: DERIVED_IDENTITY,
+        PASSLANE_SES_CONFIGURATION_SET: MAIL_PARAMETERS.sesConfigurationSet,
+        PASSLANE_EMAIL_VERIFICATION: 'false',
+        PASSLANE_REQUIRE_VERIFIED_EMAIL: 'false',
+      });
+    }
+  });
+
+  it('with sesIdentityArn given: that identity, and the configuration set in its region', async () => {
+    const resolve = createResolver(explicitIdentityTemplate, PHYSICAL_IDS);
+    const explicitRoles = new Map(functionRoles(explicitIdentityTemplate, resolve).map((role) => [role.functionName, role]));
+    const configurationSet = (region: string) => `arn:aws:ses:${region}:123456789012:configuration-set/passlane-events`;
+    for (const name of ['register', 'login', 'recovery']) {
+      expect(functionEnvironment(explicitIdentityTemplate, name, resolve).variables.PASSLANE_SES_IDENTITY_ARN).toBe(EXPLICIT_IDENTITY);
+      const role = explicitRoles.get(name)!;
+      expect(await deniedRequests(role, [sesRequest(EXPLICIT_IDENTITY), sesRequest(configurationSet('us-east-1'))])).toEqual([]);
+      expect(await deniedRequests(role, [sesRequest(DERIVED_IDENTITY)])).toHaveLength(1);
+      expect(await deniedRequests(role, [sesRequest(configurationSet('eu-west-1'))])).toHaveLength(1);
+    }
+  });
+
+  it('denies sending as another identity (a recipient\'s, as the SES sandbox asks), through another set, and from a function that sends nothing', async () => {
+    const recovery = roles.get('recovery')!;
+    expect(await deniedRequests(recovery, [sesRequest('arn:aws:ses:eu-west-1:123456789012:identity/someone@example.net')])).toHaveLength(1);
+    expect(await deniedRequests(recovery, [sesRequest('arn:aws:ses:eu-west-1:123456789012:identity/example.test')])).toHaveLength(1);
+    expect(await deniedRequests(recovery, [sesRequest('arn:aws:ses:eu-west-1:123456789012:configuration-set/other')])).toHaveLength(1);
+    for (const name of ['password', 'token', 'sessions', 'authorizer']) expect(await deniedRequests(roles.get(name)!, [sesRequest(DERIVED_IDENTITY)])).toHaveLength(1);
   });
 });
 
@@ -400,6 +538,14 @@ describe('the check itself fails on what it is there to catch', () => {
     const put = request('dynamodb:PutItem', ['user#a@example.com', 'job#rehash']);
     expect(await deniedRequests(roles.get('register')!, [put])).toHaveLength(1);
     expect(await deniedRequests(roles.get('register')!, [request('dynamodb:PutItem', ['user#a@example.com'])])).toEqual([]);
+  });
+
+  it('lets register and login write verification tokens only, never a reset token (that would reset any password)', async () => {
+    for (const name of ['register', 'login']) {
+      const role = roles.get(name)!;
+      expect(await deniedRequests(role, [request('dynamodb:PutItem', ['token#verify#0123456789abcdef'])])).toEqual([]);
+      expect(await deniedRequests(role, [request('dynamodb:PutItem', ['token#reset#0123456789abcdef'])])).toHaveLength(1);
+    }
   });
 
   it('denies a parameter the role does not name, and the signing key to register', async () => {

@@ -3,76 +3,13 @@
  * temp data dir), spoken to over HTTP only. Covers the whole contract path a developer uses, a
  * restart on the same data dir, and a clean SIGINT shutdown.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-
-const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-const START_TIMEOUT_MS = 30_000;
-
-interface RunningServer {
-  url: string;
-  child: ChildProcess;
-  output: () => string;
-  /** Sends SIGINT and resolves with the exit code (null if killed by a signal). */
-  interrupt(): Promise<number | null>;
-}
-
-const running = new Set<ChildProcess>();
-
-/** Like `npm start` (tsx src/local/server.ts), without npm in between so signals reach the server. */
-async function startServer(dataDir: string): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/local/server.ts'], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      // Port 0: the OS picks free ports for the server and dynalite; the URL is read from stdout.
-      PORT: '0',
-      DYNAMODB_PORT: '0',
-      DYNAMODB_ENDPOINT: '',
-      PASSLANE_DATA_DIR: dataDir,
-      PASSLANE_TABLE: 'passlane-e2e',
-      NODE_NO_WARNINGS: '1',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.add(child);
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => (running.delete(child), resolve(code))));
-
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), START_TIMEOUT_MS);
-    const check = (): void => {
-      // The banner ends with the Ctrl-C hint; wait for all of it.
-      const match = /listening on (http:\/\/\S+)[\s\S]*Ctrl-C to stop/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before listening:\n${output}`));
-    });
-  });
-  return {
-    url,
-    child,
-    output: () => output,
-    interrupt: () => {
-      child.kill('SIGINT');
-      return exited;
-    },
-  };
-}
+import { killServers, startServer } from './support/local-server-process.js';
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -87,10 +24,8 @@ describe('local server (npm start)', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'passlane-e2e-'));
   });
 
-  afterEach(() => {
-    // A failed test must not leave a server behind.
-    for (const child of running) child.kill('SIGKILL');
-  });
+  // A failed test must not leave a server behind.
+  afterEach(killServers);
 
   afterAll(async () => {
     await rm(dataDir, { recursive: true, force: true });

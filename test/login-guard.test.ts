@@ -261,6 +261,7 @@ describe('answers that do not depend on what is stored', () => {
         getUserByEmail: users.getUserByEmail.bind(users),
         getUserById: users.getUserById.bind(users),
         createUser: users.createUser.bind(users),
+        markEmailVerified: users.markEmailVerified.bind(users),
         replacePasswordHash: async (input) => {
           const changed = await deps.hasher.hash('the owner changed it meanwhile');
           await users.replacePasswordHash({ email, expectedHash: input.expectedHash, newHash: changed, reason: 'password-change' });

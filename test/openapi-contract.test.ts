@@ -19,12 +19,14 @@ import {
   createOpenIdConfigurationHandler,
   createLoginHandler,
   createPasswordHandler,
+  createRecoveryHandler,
   createRegisterHandler,
   createSessionsHandler,
   createTokenHandler,
 } from './support/lambda-handlers.js';
 import { createAuthDependencies, type AppDependencies } from './support/app-dependencies.js';
 import type { HttpResponse } from './support/lambda-handlers.js';
+import type { AccountMail } from '../src/use-cases/dependencies.js';
 import { API_ROUTES } from '../src/api/routes/index.js';
 import { createPasswordHasher } from '../src/index.js';
 import { startLocalServer, type LocalServer } from '../src/local/server.js';
@@ -72,6 +74,7 @@ type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<Http
 /** By the document's paths; the session routes share one function, as in serverless.yml. */
 function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Handler> {
   const sessions = createSessionsHandler(getDeps);
+  const recovery = createRecoveryHandler(getDeps);
   return {
     '/register': createRegisterHandler(getDeps),
     '/login': createLoginHandler(getDeps),
@@ -80,17 +83,37 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
     '/sessions': sessions,
     '/sessions/{id}': sessions,
     '/password': createPasswordHandler(getDeps),
+    '/password/reset': recovery,
+    '/password/reset/confirm': recovery,
+    '/email/verify': recovery,
+    '/email/verify/resend': recovery,
     '/.well-known/jwks.json': createJwksHandler(async () => (await getDeps()).tokens),
     '/.well-known/openid-configuration': createOpenIdConfigurationHandler(async () => (await getDeps()).tokens),
   };
 }
 
 const PASSWORD = 'correct horse battery staple';
+/** A well-formed token nobody was sent: it gets as far as storage. */
+const UNSENT_TOKEN = `${'0'.repeat(16)}.${'A'.repeat(43)}`;
+
+/** The mails' tokens, by kind and address, as the links would carry them. */
+function tokenMailbox(): AccountMail & { tokens: Array<{ kind: string; to: string; token?: string }> } {
+  const tokens: Array<{ kind: string; to: string; token?: string }> = [];
+  return {
+    tokens,
+    passwordReset: async (to, token) => void tokens.push({ kind: 'password_reset', to, token }),
+    emailVerification: async (to, token) => void tokens.push({ kind: 'email_verification', to, token }),
+    registrationAttempt: async (to) => void tokens.push({ kind: 'registration_attempt', to }),
+  };
+}
 
 describe('openapi.yaml', () => {
   let dynamo: RunningDynamoDb;
   let dataDir: string;
   let deps: Promise<AppDependencies>;
+  /** Registration with email verification required: 202 for every email, 403 for an unverified login. */
+  let verifyingDeps: Promise<AppDependencies>;
+  const mailbox = tokenMailbox();
   const answered: Array<{ method: string; path: string; response: HttpResponse }> = [];
 
   beforeAll(async () => {
@@ -98,7 +121,11 @@ describe('openapi.yaml', () => {
     dataDir = await mkdtemp(join(tmpdir(), 'passlane-openapi-'));
     const env = { DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: `contract-${randomUUID()}`, PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE: '2', PASSLANE_REFRESH_LIMIT_PER_SESSION: '1', PASSLANE_PUBLIC_URL: 'https://auth.passlane.test' };
     await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), env.PASSLANE_TABLE);
-    deps = createAuthDependencies(env, { dataDir, hasher: createPasswordHasher({ pepper: false }) });
+    deps = createAuthDependencies(env, { dataDir, hasher: createPasswordHasher({ pepper: false }), mail: mailbox });
+    verifyingDeps = createAuthDependencies(
+      { ...env, PASSLANE_EMAIL_VERIFICATION: 'true', PASSLANE_REQUIRE_VERIFIED_EMAIL: 'true' },
+      { dataDir, hasher: createPasswordHasher({ pepper: false }), mail: mailbox },
+    );
   });
 
   afterAll(async () => {
@@ -244,6 +271,38 @@ describe('openapi.yaml', () => {
     await send(401, 'POST', '/password', { body: { currentPassword: 'wrong password', newPassword: 'another passphrase' }, headers: bearer });
     await send(400, 'POST', '/password', { body: { currentPassword: PASSWORD }, headers: bearer });
     await send(204, 'POST', '/password', { body: { currentPassword: PASSWORD, newPassword: 'another long passphrase' }, headers: bearer });
+
+    // Email verification: a new link for the signed-in account, used once.
+    const lastToken = (kind: string) => mailbox.tokens.findLast((mail) => mail.kind === kind && mail.to === email)?.token;
+    const signedIn = await send(200, 'POST', '/login', { body: { email, password: 'another long passphrase' } });
+    await send(401, 'POST', '/email/verify/resend');
+    await send(405, 'GET', '/email/verify/resend');
+    await send(202, 'POST', '/email/verify/resend', { headers: { authorization: `Bearer ${signedIn.accessToken}` } });
+    await send(400, 'POST', '/email/verify', { body: { token: 'garbage' } });
+    await send(400, 'POST', '/email/verify', { body: '[]' });
+    await send(400, 'POST', '/email/verify', { body: '{' });
+    await send(413, 'POST', '/email/verify', { body: { token: 'x'.repeat(9000) } });
+    await send(415, 'POST', '/email/verify', { body: {}, headers: { 'content-type': 'text/plain' } });
+    await send(405, 'GET', '/email/verify');
+    await send(204, 'POST', '/email/verify', { body: { token: lastToken('email_verification') } });
+    await send(400, 'POST', '/email/verify', { body: { token: lastToken('email_verification') } });
+
+    // Password reset: the same answer for an unknown email; the mailed token sets a password once.
+    await send(202, 'POST', '/password/reset', { body: { email } });
+    await send(202, 'POST', '/password/reset', { body: { email: `nobody-${randomUUID()}@example.test` } });
+    await send(400, 'POST', '/password/reset', { body: { email: 'nope' } });
+    await send(400, 'POST', '/password/reset', { body: '{' });
+    await send(413, 'POST', '/password/reset', { body: { email: 'x'.repeat(9000) } });
+    await send(415, 'POST', '/password/reset', { body: {}, headers: { 'content-type': 'text/plain' } });
+    await send(405, 'GET', '/password/reset');
+    await send(400, 'POST', '/password/reset/confirm', { body: { token: 'garbage', newPassword: 'a passphrase from the link' } });
+    await send(400, 'POST', '/password/reset/confirm', { body: { token: lastToken('password_reset') } });
+    await send(400, 'POST', '/password/reset/confirm', { body: '{' });
+    await send(413, 'POST', '/password/reset/confirm', { body: { token: 'x'.repeat(9000) } });
+    await send(415, 'POST', '/password/reset/confirm', { body: {}, headers: { 'content-type': 'text/plain' } });
+    await send(405, 'GET', '/password/reset/confirm');
+    await send(204, 'POST', '/password/reset/confirm', { body: { token: lastToken('password_reset'), newPassword: 'a passphrase from the link' } });
+    await send(400, 'POST', '/password/reset/confirm', { body: { token: lastToken('password_reset'), newPassword: 'a passphrase from the link' } });
     // Two failures of this email from this source (the limit here) make the next attempt wait;
     // the good logins above cleared the earlier one.
     await send(401, 'POST', '/login', { body: { email, password: 'wrong password' } });
@@ -253,6 +312,20 @@ describe('openapi.yaml', () => {
     await send(200, 'GET', '/.well-known/jwks.json');
     await send(405, 'DELETE', '/.well-known/jwks.json');
     await send(200, 'GET', '/.well-known/openid-configuration');
+
+    // With email verification required: registration answers alike for a new and a taken email,
+    // and a correct password on an unverified account is 403.
+    const verifying = handlersFor(() => verifyingDeps);
+    const unverified = `contract-${randomUUID()}@example.test`;
+    for (const [status, method, path, options] of [
+      [202, 'POST', '/register', { body: { email: unverified, password: PASSWORD } }],
+      [202, 'POST', '/register', { body: { email: unverified, password: PASSWORD } }],
+      [403, 'POST', '/login', { body: { email: unverified, password: PASSWORD } }],
+    ] as const) {
+      const response = await verifying[path]!(event(method, path, options), context);
+      expect(response.statusCode, `${method} ${path}: ${response.body}`).toBe(status);
+      answered.push({ method, path, response });
+    }
 
     // Storage down and unexpected failures, through the same handlers.
     const closed = await freePort();
@@ -267,10 +340,16 @@ describe('openapi.yaml', () => {
       [outage, 503, 'GET', '/sessions', { headers: own }],
       [outage, 503, 'POST', '/logout', { headers: own }],
       [outage, 503, 'DELETE', `/sessions/${sidOf(pair.access_token)}`, { headers: own }],
+      [outage, 503, 'POST', '/password/reset', { body: { email } }],
+      [outage, 503, 'POST', '/password/reset/confirm', { body: { token: UNSENT_TOKEN, newPassword: 'a passphrase from the link' } }],
+      [outage, 503, 'POST', '/email/verify', { body: { token: UNSENT_TOKEN } }],
+      [outage, 503, 'POST', '/email/verify/resend', { headers: own }],
       [broken, 500, 'POST', '/login', credentials],
       [broken, 500, 'POST', '/token', refresh(pair.refresh_token)],
       [broken, 500, 'GET', '/sessions', { headers: own }],
       [broken, 500, 'GET', '/.well-known/jwks.json', {}],
+      [broken, 500, 'POST', '/password/reset', { body: { email } }],
+      [broken, 500, 'POST', '/email/verify/resend', { headers: own }],
     ];
     for (const [handlers_, status, method, path, options] of failures) {
       const response = await handlers_[specPathOf(path) ?? path]!(event(method, path, options), context);

@@ -3,7 +3,6 @@ import { changePassword } from '../src/use-cases/change-password.js';
 import {
   AccountExistsConflictError,
   InvalidCredentialsError,
-  InvalidRequestError,
   RateLimitedError,
   TemporarilyUnavailableError,
   UnauthenticatedError,
@@ -11,9 +10,11 @@ import {
 import { login } from '../src/use-cases/login.js';
 import { register } from '../src/use-cases/register.js';
 import { createAuthFixture, countingHasher, limits, uniqueEmail } from './support/auth-fixture.js';
+import { defaultPasswordPolicy } from './support/password-policy.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
 import { DEFAULT_SESSION_CONFIG } from '../src/config/session-config.js';
+import { DEFAULT_RECOVERY_CONFIG } from '../src/config/recovery-config.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'new password, longer and better';
@@ -161,9 +162,10 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     await expect(changePassword(deps, { accessToken, body: { currentPassword: 'wrong password', newPassword: NEW_PASSWORD } })).rejects.toBeInstanceOf(
       InvalidCredentialsError,
     );
-    await expect(changePassword(deps, { accessToken, body: { currentPassword: PASSWORD, newPassword: 'short' } })).rejects.toBeInstanceOf(
-      InvalidRequestError,
-    );
+    await expect(changePassword(deps, { accessToken, body: { currentPassword: PASSWORD, newPassword: 'short' } })).rejects.toMatchObject({
+      code: 'password_rejected',
+      reason: 'too_short',
+    });
     await expect(changePassword(deps, { accessToken: undefined, body: {} })).rejects.toBeInstanceOf(UnauthenticatedError);
     await expect(changePassword(deps, { accessToken: `${accessToken}x`, body: {} })).rejects.toBeInstanceOf(UnauthenticatedError);
 
@@ -185,12 +187,16 @@ describe('token check', () => {
     const { InvalidTokenError } = await import('../src/tokens/errors.js');
     const fails = (error: Error) => ({
       hasher: countingHasher().hasher,
+      passwordPolicy: defaultPasswordPolicy(),
       users: {} as never,
       counters: {} as never,
       tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => Promise.reject(error) },
       loginGuard: {} as never,
       sessions: {} as never,
       sessionConfig: DEFAULT_SESSION_CONFIG,
+      oneTimeTokens: {} as never,
+      mail: {} as never,
+      recovery: DEFAULT_RECOVERY_CONFIG,
       fingerprint: async () => 'f',
       rateLimits: limits(),
       audit: () => {},
@@ -215,11 +221,15 @@ describe('storage outage', () => {
     const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: `http://127.0.0.1:${await freePort()}` }));
     const deps = {
       hasher: counting.hasher,
+      passwordPolicy: defaultPasswordPolicy(),
       users: new AccountStore(client, 'users'),
       counters: new RateLimitStore(client, 'users'),
       loginGuard: new LoginGuardStore(client, 'users', 60),
       sessions: new SessionStore(client, 'users'),
       sessionConfig: DEFAULT_SESSION_CONFIG,
+      oneTimeTokens: {} as never,
+      mail: {} as never,
+      recovery: DEFAULT_RECOVERY_CONFIG,
       fingerprint: async () => 'f',
       tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => ({ userId: 'u', issuedAt: new Date() }) },
       rateLimits: limits(),

@@ -67,7 +67,7 @@ export async function bundleFunction(fn: LambdaFunction, options: BundleOptions)
     metafile: true,
     logLevel: 'warning',
   });
-  const outputs = outputsOf(result.metafile, root, outDir);
+  const outputs = outputsOf(result.metafile, root, outDir, fn.entry);
   const nativeBinaries = outputs.filter((file) => file.endsWith('.node'));
   for (const file of nativeBinaries) checkMachine(join(outDir, file), options.arch);
   const hasWasm = wasmLoaderIsLive(result.metafile);
@@ -96,8 +96,29 @@ function bindingsForArchitecture(bindings: BindingPackage[]): Plugin {
   };
 }
 
-function outputsOf(metafile: Metafile, root: string, outDir: string): string[] {
-  return Object.keys(metafile.outputs).map((file) => relative(outDir, join(root, file)));
+/**
+ * The files to ship: every output but the chunks no code can load. esbuild writes a chunk for
+ * every `import()` in the modules it bundles, even where tree shaking dropped the code that makes
+ * the call (the SES client's chunk in functions that never wire mail), so chunks are kept only if
+ * reachable from the function's entry through the imports the metafile records (static and
+ * dynamic; every `import()` target is an entry point of its own there). Other outputs (the
+ * `.node` binaries) are kept as they are.
+ */
+function outputsOf(metafile: Metafile, root: string, outDir: string, entry: string): string[] {
+  const { outputs } = metafile;
+  const reachable = new Set<string>();
+  const visit = (file: string): void => {
+    const output = outputs[file];
+    if (output === undefined || reachable.has(file)) return;
+    reachable.add(file);
+    for (const imported of output.imports) if (imported.external !== true) visit(imported.path);
+  };
+  const entryOutput = Object.keys(outputs).find((file) => outputs[file]!.entryPoint === entry);
+  if (entryOutput === undefined) throw new Error(`esbuild wrote no output for ${entry}`);
+  visit(entryOutput);
+  return Object.keys(outputs)
+    .filter((file) => !file.endsWith('.mjs') || reachable.has(file))
+    .map((file) => relative(outDir, join(root, file)));
 }
 
 /** The WASM loader's code made it into the bundle (tree shaking drops it where no hasher is built). */

@@ -14,6 +14,7 @@ export const LAMBDA_FUNCTIONS: readonly LambdaFunction[] = [
   { name: 'token', entry: 'functions/token.ts' },
   { name: 'sessions', entry: 'functions/sessions.ts' },
   { name: 'password', entry: 'functions/password.ts' },
+  { name: 'recovery', entry: 'functions/recovery.ts' },
   { name: 'jwks', entry: 'functions/jwks.ts' },
   { name: 'openidConfiguration', entry: 'functions/openid-configuration.ts' },
   { name: 'authorizer', entry: 'functions/authorizer.ts' },

@@ -72,7 +72,7 @@ export function respondToError(error: unknown, fields: Record<string, unknown>, 
     log.warn('request failed', { ...fields, status: mapped.status, code: mapped.code, cause: safeErrorFields(error) });
   } else {
     const field = error instanceof InvalidRequestError ? error.field : undefined;
-    log.info('request rejected', { ...fields, status: mapped.status, code: mapped.code, ...(field && { field }) });
+    log.info('request rejected', { ...fields, status: mapped.status, code: mapped.code, ...(field && { field }), ...(mapped.reason && { reason: mapped.reason }) });
   }
-  return errorResponse(mapped.status, mapped.code, mapped.message, mapped.headers);
+  return errorResponse(mapped.status, mapped.code, mapped.message, mapped.headers, mapped.reason);
 }

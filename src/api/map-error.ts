@@ -8,6 +8,9 @@ import {
   InvalidRequestError,
   RateLimitedError,
   RefreshTokenReusedError,
+  InvalidOneTimeTokenError,
+  PasswordRejectedError,
+  EmailNotVerifiedError,
   SessionNotFoundError,
   TemporarilyUnavailableError,
   UnauthenticatedError,
@@ -24,6 +27,8 @@ export interface MappedError {
   code: string;
   message: string;
   headers?: Record<string, string>;
+  /** Why a new password was refused (`password_rejected`): the body's `error.reason`. */
+  reason?: string;
 }
 
 /**
@@ -36,7 +41,11 @@ export function mapError(error: unknown): MappedError {
   }
   if (error instanceof UseCaseError) {
     const { code, message } = error;
-    if (error instanceof InvalidRequestError || error instanceof UnsupportedGrantTypeError) return { status: 400, code, message };
+    if (error instanceof InvalidRequestError || error instanceof UnsupportedGrantTypeError || error instanceof InvalidOneTimeTokenError) {
+      return { status: 400, code, message };
+    }
+    if (error instanceof PasswordRejectedError) return { status: 400, code, message, reason: error.reason };
+    if (error instanceof EmailNotVerifiedError) return { status: 403, code, message };
     if (error instanceof InvalidGrantError || error instanceof RefreshTokenReusedError) return { status: 401, code, message };
     if (error instanceof SessionNotFoundError) return { status: 404, code, message };
     if (error instanceof InvalidCredentialsError) return { status: 401, code, message };

@@ -13,6 +13,7 @@ export function noContent(): Response {
   return new Response(null, { status: 204, headers: NO_STORE });
 }
 
-export function errorResponse(status: number, code: string, message: string, headers: Record<string, string> = {}): Response {
-  return jsonResponse(status, { error: { code, message } }, headers);
+/** `{"error":{"code","message"}}`, with `reason` inside `error` where the code has one (`password_rejected`). */
+export function errorResponse(status: number, code: string, message: string, headers: Record<string, string> = {}, reason?: string): Response {
+  return jsonResponse(status, { error: { code, message, ...(reason !== undefined && { reason }) } }, headers);
 }

@@ -6,6 +6,7 @@
  *   passlane verify --hash H               < password   -> {"ok":..,"scheme":..,"needsRehash":..}
  *   passlane verify --jsonl                < lines of {"hash":..,"password":..}
  *   passlane needs-rehash --hash H                      -> true | false
+ *   passlane check-password [--email E]    < password   -> {"ok":..,"reason":..,"message":..} (the rules for new passwords)
  *   --backend native|wasm on each
  *
  * Bulk commands against the server's table (PASSLANE_TABLE, DYNAMODB_ENDPOINT, AWS_REGION; see
@@ -26,8 +27,10 @@ import { IMPORT_USAGE, runImportCommand } from './commands/import.js';
 import { INVENTORY_USAGE, runInventoryCommand } from './commands/inventory.js';
 import { REHASH_USAGE, runRehashCommand } from './commands/rehash.js';
 import { BENCH_USAGE, benchCommand } from './commands/bench.js';
+import { checkPasswordCommand } from './commands/check-password.js';
 
 const USAGE = `usage: passlane <hash | verify (--hash H | --jsonl) | needs-rehash --hash H> [--backend native|wasm]
+       passlane check-password [--email E]   (exit 0 accepted, 1 refused)
        passlane import FILE [options] | passlane rehash [--dry-run] [options] | passlane inventory [--json]
        passlane bench [--quick] [--remote FUNCTION --memory 512,1024,1769,3008] [options]
 The password is read from stdin. passlane <import|rehash|inventory|bench> --help for their options.`;
@@ -64,6 +67,7 @@ async function main(argv: string[]): Promise<number> {
       hash: { type: 'string' },
       jsonl: { type: 'boolean' },
       backend: { type: 'string' },
+      email: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -96,6 +100,12 @@ async function main(argv: string[]): Promise<number> {
       const result = await hasher.verify(values.hash, await readPassword());
       console.log(JSON.stringify({ ok: result.ok, scheme: result.scheme, needsRehash: result.needsRehash }));
       return result.ok ? 0 : 1;
+    }
+    case 'check-password': {
+      // The new-password rules, as register and password change apply them; the email gives the context words.
+      const { line, code } = await checkPasswordCommand(await readPassword(), { ...(values.email !== undefined && { email: values.email }), env: process.env });
+      console.log(line);
+      return code;
     }
     case 'needs-rehash': {
       if (values.hash === undefined) throw new UsageError('needs-rehash needs --hash H');

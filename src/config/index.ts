@@ -8,4 +8,6 @@ export { readHasherConfig, type HasherConfig } from './hasher-config.js';
 export { readTokenConfig, type SigningKeyConfig, type TokenConfig } from './token-config.js';
 export { readRateLimits, DEFAULT_RATE_LIMITS } from './rate-limit-config.js';
 export { readRehashConfig, type RehashConfig } from './rehash-config.js';
+export { readPasswordConfig, type BreachCheckConfig, type PasswordConfig } from './password-config.js';
+export { readMailConfig, readServiceName, type MailConfig, type MailTransport } from './mail-config.js';
 export { loadSecrets, SecretLoadError, SecretsUnavailableError, type SecretSource } from './load-secrets.js';

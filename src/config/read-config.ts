@@ -3,7 +3,10 @@ import { readAuthorizerConfig, type AuthorizerConfig } from './authorizer-config
 import type { Env } from './env.js';
 import { readFingerprintConfig, type FingerprintConfig } from './fingerprint-config.js';
 import { readHasherConfig, type HasherConfig } from './hasher-config.js';
+import { readMailConfig, type MailConfig } from './mail-config.js';
+import { readPasswordConfig, type PasswordConfig } from './password-config.js';
 import { readRateLimits } from './rate-limit-config.js';
+import { readRecoveryConfig, type RecoveryConfig } from './recovery-config.js';
 import { readRehashConfig, type RehashConfig } from './rehash-config.js';
 import { readSessionConfig, type SessionConfig } from './session-config.js';
 import { readStorageConfig, type StorageConfig } from './storage-config.js';
@@ -18,7 +21,10 @@ export interface PasslaneConfig {
   rehash: RehashConfig;
   fingerprint: FingerprintConfig;
   sessions: SessionConfig;
+  recovery: RecoveryConfig;
   authorizer: AuthorizerConfig;
+  mail: MailConfig;
+  passwords: PasswordConfig;
 }
 
 /**
@@ -35,6 +41,9 @@ export function readConfig(env: Env): PasslaneConfig {
     rehash: readRehashConfig(env),
     fingerprint: readFingerprintConfig(env),
     sessions: readSessionConfig(env),
+    recovery: readRecoveryConfig(env),
     authorizer: readAuthorizerConfig(env),
+    mail: readMailConfig(env),
+    passwords: readPasswordConfig(env),
   };
 }

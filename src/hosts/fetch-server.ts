@@ -12,7 +12,7 @@ import { nodePlatform } from '../wiring/node-platform.js';
 import { apiLog } from '../observability/logger.js';
 
 export async function createFetchServerApi(env: Record<string, string | undefined>): Promise<Hono<ApiEnv>> {
-  const services = servicesOf(await buildAuthDependencies(readConfig(env), nodePlatform));
+  const services = servicesOf(await buildAuthDependencies(readConfig(env), nodePlatform, {}, { mailAtStart: true }));
   return createApi(API_ROUTES, {
     services: () => services,
     origin: (c) => ({ sourceIp: (c.env as { ip?: string } | undefined)?.ip, requestId: crypto.randomUUID() }),

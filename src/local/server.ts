@@ -96,7 +96,8 @@ async function serveApi(env: Env, port: number, host: string): Promise<NodeHost>
     import('../observability/logger.js'),
   ]);
   const config = readConfig(env);
-  const deps = await wiring.buildAuthDependencies(config, nodePlatform);
+  // It serves the recovery routes: a missing mail setting stops the start, not the first reset.
+  const deps = await wiring.buildAuthDependencies(config, nodePlatform, {}, { mailAtStart: true });
   await ensureTable(nodePlatform.dynamoDb(config.storage), config.storage.table, { maxWaitSeconds: 30 });
   return serveOnNode(API_ROUTES, wiring.servicesOf(deps), { port, host, log: apiLog });
 }

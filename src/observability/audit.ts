@@ -22,6 +22,17 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
   'auth.refresh_failed': 'RefreshFailed',
   'auth.refresh_token_reused': 'RefreshTokenReused',
   'auth.sessions_ended': 'SessionsEnded',
+  'auth.password_reset_requested': 'PasswordResetRequested',
+  'auth.password_reset': 'PasswordReset',
+  'auth.one_time_token_rejected': 'OneTimeTokenRejected',
+  'auth.verification_sent': 'VerificationSent',
+  'auth.email_verified': 'EmailVerified',
+  'auth.registration_attempt_existing': 'RegistrationAttemptExisting',
+  'auth.login_unverified': 'LoginUnverified',
+  'auth.mail_failed': 'MailFailed',
+  'auth.password_rejected': 'PasswordRejected',
+  'auth.breach_check_unavailable': 'BreachCheckUnavailable',
+  'auth.login_weak_password': 'LoginWeakPassword',
 };
 
 /**

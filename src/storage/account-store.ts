@@ -25,6 +25,8 @@ export interface UserRecord {
   createdAt: Date;
   /** Set by password changes and resets, not by rehashes: compare with token `iat`. */
   passwordChangedAt?: Date;
+  /** True once the owner followed a verification link; absent on accounts made before verification was on. */
+  emailVerified?: boolean;
 }
 
 export interface NewUser {
@@ -32,6 +34,8 @@ export interface NewUser {
   userId: string;
   passwordHash: string;
   createdAt: Date;
+  /** False when registration sends a verification mail; unset when it does not. */
+  emailVerified?: boolean;
 }
 
 /**
@@ -103,6 +107,7 @@ export class AccountStore {
             passwordHash: { S: user.passwordHash },
             createdAt: { S: createdAt },
             updatedAt: { S: createdAt },
+            ...(user.emailVerified !== undefined && { emailVerified: { BOOL: user.emailVerified } }),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
           // The failed condition hands back the stored item, so telling our own landed retry
@@ -162,6 +167,25 @@ export class AccountStore {
     if (email === undefined) return undefined;
     const user = await this.getUserByEmail(email);
     return user?.userId === userId ? user : undefined;
+  }
+
+  /** The owner proved the mailbox. False when the account is gone. */
+  async markEmailVerified(email: string, now = new Date()): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: userKey(email) } },
+          UpdateExpression: 'SET emailVerified = :true, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':true': { BOOL: true }, ':now': { S: now.toISOString() } },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw new StorageUnavailableError('markEmailVerified', error);
+    }
   }
 
   /**
@@ -268,6 +292,7 @@ export function toUserRecord(item: Record<string, AttributeValue>): UserRecord {
   if (item.passwordChangedAt !== undefined) {
     record.passwordChangedAt = requiredDate(item, 'passwordChangedAt');
   }
+  if (item.emailVerified?.BOOL !== undefined) record.emailVerified = item.emailVerified.BOOL;
   return record;
 }
 

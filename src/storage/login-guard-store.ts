@@ -130,8 +130,12 @@ export class LoginGuardStore {
   }
 
   /** After a new password: the account's run of failures ends (from every source it is the same run). */
-  async clearAccountFailures(accountKey: string): Promise<void> {
-    await this.delete(accountFailureKey(accountKey));
+  async clearAccountFailures(accountKey: string, sourceKey?: string): Promise<void> {
+    await Promise.all([
+      this.delete(accountFailureKey(accountKey)),
+      // And the waits of the source that set the new password: the owner, back from their mailbox.
+      ...(sourceKey === undefined ? [] : [this.delete(`${accountFailureKey(accountKey)}#src#${sourceKey}`)]),
+    ]);
   }
 
   private keysOf(target: LoginTarget) {

@@ -31,6 +31,8 @@ export interface StoredSession {
   /** Approximate network and client family (src/sessions/session-origin.ts). */
   network?: string;
   client: string;
+  /** The account's email was verified when the session started (or since): access tokens say so. */
+  emailVerified?: boolean;
   /** The per-session refresh budget's current hour and its count. */
   refreshWindowStart: number;
   refreshCount: number;
@@ -195,6 +197,21 @@ export class SessionStore {
     });
   }
 
+  /** Marks the sessions named as belonging to a verified email (their next access tokens say so); SessionsChangedError if one is gone. */
+  async markEmailVerified(read: AccountSessions, sessionIds: readonly string[]): Promise<void> {
+    if (!read.exists || sessionIds.length === 0) return;
+    const names: Record<string, string> = { '#sessions': 'sessions', '#verified': 'emailVerified' };
+    sessionIds.forEach((id, i) => (names[`#s${i}`] = id));
+    return this.conditional('markSessionsVerified', {
+      Key: { pk: { S: sessionsKey(read.accountKey) } },
+      UpdateExpression: `SET ${sessionIds.map((_, i) => `#sessions.#s${i}.#verified = :true`).join(', ')}`,
+      // A session ended meanwhile: its path is gone, and SET on it would fail anyway.
+      ConditionExpression: sessionIds.map((_, i) => `attribute_exists(#sessions.#s${i})`).join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ':true': { BOOL: true } },
+    });
+  }
+
   /** One failed refresh more from this source in this window. */
   async recordRefreshFailure(source: { key: string; windowStart: number; windowEnd: number }): Promise<void> {
     try {
@@ -260,6 +277,7 @@ function toAttribute(s: StoredSession): AttributeValue {
   if (s.rotatedAt !== undefined) m.rotatedAt = n(s.rotatedAt);
   if (s.sealedNext !== undefined) m.sealedNext = { S: s.sealedNext };
   if (s.network !== undefined) m.network = { S: s.network };
+  if (s.emailVerified === true) m.emailVerified = { BOOL: true };
   return { M: m };
 }
 
@@ -285,6 +303,7 @@ function fromAttribute(sessionId: string, m: Record<string, AttributeValue>): St
     expiresAt: number(m, 'expiresAt'),
     ...(optionalText('network') !== undefined && { network: optionalText('network') }),
     client: optionalText('client') ?? 'unknown',
+    ...(m.emailVerified?.BOOL === true && { emailVerified: true }),
     refreshWindowStart: m.refreshWindowStart ? number(m, 'refreshWindowStart') : 0,
     refreshCount: m.refreshCount ? number(m, 'refreshCount') : 0,
   };

@@ -16,6 +16,8 @@ export interface IssueAccessTokenInput {
   userId: string;
   /** The session the token belongs to (`sid`), so its end can be seen by verifiers that check. */
   sessionId?: string;
+  /** OpenID Connect's `email_verified`: whether the owner proved the mailbox. */
+  emailVerified?: boolean;
   /** Defaults to the current time; injectable for tests. */
   now?: Date;
 }
@@ -33,12 +35,13 @@ export const ACCESS_TOKEN_TYPE = 'at+jwt';
 export async function issueAccessToken(
   keyring: Keyring,
   config: AccessTokenConfig,
-  { userId, sessionId, now = new Date() }: IssueAccessTokenInput,
+  { userId, sessionId, emailVerified, now = new Date() }: IssueAccessTokenInput,
 ): Promise<IssuedAccessToken> {
   if (typeof userId !== 'string' || userId === '') throw new TypeError('userId must be a non-empty string');
   const { kid, alg, privateKey } = keyring.current;
   const issuedAt = Math.floor(now.getTime() / 1000);
-  const accessToken = await new SignJWT(sessionId === undefined ? {} : { sid: sessionId })
+  const claims = { ...(sessionId !== undefined && { sid: sessionId }), ...(emailVerified !== undefined && { email_verified: emailVerified }) };
+  const accessToken = await new SignJWT(claims)
     .setProtectedHeader({ alg, kid, typ: ACCESS_TOKEN_TYPE })
     .setIssuer(config.issuer)
     .setAudience(config.audience)

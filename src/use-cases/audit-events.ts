@@ -1,3 +1,5 @@
+import type { PasswordRejectionReason } from '../passwords/policy.js';
+
 /**
  * Security events, written as structured logs (and counted as metrics) by the host. They carry
  * userIds and short email fingerprints, never emails, passwords, hashes or tokens.
@@ -15,7 +17,24 @@ export type AuditEvent =
   | { type: 'auth.refresh_failed'; reason: 'malformed' | 'unknown_session' | 'expired' | 'mismatch' }
   | { type: 'auth.refresh_token_reused'; userId: string; sessionId: string }
   | { type: 'auth.sessions_ended'; userId: string; count: number; reason: SessionEndReason }
-  | { type: 'auth.stored_hash_rejected'; userId: string; code: string };
+  | { type: 'auth.password_reset_requested'; outcome: 'sent' | 'unknown_account' | 'rate_limited'; emailFingerprint: string }
+  | { type: 'auth.password_reset'; userId: string }
+  | { type: 'auth.one_time_token_rejected'; purpose: 'reset' | 'verify'; reason: 'malformed' | 'unknown' | 'expired' | 'mismatch' | 'used' }
+  | { type: 'auth.verification_sent'; userId?: string; emailFingerprint: string }
+  | { type: 'auth.email_verified'; userId: string }
+  | { type: 'auth.registration_attempt_existing'; emailFingerprint: string }
+  | { type: 'auth.login_unverified'; userId: string }
+  | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt'; code: string }
+  | { type: 'auth.stored_hash_rejected'; userId: string; code: string }
+  | { type: 'auth.password_rejected'; action: PasswordSetAction; reason: PasswordRejectionReason; userId?: string }
+  | { type: 'auth.breach_check_unavailable'; action: PasswordSetAction; failClosed: boolean }
+  | { type: 'auth.login_weak_password'; userId: string; reason: CheapRejectionReason };
+
+/** Where a new password was being set. */
+export type PasswordSetAction = 'register' | 'password_change' | 'password_reset';
+
+/** What login can tell about an existing password without the blocklist or the network (src/passwords/README.md). */
+export type CheapRejectionReason = Extract<PasswordRejectionReason, 'too_short' | 'too_long' | 'context'>;
 
 /** Why sessions ended: a sign-out (of this, the others or all), one ended from the list, a password change, too many. */
 export type SessionEndReason = 'logout' | 'logout_others' | 'logout_global' | 'deleted' | 'password_changed' | 'evicted' | 'reused';

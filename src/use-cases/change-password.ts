@@ -2,6 +2,7 @@ import { HashChangedError } from '../storage/errors.js';
 import { parsePublicSessionId } from '../sessions/refresh-token.js';
 import { InvalidTokenError } from '../tokens/errors.js';
 import type { AuthDependencies } from './dependencies.js';
+import { checkNewPassword } from './check-new-password.js';
 import { ConcurrentUpdateError, InvalidCredentialsError, UnauthenticatedError } from './errors.js';
 import { enforceRateLimits } from './enforce-rate-limits.js';
 import { endOtherSessions } from './end-sessions.js';
@@ -44,6 +45,8 @@ export async function changePassword(deps: AuthDependencies, request: ChangePass
         deps.audit({ type: 'auth.password_change_failed', userId: user.userId, reason: 'wrong_password' });
         throw new InvalidCredentialsError();
       }
+      // After the current password verified: only its holder learns what the rules think of the new one.
+      if (newHash === undefined) await checkNewPassword(deps, newPassword, { email: user.email, action: 'password_change', userId: user.userId });
       newHash ??= await deps.hasher.hash(newPassword);
       try {
         await deps.users.replacePasswordHash({

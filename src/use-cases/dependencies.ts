@@ -1,16 +1,19 @@
 import type { PasswordHasher } from '../hashing/create-password-hasher.js';
+import type { PasswordPolicy } from '../passwords/policy.js';
 import type { AccountStore } from '../storage/account-store.js';
 import type { LoginGuardStore } from '../storage/login-guard-store.js';
 import type { RateLimitStore } from '../storage/rate-limit-store.js';
 import type { SessionStore } from '../storage/session-store.js';
 import type { SessionConfig } from '../config/session-config.js';
+import type { RecoveryConfig } from '../config/recovery-config.js';
+import type { OneTimeTokenStore } from '../storage/one-time-token-store.js';
 import type { AuditEvent } from './audit-events.js';
 import type { FailureTiming } from './failure-timing.js';
 import type { EmailFingerprint } from './fingerprint.js';
 
 /** The token operations the use-cases need; the jose-based service in src/tokens provides them. */
 export interface AccessTokens {
-  issue(input: { userId: string; sessionId?: string; now?: Date }): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number }>;
+  issue(input: { userId: string; sessionId?: string; emailVerified?: boolean; now?: Date }): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number }>;
   verify(token: string): Promise<{ userId: string; issuedAt: Date; sessionId?: string }>;
 }
 
@@ -40,32 +43,49 @@ export interface LoginFailureLimits {
 /** Everything the use-cases touch, passed in: no globals, so Lambda, the local server and the edge share them. */
 export interface AuthDependencies {
   hasher: PasswordHasher;
-  users: Pick<AccountStore, 'createUser' | 'getUserByEmail' | 'getUserById' | 'replacePasswordHash'>;
+  /**
+   * The rules for a password being set (src/passwords): register, change and reset call
+   * `checkNewPassword` (check-new-password.ts); login only counts, cheaply, passwords the rules
+   * would now refuse. Where no password is set (the login function) it holds no blocklist.
+   */
+  passwordPolicy: PasswordPolicy;
+  users: Pick<AccountStore, 'createUser' | 'getUserByEmail' | 'getUserById' | 'replacePasswordHash' | 'markEmailVerified'>;
   /** Attempt counters (registration, password change), checked before any hash. */
   counters: Pick<RateLimitStore, 'hit'>;
   /** A login's account and failure counters, read in one request (login-guard-store.ts). */
   loginGuard: Pick<LoginGuardStore, 'read' | 'recordFailure' | 'clearFailures' | 'clearAccountFailures'>;
   tokens: AccessTokens;
   /** Every account's sessions, one item each (session-store.ts). */
-  sessions: Pick<SessionStore, 'read' | 'readForRefresh' | 'create' | 'rotate' | 'end' | 'purge' | 'recordRefreshFailure'>;
+  sessions: Pick<SessionStore, 'read' | 'readForRefresh' | 'create' | 'rotate' | 'end' | 'purge' | 'markEmailVerified' | 'recordRefreshFailure'>;
   /** Lifetimes and limits of sessions (src/config/session-config.ts). */
   sessionConfig: SessionConfig;
+  /** Outstanding password-reset and email-verification tokens (one-time-token-store.ts). */
+  oneTimeTokens: Pick<OneTimeTokenStore, 'put' | 'read' | 'consume' | 'recordWrongGuess'>;
+  /** The mails accounts receive (src/mail). */
+  mail: AccountMail;
+  /** Reset and verification settings (src/config/recovery-config.ts). */
+  recovery: RecoveryConfig;
   /** Keyed email fingerprints for logs and counter keys (fingerprint.ts). */
   fingerprint: EmailFingerprint;
   rateLimits: RateLimits;
   audit(event: AuditEvent): void;
   /** Pads failed logins to the slowest verify seen; without it (tests) nothing is padded. */
   failureTiming?: FailureTiming;
+  /**
+   * Pads answers that must not tell a known address from an unknown one (password-reset
+   * requests, registration with verification on) to the slowest seen; without it nothing is padded.
+   */
+  replyTiming?: FailureTiming;
   now?: () => Date;
   newUserId?: () => string;
 }
 
 /**
  * Registration issues and checks no token and reads no login state: without `tokens`, so its
- * function needs no signing key, without `loginGuard` and `sessions`, so its role reads no
- * account or session, and without `fingerprint`, so it needs no fingerprint key.
+ * function needs no signing key, and without `loginGuard` and `sessions`, so its role reads no
+ * account or session. It keys verification tokens by the email's fingerprint.
  */
-export type RegisterDependencies = Omit<AuthDependencies, 'tokens' | 'loginGuard' | 'fingerprint' | 'sessions' | 'sessionConfig'>;
+export type RegisterDependencies = Omit<AuthDependencies, 'tokens' | 'loginGuard' | 'sessions' | 'sessionConfig'>;
 
 /**
  * Refresh, logout and the session list: tokens and sessions only, so their functions hold no
@@ -78,3 +98,14 @@ export type SessionDependencies = Pick<AuthDependencies, 'tokens' | 'sessions' |
  * holds the public keys and never the signing key.
  */
 export type SessionManagementDependencies = Pick<AuthDependencies, 'sessions' | 'audit' | 'now'> & { tokens: Pick<AccessTokens, 'verify'> };
+
+/**
+ * The mails an account receives, each with what its template needs; src/mail renders and sends
+ * them (SES on AWS, `.eml` files under `npm start`). Never given a password.
+ */
+export interface AccountMail {
+  passwordReset(to: string, token: string, expiresInSeconds: number): Promise<void>;
+  emailVerification(to: string, token: string, expiresInSeconds: number): Promise<void>;
+  /** Someone tried to register with this address, which already has an account. */
+  registrationAttempt(to: string): Promise<void>;
+}

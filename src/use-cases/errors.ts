@@ -1,3 +1,5 @@
+import type { PasswordRejectionReason } from '../passwords/policy.js';
+
 /**
  * What a use-case can answer besides success, independent of HTTP. The HTTP layer maps each
  * class to a status; other runtimes (edge, CLI) map them their own way.
@@ -107,5 +109,38 @@ export class SessionNotFoundError extends UseCaseError {
 
   constructor() {
     super('no such session');
+  }
+}
+
+/** A reset or verification token that is unknown, used, expired or voided (400, `invalid_token`). */
+export class InvalidOneTimeTokenError extends UseCaseError {
+  readonly code = 'invalid_token';
+
+  constructor() {
+    super('the link is invalid, expired or already used; ask for a new one');
+  }
+}
+
+/** A correct password on an account whose email is not verified yet, where verification is required (403). */
+export class EmailNotVerifiedError extends UseCaseError {
+  readonly code = 'email_not_verified';
+
+  constructor() {
+    super('the email address is not verified yet; a new verification link has been sent');
+  }
+}
+
+/**
+ * A new password the rules refuse (400 `password_rejected`, src/passwords): `reason` is one of
+ * `too_short`, `too_long`, `common`, `breached`, `context`; the message says what to do instead.
+ */
+export class PasswordRejectedError extends UseCaseError {
+  readonly code = 'password_rejected';
+
+  constructor(
+    readonly reason: PasswordRejectionReason,
+    message: string,
+  ) {
+    super(message);
   }
 }

@@ -4,8 +4,10 @@ import { HashChangedError, StorageUnavailableError } from '../storage/errors.js'
 import { SessionsChangedError } from '../storage/session-store.js';
 import type { UserRecord } from '../storage/account-store.js';
 import type { LoginState, LoginTarget } from '../storage/login-guard-store.js';
+import { auditExistingPassword } from './check-new-password.js';
 import type { AuthDependencies } from './dependencies.js';
-import { InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from './errors.js';
+import { EmailNotVerifiedError, InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from './errors.js';
+import { sendVerification } from './send-verification.js';
 import { failureUpdate, limitReached } from './login-guard.js';
 import { sourceKeyOf } from './source-key.js';
 import { startSession, type StartedSession } from './start-session.js';
@@ -72,6 +74,12 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
         throw new InvalidCredentialsError();
       }
       const user = state.user;
+      // Only after the password verified, so it tells a guesser nothing.
+      if (deps.recovery.requireVerifiedEmail && user.emailVerified !== true) {
+        deps.audit({ type: 'auth.login_unverified', userId: user.userId });
+        await sendVerification(deps, { email: user.email, accountKey: fingerprint, userId: user.userId });
+        throw new EmailNotVerifiedError();
+      }
       const upgrade = verdict.needsRehash ? await upgradeHash(deps, user, password) : undefined;
       if (upgrade === 'overtaken') {
         if (decision < MAX_DECISIONS) continue;
@@ -87,7 +95,9 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
         if (!(error instanceof StorageUnavailableError)) throw error;
       });
       deps.audit({ type: 'auth.login_succeeded', userId: user.userId });
-      const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, now: deps.now?.() });
+      // Counted, never refused: the rules apply when a password is set (check-new-password.ts).
+      auditExistingPassword(deps, user, password);
+      const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, emailVerified: user.emailVerified === true, now: deps.now?.() });
       return { ...access, refreshToken: session.refreshToken, refreshExpiresIn: session.refreshExpiresIn };
     }
   });
@@ -113,7 +123,15 @@ async function startLoginSession(
   for (let attempt = 1; ; attempt++) {
     try {
       const { sourceIp, userAgent } = request;
-      return await startSession(deps, { userId: user.userId, accountKey: target.accountKey, read, sourceIp, userAgent, now: deps.now?.() ?? new Date() });
+      return await startSession(deps, {
+        userId: user.userId,
+        emailVerified: user.emailVerified === true,
+        accountKey: target.accountKey,
+        read,
+        sourceIp,
+        userAgent,
+        now: deps.now?.() ?? new Date(),
+      });
     } catch (error) {
       if (!(error instanceof SessionsChangedError)) throw error;
       if (attempt >= MAX_SESSION_ATTEMPTS) throw new TemporarilyUnavailableError(1, { cause: error });

@@ -140,7 +140,7 @@ async function answer(
   grace: boolean,
 ): Promise<RefreshResponse> {
   const sessionId = publicSessionId(token.accountKey, session.sessionId);
-  const access = await deps.tokens.issue({ userId: session.userId, sessionId, now });
+  const access = await deps.tokens.issue({ userId: session.userId, sessionId, emailVerified: session.emailVerified === true, now });
   deps.audit({ type: 'auth.session_refreshed', userId: session.userId, sessionId, grace });
   return {
     ...access,

@@ -1,8 +1,11 @@
 import { AccountExistsError } from '../storage/errors.js';
 import type { RegisterDependencies } from './dependencies.js';
+import { checkNewPassword } from './check-new-password.js';
 import { AccountExistsConflictError } from './errors.js';
 import { enforceRateLimits } from './enforce-rate-limits.js';
 import { translateErrors } from './translate-errors.js';
+import { mailFailureCode } from './mail-failure.js';
+import { sendVerification } from './send-verification.js';
 import { normaliseEmail, requireObject, requireString } from './validate-input.js';
 
 export interface RegisterRequest {
@@ -10,26 +13,58 @@ export interface RegisterRequest {
   sourceIp?: string;
 }
 
+/** Without email verification: the new account's id (201). With it: the same answer for a new and a taken email (202). */
+export type RegisterResult = { userId: string } | { verification: 'sent' };
+
 /**
  * Creates an account. The write is conditional on the email being free, so a duplicate (or 20
  * racing duplicates) can never overwrite an account. The hash is computed before the write in
- * both cases, so a taken email costs the same time as a free one.
+ * both cases, so a taken email costs the same time as a free one. With email verification on,
+ * the answer no longer says which emails have accounts: a new account gets a verification mail,
+ * a taken email's owner a mail saying someone tried to register it, and both answers are the
+ * same 202, padded to the same time.
  */
-export async function register(deps: RegisterDependencies, request: RegisterRequest): Promise<{ userId: string }> {
+export async function register(deps: RegisterDependencies, request: RegisterRequest): Promise<RegisterResult> {
   const body = requireObject(request.body);
   const email = normaliseEmail(body.email);
   const password = requireString(body, 'password');
   return translateErrors(async () => {
     await enforceRateLimits(deps, { action: 'register', sourceIp: request.sourceIp });
+    // Before the hash, and the same whether the email is taken or not: a refusal tells nothing about accounts.
+    await checkNewPassword(deps, password, { email, action: 'register' });
+    const verifying = deps.recovery.emailVerification;
+    const timing = verifying ? deps.replyTiming?.start() : undefined;
     const passwordHash = await deps.hasher.hash(password);
     const userId = deps.newUserId?.() ?? crypto.randomUUID();
     try {
-      await deps.users.createUser({ email, userId, passwordHash, createdAt: deps.now?.() ?? new Date() });
+      await deps.users.createUser({ email, userId, passwordHash, createdAt: deps.now?.() ?? new Date(), ...(verifying && { emailVerified: false }) });
     } catch (error) {
-      if (error instanceof AccountExistsError) throw new AccountExistsConflictError();
-      throw error;
+      if (!(error instanceof AccountExistsError)) throw error;
+      if (!verifying) throw new AccountExistsConflictError();
+      await tellOwnerOfAttempt(deps, email);
+      await deps.replyTiming?.pad(timing?.done() ?? 0);
+      return { verification: 'sent' };
     }
     deps.audit({ type: 'auth.registered', userId });
-    return { userId };
+    if (!verifying) return { userId };
+    await sendVerification(deps, { email, accountKey: await deps.fingerprint(email), userId });
+    await deps.replyTiming?.pad(timing?.done() ?? 0);
+    return { verification: 'sent' };
+  });
+}
+
+/** The taken email's owner hears that someone tried (within the account's mail budget); the stranger hears nothing new. */
+async function tellOwnerOfAttempt(deps: RegisterDependencies, email: string): Promise<void> {
+  const accountKey = await deps.fingerprint(email);
+  deps.audit({ type: 'auth.registration_attempt_existing', emailFingerprint: accountKey });
+  const budget = await deps.counters.hit({
+    key: `register-mail#account#${accountKey}`,
+    limit: deps.recovery.mailsPerAccountPerHour,
+    windowSeconds: 3600,
+    now: deps.now?.(),
+  });
+  if (!budget.allowed) return;
+  await deps.mail.registrationAttempt(email).catch((error: unknown) => {
+    deps.audit({ type: 'auth.mail_failed', mail: 'registration_attempt', code: mailFailureCode(error) });
   });
 }

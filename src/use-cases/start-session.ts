@@ -14,6 +14,8 @@ export interface StartedSession {
 
 export interface StartSessionInput {
   userId: string;
+  /** What the session's access tokens say of the email (`email_verified`) until a verification updates it. */
+  emailVerified?: boolean;
   /** The email fingerprint keying the account's sessions item. */
   accountKey: string;
   /** The sessions as read with the account: the write is conditional on them. */
@@ -50,6 +52,7 @@ export async function startSession(deps: Pick<AuthDependencies, 'sessions' | 'se
     expiresAt: nowSeconds + config.maxAgeSeconds,
     ...(network !== undefined && { network }),
     client: clientFamily(input.userAgent),
+    ...(input.emailVerified === true && { emailVerified: true }),
     refreshWindowStart: 0,
     refreshCount: 0,
   };

@@ -12,14 +12,18 @@ import type { PasslaneConfig } from '../config/read-config.js';
 import { encodeBase64Padded } from '../hashing/encoding.js';
 import { limitsForBudget, tighterLimits } from '../hashing/verify-budget.js';
 import type { PasswordHasher } from '../hashing/create-password-hasher.js';
+import { createBreachCheck } from '../passwords/breach-check.js';
+import { createPasswordPolicy, type PasswordPolicy } from '../passwords/policy.js';
 import type { RehashJobDependencies } from '../rehash/run-rehash-job.js';
 import { AccountStore } from '../storage/account-store.js';
 import { JobCursorStore } from '../storage/job-cursor-store.js';
 import { LoginGuardStore } from '../storage/login-guard-store.js';
 import { RateLimitStore } from '../storage/rate-limit-store.js';
+import { OneTimeTokenStore } from '../storage/one-time-token-store.js';
+import { createAccountMail } from '../mail/account-mail.js';
 import { SessionStore } from '../storage/session-store.js';
 import { publicTokenServiceFromConfig, tokenServiceFromConfig, type PublicTokenService, type TokenService } from '../tokens/token-service.js';
-import type { AuthDependencies, RegisterDependencies, SessionDependencies } from '../use-cases/dependencies.js';
+import type { AccountMail, AuthDependencies, RegisterDependencies, SessionDependencies } from '../use-cases/dependencies.js';
 import { createFailureTiming } from '../use-cases/failure-timing.js';
 import { createEmailFingerprint, type EmailFingerprint } from '../use-cases/fingerprint.js';
 import { localSecretsRefusedOn, readOrCreateLocalSecret } from '../shared/local-secret-file.js';
@@ -49,20 +53,73 @@ export function buildHasher(config: PasslaneConfig, platform: Platform): Passwor
  * Registration: everything but a token service, so its function needs no signing key. Explicit
  * parts in `overrides` win, so tests can inject a counting hasher or a fixed clock.
  */
-export function buildRegisterDependencies(
+export async function buildRegisterDependencies(
   config: PasslaneConfig,
   platform: Platform,
   overrides: Partial<RegisterDependencies> = {},
-): RegisterDependencies {
+  options: BuildOptions = {},
+): Promise<RegisterDependencies> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
   return {
     rateLimits: config.rateLimits,
     hasher: buildHasher(config, platform),
+    passwordPolicy: buildPasswordPolicy(config, platform),
     users: new AccountStore(client, table),
     counters: new RateLimitStore(client, table),
+    oneTimeTokens: new OneTimeTokenStore(client, table),
+    recovery: config.recovery,
+    mail: overrides.mail ?? buildAccountMail(config, platform, options),
+    fingerprint: overrides.fingerprint ?? (await buildFingerprint(config)),
+    // One per container: it remembers how long recent reset and registration answers took.
+    replyTiming: createFailureTiming(),
     audit: platform.audit,
     ...overrides,
+  };
+}
+
+/**
+ * The rules for new passwords (src/passwords): the configured minimum and service name, the
+ * platform's blocklist (none on the login function: its policy only counts, see
+ * check-new-password.ts) and, when enabled, the breach check (the runtime's own fetch).
+ */
+export function buildPasswordPolicy(config: Pick<PasslaneConfig, 'passwords'>, platform: Pick<Platform, 'passwordBlocklist'>): PasswordPolicy {
+  const { minLength, serviceName, breachCheck } = config.passwords;
+  return createPasswordPolicy({
+    minLength,
+    serviceName,
+    ...(platform.passwordBlocklist !== undefined && { blocklist: platform.passwordBlocklist }),
+    ...(breachCheck.enabled && {
+      breachCheck: {
+        check: createBreachCheck({ url: breachCheck.url, timeoutMs: breachCheck.timeoutMs, minCount: breachCheck.minCount }),
+        failClosed: breachCheck.failClosed,
+      },
+    }),
+  });
+}
+
+export interface BuildOptions {
+  /**
+   * Build the mail sender now, so a missing setting (PASSLANE_MAIL_FROM, PASSLANE_APP_URL) stops
+   * the start: for hosts that serve the recovery routes. It is built now anyway when
+   * registration sends verification mail; otherwise at the first mail.
+   */
+  mailAtStart?: boolean;
+}
+
+/**
+ * The account mails over the configured transport (src/mail). Functions that may never send
+ * (a login without verification) build it at the first mail, so they start without mail settings.
+ */
+export function buildAccountMail(config: PasslaneConfig, platform: Pick<Platform, 'mail'>, options: BuildOptions = {}): AccountMail {
+  const create = () => createAccountMail(config.mail, platform.mail ?? {});
+  if (options.mailAtStart === true || config.recovery.emailVerification) return create();
+  let built: AccountMail | undefined;
+  const mail = () => (built ??= create());
+  return {
+    passwordReset: (...args) => mail().passwordReset(...args),
+    emailVerification: (...args) => mail().emailVerification(...args),
+    registrationAttempt: (...args) => mail().registrationAttempt(...args),
   };
 }
 
@@ -71,6 +128,7 @@ export async function buildAuthDependencies(
   config: PasslaneConfig,
   platform: Platform,
   overrides: Partial<AppDependencies> = {},
+  options: BuildOptions = {},
 ): Promise<AppDependencies> {
   const [tokens, fingerprint] = await Promise.all([overrides.tokens ?? buildTokenService(config), overrides.fingerprint ?? buildFingerprint(config)]);
   const loginGuard = overrides.loginGuard ?? new LoginGuardStore(platform.dynamoDb(config.storage), config.storage.table, config.rateLimits.windowSeconds);
@@ -78,7 +136,8 @@ export async function buildAuthDependencies(
   const failureTiming = overrides.failureTiming ?? createFailureTiming({ floorMs: config.rateLimits.login.failureFloorMs });
   const sessions = overrides.sessions ?? new SessionStore(platform.dynamoDb(config.storage), config.storage.table);
   const sessionConfig = overrides.sessionConfig ?? config.sessions;
-  return { ...buildRegisterDependencies(config, platform, overrides), tokens, fingerprint, loginGuard, failureTiming, sessions, sessionConfig };
+  const registerDependencies = await buildRegisterDependencies(config, platform, { ...overrides, fingerprint }, options);
+  return { ...registerDependencies, tokens, fingerprint, loginGuard, failureTiming, sessions, sessionConfig };
 }
 
 /** Refresh (with the full token service) or session management (with a verifying one): the sessions, nothing that hashes. */

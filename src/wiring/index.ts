@@ -3,6 +3,7 @@ export {
   buildAccountTools,
   buildAuthDependencies,
   buildHasher,
+  buildPasswordPolicy,
   buildPublicTokenService,
   buildRegisterDependencies,
   buildRehashDependencies,
@@ -10,5 +11,5 @@ export {
   servicesOf,
   type AppDependencies,
 } from './build-dependencies.js';
-export { nodeBulkPlatform, nodePlatform } from './node-platform.js';
+export { nodeBulkPlatform, nodePlatform, nodePlatformWithoutBlocklist } from './node-platform.js';
 export type { Platform } from './platform.js';

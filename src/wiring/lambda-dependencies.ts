@@ -20,16 +20,28 @@ import {
   buildTokenService,
   type AppDependencies,
 } from './build-dependencies.js';
-import { nodeBulkPlatform, nodePlatform } from './node-platform.js';
+import { nodeBulkPlatform, nodePlatform, nodePlatformWithoutBlocklist } from './node-platform.js';
 import { getSecretEnv } from './secret-env.js';
 
 /** The configuration with secrets, read once per container. */
 export const getConfig: () => Promise<PasslaneConfig> = /* @__PURE__ */ onceUntilFailure(async () => readConfig(await getSecretEnv()));
 
-/** Login and password change: everything, with the signing key. */
+/** Login: everything, with the signing key, but no password blocklist (a login sets no password), so its bundle holds none. */
 export const getAuthDependencies: () => Promise<AppDependencies> = /* @__PURE__ */ onceUntilFailure(async () => {
   const [config, tokens] = await Promise.all([getConfig(), getTokenService()]);
+  return buildAuthDependencies(config, nodePlatformWithoutBlocklist, { tokens });
+});
+
+/** Password change: the same, with the blocklist the new password is checked against. */
+export const getPasswordChangeDependencies: () => Promise<AppDependencies> = /* @__PURE__ */ onceUntilFailure(async () => {
+  const [config, tokens] = await Promise.all([getConfig(), getTokenService()]);
   return buildAuthDependencies(config, nodePlatform, { tokens });
+});
+
+/** Password reset and email verification: everything, and the mail sender built at start (they always send). */
+export const getRecoveryDependencies: () => Promise<AppDependencies> = /* @__PURE__ */ onceUntilFailure(async () => {
+  const [config, tokens] = await Promise.all([getConfig(), getTokenService()]);
+  return buildAuthDependencies(config, nodePlatform, { tokens }, { mailAtStart: true });
 });
 
 /** Registration: no token service, so the function needs no signing key (nor the right to read it). */

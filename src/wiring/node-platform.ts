@@ -3,19 +3,32 @@ import { createAuditSink } from '../observability/audit.js';
 import { logger } from '../observability/logger.js';
 import { createBulkDynamoDbClient } from '../storage/bulk-dynamodb-client.js';
 import { createDynamoDbClient } from '../storage/dynamodb-client.js';
+import { loadBundledBlocklist } from '../passwords/bundled-blocklist.js';
 import type { Platform } from './platform.js';
 
 /**
  * Lambda, `npm start`, Deno and Bun: the Node entry (native argon2, WASM fallback), the SDK's
  * credential chain, Powertools logs and metrics. One cached DynamoDB client per configuration.
+ * Without the password blocklist: for the Lambda functions that never set a password (login,
+ * rehash), whose bundles then leave its data out. Everything else uses `nodePlatform`.
  */
-export const nodePlatform: Platform = {
+export const nodePlatformWithoutBlocklist: Platform = {
   createPasswordHasher,
   dynamoDb: createDynamoDbClient,
   warn: (message, fields) => logger.warn(message, fields ?? {}),
   // Pure: a bundle that never uses the platform (the JWKS function) drops it with its imports.
   audit: /* @__PURE__ */ createAuditSink(),
+  mail: { log: { info: (message, fields) => logger.info(message, fields ?? {}) } },
 };
+
+/** The same with the bundled blocklist: every Node host and function that sets passwords. */
+export const nodePlatform: Platform = /* @__PURE__ */ withPasswordBlocklist(nodePlatformWithoutBlocklist);
+
+// A call marked pure, not a spread in place: esbuild keeps an unused object spread (it could run
+// getters), and with it the blocklist's data, in every bundle that imports this module.
+function withPasswordBlocklist(platform: Platform): Platform {
+  return { ...platform, passwordBlocklist: loadBundledBlocklist };
+}
 
 /**
  * For import, inventory and the rehash job: the same, with a DynamoDB client for long-running
@@ -23,5 +36,5 @@ export const nodePlatform: Platform = {
  * destroys it when done, and a Lambda container builds it once.
  */
 export function nodeBulkPlatform(): Platform {
-  return { ...nodePlatform, dynamoDb: createBulkDynamoDbClient };
+  return { ...nodePlatformWithoutBlocklist, dynamoDb: createBulkDynamoDbClient };
 }

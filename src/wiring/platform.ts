@@ -1,6 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDbConnection } from '../config/storage-config.js';
 import type { PasswordHasher, PasswordHasherOptions } from '../hashing/create-password-hasher.js';
+import type { MailWiringOptions } from '../mail/account-mail.js';
+import type { Blocklist } from '../passwords/blocklist.js';
 import type { AuthDependencies } from '../use-cases/dependencies.js';
 
 /**
@@ -16,4 +18,12 @@ export interface Platform {
   dynamoDb(connection: DynamoDbConnection): DynamoDBClient;
   warn(message: string, fields?: Record<string, unknown>): void;
   audit: AuthDependencies['audit'];
+  /** How mail reaches SES here and where its lines go (the Worker passes its fetch-based SES client). */
+  mail?: Pick<MailWiringOptions, 'sesClient' | 'log'>;
+  /**
+   * The common-password blocklist (src/passwords/bundled-blocklist.ts), decoded on first use.
+   * Absent where no password is set (the login and rehash functions), so their bundles leave the
+   * data out; a policy built without it refuses to check a new password (BlocklistUnavailableError).
+   */
+  passwordBlocklist?: () => Promise<Blocklist>;
 }

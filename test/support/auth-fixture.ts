@@ -7,12 +7,15 @@ import { JobCursorStore } from '../../src/storage/job-cursor-store.js';
 import { LoginGuardStore } from '../../src/storage/login-guard-store.js';
 import { RateLimitStore } from '../../src/storage/rate-limit-store.js';
 import { SessionStore } from '../../src/storage/session-store.js';
+import { OneTimeTokenStore } from '../../src/storage/one-time-token-store.js';
+import { DEFAULT_RECOVERY_CONFIG } from '../../src/config/recovery-config.js';
 import { DEFAULT_SESSION_CONFIG } from '../../src/config/session-config.js';
+import { defaultPasswordPolicy } from './password-policy.js';
 import { createKeyring, generateSigningKey } from '../../src/tokens/keys.js';
 import { createTokenService } from '../../src/tokens/token-service.js';
 import type { AuditEvent } from '../../src/use-cases/audit-events.js';
 import { createEmailFingerprint } from '../../src/use-cases/fingerprint.js';
-import type { AuthDependencies, RateLimits } from '../../src/use-cases/dependencies.js';
+import type { AccountMail, AuthDependencies, RateLimits } from '../../src/use-cases/dependencies.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
 export async function createAuthFixture(endpoint: string, overrides: Partial<AuthDependencies> = {}) {
@@ -25,8 +28,10 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<Aut
   const cursors = new JobCursorStore(client, tableName);
   const tokens = createTokenService({ keyring: await createKeyring(await generateSigningKey()) });
   const events: AuditEvent[] = [];
+  const mailbox = capturingMail();
   const deps: AuthDependencies = {
     hasher: createPasswordHasher({ pepper: false }),
+    passwordPolicy: defaultPasswordPolicy(),
     users,
     counters,
     loginGuard: new LoginGuardStore(client, tableName, (overrides.rateLimits ?? generousLimits()).windowSeconds),
@@ -34,11 +39,14 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<Aut
     tokens,
     sessions: new SessionStore(client, tableName),
     sessionConfig: { ...DEFAULT_SESSION_CONFIG },
+    oneTimeTokens: new OneTimeTokenStore(client, tableName),
+    mail: mailbox.mail,
+    recovery: { ...DEFAULT_RECOVERY_CONFIG },
     rateLimits: generousLimits(),
     audit: (event) => events.push(event),
     ...overrides,
   };
-  return { deps, users, counters, cursors, events, client, tableName, dispose: () => client.destroy() };
+  return { deps, users, counters, cursors, events, mailbox, client, tableName, dispose: () => client.destroy() };
 }
 
 /** Limits no ordinary test reaches; a test about limits passes its own (`limits({...})`). */
@@ -72,3 +80,14 @@ export function countingHasher(inner: PasswordHasher = createPasswordHasher({ pe
 }
 
 export const uniqueEmail = () => `user-${crypto.randomUUID()}@example.com`;
+
+/** A mail channel for use-case tests: what would have been sent, in memory (the real senders are tested in test/mail*.test.ts). */
+export function capturingMail() {
+  const sent: Array<{ kind: 'password_reset' | 'email_verification' | 'registration_attempt'; to: string; token?: string; expiresInSeconds?: number }> = [];
+  const mail: AccountMail = {
+    passwordReset: async (to, token, expiresInSeconds) => void sent.push({ kind: 'password_reset', to, token, expiresInSeconds }),
+    emailVerification: async (to, token, expiresInSeconds) => void sent.push({ kind: 'email_verification', to, token, expiresInSeconds }),
+    registrationAttempt: async (to) => void sent.push({ kind: 'registration_attempt', to }),
+  };
+  return { mail, sent, last: (kind: string) => sent.filter((m) => m.kind === kind).at(-1) };
+}

@@ -6,33 +6,43 @@
  *
  * One line per action and kind of item: `<action> <key prefix>` (the partition key's first
  * segment, src/storage/table.ts), `<action> index/<name>` for an index, a bare action where no
- * key applies (Scan), and `ssm:GetParameter <variable>` for the parameter named by that
- * environment variable. When code changes what a function calls, change its lines here, its role
+ * key applies (Scan), `ssm:GetParameter <variable>` for the parameter named by that environment
+ * variable, and `ses:SendEmail <variable>` for the SES identity (PASSLANE_SES_IDENTITY_ARN) and
+ * configuration set (PASSLANE_SES_CONFIGURATION_SET) a mail goes out as: SES authorizes both, the
+ * second only when one is configured (the IAM test deploys with one). Calls that happen only
+ * with email verification on count: the IAM test drives those paths too. When code changes what a function calls, change its lines here, its role
  * in infra/iam-roles.yml and the table in infra/README.md ("IAM") together.
  */
 const PEPPER = 'ssm:GetParameter PASSLANE_PEPPER_KEYS_PARAMETER';
 const SIGNING_KEY = 'ssm:GetParameter PASSLANE_JWT_PRIVATE_KEY_PARAMETER';
 const FINGERPRINT_KEY = 'ssm:GetParameter PASSLANE_FINGERPRINT_KEY_PARAMETER';
+const SEND_MAIL = ['ses:SendEmail PASSLANE_SES_CONFIGURATION_SET', 'ses:SendEmail PASSLANE_SES_IDENTITY_ARN'];
 
 /** Keyed like scripts/packaging/lambda-functions.ts (the IAM test checks that every function is here). */
 export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // A conditional create (a duplicate's stored item comes back with the failed condition, so no
-  // read); the per-source counter.
-  register: ['dynamodb:PutItem user#', 'dynamodb:UpdateItem ratelimit#', PEPPER],
+  // read); the per-source counter. With email verification on: the new account's verification
+  // token (token#verify#) and mail, or for a taken email a mail to its owner; each within the
+  // account's mail budget (ratelimit#), keyed by the email fingerprint (always built).
+  register: ['dynamodb:PutItem token#', 'dynamodb:PutItem user#', 'dynamodb:UpdateItem ratelimit#', PEPPER, FINGERPRINT_KEY, ...SEND_MAIL],
   // The account, its failure counters and its sessions in one read; failure counters after a
   // failed verify, cleared after a good login; the upgrade of an outdated hash
-  // (src/use-cases/LIMITS.md); the new session.
+  // (src/use-cases/LIMITS.md); the new session. With a verified email required, a correct login
+  // on an unverified account: a new verification token and its mail, within the mail budget.
   login: [
     'dynamodb:BatchGetItem failures#',
     'dynamodb:BatchGetItem sessions#',
     'dynamodb:BatchGetItem user#',
     'dynamodb:DeleteItem failures#',
+    'dynamodb:PutItem token#',
     'dynamodb:UpdateItem failures#',
+    'dynamodb:UpdateItem ratelimit#',
     'dynamodb:UpdateItem sessions#',
     'dynamodb:UpdateItem user#',
     PEPPER,
     SIGNING_KEY,
     FINGERPRINT_KEY,
+    ...SEND_MAIL,
   ],
   // The refresh token's sessions item and the source's failed refreshes (failures#refresh#) in
   // one read; the rotation, or the end of a session on reuse; one failed refresh more.
@@ -55,6 +65,28 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     SIGNING_KEY,
     FINGERPRINT_KEY,
   ],
+  // Reset request: mail budget and per-source counter, the account, a new token, the mail.
+  // Confirm and verify: the token (consistent read), a wrong secret counted against it, used or
+  // voided by a conditional delete; the account (the new hash, the verified email); the
+  // sessions (purged by a reset, marked verified); a reset clears the run of failed logins.
+  // Resend: the access token's userId -> account through the index, a new token and mail.
+  recovery: [
+    'dynamodb:DeleteItem failures#',
+    'dynamodb:DeleteItem token#',
+    'dynamodb:GetItem sessions#',
+    'dynamodb:GetItem token#',
+    'dynamodb:GetItem user#',
+    'dynamodb:PutItem token#',
+    'dynamodb:Query index/userId-index',
+    'dynamodb:UpdateItem ratelimit#',
+    'dynamodb:UpdateItem sessions#',
+    'dynamodb:UpdateItem token#',
+    'dynamodb:UpdateItem user#',
+    PEPPER,
+    SIGNING_KEY,
+    FINGERPRINT_KEY,
+    ...SEND_MAIL,
+  ],
   jwks: [],
   openidConfiguration: [],
   // Is the token's session live: one read of its sessions item (tokens verified with the public keys).
@@ -67,7 +99,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   bench: [],
 };
 
-/** The IAM actions a function's role grants on the table and SSM (for the packaging test). */
+/** The IAM actions a function's role grants on the table, SSM and SES (for the packaging test). */
 export function actionsOf(name: string): string[] {
   return [...new Set((FUNCTION_ACCESS[name] ?? []).map((line) => line.split(' ')[0]!))].sort();
 }
@@ -75,4 +107,9 @@ export function actionsOf(name: string): string[] {
 /** The environment variables naming the SSM parameters a function reads. */
 export function parameterVariablesOf(name: string): string[] {
   return (FUNCTION_ACCESS[name] ?? []).filter((line) => line.startsWith('ssm:GetParameter ')).map((line) => line.split(' ')[1]!);
+}
+
+/** Whether a function sends mail (ses:SendEmail): only those get the mail settings and the permission. */
+export function sendsMail(name: string): boolean {
+  return (FUNCTION_ACCESS[name] ?? []).some((line) => line.startsWith('ses:SendEmail '));
 }

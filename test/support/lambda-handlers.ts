@@ -12,6 +12,10 @@ import {
   openIdConfigurationRoute,
   registerRoute,
   tokenRoute,
+  confirmPasswordResetRoute,
+  requestPasswordResetRoute,
+  resendVerificationRoute,
+  verifyEmailRoute,
 } from '../../src/api/routes/index.js';
 import type { PublicTokenService } from '../../src/tokens/token-service.js';
 import { lambdaHandler } from '../../src/hosts/lambda.js';
@@ -27,6 +31,9 @@ export const createPasswordHandler = (get: Get<AuthDependencies>) => lambdaHandl
 export const createTokenHandler = (get: Get<SessionDependencies>) => lambdaHandler([tokenRoute], { sessions: get });
 export const createSessionsHandler = (get: Get<SessionManagementDependencies>) =>
   lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessionManagement: get });
+/** The recovery function (functions/recovery.ts): reset, its confirmation, email verification and its resend. */
+export const createRecoveryHandler = (get: Get<AuthDependencies>) =>
+  lambdaHandler([requestPasswordResetRoute, confirmPasswordResetRoute, verifyEmailRoute, resendVerificationRoute], { auth: get });
 export const createJwksHandler = (get: Get<Pick<PublicTokenService, 'jwks'>>) =>
   lambdaHandler([jwksRoute], { publicTokens: get as Get<PublicTokenService> });
 export const createOpenIdConfigurationHandler = (get: Get<Pick<PublicTokenService, 'jwks' | 'issuer'>>) =>

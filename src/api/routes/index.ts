@@ -5,11 +5,12 @@ import { jwksRoute } from './jwks.js';
 import { loginRoute } from './login.js';
 import { logoutRoute } from './logout.js';
 import { openIdConfigurationRoute } from './openid-configuration.js';
+import { confirmPasswordResetRoute, requestPasswordResetRoute, resendVerificationRoute, verifyEmailRoute } from './recovery.js';
 import { registerRoute } from './register.js';
 import { deleteSessionRoute, listSessionsRoute } from './sessions.js';
 import { tokenRoute } from './token.js';
 
-export { changePasswordRoute, deleteSessionRoute, jwksRoute, listSessionsRoute, loginRoute, logoutRoute, openIdConfigurationRoute, registerRoute, tokenRoute };
+export { changePasswordRoute, confirmPasswordResetRoute, deleteSessionRoute, jwksRoute, listSessionsRoute, loginRoute, logoutRoute, openIdConfigurationRoute, registerRoute, requestPasswordResetRoute, resendVerificationRoute, tokenRoute, verifyEmailRoute };
 
 /**
  * The API: the one list a new route is added to. Every host serves it (the Lambda functions one
@@ -24,6 +25,10 @@ export const API_ROUTES: readonly Route<ApiServices>[] = [
   listSessionsRoute,
   deleteSessionRoute,
   changePasswordRoute,
+  requestPasswordResetRoute,
+  confirmPasswordResetRoute,
+  verifyEmailRoute,
+  resendVerificationRoute,
   jwksRoute,
   openIdConfigurationRoute,
 ];

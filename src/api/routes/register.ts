@@ -2,13 +2,19 @@ import { register } from '../../use-cases/register.js';
 import { defineRoute } from '../route.js';
 import { jsonResponse } from '../responses.js';
 import type { ApiServices } from '../services.js';
+import { ACCEPTED } from './recovery.js';
 
-/** POST /register: { email, password } -> 201 { userId }. */
+/**
+ * POST /register: { email, password } -> 201 { userId }; with email verification on, 202 and
+ * the same body for a new and a taken email (the mailbox's owner learns which it was).
+ */
 export const registerRoute = defineRoute<Pick<ApiServices, 'register'>>({
   name: 'register',
   method: 'POST',
   path: '/register',
   json: true,
-  handle: async ({ body, origin, services }) =>
-    jsonResponse(201, await register(await services.register(), { body, sourceIp: origin.sourceIp })),
+  handle: async ({ body, origin, services }) => {
+    const result = await register(await services.register(), { body, sourceIp: origin.sourceIp });
+    return 'userId' in result ? jsonResponse(201, result) : jsonResponse(202, ACCEPTED);
+  },
 });

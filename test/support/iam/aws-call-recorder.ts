@@ -3,22 +3,30 @@
  * resource, with the partition keys it touches (`dynamodb:LeadingKeys`). An SDK v3 middleware
  * (initialize step: the command's input, once per call however often the SDK retries).
  *
- * `recordAllAwsClients` attaches it to every DynamoDBClient and SSMClient the moment one first
- * sends, so a function's clients are recorded however its wiring builds them (the cached API
- * client, the rehash job's bulk client, the SSM client in its lazily loaded chunk) without a
- * hook in production code. Only the keys and names IAM sees are kept: never item attributes
- * (hashes), and keys are printed only as their kind (`keyKind`: `user#…`).
+ * `recordAllAwsClients` attaches it to every DynamoDBClient, SSMClient and SESv2Client the moment
+ * one first sends, so a function's clients are recorded however its wiring builds them (the
+ * cached API client, the rehash job's bulk client, the SSM and SES clients in their lazily loaded
+ * chunks) without a hook in production code. Only the keys and names IAM sees are kept: never
+ * item attributes (hashes) or mail contents, and keys are printed only as their kind
+ * (`keyKind`: `user#…`).
  */
 import { createHash } from 'node:crypto';
 import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { vi } from 'vitest';
+import { ACCOUNT_ID } from './template-roles.js';
 
 /** What one IAM authorization is about. A call may need several (batches, transactions). */
 export interface AwsRequest {
   /** e.g. "dynamodb:PutItem", "ssm:GetParameter". */
   action: string;
-  resource: { type: 'table'; table: string; index?: string } | { type: 'parameter'; name: string } | { type: 'unknown'; detail: string };
+  resource:
+    | { type: 'table'; table: string; index?: string }
+    | { type: 'parameter'; name: string }
+    /** An SES resource: `name` is what the function was configured with (the identity's ARN, the configuration set's name). */
+    | { type: 'ses'; kind: 'identity' | 'configuration-set'; arn: string; name: string }
+    | { type: 'unknown'; detail: string };
   /** Partition-key values touched, when the action has them (dynamodb:LeadingKeys). Raw: print only keyKind(). */
   leadingKeys?: string[];
   /** For items of TransactWriteItems / TransactGetItems (dynamodb:EnclosingOperation). */
@@ -40,13 +48,14 @@ export interface CallSink {
 }
 
 const MIDDLEWARE_NAME = 'passlaneIamCallRecorder';
-const SERVICE_OF_CLIENT: Record<string, string> = { DynamoDBClient: 'dynamodb', SSMClient: 'ssm' };
+const SERVICE_OF_CLIENT: Record<string, string> = { DynamoDBClient: 'dynamodb', SSMClient: 'ssm', SESv2Client: 'ses' };
+type RecordedClient = DynamoDBClient | SSMClient | SESv2Client;
 
 type Next = (args: { input: object }) => Promise<unknown>;
 type Context = { clientName?: string; commandName?: string };
 
 /** Adds the recording middleware to one client, through the SDK's own middleware stack. */
-export function attachRecorder(client: DynamoDBClient | SSMClient, schema: KeySchema, sink: () => CallSink | undefined): void {
+export function attachRecorder(client: RecordedClient, schema: KeySchema, sink: () => CallSink | undefined): void {
   const middleware = (next: Next, context: Context) => async (args: { input: object }) => {
     const target = sink();
     if (target !== undefined) {
@@ -63,16 +72,16 @@ export function attachRecorder(client: DynamoDBClient | SSMClient, schema: KeySc
 }
 
 /**
- * Records the calls of every DynamoDB and SSM client in this process into `currentSink()` (none
- * while it returns undefined), except the clients in `untracked` (the test's own, for seeding):
- * a vitest spy on `send` finds each client when it first sends and attaches the middleware to
- * it. Undone by vi.restoreAllMocks().
+ * Records the calls of every DynamoDB, SSM and SES v2 client in this process into
+ * `currentSink()` (none while it returns undefined), except the clients in `untracked` (the
+ * test's own, for seeding): a vitest spy on `send` finds each client when it first sends and
+ * attaches the middleware to it. Undone by vi.restoreAllMocks().
  */
 export function recordAllAwsClients(schema: KeySchema, currentSink: () => CallSink | undefined, untracked: WeakSet<object>): void {
   const instrumented = new WeakSet<object>();
-  for (const Client of [DynamoDBClient, SSMClient]) {
+  for (const Client of [DynamoDBClient, SSMClient, SESv2Client]) {
     const original = Client.prototype.send as (...args: unknown[]) => unknown;
-    vi.spyOn(Client.prototype, 'send').mockImplementation(function (this: DynamoDBClient | SSMClient, ...args: unknown[]) {
+    vi.spyOn(Client.prototype as { send: (...args: unknown[]) => unknown }, 'send').mockImplementation(function (this: RecordedClient, ...args: unknown[]) {
       if (!untracked.has(this) && !instrumented.has(this)) {
         instrumented.add(this);
         attachRecorder(this, schema, currentSink);
@@ -92,6 +101,7 @@ export function requestsOf(service: string, operation: string, input: Input, sch
     const name = typeof input.Name === 'string' ? input.Name : undefined;
     return [{ action, operation, resource: name === undefined ? { type: 'unknown', detail: 'no Name' } : { type: 'parameter', name } }];
   }
+  if (service === 'ses') return sesRequests(action, operation, input);
   if (service !== 'dynamodb') return [{ action, operation, resource: { type: 'unknown', detail: `client of ${service}` } }];
 
   const key = (item: unknown, attribute = schema.partitionKey): string => {
@@ -153,6 +163,30 @@ export function requestsOf(service: string, operation: string, input: Input, sch
       // fails the check rather than passing unexamined.
       return [{ action, operation, resource: table(input.TableName) }];
   }
+}
+
+/**
+ * SES v2 SendEmail, as SES authorizes it: the identity sent as and, when the mail names one, the
+ * configuration set (in the identity's region and the caller's account; the caller here is always
+ * the template's account). Only FromEmailAddressIdentityArn names the identity unambiguously:
+ * without it SES picks the address's or the domain's identity itself, which this check cannot
+ * know, so such a call is unknown and fails rather than passing unexamined.
+ */
+function sesRequests(action: string, operation: string, input: Input): AwsRequest[] {
+  if (operation !== 'SendEmail') return [{ action, operation, resource: { type: 'unknown', detail: `SES ${operation}` } }];
+  const identityArn = typeof input.FromEmailAddressIdentityArn === 'string' ? input.FromEmailAddressIdentityArn : undefined;
+  const parts = /^arn:([^:]+):ses:([^:]+):\d{12}:identity\/.+$/.exec(identityArn ?? '');
+  if (identityArn === undefined || parts === null) {
+    return [{ action, operation, resource: { type: 'unknown', detail: 'SendEmail without a FromEmailAddressIdentityArn' } }];
+  }
+  const requests: AwsRequest[] = [{ action, operation, resource: { type: 'ses', kind: 'identity', arn: identityArn, name: identityArn } }];
+  const configurationSet = input.ConfigurationSetName;
+  if (typeof configurationSet === 'string') {
+    const [, partition, region] = parts;
+    const arn = `arn:${partition}:ses:${region}:${ACCOUNT_ID}:configuration-set/${configurationSet}`;
+    requests.push({ action, operation, resource: { type: 'ses', kind: 'configuration-set', arn, name: configurationSet } });
+  }
+  return requests;
 }
 
 /** The partition-key value of `<attribute> = :value` in a KeyConditionExpression. */

@@ -22,7 +22,7 @@ export const ITEM_ACTIONS = new Set([
 ]);
 
 /** Services whose grants the functions' own code uses (logs are written by the Lambda runtime, KMS by SSM). */
-const CHECKED_SERVICES = ['dynamodb:', 'ssm:'];
+const CHECKED_SERVICES = ['dynamodb:', 'ssm:', 'ses:'];
 
 export function resourceArn(request: AwsRequest): string {
   const { resource } = request;
@@ -33,6 +33,8 @@ export function resourceArn(request: AwsRequest): string {
     }
     case 'parameter':
       return `arn:${PARTITION}:ssm:${REGION}:${ACCOUNT_ID}:parameter${resource.name.startsWith('/') ? '' : '/'}${resource.name}`;
+    case 'ses':
+      return resource.arn;
     case 'unknown':
       return `<unknown resource: ${resource.detail}>`;
   }
@@ -116,7 +118,7 @@ export async function deniedRequests(role: FunctionRole, requests: AwsRequest[])
 }
 
 /**
- * Grants no recorded request uses: for each Allow statement on DynamoDB or SSM, each action,
+ * Grants no recorded request uses: for each Allow statement on DynamoDB, SSM or SES, each action,
  * resource and LeadingKeys pattern must allow at least one request on its own.
  */
 export async function unusedGrants(role: FunctionRole, requests: AwsRequest[]): Promise<Finding[]> {
@@ -205,12 +207,14 @@ function dedupe(requests: AwsRequest[]): AwsRequest[] {
 
 /**
  * A function's calls as "<action> <what>" lines, sorted: the key kind (`user#`), the index
- * (`index/userId-index`) or the parameter's environment variable. Compared with FUNCTION_ACCESS.
+ * (`index/userId-index`), or the environment variable that names the parameter, SES identity or
+ * configuration set (`variables`: value -> variable). Compared with FUNCTION_ACCESS.
  */
-export function summarize(requests: AwsRequest[], parameterVariables: Record<string, string>): string[] {
+export function summarize(requests: AwsRequest[], variables: Record<string, string>): string[] {
   const lines = requests.flatMap((request) => {
     const { resource } = request;
-    if (resource.type === 'parameter') return [`${request.action} ${parameterVariables[resource.name] ?? `<unnamed parameter ${resource.name}>`}`];
+    if (resource.type === 'parameter') return [`${request.action} ${variables[resource.name] ?? `<unnamed parameter ${resource.name}>`}`];
+    if (resource.type === 'ses') return [`${request.action} ${variables[resource.name] ?? `<unnamed ${resource.kind} ${resource.name}>`}`];
     if (resource.type === 'table' && resource.index !== undefined) return [`${request.action} index/${resource.index}`];
     if (request.leadingKeys === undefined) return [request.action];
     return request.leadingKeys.map((key) => `${request.action} ${keyPrefix(key)}`);

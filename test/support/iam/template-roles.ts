@@ -1,8 +1,9 @@
 /**
  * The packaged CloudFormation template, made concrete: each function's role with its policy
- * statements resolved to ARNs (Fn::GetAtt, Fn::Sub, Ref, Fn::If on the template's Conditions,
- * Ref AWS::NoValue), and its environment, for a fixed account, region and partition. An
- * intrinsic this resolver does not know throws, so nothing is evaluated half-resolved.
+ * statements resolved to ARNs (Fn::GetAtt, Fn::Sub, Ref, Fn::Join, Fn::Split, Fn::Select, Fn::If
+ * on the template's Conditions, Ref AWS::NoValue), and its environment, for a fixed account,
+ * region and partition. An intrinsic this resolver does not know throws, so nothing is evaluated
+ * half-resolved.
  */
 import { LAMBDA_FUNCTIONS } from '../../../scripts/packaging/lambda-functions.js';
 
@@ -104,6 +105,15 @@ export function createResolver(template: Template, physicalIds: Record<string, s
           return typeof argument === 'string' ? sub(argument) : sub(args[0] as string, args[1] as Record<string, unknown>);
         case 'Fn::Join':
           return (resolve(args[1]) as unknown[]).join(args[0] as string);
+        case 'Fn::Split':
+          return String(resolve(args[1])).split(args[0] as string);
+        case 'Fn::Select': {
+          // As CloudFormation: an index past the list's end is an error, not undefined.
+          const list = resolve(args[1]) as unknown[];
+          const index = Number(resolve(args[0]));
+          if (!Number.isInteger(index) || index < 0 || index >= list.length) throw new Error(`Fn::Select: no item ${index} in ${JSON.stringify(list)}`);
+          return list[index];
+        }
         case 'Fn::If':
           return condition(args[0] as string) ? resolve(args[1]) : resolve(args[2]);
         case 'Fn::Equals':

@@ -1,0 +1,64 @@
+import type { MailKind } from './mail-sender.js';
+
+/** One mail's subject and bodies, with {{placeholders}} (templates.ts lists which each may use). */
+export interface MailTemplate {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export type MailTemplates = Record<MailKind, MailTemplate>;
+
+/** Plain words, one action each, and what to do when the mail was not expected. */
+export const DEFAULT_MAIL_TEMPLATES: Readonly<MailTemplates> = {
+  password_reset: {
+    subject: 'Reset your {{serviceName}} password',
+    text: `Someone asked to reset the password of your {{serviceName}} account.
+
+To choose a new password, open this link:
+{{link}}
+
+The link works once, for {{expiresIn}}. If you did not ask for this, ignore this mail: your password stays as it is.
+`,
+    html: page(`<p>Someone asked to reset the password of your {{serviceName}} account.</p>
+<p><a href="{{link}}">Choose a new password</a></p>
+<p>The link works once, for {{expiresIn}}. If you did not ask for this, ignore this mail: your password stays as it is.</p>`),
+  },
+  email_verification: {
+    subject: 'Confirm your email address for {{serviceName}}',
+    text: `Please confirm that this is the email address of your {{serviceName}} account by opening this link:
+{{link}}
+
+The link works for {{expiresIn}}. If you did not create an account, ignore this mail.
+`,
+    html: page(`<p>Please confirm that this is the email address of your {{serviceName}} account.</p>
+<p><a href="{{link}}">Confirm my email address</a></p>
+<p>The link works for {{expiresIn}}. If you did not create an account, ignore this mail.</p>`),
+  },
+  registration_attempt: {
+    subject: 'Someone tried to sign up to {{serviceName}} with your email address',
+    text: `Someone tried to create a {{serviceName}} account with this email address, which already has one. No account was created and nothing about yours changed.
+
+If it was you, sign in here (you can reset your password there if you forgot it):
+{{link}}
+
+If it was not you, you can ignore this mail.
+`,
+    html: page(`<p>Someone tried to create a {{serviceName}} account with this email address, which already has one. No account was created and nothing about yours changed.</p>
+<p>If it was you, <a href="{{link}}">sign in</a> (you can reset your password there if you forgot it).</p>
+<p>If it was not you, you can ignore this mail.</p>`),
+  },
+};
+
+/** The link also as text: some mail clients show HTML without working links. */
+function page(body: string): string {
+  return `<!doctype html>
+<html>
+<head><meta charset="utf-8"><title>{{serviceName}}</title></head>
+<body style="font-family: sans-serif; line-height: 1.5">
+${body}
+<p style="color: #555; font-size: 0.9em">If the link does not open, copy this address into your browser:<br>{{link}}</p>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,118 @@
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { isConditionalCheckFailed } from './checks.js';
+import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
+import { ONE_TIME_TOKEN_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
+
+/** What a one-time token is for; each account has at most one outstanding token of each kind. */
+export type OneTimeTokenPurpose = 'reset' | 'verify';
+
+export interface StoredOneTimeToken {
+  /** SHA-256 of the secret (base64url); the secret itself is never stored. */
+  tokenHash: string;
+  /** The account the token acts on (normalised email: the account item's key). */
+  email: string;
+  /** Epoch seconds; checked on every read (TTL deletes late). */
+  expiresAt: number;
+  /** Wrong secrets presented for this token so far. */
+  wrongGuesses: number;
+}
+
+/**
+ * One item per account and purpose, `token#<purpose>#<email fingerprint>` (layout in table.ts):
+ * a new token replaces the outstanding one (so a new request voids the earlier link), and using
+ * it deletes it on the condition that it is still the one presented, so of two racing uses
+ * exactly one wins.
+ */
+export class OneTimeTokenStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  async put(purpose: OneTimeTokenPurpose, accountKey: string, token: Omit<StoredOneTimeToken, 'wrongGuesses'>): Promise<void> {
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: { S: tokenKey(purpose, accountKey) },
+            tokenHash: { S: token.tokenHash },
+            email: { S: token.email },
+            [TTL_ATTRIBUTE]: { N: String(token.expiresAt) },
+            wrongGuesses: { N: '0' },
+          },
+        }),
+      );
+    } catch (error) {
+      throw new StorageUnavailableError('putOneTimeToken', error);
+    }
+  }
+
+  /** The outstanding token, expired or not (the caller decides), strongly consistent. */
+  async read(purpose: OneTimeTokenPurpose, accountKey: string): Promise<StoredOneTimeToken | undefined> {
+    let item: Record<string, AttributeValue> | undefined;
+    try {
+      ({ Item: item } = await this.client.send(
+        new GetItemCommand({ TableName: this.tableName, Key: { pk: { S: tokenKey(purpose, accountKey) } }, ConsistentRead: true }),
+      ));
+    } catch (error) {
+      throw new StorageUnavailableError('readOneTimeToken', error);
+    }
+    if (item === undefined) return undefined;
+    const number = (name: string) => {
+      const value = Number(item[name]?.N ?? '0');
+      if (!Number.isSafeInteger(value) || value < 0) throw new StorageRecordInvalidError(`token.${name}`);
+      return value;
+    };
+    const tokenHash = item.tokenHash?.S;
+    const email = item.email?.S;
+    if (tokenHash === undefined || email === undefined) throw new StorageRecordInvalidError('token');
+    return { tokenHash, email, expiresAt: number(TTL_ATTRIBUTE), wrongGuesses: number('wrongGuesses') };
+  }
+
+  /**
+   * Uses the token: deletes it if it is still the one with `tokenHash`. False when another use
+   * (or a newer token) got there first.
+   */
+  async consume(purpose: OneTimeTokenPurpose, accountKey: string, tokenHash: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: tokenKey(purpose, accountKey) } },
+          ConditionExpression: 'tokenHash = :hash',
+          ExpressionAttributeValues: { ':hash': { S: tokenHash } },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw new StorageUnavailableError('consumeOneTimeToken', error);
+    }
+  }
+
+  /** One wrong secret more against the token with `tokenHash`; at `limit` the token is voided. */
+  async recordWrongGuess(purpose: OneTimeTokenPurpose, accountKey: string, tokenHash: string, limit: number): Promise<void> {
+    const key = { pk: { S: tokenKey(purpose, accountKey) } };
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: key,
+          UpdateExpression: 'ADD wrongGuesses :one',
+          ConditionExpression: 'tokenHash = :hash',
+          ExpressionAttributeValues: { ':one': { N: '1' }, ':hash': { S: tokenHash } },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      if (Number(Attributes?.wrongGuesses?.N ?? '0') >= limit) await this.consume(purpose, accountKey, tokenHash);
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return;
+      throw new StorageUnavailableError('recordWrongGuess', error);
+    }
+  }
+}
+
+export function tokenKey(purpose: OneTimeTokenPurpose, accountKey: string): string {
+  return `${ONE_TIME_TOKEN_KEY_PREFIX}${purpose}#${accountKey}`;
+}

@@ -1,0 +1,48 @@
+import { HashChangedError } from '../storage/errors.js';
+import type { AuthDependencies } from './dependencies.js';
+import { checkNewPassword } from './check-new-password.js';
+import { endOtherSessions } from './end-sessions.js';
+import { ConcurrentUpdateError, InvalidOneTimeTokenError } from './errors.js';
+import { sourceKeyOf } from './source-key.js';
+import { translateErrors } from './translate-errors.js';
+import { checkOneTimeToken, consumeOneTimeToken } from './use-one-time-token.js';
+import { requireObject, requireString } from './validate-input.js';
+
+const MAX_ATTEMPTS = 3;
+
+/**
+ * POST /password/reset/confirm: `{ token, newPassword }`. The token is checked, the new password
+ * checked and hashed, then the token is used (a conditional delete: of two racing confirms one
+ * wins) and the new hash stored. Every session of the account ends, its run of failed logins is
+ * cleared (and the waits of the source confirming), and the mailbox counts as verified (the link proved it).
+ */
+export async function confirmPasswordReset(deps: AuthDependencies, request: { body: unknown; sourceIp?: string }): Promise<void> {
+  const body = requireObject(request.body);
+  const newPassword = requireString(body, 'newPassword');
+  return translateErrors(async () => {
+    const checked = await checkOneTimeToken(deps, 'reset', body.token);
+    // The rules every new password passes (src/passwords), before any hash is spent on it.
+    await checkNewPassword(deps, newPassword, { email: checked.stored.email, action: 'password_reset' });
+    deps.hasher.checkPassword(newPassword);
+    const newHash = await deps.hasher.hash(newPassword);
+    await consumeOneTimeToken(deps, 'reset', checked);
+    const { email } = checked.stored;
+    for (let attempt = 1; ; attempt++) {
+      const user = await deps.users.getUserByEmail(email);
+      if (user === undefined) throw new InvalidOneTimeTokenError();
+      try {
+        await deps.users.replacePasswordHash({ email, expectedHash: user.passwordHash, newHash, reason: 'password-reset', now: deps.now?.() });
+      } catch (error) {
+        // A login's upgrade of the old hash landed in between: read again and replace that.
+        if (!(error instanceof HashChangedError)) throw error;
+        if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError();
+        continue;
+      }
+      deps.audit({ type: 'auth.password_reset', userId: user.userId });
+      await endOtherSessions(deps, { accountKey: checked.accountKey, userId: user.userId });
+      await deps.loginGuard.clearAccountFailures(checked.accountKey, sourceKeyOf(request.sourceIp));
+      if (user.emailVerified !== true) await deps.users.markEmailVerified(email, deps.now?.());
+      return;
+    }
+  });
+}

@@ -1,0 +1,52 @@
+import { formatOneTimeToken, newOneTimeToken } from '../recovery/one-time-token.js';
+import { secretHash } from '../sessions/refresh-token.js';
+import type { AuthDependencies } from './dependencies.js';
+import { mailFailureCode } from './mail-failure.js';
+import { sourceKeyOf } from './source-key.js';
+import { translateErrors } from './translate-errors.js';
+import { normaliseEmail, requireObject } from './validate-input.js';
+
+export type RecoveryDependencies = Pick<
+  AuthDependencies,
+  'users' | 'counters' | 'oneTimeTokens' | 'mail' | 'recovery' | 'fingerprint' | 'rateLimits' | 'audit' | 'now' | 'replyTiming'
+>;
+
+/**
+ * POST /password/reset: the same answer (202) in the same time whether or not the account
+ * exists. For an account within its budgets a new token replaces the outstanding one (so an
+ * earlier link stops working) and goes out by mail. Limits per account and per source are
+ * silent too. Every answer waits as long as the slowest one this container has seen recently,
+ * so the mail's round trip does not tell a known address from an unknown one.
+ */
+export async function requestPasswordReset(deps: RecoveryDependencies, request: { body: unknown; sourceIp?: string }): Promise<void> {
+  const email = normaliseEmail(requireObject(request.body).email);
+  return translateErrors(async () => {
+    const timing = deps.replyTiming?.start();
+    const accountKey = await deps.fingerprint(email);
+    const outcome = await sendResetIfAllowed(deps, email, accountKey, request.sourceIp);
+    deps.audit({ type: 'auth.password_reset_requested', outcome, emailFingerprint: accountKey });
+    await deps.replyTiming?.pad(timing?.done() ?? 0);
+  });
+}
+
+async function sendResetIfAllowed(deps: RecoveryDependencies, email: string, accountKey: string, sourceIp: string | undefined) {
+  const now = deps.now?.() ?? new Date();
+  const { perSource, windowSeconds } = deps.rateLimits;
+  const [account, source, user] = await Promise.all([
+    deps.counters.hit({ key: `reset#account#${accountKey}`, limit: deps.recovery.mailsPerAccountPerHour, windowSeconds: 3600, now }),
+    deps.counters.hit({ key: `reset#ip#${sourceKeyOf(sourceIp)}`, limit: perSource, windowSeconds, now }),
+    deps.users.getUserByEmail(email),
+  ]);
+  if (!account.allowed || !source.allowed) return 'rate_limited';
+  if (user === undefined) return 'unknown_account';
+  const token = newOneTimeToken(accountKey);
+  const expiresIn = deps.recovery.resetTokenSeconds;
+  await deps.oneTimeTokens.put('reset', accountKey, { tokenHash: await secretHash(token.secret), email, expiresAt: Math.floor(now.getTime() / 1000) + expiresIn });
+  try {
+    await deps.mail.passwordReset(email, formatOneTimeToken(token), expiresIn);
+  } catch (error) {
+    // The same 202: a failure here would tell who has an account. The operator sees the metric.
+    deps.audit({ type: 'auth.mail_failed', mail: 'password_reset', code: mailFailureCode(error) });
+  }
+  return 'sent';
+}

@@ -1,0 +1,51 @@
+import { parseOneTimeToken } from '../recovery/one-time-token.js';
+import { sameHash, secretHash } from '../sessions/refresh-token.js';
+import type { OneTimeTokenPurpose, StoredOneTimeToken } from '../storage/one-time-token-store.js';
+import type { AuthDependencies } from './dependencies.js';
+import { InvalidOneTimeTokenError } from './errors.js';
+
+/** A presented token checked against the account's outstanding one, not yet used. */
+export interface CheckedOneTimeToken {
+  accountKey: string;
+  tokenHash: string;
+  stored: StoredOneTimeToken;
+}
+
+/**
+ * The account's outstanding token of this purpose, if the presented one is it and still valid.
+ * A wrong secret counts against the outstanding token (voided at the limit); anything else is
+ * the same 400 `invalid_token`. Expiry is checked here: TTL deletes late.
+ */
+export async function checkOneTimeToken(
+  deps: Pick<AuthDependencies, 'oneTimeTokens' | 'recovery' | 'audit' | 'now'>,
+  purpose: OneTimeTokenPurpose,
+  presented: unknown,
+): Promise<CheckedOneTimeToken> {
+  const reject = (reason: 'malformed' | 'unknown' | 'expired' | 'mismatch'): never => {
+    deps.audit({ type: 'auth.one_time_token_rejected', purpose, reason });
+    throw new InvalidOneTimeTokenError();
+  };
+  const token = parseOneTimeToken(presented);
+  if (token === undefined) return reject('malformed');
+  const stored = await deps.oneTimeTokens.read(purpose, token.accountKey);
+  if (stored === undefined) return reject('unknown');
+  if (stored.expiresAt <= Math.floor((deps.now?.() ?? new Date()).getTime() / 1000)) return reject('expired');
+  const tokenHash = await secretHash(token.secret);
+  if (!sameHash(tokenHash, stored.tokenHash)) {
+    await deps.oneTimeTokens.recordWrongGuess(purpose, token.accountKey, stored.tokenHash, deps.recovery.wrongTokenLimit);
+    return reject('mismatch');
+  }
+  return { accountKey: token.accountKey, tokenHash, stored };
+}
+
+/** Uses the token: of two racing uses exactly one gets here, the other gets `invalid_token`. */
+export async function consumeOneTimeToken(
+  deps: Pick<AuthDependencies, 'oneTimeTokens' | 'audit'>,
+  purpose: OneTimeTokenPurpose,
+  checked: CheckedOneTimeToken,
+): Promise<void> {
+  if (!(await deps.oneTimeTokens.consume(purpose, checked.accountKey, checked.tokenHash))) {
+    deps.audit({ type: 'auth.one_time_token_rejected', purpose, reason: 'used' });
+    throw new InvalidOneTimeTokenError();
+  }
+}

@@ -1,0 +1,260 @@
+/**
+ * Password reset and email verification (issue: one-time tokens, nothing enumerable), through the
+ * use-cases against both real DynamoDB servers, with a clock the test moves. The mail channel is
+ * captured in memory here; the real senders (SES through the SDK, the outbox) have their own tests.
+ */
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenKey } from '../src/storage/one-time-token-store.js';
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { changePassword } from '../src/use-cases/change-password.js';
+import { confirmPasswordReset } from '../src/use-cases/confirm-password-reset.js';
+import type { AuthDependencies } from '../src/use-cases/dependencies.js';
+import { EmailNotVerifiedError, InvalidCredentialsError, InvalidGrantError, InvalidOneTimeTokenError, PasswordRejectedError, RateLimitedError, UnauthenticatedError } from '../src/use-cases/errors.js';
+import { createFailureTiming } from '../src/use-cases/failure-timing.js';
+import { login } from '../src/use-cases/login.js';
+import { refreshSession } from '../src/use-cases/refresh-session.js';
+import { register } from '../src/use-cases/register.js';
+import { requestPasswordReset } from '../src/use-cases/request-password-reset.js';
+import { resendVerification, verifyEmail } from '../src/use-cases/verify-email.js';
+import { createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
+import { dynamoDbServers } from './support/dynamodb-servers.js';
+
+const PASSWORD = 'correct horse battery staple';
+const NEW_PASSWORD = 'a brand new passphrase';
+
+function movableClock(start = Date.now()) {
+  let now = start;
+  return { now: () => new Date(now), advance: (seconds: number) => void (now += seconds * 1000) };
+}
+
+const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
+const signIn = (deps: AuthDependencies, email: string, password: string) => login(deps, { body: { email, password }, sourceIp: '198.51.100.7' });
+
+describe.each(dynamoDbServers)('password reset on $name', ({ start }) => {
+  let server: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    server = await start();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  async function withAccount(overrides: Partial<AuthDependencies> = {}) {
+    const clock = movableClock();
+    const fixture = await createAuthFixture(server.endpoint, { now: clock.now, ...overrides });
+    const email = uniqueEmail();
+    await register(fixture.deps, { body: { email, password: PASSWORD } });
+    const reset = async () => {
+      await requestPasswordReset(fixture.deps, { body: { email }, sourceIp: '198.51.100.7' });
+      return fixture.mailbox.last('password_reset')?.token;
+    };
+    return { ...fixture, clock, email, reset };
+  }
+
+  it('answers alike for unknown and known emails, and mails only the account owner', async () => {
+    const { deps, email, mailbox, reset, dispose } = await withAccount();
+    const unknown = await requestPasswordReset(deps, { body: { email: uniqueEmail() } });
+    const known = await requestPasswordReset(deps, { body: { email } });
+    expect(known).toEqual(unknown);
+    expect(mailbox.sent.map((m) => [m.kind, m.to])).toEqual([['password_reset', email]]);
+    expect(mailbox.sent[0]!.expiresInSeconds).toBe(3600);
+    expect(await reset()).toMatch(/^[0-9a-f]{16}\.[\w-]{43}$/);
+    dispose();
+  });
+
+  it('pads every answer to the slowest seen, so the mail round trip does not show', async () => {
+    let clockMs = 0;
+    const paddings: number[] = [];
+    const replyTiming = createFailureTiming({ now: () => clockMs, sleep: async (ms) => void paddings.push(ms) });
+    const { deps, email, mailbox, dispose } = await withAccount({ replyTiming });
+    // A known address whose mail takes 80 ms, then an unknown one that takes none.
+    deps.mail = { ...mailbox.mail, passwordReset: async () => void (clockMs += 80) };
+    await requestPasswordReset(deps, { body: { email } });
+    await requestPasswordReset(deps, { body: { email: uniqueEmail() } });
+    expect(paddings).toEqual([80]);
+    dispose();
+  });
+
+  it('sets the new password once: old refused, new accepted, every session ended, failures cleared', async () => {
+    const { deps, email, reset, dispose } = await withAccount();
+    const before = await signIn(deps, email, PASSWORD);
+    await expect(signIn(deps, email, 'not the password')).rejects.toBeInstanceOf(InvalidCredentialsError);
+    const token = await reset();
+    await confirmPasswordReset(deps, { body: { token, newPassword: NEW_PASSWORD } });
+    await expect(signIn(deps, email, PASSWORD)).rejects.toBeInstanceOf(InvalidCredentialsError);
+    const after = await signIn(deps, email, NEW_PASSWORD);
+    expect(decodeJwt(after.accessToken).email_verified).toBe(true);
+    expect(await failureOf(refreshSession(deps, { body: { grant_type: 'refresh_token', refresh_token: before.refreshToken } }))).toBeInstanceOf(InvalidGrantError);
+    // Single use.
+    expect(await failureOf(confirmPasswordReset(deps, { body: { token, newPassword: 'yet another passphrase' } }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    dispose();
+  });
+
+  it('lets the owner in after a reset from the source whose failures made it wait', async () => {
+    const { deps, email, reset, dispose } = await withAccount({ rateLimits: limits({}, { failuresPerAccountSource: 2 }) });
+    for (let i = 0; i < 2; i++) await expect(signIn(deps, email, 'not the password')).rejects.toBeInstanceOf(InvalidCredentialsError);
+    await expect(signIn(deps, email, PASSWORD)).rejects.toBeInstanceOf(RateLimitedError);
+    await confirmPasswordReset(deps, { body: { token: await reset(), newPassword: NEW_PASSWORD }, sourceIp: '198.51.100.7' });
+    await signIn(deps, email, NEW_PASSWORD);
+    dispose();
+  });
+
+  it('refuses resending a verification link for a signed-out session', async () => {
+    const { deps, email, dispose } = await withAccount();
+    const { accessToken } = await signIn(deps, email, PASSWORD);
+    const { logout } = await import('../src/use-cases/end-sessions.js');
+    await logout(deps, { accessToken });
+    expect(await failureOf(resendVerification(deps, { accessToken }))).toBeInstanceOf(UnauthenticatedError);
+    dispose();
+  });
+
+  it('applies the password rules to the new password, and keeps the token for a better one', async () => {
+    const { deps, email, reset, dispose } = await withAccount();
+    const token = await reset();
+    expect(await failureOf(confirmPasswordReset(deps, { body: { token, newPassword: 'password123' } }))).toBeInstanceOf(PasswordRejectedError);
+    await confirmPasswordReset(deps, { body: { token, newPassword: NEW_PASSWORD } });
+    await signIn(deps, email, NEW_PASSWORD);
+    dispose();
+  });
+
+  it('of two racing confirms exactly one wins', async () => {
+    const { deps, email, reset, dispose } = await withAccount();
+    const token = await reset();
+    const results = await Promise.all(
+      ['first racing passphrase', 'second racing passphrase'].map((newPassword) => failureOf(confirmPasswordReset(deps, { body: { token, newPassword } }))),
+    );
+    expect(results.filter((r) => r === undefined)).toHaveLength(1);
+    expect(results.filter((r) => r instanceof InvalidOneTimeTokenError)).toHaveLength(1);
+    const winner = results[0] === undefined ? 'first racing passphrase' : 'second racing passphrase';
+    await signIn(deps, email, winner);
+    dispose();
+  });
+
+  it('refuses an expired token that TTL has not deleted yet', async () => {
+    const { deps, reset, clock, client, tableName, dispose } = await withAccount();
+    const token = await reset();
+    clock.advance(3601);
+    const { Item } = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: tokenKey('reset', token!.split('.')[0]!) } }, ConsistentRead: true }));
+    expect(Item).toBeDefined();
+    expect(await failureOf(confirmPasswordReset(deps, { body: { token, newPassword: NEW_PASSWORD } }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    dispose();
+  });
+
+  it('a new request voids the earlier link, and wrong tokens void the outstanding one', async () => {
+    const { deps, reset, dispose } = await withAccount();
+    const first = await reset();
+    const second = await reset();
+    expect(await failureOf(confirmPasswordReset(deps, { body: { token: first, newPassword: NEW_PASSWORD } }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    const [accountKey] = second!.split('.');
+    for (let i = 0; i < deps.recovery.wrongTokenLimit; i++) {
+      const wrong = `${accountKey}.${'B'.repeat(43)}`;
+      expect(await failureOf(confirmPasswordReset(deps, { body: { token: wrong, newPassword: NEW_PASSWORD } }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    }
+    expect(await failureOf(confirmPasswordReset(deps, { body: { token: second, newPassword: NEW_PASSWORD } }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    expect(await failureOf(confirmPasswordReset(deps, { body: { token: 'garbage', newPassword: NEW_PASSWORD } }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    dispose();
+  });
+
+  it('limits reset mails per account silently', async () => {
+    const { deps, mailbox, email, dispose } = await withAccount();
+    for (let i = 0; i < deps.recovery.mailsPerAccountPerHour + 2; i++) await requestPasswordReset(deps, { body: { email } });
+    expect(mailbox.sent.filter((m) => m.kind === 'password_reset')).toHaveLength(deps.recovery.mailsPerAccountPerHour);
+    dispose();
+  });
+
+  it('stores only the hash of the token', async () => {
+    const { reset, client, tableName, dispose } = await withAccount();
+    const token = (await reset())!;
+    const [accountKey, secret] = token.split('.');
+    const { Item } = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: tokenKey('reset', accountKey!) } }, ConsistentRead: true }));
+    expect(JSON.stringify(Item)).not.toContain(secret);
+    dispose();
+  });
+});
+
+describe.each(dynamoDbServers)('email verification on $name', ({ start }) => {
+  let server: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    server = await start();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  async function verifying(requireVerifiedEmail: boolean) {
+    const clock = movableClock();
+    const fixture = await createAuthFixture(server.endpoint, { now: clock.now });
+    fixture.deps.recovery = { ...fixture.deps.recovery, emailVerification: true, requireVerifiedEmail };
+    return { ...fixture, clock };
+  }
+
+  it('registration answers the same for a new and a taken email; each owner gets the right mail', async () => {
+    const { deps, mailbox, dispose } = await verifying(false);
+    const email = uniqueEmail();
+    const fresh = await register(deps, { body: { email, password: PASSWORD } });
+    const taken = await register(deps, { body: { email, password: 'someone else entirely' } });
+    expect(taken).toEqual(fresh);
+    expect(fresh).toEqual({ verification: 'sent' });
+    expect(mailbox.sent.map((m) => m.kind)).toEqual(['email_verification', 'registration_attempt']);
+    expect(mailbox.sent.every((m) => m.to === email)).toBe(true);
+    // The taken email's password did not change.
+    await signIn(deps, email, PASSWORD);
+    dispose();
+  });
+
+  it('verifies with the mailed token; access tokens say so, and the link works once', async () => {
+    const { deps, mailbox, dispose } = await verifying(false);
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+    const before = await signIn(deps, email, PASSWORD);
+    expect(decodeJwt(before.accessToken).email_verified).toBe(false);
+    const token = mailbox.last('email_verification')!.token;
+    await verifyEmail(deps, { body: { token } });
+    expect(decodeJwt((await signIn(deps, email, PASSWORD)).accessToken).email_verified).toBe(true);
+    // The session from before verification refreshes into a verified token too.
+    const refreshed = await refreshSession(deps, { body: { grant_type: 'refresh_token', refresh_token: before.refreshToken } });
+    expect(decodeJwt(refreshed.accessToken).email_verified).toBe(true);
+    expect(await failureOf(verifyEmail(deps, { body: { token } }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    dispose();
+  });
+
+  it('with verification required, a correct login on an unverified account is 403 and mails a new link; a wrong one stays 401', async () => {
+    const { deps, mailbox, dispose } = await verifying(true);
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+    await expect(signIn(deps, email, 'not the password')).rejects.toBeInstanceOf(InvalidCredentialsError);
+    await expect(signIn(deps, email, PASSWORD)).rejects.toBeInstanceOf(EmailNotVerifiedError);
+    const links = mailbox.sent.filter((m) => m.kind === 'email_verification');
+    expect(links).toHaveLength(2);
+    // The newest link works; the first was replaced by it.
+    expect(await failureOf(verifyEmail(deps, { body: { token: links[0]!.token } }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    await verifyEmail(deps, { body: { token: links[1]!.token } });
+    await signIn(deps, email, PASSWORD);
+    dispose();
+  });
+
+  it('resends a link to the token holder, and nothing once verified', async () => {
+    const { deps, mailbox, dispose } = await verifying(false);
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+    const { accessToken } = await signIn(deps, email, PASSWORD);
+    await resendVerification(deps, { accessToken });
+    expect(mailbox.sent.filter((m) => m.kind === 'email_verification')).toHaveLength(2);
+    await verifyEmail(deps, { body: { token: mailbox.last('email_verification')!.token } });
+    await resendVerification(deps, { accessToken });
+    expect(mailbox.sent.filter((m) => m.kind === 'email_verification')).toHaveLength(2);
+    dispose();
+  });
+
+  it('a password change still works for a verified account (rules of the other flows untouched)', async () => {
+    const { deps, mailbox, dispose } = await verifying(false);
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+    await verifyEmail(deps, { body: { token: mailbox.last('email_verification')!.token } });
+    const { accessToken } = await signIn(deps, email, PASSWORD);
+    await changePassword(deps, { accessToken, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
+    await signIn(deps, email, NEW_PASSWORD);
+    dispose();
+  });
+});

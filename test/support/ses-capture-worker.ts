@@ -1,0 +1,22 @@
+/**
+ * A Worker that sends one password-reset mail through SES the way the edge wiring does
+ * (createAccountMail with edge/ses-client.ts's client): bundled like the real Worker and run in
+ * workerd by test/mail-edge.test.ts, against the SES capture endpoint.
+ */
+import { createWorkerSesClient } from '../../edge/ses-client.js';
+import { stringBindings, type WorkerEnv } from '../../edge/worker-env.js';
+import { readMailConfig } from '../../src/config/mail-config.js';
+import { createAccountMail } from '../../src/mail/account-mail.js';
+
+export default {
+  async fetch(request: Request, env: WorkerEnv): Promise<Response> {
+    const mail = createAccountMail(readMailConfig(stringBindings(env)), { sesClient: createWorkerSesClient });
+    try {
+      await mail.passwordReset(new URL(request.url).searchParams.get('to') ?? '', 'tok-edge', 3600);
+      return new Response('sent');
+    } catch (error) {
+      const { name, code, reason } = error as { name: string; code?: string; reason?: string };
+      return Response.json({ name, code, reason }, { status: 500 });
+    }
+  },
+};
