@@ -27,15 +27,11 @@ import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { httpApiAuthorizerEvent, METHOD_ARN, restRequestAuthorizerEvent, restTokenAuthorizerEvent } from './support/authorizer-events.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { lambdaContext } from './support/lambda-context.js';
+import { movableClock } from './support/clock.js';
 
 const PASSWORD = 'correct horse battery staple';
 const STAGE_WILDCARD = 'arn:aws:execute-api:eu-west-1:123456789012:other123/prod/*';
 const ACCESS_TOKEN_TTL_S = 900;
-
-function movableClock(start = Date.now()) {
-  let now = start;
-  return { now: () => new Date(now), advance: (seconds: number) => void (now += seconds * 1000) };
-}
 
 /** Everything the process writes while this file runs (Powertools writes JSON lines to stdout and stderr). */
 const written: string[] = [];

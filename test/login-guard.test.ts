@@ -14,17 +14,12 @@ import type { AuthDependencies } from '../src/use-cases/dependencies.js';
 import { createFailureTiming } from '../src/use-cases/failure-timing.js';
 import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
+import { movableClock } from './support/clock.js';
 
 const PASSWORD = 'correct horse battery staple';
 const WRONG = 'not the password at all';
 const ATTACKER = '203.0.113.66';
 const OWNER = '198.51.100.20';
-
-/** A clock the test moves; every use-case call reads it through deps.now. */
-function movableClock(start = Date.now()) {
-  let now = start;
-  return { now: () => new Date(now), advance: (seconds: number) => void (now += seconds * 1000) };
-}
 
 const attempt = (deps: AuthDependencies, email: string, password: string, sourceIp: string) =>
   login(deps, { body: { email, password }, sourceIp }).then(

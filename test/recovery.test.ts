@@ -19,16 +19,11 @@ import { requestPasswordReset } from '../src/use-cases/request-password-reset.js
 import { resendVerification, verifyEmail } from '../src/use-cases/verify-email.js';
 import { createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
+import { movableClock, failureOf } from './support/clock.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';
 
-function movableClock(start = Date.now()) {
-  let now = start;
-  return { now: () => new Date(now), advance: (seconds: number) => void (now += seconds * 1000) };
-}
-
-const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
 const signIn = (deps: AuthDependencies, email: string, password: string) => login(deps, { body: { email, password }, sourceIp: '198.51.100.7' });
 
 describe.each(dynamoDbServers)('password reset on $name', ({ start }) => {

@@ -26,20 +26,14 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { decodeJwt } from 'jose';
 import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
+import { movableClock, failureOf } from './support/clock.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'another long passphrase';
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
-function movableClock(start = Date.now()) {
-  let now = start;
-  return { now: () => new Date(now), advance: (seconds: number) => void (now += seconds * 1000) };
-}
-
 const refresh = (deps: AuthDependencies, token: string, sourceIp = '198.51.100.7') =>
   refreshSession(deps, { body: { grant_type: 'refresh_token', refresh_token: token }, sourceIp });
-
-const failureOf = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => error);
 
 describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
   let server: Awaited<ReturnType<typeof start>>;

@@ -6,6 +6,7 @@
  */
 import { SendEmailCommand, SESv2Client, type SendEmailCommandInput, type SESv2ClientConfig } from '@aws-sdk/client-sesv2';
 import type { SesConnection } from '../config/mail-config.js';
+import { cachedPerConnection, connectionSettings } from '../shared/aws-connection.js';
 
 /**
  * The SDK's `standard` retry, 3 attempts: throttling (TooManyRequestsException), 5xx and network
@@ -25,38 +26,18 @@ export const SES_CONNECTION_TIMEOUT_MS = 1_000;
 export const SES_REQUEST_TIMEOUT_MS = 2_000;
 
 export function sesClientConfig(connection: SesConnection): SESv2ClientConfig {
-  const { endpoint, region, credentials } = connection;
-  const config: SESv2ClientConfig = {
+  return {
     retryMode: SES_RETRY_MODE,
     maxAttempts: SES_MAX_ATTEMPTS,
     // Options, not `new NodeHttpHandler(...)`: the SDK builds its own handler from them (also the
     // fetch handler of its browser build, on the edge), and we import no transitive package.
     requestHandler: { connectionTimeout: SES_CONNECTION_TIMEOUT_MS, requestTimeout: SES_REQUEST_TIMEOUT_MS, throwOnRequestTimeout: true },
+    ...connectionSettings(connection),
   };
-  if (region !== undefined) config.region = region;
-  if (endpoint !== undefined) {
-    // A local stand-in (tests): it checks no signature, but the SDK signs all the same.
-    config.endpoint = endpoint;
-    config.region ??= 'local';
-    config.credentials = credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' };
-  }
-  // Otherwise credentials come from the SDK's default chain (on Lambda, the function's role).
-  return config;
 }
 
-/** One client per container and configuration: keep-alive sockets and resolved credentials are reused. */
-const clients = new Map<string, SESv2Client>();
-
-export function createSesClient(connection: SesConnection): SESv2Client {
-  const { endpoint, region, credentials } = connection;
-  const key = JSON.stringify([endpoint, region, credentials?.accessKeyId, credentials?.sessionToken]);
-  let client = clients.get(key);
-  if (client === undefined) {
-    client = new SESv2Client(sesClientConfig(connection));
-    clients.set(key, client);
-  }
-  return client;
-}
+/** One client per container and configuration (src/shared/aws-connection.ts). */
+export const createSesClient: (connection: SesConnection) => SESv2Client = cachedPerConnection((connection) => new SESv2Client(sesClientConfig(connection)));
 
 /** SendEmail; the message id SES assigned. */
 export async function sendEmail(client: SESv2Client, input: SendEmailCommandInput): Promise<string | undefined> {

@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDbConnection } from '../config/storage-config.js';
+import { cachedPerConnection, connectionSettings } from '../shared/aws-connection.js';
 
 /**
  * Retry: the SDK's `standard` mode, 3 attempts in all. It retries throttling, 5xx and network
@@ -22,9 +23,7 @@ export const DYNAMODB_REQUEST_TIMEOUT_MS = 1_000;
 
 /** The client configuration `createDynamoDbClient` uses, exposed for tests and diagnostics. */
 export function dynamoDbClientConfig(storage: DynamoDbConnection): DynamoDBClientConfig {
-  const { endpoint, region, credentials } = storage;
-
-  const config: DynamoDBClientConfig = {
+  return {
     retryMode: DYNAMODB_RETRY_MODE,
     // The middleware stack is resolved once per command class instead of on every send (a few
     // tenths of a millisecond of CPU per request, on the login path too). We never change a
@@ -39,36 +38,11 @@ export function dynamoDbClientConfig(storage: DynamoDbConnection): DynamoDBClien
       requestTimeout: DYNAMODB_REQUEST_TIMEOUT_MS,
       throwOnRequestTimeout: true,
     },
+    ...connectionSettings(storage),
   };
-  if (region !== undefined) config.region = region;
-
-  if (endpoint !== undefined) {
-    // DynamoDB Local / dynalite: any credentials and region are accepted (DynamoDB Local keeps a
-    // separate database per access key + region unless -sharedDb, so they must be stable).
-    config.endpoint = endpoint;
-    config.region ??= 'local';
-    config.credentials = credentials ?? { accessKeyId: 'local', secretAccessKey: 'local' };
-  }
-  // Without an endpoint, credentials come from the SDK's default chain (the Lambda role's
-  // environment credentials) and the region from AWS_REGION, which Lambda always sets.
-  return config;
 }
 
-/**
- * One client per container, cached per configuration. Lambda reuses a container across
- * invocations: reusing the client keeps its keep-alive sockets (no TCP/TLS handshake per login)
- * and resolves credentials once. A client created per request would also leak sockets.
- * Different configurations (tests pointing at several servers) get different clients.
- */
-const clients = new Map<string, DynamoDBClient>();
-
-export function createDynamoDbClient(storage: DynamoDbConnection): DynamoDBClient {
-  const { endpoint, region, credentials } = storage;
-  const key = JSON.stringify([endpoint, region, credentials?.accessKeyId, credentials?.sessionToken]);
-  let client = clients.get(key);
-  if (client === undefined) {
-    client = new DynamoDBClient(dynamoDbClientConfig(storage));
-    clients.set(key, client);
-  }
-  return client;
-}
+/** One client per container and configuration (aws-connection.ts). */
+export const createDynamoDbClient: (storage: DynamoDbConnection) => DynamoDBClient = cachedPerConnection(
+  (storage) => new DynamoDBClient(dynamoDbClientConfig(storage)),
+);

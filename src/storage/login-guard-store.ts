@@ -11,6 +11,7 @@ import { sessionsKey, toAccountSessions, type AccountSessions } from './session-
 import { isConditionalCheckFailed } from './checks.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
 import { FAILURE_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
+import { epochSeconds } from '../shared/epoch-seconds.js';
 
 /** Who is logging in, as the keys of what a login reads and writes. */
 export interface LoginTarget {
@@ -203,10 +204,6 @@ export function accountFailureKey(accountKey: string): string {
 
 /** Failure items outlive their last failure by at least a day, so slow guessing is still counted. */
 export const FAILURE_MEMORY_SECONDS = DAY_SECONDS;
-
-function epochSeconds(date: Date): number {
-  return Math.floor(date.getTime() / 1000);
-}
 
 function windowStart(nowSeconds: number, windowSeconds: number): number {
   return nowSeconds - (nowSeconds % windowSeconds);

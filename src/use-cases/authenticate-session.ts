@@ -3,6 +3,7 @@ import { isLive, type AccountSessions, type StoredSession } from '../storage/ses
 import { InvalidTokenError } from '../tokens/errors.js';
 import type { SessionManagementDependencies } from './dependencies.js';
 import { UnauthenticatedError } from './errors.js';
+import { epochSeconds } from '../shared/epoch-seconds.js';
 
 /** The caller behind an access token whose session is still live. */
 export interface AuthenticatedSession {
@@ -35,7 +36,7 @@ export async function authenticateSession(
   if (id === undefined) throw new UnauthenticatedError('the access token belongs to no session');
   const read = await deps.sessions.read(id.accountKey);
   const session = read.sessions.get(id.sessionId);
-  if (session === undefined || session.userId !== token.userId || !isLive(session, Math.floor(now.getTime() / 1000))) {
+  if (session === undefined || session.userId !== token.userId || !isLive(session, epochSeconds(now))) {
     throw new UnauthenticatedError('the session has ended');
   }
   return { userId: token.userId, sessionId: token.sessionId!, accountKey: id.accountKey, session, read, issuedAt: token.issuedAt };

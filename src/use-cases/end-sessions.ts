@@ -5,6 +5,7 @@ import { authenticateSession } from './authenticate-session.js';
 import type { SessionManagementDependencies } from './dependencies.js';
 import { InvalidRequestError, SessionNotFoundError, TemporarilyUnavailableError } from './errors.js';
 import { translateErrors } from './translate-errors.js';
+import { epochSeconds } from '../shared/epoch-seconds.js';
 
 export type LogoutScope = 'local' | 'others' | 'global';
 export const LOGOUT_SCOPES: readonly LogoutScope[] = ['local', 'others', 'global'];
@@ -37,7 +38,7 @@ export async function deleteSession(deps: SessionManagementDependencies, request
     const caller = await authenticateSession(deps, request.accessToken, deps.now?.());
     const target = parsePublicSessionId(request.id);
     const session = target?.accountKey === caller.accountKey ? caller.read.sessions.get(target.sessionId) : undefined;
-    const nowSeconds = Math.floor((deps.now?.() ?? new Date()).getTime() / 1000);
+    const nowSeconds = epochSeconds(deps.now?.() ?? new Date());
     // Another account's session and an ended one look the same: not found.
     if (session === undefined || session.userId !== caller.userId || !isLive(session, nowSeconds)) throw new SessionNotFoundError();
     await deps.sessions.end(caller.read, [session.sessionId]);

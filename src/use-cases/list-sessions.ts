@@ -3,6 +3,7 @@ import { isLive } from '../storage/session-store.js';
 import { authenticateSession } from './authenticate-session.js';
 import type { SessionManagementDependencies } from './dependencies.js';
 import { translateErrors } from './translate-errors.js';
+import { epochSeconds } from '../shared/epoch-seconds.js';
 
 /** What GET /sessions shows of a session: never a token or a hash. */
 export interface SessionSummary {
@@ -24,7 +25,7 @@ export async function listSessions(deps: SessionManagementDependencies, request:
   return translateErrors(async () => {
     const now = deps.now?.() ?? new Date();
     const caller = await authenticateSession(deps, request.accessToken, now);
-    const nowSeconds = Math.floor(now.getTime() / 1000);
+    const nowSeconds = epochSeconds(now);
     const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
     const sessions = [...caller.read.sessions.values()]
       .filter((session) => session.userId === caller.userId && isLive(session, nowSeconds))

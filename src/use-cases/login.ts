@@ -13,6 +13,7 @@ import { sourceKeyOf } from './source-key.js';
 import { startSession, type StartedSession } from './start-session.js';
 import { translateErrors } from './translate-errors.js';
 import { normaliseEmail, requireObject, requireString } from './validate-input.js';
+import { epochSeconds } from '../shared/epoch-seconds.js';
 
 export interface LoginRequest {
   body: unknown;
@@ -216,8 +217,4 @@ async function upgradeHash(deps: AuthDependencies, user: UserRecord, password: s
 function describe(deps: AuthDependencies, stored: string): string {
   const { scheme, parameters, pepperKeyId } = deps.hasher.describe(stored);
   return [scheme, parameters, pepperKeyId && `pepper=${pepperKeyId}`].filter(Boolean).join(' ');
-}
-
-function epochSeconds(date: Date): number {
-  return Math.floor(date.getTime() / 1000);
 }

@@ -17,6 +17,7 @@ import { sourceKeyOf } from './source-key.js';
 import { refreshExpiresIn } from './start-session.js';
 import { translateErrors } from './translate-errors.js';
 import { requireObject } from './validate-input.js';
+import { epochSeconds } from '../shared/epoch-seconds.js';
 
 export interface RefreshRequest {
   /** `{ grant_type: "refresh_token", refresh_token }`, from JSON or a form. */
@@ -60,7 +61,7 @@ export async function refreshSession(deps: SessionDependencies, request: Refresh
   return translateErrors(async () => {
     for (let decision = 1; decision <= MAX_DECISIONS; decision++) {
       const now = deps.now?.() ?? new Date();
-      const nowSeconds = Math.floor(now.getTime() / 1000);
+      const nowSeconds = epochSeconds(now);
       const source = sourceWindow(request.sourceIp, nowSeconds, deps.rateLimits.windowSeconds);
       const { sessions, sourceFailures } = await deps.sessions.readForRefresh(token?.accountKey, source);
       if (sourceFailures >= deps.sessionConfig.refreshFailuresPerSource) {
@@ -145,7 +146,7 @@ async function answer(
   return {
     ...access,
     refreshToken: formatRefreshToken({ accountKey: token.accountKey, sessionId: session.sessionId, secret }),
-    refreshExpiresIn: refreshExpiresIn(session, Math.floor(now.getTime() / 1000)),
+    refreshExpiresIn: refreshExpiresIn(session, epochSeconds(now)),
   };
 }
 

@@ -5,6 +5,7 @@ import { mailFailureCode } from './mail-failure.js';
 import { sourceKeyOf } from './source-key.js';
 import { translateErrors } from './translate-errors.js';
 import { normaliseEmail, requireObject } from './validate-input.js';
+import { epochSeconds } from '../shared/epoch-seconds.js';
 
 export type RecoveryDependencies = Pick<
   AuthDependencies,
@@ -41,7 +42,7 @@ async function sendResetIfAllowed(deps: RecoveryDependencies, email: string, acc
   if (user === undefined) return 'unknown_account';
   const token = newOneTimeToken(accountKey);
   const expiresIn = deps.recovery.resetTokenSeconds;
-  await deps.oneTimeTokens.put('reset', accountKey, { tokenHash: await secretHash(token.secret), email, expiresAt: Math.floor(now.getTime() / 1000) + expiresIn });
+  await deps.oneTimeTokens.put('reset', accountKey, { tokenHash: await secretHash(token.secret), email, expiresAt: epochSeconds(now) + expiresIn });
   try {
     await deps.mail.passwordReset(email, formatOneTimeToken(token), expiresIn);
   } catch (error) {

@@ -2,6 +2,7 @@ import { formatOneTimeToken, newOneTimeToken } from '../recovery/one-time-token.
 import { secretHash } from '../sessions/refresh-token.js';
 import type { RegisterDependencies } from './dependencies.js';
 import { mailFailureCode } from './mail-failure.js';
+import { epochSeconds } from '../shared/epoch-seconds.js';
 
 /**
  * A new verification token for the account (replacing any outstanding one) and its mail, within
@@ -20,7 +21,7 @@ export async function sendVerification(
   await deps.oneTimeTokens.put('verify', account.accountKey, {
     tokenHash: await secretHash(token.secret),
     email: account.email,
-    expiresAt: Math.floor(now.getTime() / 1000) + expiresIn,
+    expiresAt: epochSeconds(now) + expiresIn,
   });
   try {
     await deps.mail.emailVerification(account.email, formatOneTimeToken(token), expiresIn);

@@ -3,6 +3,7 @@ import { formatRefreshToken, newSecret, newSessionId, publicSessionId, secretHas
 import { approximateNetwork, clientFamily } from '../sessions/session-origin.js';
 import { isLive, type AccountSessions, type StoredSession } from '../storage/session-store.js';
 import type { AuthDependencies } from './dependencies.js';
+import { epochSeconds } from '../shared/epoch-seconds.js';
 
 export interface StartedSession {
   /** The public id: the access token's `sid`. */
@@ -34,7 +35,7 @@ export interface StartSessionInput {
  * reads again.
  */
 export async function startSession(deps: Pick<AuthDependencies, 'sessions' | 'sessionConfig' | 'audit'>, input: StartSessionInput): Promise<StartedSession> {
-  const nowSeconds = Math.floor(input.now.getTime() / 1000);
+  const nowSeconds = epochSeconds(input.now);
   const config = deps.sessionConfig;
   const evict = sessionsToEnd(input.read, input.userId, nowSeconds, config);
   const sessionId = newSessionId();

@@ -3,6 +3,7 @@ import { sameHash, secretHash } from '../sessions/refresh-token.js';
 import type { OneTimeTokenPurpose, StoredOneTimeToken } from '../storage/one-time-token-store.js';
 import type { AuthDependencies } from './dependencies.js';
 import { InvalidOneTimeTokenError } from './errors.js';
+import { epochSeconds } from '../shared/epoch-seconds.js';
 
 /** A presented token checked against the account's outstanding one, not yet used. */
 export interface CheckedOneTimeToken {
@@ -29,7 +30,7 @@ export async function checkOneTimeToken(
   if (token === undefined) return reject('malformed');
   const stored = await deps.oneTimeTokens.read(purpose, token.accountKey);
   if (stored === undefined) return reject('unknown');
-  if (stored.expiresAt <= Math.floor((deps.now?.() ?? new Date()).getTime() / 1000)) return reject('expired');
+  if (stored.expiresAt <= epochSeconds(deps.now?.() ?? new Date())) return reject('expired');
   const tokenHash = await secretHash(token.secret);
   if (!sameHash(tokenHash, stored.tokenHash)) {
     await deps.oneTimeTokens.recordWrongGuess(purpose, token.accountKey, stored.tokenHash, deps.recovery.wrongTokenLimit);
