@@ -4,10 +4,21 @@ import { argon2Scheme, rawArgon2Scheme } from './argon2-phc.js';
 import { bcryptScheme } from './bcrypt.js';
 import { djangoScheme } from './django.js';
 import { passlibScheme } from './passlib.js';
+import { FRAMEWORK_SCHEMES } from './framework-schemes.js';
 import type { HashScheme, ParsedHash } from './types.js';
+import { UNIX_SCHEMES } from './unix-schemes.js';
 import { wrappedScheme } from './wrapped.js';
 
-const LEGACY_SCHEMES: readonly HashScheme[] = [argon2Scheme, rawArgon2Scheme, bcryptScheme, djangoScheme, passlibScheme];
+// Order matters where prefixes overlap: Spring's lower-case `{sha256}` is matched before LDAP's `{SHA256}`.
+const LEGACY_SCHEMES: readonly HashScheme[] = [
+  argon2Scheme,
+  rawArgon2Scheme,
+  bcryptScheme,
+  djangoScheme,
+  passlibScheme,
+  ...FRAMEWORK_SCHEMES,
+  ...UNIX_SCHEMES,
+];
 const SCHEMES: readonly HashScheme[] = [...LEGACY_SCHEMES, wrappedScheme(parseWith(LEGACY_SCHEMES))];
 
 /**

@@ -22,6 +22,11 @@ export interface ParsedHash {
    * longer password that verified may differ from the real one past that point.
    */
   readonly inputLimitBytes?: number;
+  /**
+   * Set for fast digests (unsalted or salted MD5/SHA-1/SHA-2, a few rounds at most): crackable at
+   * billions of guesses a second on one GPU, so the inventory flags them and rehash wraps them first.
+   */
+  readonly fastDigest?: true;
   /** The stored tag or checksum, decoded: what a correct password recomputes. */
   readonly digest: Uint8Array;
   /** The digest as written: always the stored value's last field, which wrapping replaces. */
