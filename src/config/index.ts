@@ -10,4 +10,11 @@ export { readRateLimits, DEFAULT_RATE_LIMITS } from './rate-limit-config.js';
 export { readRehashConfig, type RehashConfig } from './rehash-config.js';
 export { readPasswordConfig, type BreachCheckConfig, type PasswordConfig } from './password-config.js';
 export { readMailConfig, readServiceName, type MailConfig, type MailTransport } from './mail-config.js';
+export {
+  readMigrationConfig,
+  DEFAULT_MIGRATION_TIMEOUT_MS,
+  type FunctionMigrationConfig,
+  type MigrationConfig,
+  type UrlMigrationConfig,
+} from './migration-config.js';
 export { loadSecrets, SecretLoadError, SecretsUnavailableError, type SecretSource } from './load-secrets.js';

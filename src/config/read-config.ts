@@ -4,6 +4,7 @@ import type { Env } from './env.js';
 import { readFingerprintConfig, type FingerprintConfig } from './fingerprint-config.js';
 import { readHasherConfig, type HasherConfig } from './hasher-config.js';
 import { readMailConfig, type MailConfig } from './mail-config.js';
+import { readMigrationConfig, type MigrationConfig } from './migration-config.js';
 import { readPasswordConfig, type PasswordConfig } from './password-config.js';
 import { readRateLimits } from './rate-limit-config.js';
 import { readRecoveryConfig, type RecoveryConfig } from './recovery-config.js';
@@ -25,6 +26,8 @@ export interface PasslaneConfig {
   authorizer: AuthorizerConfig;
   mail: MailConfig;
   passwords: PasswordConfig;
+  /** Lazy migration at login; absent when off (migration-config.ts). */
+  migration?: MigrationConfig;
 }
 
 /**
@@ -33,6 +36,7 @@ export interface PasslaneConfig {
  * imported (that is src/tokens' job), safe to call in any runtime with any string map.
  */
 export function readConfig(env: Env): PasslaneConfig {
+  const migration = readMigrationConfig(env);
   return {
     storage: readStorageConfig(env),
     hasher: readHasherConfig(env),
@@ -45,5 +49,6 @@ export function readConfig(env: Env): PasslaneConfig {
     authorizer: readAuthorizerConfig(env),
     mail: readMailConfig(env),
     passwords: readPasswordConfig(env),
+    ...(migration && { migration }),
   };
 }

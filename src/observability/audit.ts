@@ -33,6 +33,8 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
   'auth.password_rejected': 'PasswordRejected',
   'auth.breach_check_unavailable': 'BreachCheckUnavailable',
   'auth.login_weak_password': 'LoginWeakPassword',
+  'auth.account_migrated': 'AccountMigrated',
+  'auth.migration_unavailable': 'MigrationUnavailable',
 };
 
 /**

@@ -1,4 +1,5 @@
 import type { PasswordRejectionReason } from '../passwords/policy.js';
+import type { MigrationUnavailableReason } from './migration-source.js';
 
 /**
  * Security events, written as structured logs (and counted as metrics) by the host. They carry
@@ -7,7 +8,9 @@ import type { PasswordRejectionReason } from '../passwords/policy.js';
 export type AuditEvent =
   | { type: 'auth.registered'; userId: string }
   | { type: 'auth.login_succeeded'; userId: string }
-  | { type: 'auth.login_failed'; reason: 'unknown_account' | 'wrong_password' | 'unverifiable_record'; userId?: string; emailFingerprint: string }
+  | { type: 'auth.login_failed'; reason: 'unknown_account' | 'wrong_password' | 'unverifiable_record' | 'migration_rejected'; userId?: string; emailFingerprint: string }
+  | { type: 'auth.account_migrated'; userId: string; emailVerified: boolean }
+  | { type: 'auth.migration_unavailable'; reason: MigrationUnavailableReason; status?: number; emailFingerprint: string }
   | { type: 'auth.password_rehashed'; userId: string; from: string; to: string }
   | { type: 'auth.password_rehash_skipped'; userId: string; reason: 'hash_changed' | 'storage_unavailable' }
   | { type: 'auth.password_changed'; userId: string }

@@ -10,6 +10,7 @@ import type { OneTimeTokenStore } from '../storage/one-time-token-store.js';
 import type { AuditEvent } from './audit-events.js';
 import type { FailureTiming } from './failure-timing.js';
 import type { EmailFingerprint } from './fingerprint.js';
+import type { MigrationSource } from './migration-source.js';
 
 /** The token operations the use-cases need; the jose-based service in src/tokens provides them. */
 export interface AccessTokens {
@@ -69,6 +70,11 @@ export interface AuthDependencies {
   fingerprint: EmailFingerprint;
   rateLimits: RateLimits;
   audit(event: AuditEvent): void;
+  /**
+   * Lazy migration (src/migration/README.md): the old system, asked at login about an email with
+   * no account. Absent unless PASSLANE_MIGRATION_URL or PASSLANE_MIGRATION_FUNCTION is set.
+   */
+  migration?: MigrationSource;
   /** Pads failed logins to the slowest verify seen; without it (tests) nothing is padded. */
   failureTiming?: FailureTiming;
   /**
@@ -83,9 +89,10 @@ export interface AuthDependencies {
 /**
  * Registration issues and checks no token and reads no login state: without `tokens`, so its
  * function needs no signing key, and without `loginGuard` and `sessions`, so its role reads no
- * account or session. It keys verification tokens by the email's fingerprint.
+ * account or session. It keys verification tokens by the email's fingerprint. It never asks the
+ * old system (`migration`): only a login does.
  */
-export type RegisterDependencies = Omit<AuthDependencies, 'tokens' | 'loginGuard' | 'sessions' | 'sessionConfig'>;
+export type RegisterDependencies = Omit<AuthDependencies, 'tokens' | 'loginGuard' | 'sessions' | 'sessionConfig' | 'migration'>;
 
 /**
  * Refresh, logout and the session list: tokens and sessions only, so their functions hold no

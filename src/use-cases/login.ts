@@ -7,6 +7,8 @@ import type { LoginState, LoginTarget } from '../storage/login-guard-store.js';
 import { auditExistingPassword } from './check-new-password.js';
 import type { AuthDependencies } from './dependencies.js';
 import { EmailNotVerifiedError, InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from './errors.js';
+import { askOldSystem, createMigratedAccount } from './migrate-account.js';
+import type { MigrationAnswer } from './migration-source.js';
 import { sendVerification } from './send-verification.js';
 import { failureUpdate, limitReached } from './login-guard.js';
 import { sourceKeyOf } from './source-key.js';
@@ -42,7 +44,10 @@ const MAX_DECISIONS = 3;
  * failure takes the same time and answers the same. A failure writes its counters after the
  * verify; a good login with a current hash and no past failures writes nothing. An outdated hash
  * is upgraded conditionally on the one just verified; if a password change overtook the read,
- * the login reads again and decides again, and issues no token on the stale read.
+ * the login reads again and decides again, and issues no token on the stale read. With lazy
+ * migration on (deps.migration), an email with no account is asked of the old system in the
+ * verify's place (migrate-account.ts): after the limits, padded alike on "no"; on "yes" the
+ * account is created conditionally and the login goes on as a good one.
  */
 export async function login(deps: AuthDependencies, request: LoginRequest): Promise<LoginResponse> {
   const body = requireObject(request.body);
@@ -58,9 +63,14 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
       enforceLimits(deps, state, now, fingerprint);
 
       const timing = deps.failureTiming?.start();
-      const verdict = await verifyOrDummy(deps, state.user, password);
+      // Inside the window: the old system's latency is part of what every failure is padded to,
+      // so the time taken does not tell an email with an account from one without.
+      const verdict: Verdict =
+        !state.user && deps.migration
+          ? await askOldSystem(deps, deps.migration, { email, password, fingerprint })
+          : await verifyOrDummy(deps, state.user, password);
       const padding = timing?.done() ?? 0;
-      if (!state.user || !verdict.ok) {
+      if (!verdict.ok || (!state.user && !verdict.migration)) {
         // Writes and padding together: the failure's answer waits for the slowest verify seen.
         await Promise.all([
           deps.loginGuard.recordFailure(target, state, failureUpdate(state, deps.rateLimits, epochSeconds(now))),
@@ -68,13 +78,22 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
         ]);
         deps.audit({
           type: 'auth.login_failed',
-          reason: !state.user ? 'unknown_account' : verdict.unverifiable ? 'unverifiable_record' : 'wrong_password',
+          reason: verdict.migration ? 'migration_rejected' : !state.user ? 'unknown_account' : verdict.unverifiable ? 'unverifiable_record' : 'wrong_password',
           ...(state.user && { userId: state.user.userId }),
           emailFingerprint: fingerprint,
         });
         throw new InvalidCredentialsError();
       }
-      const user = state.user;
+      let user = state.user;
+      if (!user) {
+        // Only the old system's "yes" gets here. Lost to a registration (or a twin login): read again.
+        const created = await createMigratedAccount(deps, { email, password, emailVerified: migratedEmailVerified(verdict.migration) });
+        if (created === 'taken') {
+          if (decision < MAX_DECISIONS) continue;
+          throw new TemporarilyUnavailableError(1);
+        }
+        user = created;
+      }
       // Only after the password verified, so it tells a guesser nothing.
       if (deps.recovery.requireVerifiedEmail && user.emailVerified !== true) {
         deps.audit({ type: 'auth.login_unverified', userId: user.userId });
@@ -86,7 +105,7 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
         if (decision < MAX_DECISIONS) continue;
         throw new TemporarilyUnavailableError(1);
       }
-      const session = await startLoginSession(deps, request, target, state, typeof upgrade === 'object' ? upgrade.newHash : user.passwordHash);
+      const session = await startLoginSession(deps, request, target, state, user, typeof upgrade === 'object' ? upgrade.newHash : user.passwordHash);
       if (session === 'overtaken') {
         if (decision < MAX_DECISIONS) continue;
         throw new TemporarilyUnavailableError(1);
@@ -117,9 +136,9 @@ async function startLoginSession(
   request: LoginRequest,
   target: LoginTarget,
   state: LoginState,
+  user: UserRecord,
   verifiedHash: string,
 ): Promise<StartedSession | 'overtaken'> {
-  const user = state.user!;
   let read = state.sessions;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -141,6 +160,13 @@ async function startLoginSession(
     if (fresh.user?.passwordHash !== verifiedHash) return 'overtaken';
     read = fresh.sessions;
   }
+}
+
+/** A verify's result, or the old system's answer in its place (`migration`). */
+type Verdict = VerifyResult & { unverifiable?: boolean; migration?: MigrationAnswer };
+
+function migratedEmailVerified(answer: MigrationAnswer | undefined): boolean | undefined {
+  return answer?.valid ? answer.emailVerified : undefined;
 }
 
 function enforceLimits(deps: AuthDependencies, state: LoginState, now: Date, fingerprint: string): void {

@@ -27,6 +27,7 @@ import type { AccountMail, AuthDependencies, RegisterDependencies, SessionDepend
 import { createFailureTiming } from '../use-cases/failure-timing.js';
 import { createEmailFingerprint, type EmailFingerprint } from '../use-cases/fingerprint.js';
 import { localSecretsRefusedOn, readOrCreateLocalSecret } from '../shared/local-secret-file.js';
+import { buildMigrationSource } from './build-migration-source.js';
 import type { Platform } from './platform.js';
 
 /** What the API needs: the use-cases' dependencies, with the full token service (for the JWKS). */
@@ -130,14 +131,19 @@ export async function buildAuthDependencies(
   overrides: Partial<AppDependencies> = {},
   options: BuildOptions = {},
 ): Promise<AppDependencies> {
-  const [tokens, fingerprint] = await Promise.all([overrides.tokens ?? buildTokenService(config), overrides.fingerprint ?? buildFingerprint(config)]);
+  const [tokens, fingerprint, migration] = await Promise.all([
+    overrides.tokens ?? buildTokenService(config),
+    overrides.fingerprint ?? buildFingerprint(config),
+    // Built at start when configured, so a bad setting fails the cold start, not a login.
+    'migration' in overrides ? overrides.migration : buildMigrationSource(config.migration, platform),
+  ]);
   const loginGuard = overrides.loginGuard ?? new LoginGuardStore(platform.dynamoDb(config.storage), config.storage.table, config.rateLimits.windowSeconds);
   // One per container: it remembers this container's recent verify costs.
   const failureTiming = overrides.failureTiming ?? createFailureTiming({ floorMs: config.rateLimits.login.failureFloorMs });
   const sessions = overrides.sessions ?? new SessionStore(platform.dynamoDb(config.storage), config.storage.table);
   const sessionConfig = overrides.sessionConfig ?? config.sessions;
   const registerDependencies = await buildRegisterDependencies(config, platform, { ...overrides, fingerprint }, options);
-  return { ...registerDependencies, tokens, fingerprint, loginGuard, failureTiming, sessions, sessionConfig };
+  return { ...registerDependencies, tokens, fingerprint, loginGuard, failureTiming, sessions, sessionConfig, ...(migration && { migration }) };
 }
 
 /** Refresh (with the full token service) or session management (with a verifying one): the sessions, nothing that hashes. */

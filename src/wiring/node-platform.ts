@@ -19,6 +19,8 @@ export const nodePlatformWithoutBlocklist: Platform = {
   // Pure: a bundle that never uses the platform (the JWKS function) drops it with its imports.
   audit: /* @__PURE__ */ createAuditSink(),
   mail: { log: { info: (message, fields) => logger.info(message, fields ?? {}) } },
+  // A dynamic import: the Lambda bundles keep the SDK's Lambda client in a chunk read only when configured.
+  migrationFunction: async (config) => (await import('../migration/lambda-migration-source.js')).createLambdaMigrationSource(config),
 };
 
 /** The same with the bundled blocklist: every Node host and function that sets passwords. */

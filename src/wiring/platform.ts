@@ -1,9 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { FunctionMigrationConfig } from '../config/migration-config.js';
 import type { DynamoDbConnection } from '../config/storage-config.js';
 import type { PasswordHasher, PasswordHasherOptions } from '../hashing/create-password-hasher.js';
 import type { MailWiringOptions } from '../mail/account-mail.js';
 import type { Blocklist } from '../passwords/blocklist.js';
 import type { AuthDependencies } from '../use-cases/dependencies.js';
+import type { MigrationSource } from '../use-cases/migration-source.js';
 
 /**
  * What differs between the places passlane runs, and nothing else: which hashing entry the
@@ -26,4 +28,9 @@ export interface Platform {
    * data out; a policy built without it refuses to check a new password (BlocklistUnavailableError).
    */
   passwordBlocklist?: () => Promise<Blocklist>;
+  /**
+   * Lazy migration's Lambda form (PASSLANE_MIGRATION_FUNCTION), loading the SDK's Lambda client
+   * only when called. Absent where there is no AWS SDK (the Worker): the HTTPS form only there.
+   */
+  migrationFunction?: (config: FunctionMigrationConfig) => Promise<MigrationSource>;
 }

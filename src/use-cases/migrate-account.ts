@@ -1,0 +1,70 @@
+/**
+ * Lazy migration at login (src/migration/README.md): an email with no account is checked
+ * against the old system, and on its "yes" the account is created as registration creates it.
+ * login.ts decides when (after the limits, inside the failure-timing window) and what follows.
+ */
+import type { VerifyResult } from '../hashing/create-password-hasher.js';
+import type { UserRecord } from '../storage/account-store.js';
+import { AccountExistsError } from '../storage/errors.js';
+import type { AuthDependencies } from './dependencies.js';
+import { TemporarilyUnavailableError } from './errors.js';
+import { MigrationUnavailableError, type MigrationAnswer, type MigrationSource } from './migration-source.js';
+
+/** Long enough for a blip of the old system to pass; an outage is the operator's to see (audit). */
+export const MIGRATION_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The dummy verify first, so a "no" costs what any unknown email costs (and an overloaded
+ * hasher answers 503 before the old system is asked), then the one question. Without an answer:
+ * audited, and 503 with Retry-After; nothing is created and no failure is counted, since nothing
+ * was verified.
+ */
+export async function askOldSystem(
+  deps: AuthDependencies,
+  migration: MigrationSource,
+  input: { email: string; password: string; fingerprint: string },
+): Promise<VerifyResult & { migration: MigrationAnswer }> {
+  const dummy = await deps.hasher.verifyDummy(input.password);
+  let answer: MigrationAnswer;
+  try {
+    answer = await migration.check(input.email, input.password);
+  } catch (error) {
+    if (!(error instanceof MigrationUnavailableError)) throw error;
+    deps.audit({
+      type: 'auth.migration_unavailable',
+      reason: error.reason,
+      ...(error.status !== undefined && { status: error.status }),
+      emailFingerprint: input.fingerprint,
+    });
+    throw new TemporarilyUnavailableError(MIGRATION_RETRY_AFTER_SECONDS, { cause: error });
+  }
+  return { ...dummy, ok: answer.valid, needsRehash: false, migration: answer };
+}
+
+/**
+ * The account for a password the old system accepted, written on the condition that the email
+ * is still free (as registration writes it). `upgrade: true`: the old system's own rules
+ * admitted this password, and refusing one shorter than today's minimum would lock its owner
+ * out at the very login meant to bring them over; the rules apply when they next set one, and
+ * login counts it meanwhile (auditExistingPassword). The old system's emailVerified is trusted;
+ * without it the email counts as unverified where verification is on, as a new registration's.
+ * 'taken': someone registered (or this login's twin migrated) the email meanwhile.
+ */
+export async function createMigratedAccount(
+  deps: AuthDependencies,
+  input: { email: string; password: string; emailVerified?: boolean },
+): Promise<UserRecord | 'taken'> {
+  const passwordHash = await deps.hasher.hash(input.password, { upgrade: true });
+  const userId = deps.newUserId?.() ?? crypto.randomUUID();
+  const createdAt = deps.now?.() ?? new Date();
+  const emailVerified = input.emailVerified ?? (deps.recovery.emailVerification ? false : undefined);
+  const user: UserRecord = { userId, email: input.email, passwordHash, createdAt, ...(emailVerified !== undefined && { emailVerified }) };
+  try {
+    await deps.users.createUser(user);
+  } catch (error) {
+    if (error instanceof AccountExistsError) return 'taken';
+    throw error;
+  }
+  deps.audit({ type: 'auth.account_migrated', userId, emailVerified: emailVerified === true });
+  return user;
+}

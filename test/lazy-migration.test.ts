@@ -1,0 +1,519 @@
+/**
+ * Lazy migration at login (src/migration/README.md): an email with no account is checked once
+ * against the old system, behind a real HTTP endpoint on 127.0.0.1 that verifies the signature
+ * itself, or as a real function behind the local Lambda API endpoint the bench uses; accounts
+ * land in a real DynamoDB server.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SSMClient } from '@aws-sdk/client-ssm';
+import { decodeJwt } from 'jose';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Before the Powertools singletons load: INFO lines (audit events, request failures) on stdout,
+// which the log test reads; no EMF output.
+vi.hoisted(() => {
+  process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+  process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+});
+import { startLocalLambdaApi, type LocalLambdaApi } from '../src/bench/remote/local-lambda-api.js';
+import { ConfigError } from '../src/config/config-error.js';
+import { DEFAULT_RECOVERY_CONFIG } from '../src/config/recovery-config.js';
+import { loadSecrets } from '../src/config/load-secrets.js';
+import { readMigrationConfig } from '../src/config/migration-config.js';
+import { readConfig } from '../src/config/read-config.js';
+import { createSsmSecretSource, ssmClientConfig } from '../src/config/ssm-secret-source.js';
+import { createHttpMigrationSource } from '../src/migration/http-migration-source.js';
+import { createLambdaMigrationSource } from '../src/migration/lambda-migration-source.js';
+import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
+import { ensureTable } from '../src/storage/table.js';
+import type { AuthDependencies } from '../src/use-cases/dependencies.js';
+import { EmailNotVerifiedError, InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from '../src/use-cases/errors.js';
+import { createFailureTiming } from '../src/use-cases/failure-timing.js';
+import { login, type LoginResponse } from '../src/use-cases/login.js';
+import type { MigrationSource } from '../src/use-cases/migration-source.js';
+import { register } from '../src/use-cases/register.js';
+import { sourceKeyOf } from '../src/use-cases/source-key.js';
+import { buildMigrationSource } from '../src/wiring/build-migration-source.js';
+import { createAuthDependencies } from './support/app-dependencies.js';
+import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
+import { failureOf } from './support/clock.js';
+import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { httpApiEvent } from './support/http-api-event.js';
+import { lambdaContext } from './support/lambda-context.js';
+import { createLoginHandler } from './support/lambda-handlers.js';
+import { startLocalSsmEndpoint } from './support/local-ssm-endpoint.js';
+import { oldSystemAccounts, startOldSystemServer, type OldSystemAccounts, type OldSystemServer } from './support/old-system.js';
+
+const SECRET = 'test-migration-secret-0123456789abcdef0123456789';
+const PASSWORD = 'the password the old app knew';
+const WRONG = 'not the old password';
+const SOURCE = '198.51.100.20';
+/** Short, so the tests about timeouts are quick; long enough for an honest answer on a loaded machine. */
+const FAST_TIMEOUT_MS = 600;
+
+const attempt = (deps: AuthDependencies, email: string, password: string, sourceIp = SOURCE): Promise<LoginResponse | unknown> =>
+  login(deps, { body: { email, password }, sourceIp }).catch((error: unknown) => error);
+
+async function failuresOf(deps: AuthDependencies, email: string, sourceIp = SOURCE) {
+  const state = await deps.loginGuard.read({ email, accountKey: await deps.fingerprint(email), sourceKey: sourceKeyOf(sourceIp), now: new Date() });
+  return { account: state.account.failures, accountSource: state.accountSource.failures, hasAccount: state.user !== undefined };
+}
+
+describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests, on $name', ({ start }) => {
+  let dynamo: RunningDynamoDb;
+  let oldSystem: OldSystemAccounts;
+  let endpoint: OldSystemServer;
+  let source: MigrationSource;
+  beforeAll(async () => {
+    dynamo = await start();
+    oldSystem = oldSystemAccounts();
+    endpoint = await startOldSystemServer({ secret: SECRET, accounts: oldSystem });
+    source = createHttpMigrationSource({ url: endpoint.url, secret: SECRET, timeoutMs: FAST_TIMEOUT_MS });
+  });
+  afterAll(async () => {
+    await endpoint?.stop();
+    await dynamo?.stop();
+  });
+  afterEach(() => endpoint.behave({}));
+
+  it('creates the account with an argon2id hash on "yes", logs in, and never asks again for that email', async () => {
+    const counting = countingHasher();
+    const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source, hasher: counting.hasher });
+    const email = uniqueEmail();
+    oldSystem.add(email, PASSWORD);
+    const before = endpoint.requests.length;
+
+    const first = (await login(deps, { body: { email: `  ${email.toUpperCase()} `, password: PASSWORD }, sourceIp: SOURCE })) as LoginResponse;
+    // One signed request, carrying the normalised email.
+    expect(endpoint.requests.slice(before)).toEqual([{ email, signature: 'valid' }]);
+    const stored = (await users.getUserByEmail(email))!;
+    expect(stored.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(deps.hasher.describe(stored.passwordHash).scheme).toBe('argon2id');
+    expect((await deps.tokens.verify(first.accessToken)).userId).toBe(stored.userId);
+    expect(first.refreshToken).toEqual(expect.any(String));
+    // The dummy verify ran beside the question, then the new hash: a "no" costs what an unknown email costs.
+    expect(counting.calls).toEqual({ hash: 1, verify: 0, verifyDummy: 1 });
+    expect(events.map((e) => e.type)).toEqual(['auth.account_migrated', 'auth.login_succeeded']);
+    expect(events[0]).toEqual({ type: 'auth.account_migrated', userId: stored.userId, emailVerified: false });
+
+    // Now an ordinary account: verified here, the old system not asked, whatever the password.
+    const asked = endpoint.requests.length;
+    const second = (await login(deps, { body: { email, password: PASSWORD }, sourceIp: SOURCE })) as LoginResponse;
+    expect((await deps.tokens.verify(second.accessToken)).userId).toBe(stored.userId);
+    expect(await attempt(deps, email, WRONG)).toBeInstanceOf(InvalidCredentialsError);
+    expect(endpoint.requests.length).toBe(asked);
+    dispose();
+  });
+
+  it('answers "no" with the ordinary 401, counts the failure, pads it, and creates nothing', async () => {
+    const sleeps: number[] = [];
+    const failureTiming = createFailureTiming({ floorMs: 5_000, sleep: async (ms) => void sleeps.push(ms) });
+    const counting = countingHasher();
+    const { deps, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source, failureTiming, hasher: counting.hasher });
+    const known = uniqueEmail();
+    oldSystem.add(known, PASSWORD);
+
+    const rejected = await attempt(deps, known, WRONG);
+    const unknownEverywhere = await attempt(deps, uniqueEmail(), PASSWORD);
+    for (const answer of [rejected, unknownEverywhere]) {
+      expect(answer).toBeInstanceOf(InvalidCredentialsError);
+      expect((answer as Error).message).toBe(new InvalidCredentialsError().message);
+    }
+    expect(events.filter((e) => e.type === 'auth.login_failed')).toEqual([
+      expect.objectContaining({ reason: 'migration_rejected' }),
+      expect.objectContaining({ reason: 'migration_rejected' }),
+    ]);
+    expect(events.some((e) => e.type === 'auth.account_migrated')).toBe(false);
+    expect(await failuresOf(deps, known)).toEqual({ account: 1, accountSource: 1, hasAccount: false });
+    // Each failure waited up to the floor, like every other failure.
+    expect(sleeps).toHaveLength(2);
+    for (const ms of sleeps) expect(ms).toBeGreaterThan(4_000);
+    expect(counting.calls).toEqual({ hash: 0, verify: 0, verifyDummy: 2 });
+    dispose();
+  });
+
+  it("counts the old system's latency among the verify costs every failure is padded to", async () => {
+    const sleeps: number[] = [];
+    const failureTiming = createFailureTiming({ sleep: async (ms) => void sleeps.push(ms) });
+    const { deps, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source, failureTiming });
+    const existing = uniqueEmail();
+    await register(deps, { body: { email: existing, password: PASSWORD } });
+    endpoint.behave({ delayMs: 400 });
+    expect(await attempt(deps, uniqueEmail(), PASSWORD)).toBeInstanceOf(InvalidCredentialsError);
+    endpoint.behave({});
+    // A wrong password on an account with a hash verifies in milliseconds, and then waits out
+    // the rest of the slow "no": whether the old system was asked does not show in the time.
+    expect(await attempt(deps, existing, WRONG)).toBeInstanceOf(InvalidCredentialsError);
+    expect(sleeps.at(-1)).toBeGreaterThan(200);
+    dispose();
+  });
+
+  it('applies the rate limits before the call: a limited login never reaches the old system', async () => {
+    const { deps, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source, rateLimits: limits({}, { failuresPerAccountSource: 2 }) });
+    const email = uniqueEmail();
+    oldSystem.add(email, PASSWORD);
+    expect(await attempt(deps, email, WRONG)).toBeInstanceOf(InvalidCredentialsError);
+    expect(await attempt(deps, email, WRONG)).toBeInstanceOf(InvalidCredentialsError);
+    const reached = endpoint.requests.filter((r) => r.email === email).length;
+    expect(reached).toBe(2);
+    // Even the right password waits now, and the old system hears nothing of it.
+    expect(await attempt(deps, email, PASSWORD)).toBeInstanceOf(RateLimitedError);
+    expect(events.at(-1)).toMatchObject({ type: 'auth.rate_limited', scope: 'account_source' });
+    expect(endpoint.requests.filter((r) => r.email === email).length).toBe(reached);
+    dispose();
+  });
+
+  it.each([
+    ['a 500', { status: 500 }, 'status'],
+    ['a slow answer', { delayMs: 3_000 }, 'timeout'],
+    ['garbage', { body: '<html>maintenance</html>' }, 'malformed_answer'],
+    ['a "valid" that is not a boolean', { body: '{"valid":"yes"}' }, 'malformed_answer'],
+    ['an answer too large to be one', { body: JSON.stringify({ valid: true, padding: 'x'.repeat(10_000) }) }, 'malformed_answer'],
+    ['a redirect', { status: 307 }, 'status'],
+  ] as const)('answers 503 with Retry-After on %s, creating no account and counting no failure', async (_, behaviour, reason) => {
+    const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source });
+    const email = uniqueEmail();
+    oldSystem.add(email, PASSWORD);
+    endpoint.behave(behaviour);
+    const started = performance.now();
+    const answer = await attempt(deps, email, PASSWORD);
+    expect(answer).toBeInstanceOf(TemporarilyUnavailableError);
+    expect((answer as TemporarilyUnavailableError).retryAfterSeconds).toBe(5);
+    // The timeout holds (with room for a loaded machine), never the old system's 3 s.
+    expect(performance.now() - started).toBeLessThan(2_500);
+    expect(events.at(-1)).toMatchObject({ type: 'auth.migration_unavailable', reason, emailFingerprint: await deps.fingerprint(email) });
+    expect(await users.getUserByEmail(email)).toBeUndefined();
+    expect(await failuresOf(deps, email)).toEqual({ account: 0, accountSource: 0, hasAccount: false });
+
+    // Back up: the same login succeeds.
+    endpoint.behave({});
+    expect(await attempt(deps, email, PASSWORD)).toMatchObject({ tokenType: 'Bearer' });
+    dispose();
+  });
+
+  it('is refused by the old system when the secret differs, or when the request is older than the replay window', async () => {
+    const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint);
+    const email = uniqueEmail();
+    oldSystem.add(email, PASSWORD);
+    const wrongSecret = createHttpMigrationSource({ url: endpoint.url, secret: `${SECRET}-but-not-quite`, timeoutMs: FAST_TIMEOUT_MS });
+    const replayed = createHttpMigrationSource({ url: endpoint.url, secret: SECRET, timeoutMs: FAST_TIMEOUT_MS, now: () => Date.now() - 10 * 60_000 });
+    for (const [migration, seen] of [[wrongSecret, 'invalid'], [replayed, 'stale']] as const) {
+      const answer = await attempt({ ...deps, migration }, email, PASSWORD);
+      expect(answer).toBeInstanceOf(TemporarilyUnavailableError);
+      expect(endpoint.requests.at(-1)).toEqual({ email, signature: seen });
+      expect(events.at(-1)).toMatchObject({ type: 'auth.migration_unavailable', reason: 'status', status: 401 });
+    }
+    expect(await users.getUserByEmail(email)).toBeUndefined();
+    dispose();
+  });
+
+  it('keeps a registration that lands between the old system\'s "yes" and the create, deciding again on it', async () => {
+    const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source });
+    const email = uniqueEmail();
+    oldSystem.add(email, PASSWORD);
+    const stranger = 'someone else registered this';
+    let registered: { userId: string } | undefined;
+    endpoint.behave({
+      beforeAnswer: async () => {
+        registered = (await register(deps, { body: { email, password: stranger } })) as { userId: string };
+      },
+    });
+    // The create loses its condition; the login reads again and verifies against what is stored.
+    expect(await attempt(deps, email, PASSWORD)).toBeInstanceOf(InvalidCredentialsError);
+    const stored = (await users.getUserByEmail(email))!;
+    expect(stored.userId).toBe(registered!.userId);
+    expect((await deps.hasher.verify(stored.passwordHash, stranger)).ok).toBe(true);
+    expect(events.some((e) => e.type === 'auth.account_migrated')).toBe(false);
+    expect(events.filter((e) => e.type === 'auth.login_failed')).toEqual([expect.objectContaining({ reason: 'wrong_password', userId: registered!.userId })]);
+    expect(endpoint.requests.filter((r) => r.email === email)).toHaveLength(1);
+    dispose();
+  });
+
+  it('lets two concurrent first logins of one old account both in, on one account', async () => {
+    const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source });
+    const email = uniqueEmail();
+    oldSystem.add(email, PASSWORD);
+    const [a, b] = (await Promise.all([login(deps, { body: { email, password: PASSWORD } }), login(deps, { body: { email, password: PASSWORD } })])) as LoginResponse[];
+    const stored = (await users.getUserByEmail(email))!;
+    expect((await deps.tokens.verify(a!.accessToken)).userId).toBe(stored.userId);
+    expect((await deps.tokens.verify(b!.accessToken)).userId).toBe(stored.userId);
+    expect(events.filter((e) => e.type === 'auth.account_migrated')).toHaveLength(1);
+    dispose();
+  });
+
+  it('moves a password shorter than today\'s minimum, counting it as weak rather than locking its owner out', async () => {
+    const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source });
+    const email = uniqueEmail();
+    oldSystem.add(email, 'abc12');
+    expect(await attempt(deps, email, 'abc12')).toMatchObject({ tokenType: 'Bearer' });
+    expect(deps.hasher.describe((await users.getUserByEmail(email))!.passwordHash).scheme).toBe('argon2id');
+    expect(events).toContainEqual(expect.objectContaining({ type: 'auth.login_weak_password', reason: 'too_short' }));
+    dispose();
+  });
+
+  it("trusts the old system's emailVerified, and without it treats the email as unverified where verification is required", async () => {
+    const recovery = { ...DEFAULT_RECOVERY_CONFIG, emailVerification: true, requireVerifiedEmail: true };
+    const { deps, users, mailbox, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source, recovery });
+    const verified = uniqueEmail();
+    oldSystem.add(verified, PASSWORD, { emailVerified: true });
+    const answer = (await login(deps, { body: { email: verified, password: PASSWORD } })) as LoginResponse;
+    expect(decodeJwt(answer.accessToken).email_verified).toBe(true);
+    expect((await users.getUserByEmail(verified))!.emailVerified).toBe(true);
+
+    const unconfirmed = uniqueEmail();
+    oldSystem.add(unconfirmed, PASSWORD);
+    expect(await attempt(deps, unconfirmed, PASSWORD)).toBeInstanceOf(EmailNotVerifiedError);
+    expect((await users.getUserByEmail(unconfirmed))!.emailVerified).toBe(false);
+    expect(mailbox.last('email_verification')?.to).toBe(unconfirmed);
+    dispose();
+  });
+});
+
+describe('lazy migration from a Lambda function, through the local Lambda API', () => {
+  let dynamo: RunningDynamoDb;
+  let oldSystem: OldSystemAccounts;
+  let api: LocalLambdaApi;
+  let mode: 'honest' | 'throw' | 'slow' = 'honest';
+  let source: ReturnType<typeof createLambdaMigrationSource>;
+  beforeAll(async () => {
+    dynamo = await dynamoDbServers.find((s) => s.name === 'dynalite')!.start();
+    oldSystem = oldSystemAccounts();
+    api = await startLocalLambdaApi({
+      functions: {
+        'old-system': {
+          memorySizeMB: 128,
+          handler: async (event) => {
+            if (mode === 'throw') throw new Error('the old database is down');
+            if (mode === 'slow') await new Promise((resolve) => setTimeout(resolve, 3_000));
+            return oldSystem.check(event);
+          },
+        },
+      },
+    });
+    source = lambdaSource('old-system');
+  });
+  afterAll(async () => {
+    source?.destroy();
+    await api?.stop();
+    await dynamo?.stop();
+  });
+  afterEach(() => {
+    mode = 'honest';
+  });
+
+  const lambdaSource = (functionName: string) =>
+    createLambdaMigrationSource({ functionName, timeoutMs: FAST_TIMEOUT_MS, connection: { endpoint: api.endpoint, region: 'eu-west-1' } });
+  const invocations = () => api.calls.filter((call) => call.route === 'invocations');
+
+  it('migrates on "yes" with one invocation, then logs in without invoking again', async () => {
+    const { deps, users, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source });
+    const email = uniqueEmail();
+    oldSystem.add(email, PASSWORD);
+    const before = invocations().length;
+    const first = (await login(deps, { body: { email, password: PASSWORD } })) as LoginResponse;
+    expect(invocations().slice(before)).toEqual([{ method: 'POST', functionName: 'old-system', route: 'invocations', memorySizeMB: 128 }]);
+    const stored = (await users.getUserByEmail(email))!;
+    expect(deps.hasher.describe(stored.passwordHash).scheme).toBe('argon2id');
+    expect((await deps.tokens.verify(first.accessToken)).userId).toBe(stored.userId);
+    await login(deps, { body: { email, password: PASSWORD } });
+    expect(invocations().length).toBe(before + 1);
+    dispose();
+  });
+
+  it('answers "no" with 401 and a counted failure', async () => {
+    const { deps, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source });
+    const email = uniqueEmail();
+    oldSystem.add(email, PASSWORD);
+    expect(await attempt(deps, email, WRONG)).toBeInstanceOf(InvalidCredentialsError);
+    expect(await failuresOf(deps, email)).toEqual({ account: 1, accountSource: 1, hasAccount: false });
+    dispose();
+  });
+
+  it.each([
+    ['the function throws', 'throw', 'function_error'],
+    ['the function is too slow', 'slow', 'timeout'],
+  ] as const)('answers 503 when %s, and creates nothing', async (_, behaviour, reason) => {
+    const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source });
+    const email = uniqueEmail();
+    oldSystem.add(email, PASSWORD);
+    mode = behaviour;
+    const started = performance.now();
+    const answer = await attempt(deps, email, PASSWORD);
+    expect(answer).toBeInstanceOf(TemporarilyUnavailableError);
+    expect(performance.now() - started).toBeLessThan(2_500);
+    expect(events.at(-1)).toMatchObject({ type: 'auth.migration_unavailable', reason });
+    expect(await users.getUserByEmail(email)).toBeUndefined();
+    dispose();
+  });
+
+  it('answers 503 naming the status when the function does not exist', async () => {
+    const missing = lambdaSource('no-such-function');
+    const { deps, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: missing });
+    expect(await attempt(deps, uniqueEmail(), PASSWORD)).toBeInstanceOf(TemporarilyUnavailableError);
+    expect(events.at(-1)).toMatchObject({ type: 'auth.migration_unavailable', reason: 'status', status: 404 });
+    missing.destroy();
+    dispose();
+  });
+});
+
+describe('lazy migration wired from the environment, through the Lambda login handler', () => {
+  let dynamo: RunningDynamoDb;
+  let dataDir: string;
+  let oldSystem: OldSystemAccounts;
+  let endpoint: OldSystemServer;
+  let api: LocalLambdaApi;
+  const table = `users-${crypto.randomUUID()}`;
+  beforeAll(async () => {
+    dynamo = await dynamoDbServers.find((s) => s.name === 'dynalite')!.start();
+    await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), table);
+    dataDir = await mkdtemp(join(tmpdir(), 'passlane-migration-'));
+    oldSystem = oldSystemAccounts();
+    endpoint = await startOldSystemServer({ secret: SECRET, accounts: oldSystem });
+    api = await startLocalLambdaApi({ functions: { 'old-system': { memorySizeMB: 128, handler: (event) => oldSystem.check(event) } } });
+  });
+  afterAll(async () => {
+    await endpoint?.stop();
+    await api?.stop();
+    await dynamo?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const baseEnv = () => ({ DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: table });
+  const call = async (handler: ReturnType<typeof createLoginHandler>, body: unknown) => {
+    const result = (await handler(httpApiEvent('POST', '/login', body) as never, lambdaContext())) as { statusCode: number; headers?: Record<string, string>; body?: string };
+    return { status: result.statusCode, headers: result.headers ?? {}, body: JSON.parse(result.body ?? '{}') as Record<string, unknown> };
+  };
+
+  it('answers 200, 401 and 503 as a login does, and writes neither the password nor the email to the logs', async () => {
+    const env = { ...baseEnv(), PASSLANE_MIGRATION_URL: endpoint.url, PASSLANE_MIGRATION_SECRET: SECRET, PASSLANE_MIGRATION_TIMEOUT_MS: String(FAST_TIMEOUT_MS) };
+    const deps = createAuthDependencies(env, { dataDir });
+    const handler = createLoginHandler(() => deps);
+    const email = uniqueEmail();
+    oldSystem.add(email, PASSWORD);
+    const written: string[] = [];
+    const capture = (chunk: string | Uint8Array) => (written.push(String(chunk)), true);
+    vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+    vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+    let results;
+    try {
+      const outage = await (async () => {
+        endpoint.behave({ status: 502 });
+        try {
+          return await call(handler, { email, password: PASSWORD });
+        } finally {
+          endpoint.behave({});
+        }
+      })();
+      const rejected = await call(handler, { email, password: WRONG });
+      const migrated = await call(handler, { email, password: PASSWORD });
+      results = { outage, rejected, migrated };
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(results.outage.status).toBe(503);
+    expect(results.outage.headers['retry-after']).toBe('5');
+    expect(results.outage.body).toEqual({ error: { code: 'temporarily_unavailable', message: expect.any(String) } });
+    expect(results.rejected.status).toBe(401);
+    expect(results.rejected.body).toEqual({ error: { code: 'invalid_credentials', message: new InvalidCredentialsError().message } });
+    expect(results.migrated.status).toBe(200);
+
+    const lines = written.join('').split('\n').filter(Boolean);
+    // The audit trail is there (so the test saw the logs), by fingerprint only.
+    expect(lines.some((line) => line.includes('auth.account_migrated'))).toBe(true);
+    expect(lines.some((line) => line.includes('auth.migration_unavailable'))).toBe(true);
+    const all = written.join('');
+    for (const secret of [PASSWORD, WRONG, email, SECRET]) expect(all).not.toContain(secret);
+    expect(all).not.toMatch(/\$argon2id\$/);
+  });
+
+  it('invokes PASSLANE_MIGRATION_FUNCTION through the Node platform, the SDK client loaded only for it', async () => {
+    const env = { ...baseEnv(), PASSLANE_MIGRATION_FUNCTION: 'old-system', PASSLANE_MIGRATION_LAMBDA_ENDPOINT: api.endpoint, AWS_REGION: 'eu-west-1' };
+    const handler = createLoginHandler(() => createAuthDependencies(env, { dataDir }));
+    const email = uniqueEmail();
+    oldSystem.add(email, PASSWORD);
+    const before = api.calls.length;
+    const written: string[] = [];
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    const answer = await call(handler, { email, password: PASSWORD }).finally(() => vi.restoreAllMocks());
+    expect(answer.status).toBe(200);
+    expect(written.join('')).toContain('auth.account_migrated');
+    expect(written.join('')).not.toContain(PASSWORD);
+    expect(api.calls.slice(before)).toEqual([expect.objectContaining({ functionName: 'old-system', route: 'invocations' })]);
+  });
+});
+
+describe('migration settings', () => {
+  const url = 'https://old.example.com/passlane/check';
+  const configError = (env: Record<string, string>): ConfigError => {
+    try {
+      readMigrationConfig(env);
+    } catch (error) {
+      if (error instanceof ConfigError) return error;
+      throw error;
+    }
+    throw new Error('no ConfigError');
+  };
+
+  it('is off by default, and reads the URL form with its secret and a bounded timeout', () => {
+    expect(readMigrationConfig({})).toBeUndefined();
+    expect(readConfig({}).migration).toBeUndefined();
+    expect(readMigrationConfig({ PASSLANE_MIGRATION_URL: url, PASSLANE_MIGRATION_SECRET: SECRET })).toEqual({ kind: 'url', url, secret: SECRET, timeoutMs: 3000 });
+    expect(readMigrationConfig({ PASSLANE_MIGRATION_URL: 'http://127.0.0.1:8080/check', PASSLANE_MIGRATION_SECRET: SECRET, PASSLANE_MIGRATION_TIMEOUT_MS: '800' })).toMatchObject({ timeoutMs: 800 });
+    for (const timeout of ['99', '10001', '3s']) {
+      expect(configError({ PASSLANE_MIGRATION_URL: url, PASSLANE_MIGRATION_SECRET: SECRET, PASSLANE_MIGRATION_TIMEOUT_MS: timeout }).variable).toBe('PASSLANE_MIGRATION_TIMEOUT_MS');
+    }
+  });
+
+  it('refuses both forms at once, plain http off loopback, credentials in the URL, and a missing or short secret, never quoting it', () => {
+    expect(configError({ PASSLANE_MIGRATION_URL: url, PASSLANE_MIGRATION_FUNCTION: 'old', PASSLANE_MIGRATION_SECRET: SECRET }).message).toMatch(/both/);
+    expect(configError({ PASSLANE_MIGRATION_URL: 'http://old.example.com/check', PASSLANE_MIGRATION_SECRET: SECRET }).variable).toBe('PASSLANE_MIGRATION_URL');
+    expect(configError({ PASSLANE_MIGRATION_URL: 'https://user:pw@old.example.com/', PASSLANE_MIGRATION_SECRET: SECRET }).variable).toBe('PASSLANE_MIGRATION_URL');
+    expect(configError({ PASSLANE_MIGRATION_URL: url }).variable).toBe('PASSLANE_MIGRATION_SECRET');
+    const short = configError({ PASSLANE_MIGRATION_URL: url, PASSLANE_MIGRATION_SECRET: 'short-secret-value' });
+    expect(short.variable).toBe('PASSLANE_MIGRATION_SECRET');
+    expect(short.message).not.toContain('short-secret-value');
+    expect(configError({ PASSLANE_MIGRATION_SECRET: SECRET }).variable).toBe('PASSLANE_MIGRATION_SECRET');
+    expect(configError({ PASSLANE_MIGRATION_FUNCTION: 'old', PASSLANE_MIGRATION_SECRET: SECRET }).variable).toBe('PASSLANE_MIGRATION_SECRET');
+  });
+
+  it('reads the function form: a name, partial ARN or ARN (whose region wins), with a qualifier', () => {
+    expect(readMigrationConfig({ PASSLANE_MIGRATION_FUNCTION: 'old-auth', AWS_REGION: 'eu-west-1' })).toEqual({
+      kind: 'function',
+      functionName: 'old-auth',
+      timeoutMs: 3000,
+      connection: { region: 'eu-west-1' },
+    });
+    const arn = 'arn:aws:lambda:us-east-2:123456789012:function:old-auth:live';
+    expect(readMigrationConfig({ PASSLANE_MIGRATION_FUNCTION: arn, AWS_REGION: 'eu-west-1' })).toMatchObject({ functionName: arn, connection: { region: 'us-east-2' } });
+    expect(readMigrationConfig({ PASSLANE_MIGRATION_FUNCTION: '123456789012:function:old-auth' })).toMatchObject({ kind: 'function' });
+    for (const bad of ['old auth', 'arn:aws:s3:::bucket', 'x'.repeat(65)]) {
+      expect(configError({ PASSLANE_MIGRATION_FUNCTION: bad }).variable).toBe('PASSLANE_MIGRATION_FUNCTION');
+    }
+    expect(configError({ PASSLANE_MIGRATION_FUNCTION: 'old', PASSLANE_MIGRATION_LAMBDA_ENDPOINT: 'not a url' }).variable).toBe('PASSLANE_MIGRATION_LAMBDA_ENDPOINT');
+  });
+
+  it('refuses the function form on a host without the AWS SDK (the Worker)', async () => {
+    const config = readMigrationConfig({ PASSLANE_MIGRATION_FUNCTION: 'old-auth' });
+    await expect(buildMigrationSource(config, {})).rejects.toMatchObject({ variable: 'PASSLANE_MIGRATION_FUNCTION' });
+    await expect(buildMigrationSource(readMigrationConfig({ PASSLANE_MIGRATION_URL: url, PASSLANE_MIGRATION_SECRET: SECRET }), {})).resolves.toHaveProperty('check');
+  });
+
+  it('fetches the secret from SSM when PASSLANE_MIGRATION_SECRET_PARAMETER names it', async () => {
+    const parameter = '/passlane/test/migration-secret';
+    const ssm = await startLocalSsmEndpoint({ [parameter]: SECRET });
+    try {
+      const client = new SSMClient(ssmClientConfig({ endpoint: ssm.endpoint, region: 'eu-west-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }));
+      const env = await loadSecrets({ PASSLANE_MIGRATION_URL: url, PASSLANE_MIGRATION_SECRET_PARAMETER: parameter }, () => createSsmSecretSource(client));
+      expect(readConfig(env).migration).toEqual({ kind: 'url', url, secret: SECRET, timeoutMs: 3000 });
+      expect(ssm.requests.map((r) => r.body)).toEqual([{ Name: parameter, WithDecryption: true }]);
+      client.destroy();
+    } finally {
+      await ssm.stop();
+    }
+    expect(await failureOf(loadSecrets({ PASSLANE_MIGRATION_SECRET: SECRET, PASSLANE_MIGRATION_SECRET_PARAMETER: parameter }, () => ({ get: async () => SECRET })))).toMatchObject({
+      name: 'SecretLoadError',
+    });
+  });
+});
