@@ -4,6 +4,7 @@
  * Bundles every function with esbuild into `.package/<arch>/<name>.zip`, then runs
  * `serverless package` (osls, Serverless Framework v3), which writes the CloudFormation template
  * to `.serverless/` (or `--package <dir>`) and points each function at its zip. No AWS access.
+ * `--zips-only` stops after the zips: what the CDK construct (passlane/cdk) deploys.
  *
  * Why our own script and not the serverless-esbuild plugin: the plugin packs node_modules by
  * running `npm install`/`npm prune` in its build folder, which swaps the @node-rs binary back to
@@ -12,7 +13,7 @@
  * checked before zipping, and node_modules and the lock file are never touched.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -21,6 +22,7 @@ import { parseArchitecture, type LambdaArchitecture } from './packaging/architec
 import { bundleFunction } from './packaging/bundle-function.js';
 import { LAMBDA_FUNCTIONS } from './packaging/lambda-functions.js';
 import { resolveBindingPackages } from './packaging/native-packages.js';
+import { renderServerlessInfra } from './packaging/serverless-infra.js';
 import { zipFiles } from './packaging/zip-directory.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -66,6 +68,16 @@ export async function packageFunctions(arch: LambdaArchitecture, options: { exte
   }
 }
 
+/**
+ * The generated infra files (functions and roles) that differ from what src/cdk/functions.ts
+ * generates: packaging them would deploy another service than the CDK construct does.
+ */
+export function staleInfraFiles(): string[] {
+  return Object.entries(renderServerlessInfra())
+    .filter(([path, content]) => !existsSync(join(root, path)) || readFileSync(join(root, path), 'utf8') !== content)
+    .map(([path]) => path);
+}
+
 /** Runs osls' `serverless package` for this architecture; extra arguments pass through. */
 export function runServerlessPackage(arch: LambdaArchitecture, args: string[]): number {
   const bin = createRequire(import.meta.url).resolve('osls/bin/serverless.js');
@@ -99,7 +111,10 @@ async function main(): Promise<void> {
   for (const fn of packaged) {
     console.log(`  ${fn.name.padEnd(20)} ${(fn.zipBytes / 1024).toFixed(0).padStart(6)} KiB  ${fn.files.join(' ')}`);
   }
-  if (!options.zipsOnly) process.exitCode = runServerlessPackage(options.arch, options.serverlessArgs);
+  if (options.zipsOnly) return;
+  const stale = staleInfraFiles();
+  if (stale.length > 0) throw new Error(`${stale.join(' and ')} differ from src/cdk/functions.ts: run \`npm run generate:infra\` first`);
+  process.exitCode = runServerlessPackage(options.arch, options.serverlessArgs);
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -2,7 +2,8 @@
  * The deployment package, built as `npm run package` builds it, for both architectures: the
  * CloudFormation template osls writes (resources, IAM per function, no secret values) and the
  * zips (the right CPU's binaries; the x86_64 ones actually answering register and login against
- * DynamoDB Local). Packaging runs once per architecture, one after the other, in beforeAll.
+ * DynamoDB Local), and the CDK construct deploying those very zips. Packaging runs once per
+ * architecture, one after the other, in beforeAll.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -27,6 +28,7 @@ import { startSesCapture } from './support/ses-capture.js';
 import { actionsOf, FUNCTION_ACCESS, parameterVariablesOf, sendsMail } from './support/function-access.js';
 import { createResolver, functionRoles, type Template as ResolvableTemplate } from './support/iam/template-roles.js';
 import { coldImportMs, readZip, repoRoot, runPackaging, unpackZip } from './support/packaging.js';
+import { synthConstruct } from './support/deploy-templates.js';
 import { httpApiAuthorizerEvent } from './support/authorizer-events.js';
 import { httpApiEvent } from './support/http-api-event.js';
 import { lambdaContext } from './support/lambda-context.js';
@@ -200,12 +202,22 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
     const policies = resource(`${logicalId(name)}Role`).Properties.Policies as { PolicyDocument: { Statement: unknown[] } }[];
     expect(policies).toHaveLength(1);
     const all = policies[0]!.PolicyDocument.Statement;
-    // Two statements exist only under a condition: the customer-managed key's, and sending mail
-    // (none without a sender configured).
+    // Statements that exist only under a condition: the customer-managed key's, sending mail
+    // (none without a sender configured), and login's lazy migration (invoking the configured
+    // function, reading its secret).
     const conditional = all.filter((s): s is { 'Fn::If': [string, Statement, unknown] } => typeof s === 'object' && s !== null && 'Fn::If' in s);
     const kms = conditional.filter((s) => s['Fn::If'][0] === 'HasSecretsKmsKey');
     const mail = conditional.filter((s) => s['Fn::If'][0] === 'SendsMail');
-    expect(conditional).toHaveLength(kms.length + mail.length);
+    const migration = conditional.filter((s) => ['HasMigrationFunction', 'HasMigrationSecretParameter'].includes(s['Fn::If'][0]));
+    expect(conditional).toHaveLength(kms.length + mail.length + migration.length);
+    expect(migration.map((s) => [s['Fn::If'][0], s['Fn::If'][1].Action, s['Fn::If'][2]])).toEqual(
+      name === 'login'
+        ? [
+            ['HasMigrationSecretParameter', 'ssm:GetParameter', { Ref: 'AWS::NoValue' }],
+            ['HasMigrationFunction', 'lambda:InvokeFunction', { Ref: 'AWS::NoValue' }],
+          ]
+        : [],
+    );
     for (const s of kms) expect(s['Fn::If'][1].Action).toBe('kms:Decrypt');
     // Decrypting through SSM only where some parameter is read.
     expect(kms).toHaveLength(SECRET_PARAMETERS[name]!.length > 0 ? 1 : 0);
@@ -310,6 +322,31 @@ describe.each(LAMBDA_ARCHITECTURES)('zips for %s', (arch) => {
     expect(holdingBlocklist).toEqual(BLOCKLIST_FUNCTIONS.includes(name) ? [BUNDLE_FILE] : []);
     expect(code).not.toContain(pepperKey);
     expect(code).not.toContain(signingKey.d!);
+  });
+});
+
+describe.each(LAMBDA_ARCHITECTURES)('the CDK construct over the %s zips', (arch) => {
+  it('deploys each function from the zip this packaging built, byte for byte, for that CPU', () => {
+    const { template } = synthConstruct(join(workDir, `cdk-${arch}`), { architecture: arch, bundleDirectory: zipsDir(arch) });
+    const assetsDir = join(workDir, `cdk-${arch}`);
+    const functions = Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(LAMBDA_FUNCTIONS.length);
+    const staged = new Map<string, Buffer>();
+    for (const fn of functions) {
+      expect(fn.Properties!.Architectures).toEqual([arch]);
+      const key = (fn.Properties!.Code as { S3Key: string }).S3Key;
+      staged.set(key, readFileSync(join(assetsDir, `asset.${key}`)));
+    }
+    // Every packaged zip is one function's asset, unchanged: nothing is rebuilt at synth.
+    for (const { name } of LAMBDA_FUNCTIONS) {
+      const zip = readFileSync(join(zipsDir(arch), `${name}.zip`));
+      expect([...staged.values()].some((asset) => asset.equals(zip)), name).toBe(true);
+    }
+  });
+
+  it('refuses the other architecture\'s zips', () => {
+    const other = LAMBDA_ARCHITECTURES.find((candidate) => candidate !== arch)!;
+    expect(() => synthConstruct(join(workDir, `cdk-${arch}-wrong`), { architecture: other, bundleDirectory: zipsDir(arch) })).toThrow(`holds zips for ${arch}, not ${other}`);
   });
 });
 

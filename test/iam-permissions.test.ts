@@ -1,13 +1,15 @@
 /**
- * Every AWS call each Lambda function makes, checked against that function's role in the packaged
- * CloudFormation template with a real IAM policy evaluator (@cloud-copilot/iam-simulate).
+ * Every AWS call each Lambda function makes, checked against that function's role with a real IAM
+ * policy evaluator (@cloud-copilot/iam-simulate), in both templates that deploy the service: the
+ * one osls packages from serverless.yml and the one the CDK construct (src/cdk) synthesizes.
  *
  * Each function runs through its real handler (functions/*.ts) in-process, as its own container:
  * the environment from the template (table, parameter names, mail settings), secrets from a local
  * SSM stand-in (or as plain env), DynamoDB Local, mail through a local SES v2 endpoint. A
  * middleware on every DynamoDB, SSM and SES client records each call's action, resource and
  * partition keys. Then, per function:
- *   - every recorded call must be allowed by its role (LeadingKeys conditions included);
+ *   - every recorded call must be allowed by its role (LeadingKeys conditions included), in the
+ *     Serverless template and in the CDK one;
  *   - every grant of the role (action, resource, LeadingKeys pattern) must be used by some call;
  *   - item-level grants must carry a ForAllValues LeadingKeys condition;
  *   - the calls must be exactly FUNCTION_ACCESS (test/support/function-access.ts).
@@ -37,6 +39,7 @@ import { publicJwks } from '../src/tokens/jwks.js';
 import { createKeyring, generateSigningKey } from '../src/tokens/keys.js';
 import { freePort, startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
+import { oldSystemAccounts, startOldSystemServer } from './support/old-system.js';
 import { FUNCTION_ACCESS } from './support/function-access.js';
 import { keyKind, recordAllAwsClients, type AwsRequest, type CallSink, type KeySchema } from './support/iam/aws-call-recorder.js';
 import { deniedRequests, suggestedStatements, summarize, unconditionedItemGrants, unusedGrants } from './support/iam/check-access.js';
@@ -46,6 +49,9 @@ import { httpApiEvent } from './support/http-api-event.js';
 import { lambdaContext } from './support/lambda-context.js';
 import { startLocalSsmEndpoint, type LocalSsmEndpoint } from './support/local-ssm-endpoint.js';
 import { packageTemplateOnly } from './support/packaging.js';
+import { logGroupNames, placeholderBundles, serverlessLogicalIds, serverlessShaped, synthConstruct } from './support/deploy-templates.js';
+import { PASSLANE_FUNCTIONS, type FunctionDescription } from '../src/cdk/functions.js';
+import type { PasslaneAuthProps } from '../src/cdk/passlane-auth.js';
 import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 
 /** What CloudFormation would name: the table (generated, since the template sets no TableName) and the API. */
@@ -63,6 +69,20 @@ const EXPLICIT_IDENTITY = 'arn:aws:ses:us-east-1:210987654321:identity/no-reply@
 const asParameters = (values: Record<string, string>) => Object.entries(values).map(([name, value]) => `--param=${name}=${value}`);
 /** The template's email verification is off; these scenarios turn it on, so its calls are recorded too. */
 const VERIFICATION_ON = { PASSLANE_EMAIL_VERIFICATION: 'true', PASSLANE_REQUIRE_VERIFIED_EMAIL: 'true' };
+
+/** The same mail settings as construct props. */
+const CDK_MAIL = { from: MAIL_PARAMETERS.mailFrom, appUrl: MAIL_PARAMETERS.appUrl, configurationSet: MAIL_PARAMETERS.sesConfigurationSet };
+let cdkProps: PasslaneAuthProps;
+
+/**
+ * The roles as the CDK construct makes them from `functions`: its logical ids as osls names them,
+ * and CloudFormation's generated log group names (the only names the two templates do not share).
+ */
+function cdkRolesFor(dir: string, props: PasslaneAuthProps, functions: readonly FunctionDescription[] = PASSLANE_FUNCTIONS): Map<string, FunctionRole> {
+  const { stack, auth, template: synthesized } = synthConstruct(join(workDir, dir), props, functions);
+  const shaped = serverlessShaped(synthesized, serverlessLogicalIds(stack, auth, functions)) as unknown as Template;
+  return new Map(functionRoles(shaped, createResolver(shaped, { ...PHYSICAL_IDS, ...logGroupNames(functions) })).map((role) => [role.functionName, role]));
+}
 
 /** The functions driven here; bench only hashes in memory (minutes of it) and is checked statically. */
 type Driven = 'register' | 'login' | 'token' | 'sessions' | 'password' | 'recovery' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash';
@@ -92,6 +112,9 @@ let template: Template;
 /** The same service packaged with sesIdentityArn = EXPLICIT_IDENTITY (checked statically). */
 let explicitIdentityTemplate: Template;
 let roles: Map<string, FunctionRole>;
+/** The same roles as the CDK construct makes them, for the same mail settings (and with the explicit identity). */
+let cdkRoles: Map<string, FunctionRole>;
+let cdkExplicitIdentityRoles: Map<string, FunctionRole>;
 let keySchema: KeySchema;
 let dynamo: RunningDynamoDb;
 let ssm: LocalSsmEndpoint;
@@ -129,6 +152,11 @@ beforeAll(async () => {
   ]);
   const resolve = createResolver(template, PHYSICAL_IDS);
   roles = new Map(functionRoles(template, resolve).map((role) => [role.functionName, role]));
+  // The CDK route: the construct with the same settings, its logical ids as osls names them, and
+  // CloudFormation's generated log group names (the only names the two templates do not share).
+  cdkProps = { bundleDirectory: placeholderBundles(join(workDir, 'bundles')), jwt: { publicKeys }, mail: CDK_MAIL };
+  cdkRoles = cdkRolesFor('cdk.out', cdkProps);
+  cdkExplicitIdentityRoles = cdkRolesFor('cdk-explicit.out', { ...cdkProps, mail: { ...CDK_MAIL, sesIdentityArn: EXPLICIT_IDENTITY } });
   keySchema = tableKeySchema(template, 'UsersTable');
 
   const parameters = functionEnvironment(template, 'login', resolve).variables;
@@ -274,6 +302,24 @@ describe('each function, through its handler, as deployed', () => {
     const { http } = await container('login', { secrets: 'ssm', env: VERIFICATION_ON });
     expect(await http('POST', '/login', { email, password: LEGACY.password })).toMatchObject({ status: 403, body: { error: { code: 'email_not_verified' } } });
     expect(mailsTo(email).map((mail) => mail.EmailTags)).toEqual([[{ Name: 'passlane-kind', Value: 'email_verification' }]]);
+  });
+
+  it('login with lazy migration: an email the old system knows becomes an account (a conditional PutItem)', async () => {
+    const secret = randomBytes(32).toString('base64');
+    const accounts = oldSystemAccounts();
+    const email = uniqueEmail();
+    accounts.add(email, LEGACY.password);
+    const oldSystem = await startOldSystemServer({ secret, accounts });
+    try {
+      // The secret as plain env: its parameter's grant exists only where a migration URL is deployed
+      // (test/cdk-construct.test.ts checks it in both templates).
+      const { http } = await container('login', { secrets: 'ssm', env: { PASSLANE_MIGRATION_URL: oldSystem.url, PASSLANE_MIGRATION_SECRET: secret } });
+      expect((await http('POST', '/login', { email, password: LEGACY.password })).status).toBe(200);
+      expect((await seedUsers.getUserByEmail(email))?.passwordHash).toMatch(/^\$pepper\$/);
+      expect(oldSystem.requests).toEqual([{ email, signature: 'valid' }]);
+    } finally {
+      await oldSystem.stop();
+    }
   });
 
   describe.each(['ssm', 'plain'] as const)('login, secrets %s', (secrets) => {
@@ -423,8 +469,20 @@ describe('the calls against each function\'s role in the packaged template', () 
     const role = roles.get(name)!;
     const findings = await deniedRequests(role, recorded.get(name) ?? []);
     const suggestion = suggestedStatements(role, findings.flatMap((f) => f.requests ?? []), { [TABLE]: 'UsersTable' });
-    const hint = `${name} made calls its role denies: stop making them, or allow them in ${role.roleId} (infra/iam-roles.yml), e.g.\n${suggestion}\n`;
+    const hint = `${name} made calls its role denies: stop making them, or allow them in its grants in src/cdk/functions.ts (then npm run generate:infra writes ${role.roleId} in infra/iam-roles.yml), e.g.\n${suggestion}\n`;
     expect(findings.map((f) => f.message), hint).toEqual([]);
+  });
+
+  it.each(names)('%s: every recorded call is allowed by its role in the CDK template too', async (name) => {
+    const role = cdkRoles.get(name)!;
+    const findings = await deniedRequests(role, recorded.get(name) ?? []);
+    const hint = `${name} made calls its CDK role denies: allow them in its grants in src/cdk/functions.ts (the construct's roles and infra/iam-roles.yml both come from there)\n`;
+    expect(findings.map((f) => f.message), hint).toEqual([]);
+  });
+
+  it.each(names)('%s: its CDK role grants nothing its calls do not use, and limits item grants to key prefixes', async (name) => {
+    expect((await unusedGrants(cdkRoles.get(name)!, recorded.get(name) ?? [])).map((f) => f.message)).toEqual([]);
+    expect(unconditionedItemGrants(cdkRoles.get(name)!).map((f) => f.message)).toEqual([]);
   });
 
   it.each(names)('%s: its role grants nothing its calls do not use', async (name) => {
@@ -471,16 +529,17 @@ describe('mail: the identity the functions send as is the one their roles allow'
     }
   });
 
-  it('with sesIdentityArn given: that identity, and the configuration set in its region', async () => {
+  it('with sesIdentityArn given: that identity, and the configuration set in its region (Serverless and CDK)', async () => {
     const resolve = createResolver(explicitIdentityTemplate, PHYSICAL_IDS);
     const explicitRoles = new Map(functionRoles(explicitIdentityTemplate, resolve).map((role) => [role.functionName, role]));
     const configurationSet = (region: string) => `arn:aws:ses:${region}:123456789012:configuration-set/passlane-events`;
     for (const name of ['register', 'login', 'recovery']) {
       expect(functionEnvironment(explicitIdentityTemplate, name, resolve).variables.PASSLANE_SES_IDENTITY_ARN).toBe(EXPLICIT_IDENTITY);
-      const role = explicitRoles.get(name)!;
-      expect(await deniedRequests(role, [sesRequest(EXPLICIT_IDENTITY), sesRequest(configurationSet('us-east-1'))])).toEqual([]);
-      expect(await deniedRequests(role, [sesRequest(DERIVED_IDENTITY)])).toHaveLength(1);
-      expect(await deniedRequests(role, [sesRequest(configurationSet('eu-west-1'))])).toHaveLength(1);
+      for (const role of [explicitRoles.get(name)!, cdkExplicitIdentityRoles.get(name)!]) {
+        expect(await deniedRequests(role, [sesRequest(EXPLICIT_IDENTITY), sesRequest(configurationSet('us-east-1'))])).toEqual([]);
+        expect(await deniedRequests(role, [sesRequest(DERIVED_IDENTITY)])).toHaveLength(1);
+        expect(await deniedRequests(role, [sesRequest(configurationSet('eu-west-1'))])).toHaveLength(1);
+      }
     }
   });
 
@@ -517,6 +576,16 @@ describe('the check itself fails on what it is there to catch', () => {
       expect.stringMatching(/^register: dynamodb:GetItem on \S+ \(1 call\) keys \[user#…\]: RegisterRole has no statement for this action on this resource/),
     ]);
     expect(findings[0]!.message).not.toContain('ada@example.com');
+  });
+
+  it('denies, in the CDK template too, the calls of a function whose description lost a grant', async () => {
+    // login without its DeleteItem on failures#*: a good login after failures clears them.
+    const withoutDelete = PASSLANE_FUNCTIONS.map((fn) =>
+      fn.name === 'login' ? { ...fn, grants: fn.grants.filter((grant) => !(grant.kind === 'items' && grant.action === 'dynamodb:DeleteItem')) } : fn,
+    );
+    const login = cdkRolesFor('cdk-without-delete.out', cdkProps, withoutDelete).get('login')!;
+    const findings = await deniedRequests(login, recorded.get('login') ?? []);
+    expect(findings.map((f) => f.message)).toEqual([expect.stringMatching(/^login: dynamodb:DeleteItem on \S+ \(\d+ calls?\) keys \[failures#acct#…\]: LoginRole has no statement/)]);
   });
 
   it('prints keys only as their kind', () => {

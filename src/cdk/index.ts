@@ -1,0 +1,16 @@
+/**
+ * `passlane/cdk`: the service as an AWS CDK construct. Needs `aws-cdk-lib` (v2) and `constructs`
+ * beside it (optional peer dependencies: nothing else in passlane loads them).
+ */
+export {
+  PasslaneAuth,
+  bundleZips,
+  type PasslaneArchitecture,
+  type PasslaneAuthProps,
+  type PasslaneJwtProps,
+  type PasslaneMailProps,
+  type PasslaneMigration,
+  type PasslaneRateLimits,
+  type PasslaneSecretsProps,
+} from './passlane-auth.js';
+export { PASSLANE_FUNCTIONS, type FunctionDescription, type Grant, type EnvSource } from './functions.js';
