@@ -22,7 +22,8 @@ export const edgePlatform: Platform = {
     concurrency: { memoryBudgetKiB: DEFAULT_ARGON2_POLICY.memoryKiB, maxConcurrent: 1, maxQueue: 16, queueTimeoutMs: 2_000 },
     /**
      * Stored hashes that would need more memory than an isolate has (128 MB, shared with the
-     * script) are refused with ERR_HASH_PARAMS_OUT_OF_BOUNDS, a logged 500, instead of killing
+     * script) are refused with ERR_HASH_PARAMS_OUT_OF_BOUNDS (answered like a wrong password, and
+     * audited) instead of killing
      * the isolate and every request in it. The defaults allow argon2 up to 1 GiB and scrypt
      * N=2^17, r=8 (128 MiB). Such records still verify on Lambda, whose next good login
      * replaces them.

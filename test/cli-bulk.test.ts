@@ -67,8 +67,8 @@ describe.each(dynamoDbServers)('passlane import, inventory and rehash --dry-run 
     expect(counts.groups.find((g: { scheme: string }) => g.scheme === 'bcrypt').count).toBe(bcryptCount);
 
     const table = await passlane(['inventory'], env);
-    expect(table.stdout).toMatch(/^scheme\s+parameters\s+pepper\s+wrapped\s+needs rehash\s+next step\s+accounts$/m);
-    expect(table.stdout).toMatch(new RegExp(`^bcrypt\\s+-\\s+-\\s+no\\s+yes\\s+rehash job: wrap\\s+${bcryptCount}$`, 'm'));
+    expect(table.stdout).toMatch(/^scheme\s+parameters\s+pepper\s+wrapped\s+weakness\s+needs rehash\s+next step\s+accounts$/m);
+    expect(table.stdout).toMatch(new RegExp(`^bcrypt\\s+-\\s+-\\s+no\\s+-\\s+yes\\s+rehash job: wrap\\s+${bcryptCount}$`, 'm'));
     expect(table.stdout).toContain(`${ROWS} accounts: 0 up to date`);
 
     const dry = await passlane(['rehash', '--dry-run', '--json'], env);

@@ -24,7 +24,7 @@ describe('passlane CLI', () => {
   });
 
   it('exits 2 with a message on stderr for an unsupported or malformed hash', async () => {
-    const unsupported = await passlane(['verify', '--hash', '$1$md5$crypt'], PASSWORD);
+    const unsupported = await passlane(['verify', '--hash', '$y$j9T$md5$crypt'], PASSWORD);
     expect(unsupported.code).toBe(2);
     expect(unsupported.stdout).toBe('');
     expect(unsupported.stderr).toMatch(/ERR_HASH_UNSUPPORTED/);

@@ -43,7 +43,7 @@ function buildImportFile(dir: string, tag: string, existingEmail: string) {
     { text: '["not", "an", "object"]', code: 'ERR_IMPORT_ROW_MALFORMED' },
     { text: JSON.stringify({ email: 'no-at-sign.example.com', hash: bcrypt.hash }), code: 'ERR_IMPORT_EMAIL_INVALID' },
     { text: JSON.stringify({ hash: bcrypt.hash }), code: 'ERR_IMPORT_EMAIL_INVALID' },
-    { text: JSON.stringify({ email: `md5-${tag}@example.com`, hash: '$1$saltsalt$2vnaRpHa6Jxjz5n83ok8Z0' }), code: 'ERR_HASH_UNSUPPORTED' },
+    { text: JSON.stringify({ email: `des-${tag}@example.com`, hash: '{CRYPT}sUjDZfAi20m2s' }), code: 'ERR_HASH_UNSUPPORTED' },
     { text: JSON.stringify({ email: `plain-${tag}@example.com`, hash: 'password' }), code: 'ERR_HASH_UNSUPPORTED' },
     { text: JSON.stringify({ email: `nohash-${tag}@example.com` }), code: 'ERR_IMPORT_HASH_MISSING' },
     { text: JSON.stringify({ email: `trunc-${tag}@example.com`, hash: '$2b$04$tooShort' }), code: 'ERR_HASH_MALFORMED' },

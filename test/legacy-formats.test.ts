@@ -39,9 +39,9 @@ describe('formats that are not hashes', () => {
   const hasher = createPasswordHasher({ pepper: false });
 
   it.each([
-    ['md5 crypt', '$1$saltsalt$2vnaRpHa6Jxjz5n83ok8Z0'],
+    ['yescrypt (crypt(3) $y$, not supported)', '$y$j9T$F5Jx5fExrKuPp53xLKQ..1$X3DX6M94c7o.9agCG9G317fhZg9SqC.5i5rd.RhAtQ7'],
     ['plain text', 'hunter2'],
-    ['sha512 crypt', '$6$rounds=5000$salt$abc'],
+    ['DES crypt behind {CRYPT}', '{CRYPT}sUjDZfAi20m2s'],
   ])('%s is refused with a typed error', async (_name, stored) => {
     await expect(hasher.verify(stored, 'password')).rejects.toMatchObject({ code: 'ERR_HASH_UNSUPPORTED' });
     expect(() => hasher.needsRehash(stored)).toThrow(PasslaneError);

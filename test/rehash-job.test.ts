@@ -187,6 +187,35 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
     dispose();
   }, 60_000);
 
+  it('wraps the fast digests before anything else, and counts every account once over the pass', async () => {
+    const { users, cursors, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
+    const isFast = (hash: string) => weakHasher.describe(hash).fastDigest === true;
+    const fast = legacyFixtures.hashes.filter((f) => isFast(f.hash));
+    expect(fast.length).toBeGreaterThanOrEqual(4);
+    const tag = crypto.randomUUID().slice(0, 8);
+    const accounts = [
+      ...cheap.flatMap((fixture, i) => Array.from({ length: 10 }, (_, j) => ({ email: `slow-${i}-${j}-${tag}@example.com`, hash: fixture.hash }))),
+      ...fast.map((fixture, i) => ({ email: `fast-${i}-${tag}@example.com`, hash: fixture.hash })),
+    ];
+    await seed(users, accounts);
+
+    // A run that may wrap only as many records as there are fast digests wraps exactly those.
+    const first = await runRehashJob({ hasher: weakHasher, users, cursors }, { segments: 3, pageSize: 5, maxItems: fast.length });
+    expect(first).toMatchObject({ done: false, counts: { scanned: fast.length, wrapped: fast.length } });
+    const afterFirst = await allHashes(users, accounts.map((a) => a.email));
+    for (const { email, hash } of accounts) expect(isWrappedByJob(afterFirst.get(email)!)).toBe(isFast(hash));
+    expect(decodeCursor(first.cursor).pass).toBe('fast_digests');
+
+    const rest = await runRehashJob({ hasher: weakHasher, users, cursors }, {});
+    expect(rest).toMatchObject({ done: true, counts: { scanned: accounts.length - fast.length, wrapped: accounts.length - fast.length } });
+    // A new pass counts the wrapped fast digests in its first scan, the rest in its second: once each.
+    const again = await runRehashJob({ hasher: weakHasher, users, cursors }, { dryRun: true });
+    expect(again.counts).toMatchObject({ scanned: accounts.length, already_wrapped: accounts.length });
+    const inventory = await takeInventory({ hasher: weakHasher, users });
+    expect(inventory.fastDigests).toBe(0);
+    dispose();
+  }, 60_000);
+
   it('resumes a killed run from the stored cursor and wraps each record exactly once', async () => {
     const { users, cursors, dispose } = await createAuthFixture(server.endpoint, { hasher: weakHasher });
     const accounts = goodRows(150, crypto.randomUUID().slice(0, 8)).map((row) => ({ email: row.email, hash: storedFormOf(row.fixture.hash) }));

@@ -14,7 +14,8 @@ describe('wrapping legacy records without their passwords', () => {
     const scheme = `wrapped_${(await native.verify(legacy, fixture.password)).scheme}`;
 
     expect(wrapped).toMatch(/^\$wrapped\$.+\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
-    expect(native.describe(wrapped)).toEqual({ scheme, parameters: 'v=19,m=19456,t=2,p=1' });
+    // A wrapped fast digest says so, so the rehash job keeps counting it in its first pass.
+    expect(native.describe(wrapped)).toEqual({ scheme, parameters: 'v=19,m=19456,t=2,p=1', ...(native.describe(legacy).fastDigest && { wrapsFastDigest: true }) });
     // The crackable legacy digest is gone; only its salt and parameters remain.
     expect(wrapped).not.toContain(native.describe(legacy).scheme === 'bcrypt' ? legacy.slice(-31) : legacy.slice(legacy.lastIndexOf('$') + 1));
     expect(await native.verify(wrapped, fixture.password)).toEqual({ ok: true, needsRehash: true, scheme });

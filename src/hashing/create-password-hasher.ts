@@ -69,6 +69,10 @@ export interface HashDescription {
   /** e.g. `m=19456,t=2,p=1` for argon2; absent for formats whose cost is not comparable. */
   parameters?: string;
   pepperKeyId?: string;
+  /** A fast digest (salted or not): what attackers crack first. The inventory flags it; rehash wraps it first. */
+  fastDigest?: true;
+  /** Wrapped, over a fast digest: safe now, and counted with the fast digests by the rehash job. */
+  wrapsFastDigest?: true;
 }
 
 export interface PasswordHasher {
@@ -170,6 +174,8 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
       scheme: parsed.scheme,
       ...(params && { parameters: `v=${params.version},m=${params.memoryKiB},t=${params.passes},p=${params.lanes}` }),
       ...(pepperKeyId !== undefined && { pepperKeyId }),
+      ...(parsed.fastDigest && { fastDigest: true }),
+      ...(parsed.wrapsFastDigest && { wrapsFastDigest: true }),
     };
   }
 

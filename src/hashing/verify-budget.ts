@@ -24,6 +24,15 @@ const FULL_VCPU_MIB = 1769;
 const ARGON2_KIB_PASSES_PER_MS = 1000;
 const BCRYPT_MS_PER_ROUND = 0.1;
 const PBKDF2_MS_PER_ITERATION = 0.001;
+/**
+ * SHA-crypt and phpass run in JavaScript (@noble/hashes) and hash the password again each round,
+ * so a round costs more the longer the password: these are per round at the longest password that
+ * reaches them. Measured once (Node 20, x86_64 EPYC, best of 3): SHA-512-crypt 23 µs at 511 bytes
+ * (libxcrypt refuses longer; 4 µs at 8), SHA-256-crypt 12 µs; phpass MD5 16 µs at 1,024 bytes (the
+ * default maxBytes), Drupal SHA-512 14 µs at 512 (its maximum). Rounded up by about 1.7.
+ */
+const SHA_CRYPT_MS_PER_ROUND = 0.04;
+const PHPASS_MS_PER_ROUND = 0.03;
 /** Half the memory for the hash; the rest is Node, the bundle, the SDK and the request. */
 const HASH_SHARE_OF_MEMORY = 0.5;
 
@@ -59,6 +68,9 @@ function budgetLimits(budget: VerifyBudget, onLambda: boolean): Partial<StoredHa
     limits.argon2MaxWork = Math.max(1, Math.floor(ms * ARGON2_KIB_PASSES_PER_MS));
     limits.bcryptMaxCost = Math.max(4, Math.floor(Math.log2(ms / BCRYPT_MS_PER_ROUND)));
     limits.pbkdf2MaxIterations = Math.max(1, Math.floor(ms / PBKDF2_MS_PER_ITERATION));
+    // Never below the formats' own minimums (1000 rounds, 2^7), as bcrypt keeps cost 4.
+    limits.shaCryptMaxRounds = Math.max(1000, Math.floor(ms / SHA_CRYPT_MS_PER_ROUND));
+    limits.phpassMaxLog2Rounds = Math.max(7, Math.floor(Math.log2(ms / PHPASS_MS_PER_ROUND)));
   }
   return limits;
 }

@@ -19,6 +19,12 @@ export type RehashPlan =
  * - wrapped records, and peppered records under the current key with older parameters, are left
  *   for the next good login, the only moment the password is there to hash afresh.
  */
+/** Whether the record belongs to the job's first pass: a fast digest, or one wrapped already. */
+export function isFastDigestRecord(hasher: Pick<PasswordHasher, 'describe'>, stored: string): boolean {
+  const { fastDigest, wrapsFastDigest } = hasher.describe(stored);
+  return fastDigest === true || wrapsFastDigest === true;
+}
+
 export function planRehashAction(
   hasher: Pick<PasswordHasher, 'describe' | 'needsRehash'>,
   stored: string,

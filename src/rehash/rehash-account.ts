@@ -3,7 +3,8 @@ import { PasslaneError } from '../hashing/errors.js';
 import { HashChangedError } from '../storage/errors.js';
 import { USER_KEY_PREFIX } from '../storage/table.js';
 import type { ScannedAccount, AccountStore } from '../storage/account-store.js';
-import { planRehashAction } from './plan-rehash-action.js';
+import type { RehashPass } from './job-cursor.js';
+import { isFastDigestRecord, planRehashAction } from './plan-rehash-action.js';
 import type { RehashOutcome } from './rehash-counts.js';
 
 export interface RehashAccountContext {
@@ -27,6 +28,20 @@ export interface RehashAccountResult {
  * password change that landed meanwhile wins and this write is dropped (`skipped_changed`).
  * Storage outages are thrown: the job stops and resumes from its cursor.
  */
+/**
+ * Whether `pass` handles the account: each is counted in exactly one pass, fast digests (wrapped
+ * or not) in the first, the rest (unparseable records included) in the second. Parses only.
+ */
+export function belongsToPass(hasher: RehashAccountContext['hasher'], account: ScannedAccount, pass: RehashPass): boolean {
+  let fast = false;
+  try {
+    fast = account.passwordHash !== undefined && isFastDigestRecord(hasher, account.passwordHash);
+  } catch (error) {
+    if (!isStoredHashError(error)) throw error;
+  }
+  return fast === (pass === 'fast_digests');
+}
+
 export async function rehashAccount(context: RehashAccountContext, account: ScannedAccount): Promise<RehashAccountResult> {
   const { passwordHash: stored, email } = account;
   if (stored === undefined || email === undefined || account.pk !== USER_KEY_PREFIX + email) {

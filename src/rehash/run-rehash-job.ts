@@ -5,8 +5,8 @@ import type { JobCursorStore } from '../storage/job-cursor-store.js';
 import { createWritePacer } from '../storage/write-pacer.js';
 import { currentPepperKeyId } from './current-pepper-key.js';
 import { RehashCursorInvalidError, RehashInputInvalidError } from './errors.js';
-import { decodeCursor, encodeCursor, freshCursor, isFinished, MAX_SEGMENTS, type RehashCursor } from './job-cursor.js';
-import { rehashAccount } from './rehash-account.js';
+import { decodeCursor, encodeCursor, freshCursor, isFinished, isPassFinished, MAX_SEGMENTS, type RehashCursor } from './job-cursor.js';
+import { belongsToPass, rehashAccount } from './rehash-account.js';
 import { emptyRehashCounts, type RehashCounts } from './rehash-counts.js';
 
 /** The job's cursor item is pk "job#rehash". */
@@ -65,7 +65,9 @@ export interface RehashJobResult {
 
 /**
  * One run of the rehash job: a parallel segmented Scan, each segment its own cursor and one
- * account at a time, all segments sharing one write rate. Each account is planned, wrapped or
+ * account at a time, all segments sharing one write rate. A pass over the table scans it twice:
+ * first for fast digests only (the records attackers crack first, so they are wrapped within
+ * minutes whatever the table's size; reads are cheap next to argon2 runs), then for the rest. Each account is planned, wrapped or
  * re-sealed, and written back with a compare-and-swap (rehash-account.ts). The run stops when
  * its time is up, between accounts, with a cursor that points right after the last account it
  * finished; the cursor is also stored (every few seconds and at the end), conditional on the
@@ -131,8 +133,10 @@ export async function runRehashJob(deps: RehashJobDependencies, options: RehashJ
       const page = await deps.users.scanAccounts({ segment, totalSegments, startKey: position.after, limit: pageSize });
       for (const account of page.items) {
         if (shouldStop()) return;
-        started++;
-        await handle(account);
+        if (belongsToPass(deps.hasher, account, cursor.pass)) {
+          started++;
+          await handle(account);
+        }
         // Only a finished account moves the cursor; a Scan can resume after any key it returned.
         cursor.segments[segment] = { after: account.pk };
       }
@@ -141,13 +145,19 @@ export async function runRehashJob(deps: RehashJobDependencies, options: RehashJ
     }
   };
 
-  await Promise.all(
-    cursor.segments.map((_, segment) =>
-      runSegment(segment).catch((error: unknown) => {
-        fatal ??= error;
-      }),
-    ),
-  );
+  const runPass = () =>
+    Promise.all(
+      cursor.segments.map((_, segment) =>
+        runSegment(segment).catch((error: unknown) => {
+          fatal ??= error;
+        }),
+      ),
+    );
+  await runPass();
+  if (cursor.pass === 'fast_digests' && isPassFinished(cursor) && !shouldStop()) {
+    Object.assign(cursor, freshCursor(cursor.segments.length, 'the_rest'));
+    await runPass();
+  }
   await saveCursor(true);
   if (fatal !== undefined) throw fatal;
   return { cursor: encodeCursor(cursor), done: isFinished(cursor), dryRun, segments: cursor.segments.length, counts, problems };

@@ -24,6 +24,8 @@ export interface InventoryGroup {
   parameters?: string;
   pepperKeyId?: string;
   wrapped: boolean;
+  /** An unsalted or salted single-round digest (MD5, SHA-1, SHA-2): crackable at GPU speed. */
+  fastDigest: boolean;
   needsRehash: boolean;
   status: UpgradeStatus;
   count: number;
@@ -35,6 +37,8 @@ export interface Inventory {
   /** How many records need rehashing (hasher.needsRehash), wrapped ones included. */
   needsRehash: number;
   wrapped: number;
+  /** Fast digests not wrapped yet: the rehash job's first pass wraps them. */
+  fastDigests: number;
   /** One row per scheme, parameters and pepper key, largest first. */
   groups: InventoryGroup[];
   /** Unparseable records by error code. */
@@ -69,6 +73,7 @@ export async function takeInventory(deps: InventoryDependencies, options: Invent
     byStatus: { up_to_date: 0, awaiting_login: 0, to_wrap: 0, to_rotate: 0, unparseable: 0 },
     needsRehash: 0,
     wrapped: 0,
+    fastDigests: 0,
     groups: [],
     unparseable: {},
   };
@@ -84,6 +89,7 @@ export async function takeInventory(deps: InventoryDependencies, options: Invent
     inventory.byStatus[group.status]++;
     if (group.needsRehash) inventory.needsRehash++;
     if (group.wrapped) inventory.wrapped++;
+    if (group.fastDigest) inventory.fastDigests++;
     const key = JSON.stringify([group.scheme, group.parameters, group.pepperKeyId, group.status]);
     const existing = groups.get(key);
     if (existing) existing.count++;
@@ -111,7 +117,7 @@ function describeRecord(
   pepperKeyId: string | undefined,
 ): Omit<InventoryGroup, 'count'> | { unparseable: string } {
   try {
-    const { scheme, parameters, pepperKeyId: keyId } = hasher.describe(stored);
+    const { scheme, parameters, pepperKeyId: keyId, fastDigest } = hasher.describe(stored);
     const wrapped = scheme.startsWith('wrapped_');
     return {
       scheme,
@@ -119,6 +125,7 @@ function describeRecord(
       ...(parameters !== undefined && { parameters }),
       ...(keyId !== undefined && { pepperKeyId: keyId }),
       wrapped,
+      fastDigest: fastDigest === true,
       needsRehash: hasher.needsRehash(stored),
       status: statusOf(planRehashAction(hasher, stored, pepperKeyId)),
     };

@@ -62,12 +62,13 @@ function printInventory(io: CommandIo, inventory: Inventory): void {
     group.parameters ?? '-',
     group.pepperKeyId ?? '-',
     group.wrapped ? 'yes' : 'no',
+    group.fastDigest ? 'FAST DIGEST' : '-',
     group.needsRehash ? 'yes' : 'no',
     NEXT_STEP[group.status],
     group.count,
   ]);
-  for (const [code, count] of Object.entries(inventory.unparseable)) rows.push([`(unparseable: ${code})`, '-', '-', '-', '-', NEXT_STEP.unparseable, count]);
-  writeLine(io.stdout, formatTable(['scheme', 'parameters', 'pepper', 'wrapped', 'needs rehash', 'next step', 'accounts'], rows));
+  for (const [code, count] of Object.entries(inventory.unparseable)) rows.push([`(unparseable: ${code})`, '-', '-', '-', '-', '-', NEXT_STEP.unparseable, count]);
+  writeLine(io.stdout, formatTable(['scheme', 'parameters', 'pepper', 'wrapped', 'weakness', 'needs rehash', 'next step', 'accounts'], rows));
   writeLine(io.stdout);
   const { total, byStatus } = inventory;
   const share = (count: number) => (total === 0 ? '0%' : `${((count / total) * 100).toFixed(1)}%`);
@@ -78,4 +79,11 @@ function printInventory(io: CommandIo, inventory: Inventory): void {
       `${byStatus.to_wrap} to wrap, ${byStatus.to_rotate} to re-seal, ${byStatus.unparseable} unparseable`,
   );
   writeLine(io.stdout, `Upgrade progress (up to date or awaiting login): ${share(byStatus.up_to_date + byStatus.awaiting_login)}`);
+  if (inventory.fastDigests > 0) {
+    writeLine(
+      io.stdout,
+      `WARNING: ${inventory.fastDigests} accounts hold fast digests (MD5, SHA-1, SHA-2 in one round), which a stolen table gives up ` +
+        'at GPU speed: run passlane rehash now; it wraps them before anything else.',
+    );
+  }
 }

@@ -27,6 +27,8 @@ export interface ParsedHash {
    * billions of guesses a second on one GPU, so the inventory flags them and rehash wraps them first.
    */
   readonly fastDigest?: true;
+  /** Set on a wrapped record whose inner format is a fast digest: handled with them (rehash's first pass). */
+  readonly wrapsFastDigest?: true;
   /** The stored tag or checksum, decoded: what a correct password recomputes. */
   readonly digest: Uint8Array;
   /** The digest as written: always the stored value's last field, which wrapping replaces. */

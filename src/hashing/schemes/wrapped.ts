@@ -47,6 +47,7 @@ export function wrappedScheme(parseInner: (stored: string, limits: StoredHashLim
         scheme: `wrapped_${inner.scheme}`,
         memoryKiB: Math.max(inner.memoryKiB, outer.memoryKiB),
         ...(inner.inputLimitBytes !== undefined && { inputLimitBytes: inner.inputLimitBytes }),
+        ...(inner.fastDigest && { wrapsFastDigest: true }),
         // The outer argon2id's parameters, for describe() and inventories; the scheme keeps
         // needsRehash true until a login replaces the record.
         argon2: {
