@@ -496,8 +496,20 @@ describe('migration settings', () => {
 
   it('refuses the function form on a host without the AWS SDK (the Worker)', async () => {
     const config = readMigrationConfig({ PASSLANE_MIGRATION_FUNCTION: 'old-auth' });
-    await expect(buildMigrationSource(config, {})).rejects.toMatchObject({ variable: 'PASSLANE_MIGRATION_FUNCTION' });
-    await expect(buildMigrationSource(readMigrationConfig({ PASSLANE_MIGRATION_URL: url, PASSLANE_MIGRATION_SECRET: SECRET }), {})).resolves.toHaveProperty('check');
+    const warnings: string[] = [];
+    const host = { warn: (message: string) => void warnings.push(message) };
+    await expect(buildMigrationSource(config, host, true)).rejects.toMatchObject({ variable: 'PASSLANE_MIGRATION_FUNCTION' });
+    await expect(buildMigrationSource(readMigrationConfig({ PASSLANE_MIGRATION_URL: url, PASSLANE_MIGRATION_SECRET: SECRET }), host, true)).resolves.toHaveProperty('check');
+    expect(warnings).toEqual([]);
+  });
+
+  it('warns at start when verified emails are not required, since registration does not ask the old system', async () => {
+    const warnings: string[] = [];
+    const host = { warn: (message: string) => void warnings.push(message) };
+    await buildMigrationSource(readMigrationConfig({ PASSLANE_MIGRATION_URL: url, PASSLANE_MIGRATION_SECRET: SECRET }), host, false);
+    expect(warnings).toEqual([expect.stringContaining('PASSLANE_REQUIRE_VERIFIED_EMAIL=true')]);
+    await buildMigrationSource(undefined, host, false);
+    expect(warnings).toHaveLength(1);
   });
 
   it('fetches the secret from SSM when PASSLANE_MIGRATION_SECRET_PARAMETER names it', async () => {

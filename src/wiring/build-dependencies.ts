@@ -135,7 +135,7 @@ export async function buildAuthDependencies(
     overrides.tokens ?? buildTokenService(config),
     overrides.fingerprint ?? buildFingerprint(config),
     // Built at start when configured, so a bad setting fails the cold start, not a login.
-    'migration' in overrides ? overrides.migration : buildMigrationSource(config.migration, platform),
+    'migration' in overrides ? overrides.migration : buildMigrationSource(config.migration, platform, config.recovery.requireVerifiedEmail),
   ]);
   const loginGuard = overrides.loginGuard ?? new LoginGuardStore(platform.dynamoDb(config.storage), config.storage.table, config.rateLimits.windowSeconds);
   // One per container: it remembers this container's recent verify costs.
