@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createPasswordHasher, DEFAULT_STORED_HASH_LIMITS } from '../src/index.js';
 import { aspnetIdentityScheme } from '../src/hashing/schemes/aspnet-identity.js';
@@ -6,28 +5,15 @@ import { djangoScheme } from '../src/hashing/schemes/django.js';
 import { parseStoredHash } from '../src/hashing/schemes/parse-stored-hash.js';
 import { springScheme } from '../src/hashing/schemes/spring.js';
 import { werkzeugScheme } from '../src/hashing/schemes/werkzeug.js';
-import type { HostileFixture, LegacyFixture } from './support/fixtures.js';
+import { codeOf, readFixtureFile } from './support/fixtures.js';
 import { hasherWithBackend, recordingBackend } from './support/recording-backend.js';
 
 // Werkzeug, Django's remaining hashers, ASP.NET Core Identity and Spring Security: the edge cases
 // of each layout. Every fixture's plain verify runs in legacy-formats.test.ts.
-const file = JSON.parse(readFileSync(new URL('./fixtures/framework-hashes.json', import.meta.url), 'utf8')) as {
-  hashes: LegacyFixture[];
-  hostile: HostileFixture[];
-};
-const fixture = (id: string) => file.hashes.find((f) => f.id === id)!;
-const hostile = (id: string) => file.hostile.find((f) => f.id === id)!.hash;
+const { file, fixture, hostile } = readFixtureFile('framework-hashes.json');
 
 const hasher = createPasswordHasher({ backend: 'native', pepper: false });
 const parse = (stored: string) => parseStoredHash(stored, DEFAULT_STORED_HASH_LIMITS);
-const codeOf = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  return 'no error';
-};
 
 afterEach(() => {
   vi.restoreAllMocks();

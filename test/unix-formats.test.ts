@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { createPasswordHasher, DEFAULT_STORED_HASH_LIMITS } from '../src/index.js';
 import { parseStoredHash } from '../src/hashing/schemes/parse-stored-hash.js';
 import type { VerifyContext } from '../src/hashing/schemes/types.js';
 import { UNIX_SCHEMES } from '../src/hashing/schemes/unix-schemes.js';
 import { DEPLOYED_VERIFY_BUDGET, limitsForBudget } from '../src/hashing/verify-budget.js';
-import type { HostileFixture, LegacyFixture } from './support/fixtures.js';
+import { codeOf, readFixtureFile, type LegacyFixture } from './support/fixtures.js';
 import { hasherWithBackend, recordingBackend } from './support/recording-backend.js';
 
 // Counts every digest computed through @noble/hashes (all of these formats use it), so "refused
@@ -46,25 +45,10 @@ interface RefusedFixture {
 }
 
 // The fixtures every legacy test runs are in `hashes`; these cover what only this file checks.
-const file = JSON.parse(readFileSync(new URL('./fixtures/unix-hashes.json', import.meta.url), 'utf8')) as {
-  hashes: LegacyFixture[];
-  hostile: HostileFixture[];
-  longSaltHashes: LegacyFixture[];
-  refusedByOriginal: RefusedFixture[];
-};
-const fixture = (id: string) => file.hashes.find((f) => f.id === id)!;
-const hostile = (id: string) => file.hostile.find((f) => f.id === id)!.hash;
+const { file, fixture, hostile } = readFixtureFile<{ longSaltHashes: LegacyFixture[]; refusedByOriginal: RefusedFixture[] }>('unix-hashes.json');
 
 const hasher = createPasswordHasher({ backend: 'native', pepper: false });
 const parse = (stored: string, limits = DEFAULT_STORED_HASH_LIMITS) => parseStoredHash(stored, limits);
-const codeOf = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-  return 'no error';
-};
 /** These schemes use neither the backend nor normalisation. */
 const noContext = {} as VerifyContext;
 

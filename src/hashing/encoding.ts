@@ -8,6 +8,16 @@ export function utf8(text: string): Uint8Array<ArrayBuffer> {
   return textEncoder.encode(text);
 }
 
+export function concatBytes(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
 export function utf8Length(text: string): number {
   // Cheaper than encoding: counts UTF-8 bytes without allocating.
   let bytes = 0;

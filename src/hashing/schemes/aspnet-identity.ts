@@ -2,7 +2,7 @@ import { encodeBase64Padded, utf8 } from '../encoding.js';
 import { HashParametersOutOfBoundsError, MalformedHashError, UnsupportedHashError } from '../errors.js';
 import type { StoredHashLimits } from '../policy.js';
 import { pbkdf2, type DigestName } from './digests.js';
-import { assertPbkdf2Work, decodePaddedBase64 } from './framework-common.js';
+import { assertPbkdf2Work, decodePaddedBase64 } from './field-checks.js';
 import type { HashScheme, ParsedHash } from './types.js';
 
 /**

@@ -1,3 +1,4 @@
+import type { CHash } from '@noble/hashes/utils.js';
 import { utf8Length } from '../encoding.js';
 import { MalformedHashError } from '../errors.js';
 
@@ -78,11 +79,18 @@ export function checkCryptSalt(salt: string, maxLength: number, what: string): v
   if (!/^[\x21-\x23\x25-\x7e]*$/.test(salt)) throw new MalformedHashError(`${what} salt must be printable ASCII`);
 }
 
-/** ASCII text to bytes (salts and settings, already checked to be ASCII). */
-export function asciiBytes(text: string): Uint8Array {
-  const out = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
-  return out;
+/**
+ * Round i of MD5-crypt's stretching, which SHA-crypt kept: the previous digest and the password
+ * alternate, with the salt on rounds not divisible by 3 and the password again on those not
+ * divisible by 7. `password` and `salt` are what each format feeds (SHA-crypt: its P and S sequences).
+ */
+export function cryptRound(hash: CHash, i: number, password: Uint8Array, salt: Uint8Array, previous: Uint8Array): Uint8Array<ArrayBuffer> {
+  const round = hash.create();
+  round.update(i & 1 ? password : previous);
+  if (i % 3) round.update(salt);
+  if (i % 7) round.update(password);
+  round.update(i & 1 ? previous : password);
+  return round.digest();
 }
 
 /** A digest of no bytes: compared with any stored digest it never matches (for inputs the original refuses). */

@@ -21,6 +21,8 @@ export async function hmacSha256(key: Uint8Array<ArrayBuffer>, message: Uint8Arr
   return new Uint8Array(await crypto.subtle.sign('HMAC', cryptoKey, message));
 }
 
-export async function sha256(message: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', message));
+export async function webDigest(name: DigestName, message: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest(name, message));
 }
+
+export const sha256 = (message: Uint8Array<ArrayBuffer>): Promise<Uint8Array> => webDigest('SHA-256', message);

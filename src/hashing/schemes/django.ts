@@ -1,11 +1,11 @@
 import { md5 } from '@noble/hashes/legacy.js';
-import { decodeBase64Padded, encodeBase64Padded, toHex, utf8 } from '../encoding.js';
+import { concatBytes, decodeBase64Padded, encodeBase64Padded, toHex, utf8 } from '../encoding.js';
 import { MalformedHashError, UnsupportedHashError } from '../errors.js';
 import type { StoredHashLimits } from '../policy.js';
 import { argon2ParsedHash, parseArgon2Phc } from './argon2-phc.js';
 import { bcryptParsedHash, parseBcrypt } from './bcrypt.js';
-import { pbkdf2, sha256, type DigestName } from './digests.js';
-import { assertScryptN, concatBytes, decodeLowerHex, decodePaddedBase64, scryptMemoryKiB, webDigest } from './framework-common.js';
+import { pbkdf2, sha256, webDigest, type DigestName } from './digests.js';
+import { assertScryptN, decodeLowerHex, decodeOrMalformed, decodePaddedBase64, scryptMemoryKiB } from './field-checks.js';
 import { parseBoundedInteger } from './parse-integer.js';
 import type { HashScheme, ParsedHash } from './types.js';
 
@@ -33,12 +33,7 @@ function parseDjangoPbkdf2(algorithm: string, stored: string, limits: Parameters
   const [, iterationsText, salt, hashText] = fields as [string, string, string, string];
   const iterations = parseBoundedInteger(iterationsText, `${algorithm} iterations`, 1, limits.pbkdf2MaxIterations);
   if (salt.length === 0) throw new MalformedHashError(`${algorithm} salt is empty`);
-  let expected: Uint8Array;
-  try {
-    expected = decodeBase64Padded(hashText);
-  } catch (cause) {
-    throw new MalformedHashError(`${algorithm} hash is not base64`, { cause });
-  }
+  const expected = decodeOrMalformed(decodeBase64Padded, hashText, `${algorithm} hash is not base64`);
   if (expected.length !== length) throw new MalformedHashError(`${algorithm} hash must be ${length} bytes`);
   return {
     scheme: `django_${algorithm}`,

@@ -4,6 +4,7 @@ import type { CHash } from '@noble/hashes/utils.js';
 import { decodeBase64Padded, encodeBase64Padded, utf8 } from '../encoding.js';
 import { MalformedHashError } from '../errors.js';
 import { NEVER_MATCHES } from './crypt-common.js';
+import { decodeOrMalformed } from './field-checks.js';
 import type { HashScheme, ParsedHash } from './types.js';
 
 /**
@@ -52,12 +53,7 @@ function parseLdapDigest(stored: string): ParsedHash {
   const name = nameOf(stored)!;
   const { scheme, hash, salted } = ALGORITHMS[name]!;
   const payload = stored.slice(name.length + 2);
-  let decoded: Uint8Array;
-  try {
-    decoded = decodeBase64Padded(payload);
-  } catch (cause) {
-    throw new MalformedHashError(`${scheme} value is not padded base64`, { cause });
-  }
+  const decoded = decodeOrMalformed(decodeBase64Padded, payload, `${scheme} value is not padded base64`);
   const size = hash.outputLen;
   const saltLength = decoded.length - size;
   if (!salted && saltLength !== 0) throw new MalformedHashError(`${scheme} value must be a ${size}-byte digest`);

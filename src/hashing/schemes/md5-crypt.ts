@@ -1,7 +1,7 @@
 import { md5 } from '@noble/hashes/legacy.js';
 import { utf8 } from '../encoding.js';
 import { MalformedHashError } from '../errors.js';
-import { asciiBytes, checkCryptSalt, cryptRefuses, decodePermutedHash64, NEVER_MATCHES, zeroHash64 } from './crypt-common.js';
+import { checkCryptSalt, cryptRefuses, cryptRound, decodePermutedHash64, NEVER_MATCHES, zeroHash64 } from './crypt-common.js';
 import type { HashScheme, ParsedHash } from './types.js';
 
 /**
@@ -29,14 +29,7 @@ export function md5Crypt(password: Uint8Array, magic: Uint8Array, salt: Uint8Arr
   // The original's quirk: a zero byte for each set bit of the length, else the first password byte.
   for (let bits = password.length; bits > 0; bits >>= 1) context.update(bits & 1 ? new Uint8Array(1) : password.subarray(0, 1));
   let final = context.digest();
-  for (let i = 0; i < ROUNDS; i++) {
-    const round = md5.create();
-    round.update(i & 1 ? password : final);
-    if (i % 3) round.update(salt);
-    if (i % 7) round.update(password);
-    round.update(i & 1 ? final : password);
-    final = round.digest();
-  }
+  for (let i = 0; i < ROUNDS; i++) final = cryptRound(md5, i, password, salt, final);
   return final;
 }
 
@@ -50,8 +43,8 @@ export function parseMd5Crypt(stored: string, scheme?: string): ParsedHash {
   checkCryptSalt(saltText, 8, name);
   if (hashText.length !== DIGEST_TEXT_LENGTH) throw new MalformedHashError(`${name} hash must be ${DIGEST_TEXT_LENGTH} characters`);
   const digest = decodePermutedHash64(hashText, ORDER, `${name} hash`);
-  const magicBytes = asciiBytes(magic);
-  const salt = asciiBytes(saltText);
+  const magicBytes = utf8(magic);
+  const salt = utf8(saltText);
   const refuses = magic === '$1$' ? cryptRefuses : (password: string) => password.includes('\0');
   return {
     scheme: name,

@@ -3,6 +3,7 @@ import { HashParametersOutOfBoundsError, MalformedHashError, UnsupportedHashErro
 import type { StoredHashLimits } from '../policy.js';
 import { bcryptParsedHash, parseBcrypt } from './bcrypt.js';
 import { hmacSha256, pbkdf2, sha256, type DigestName } from './digests.js';
+import { decodeOrMalformed, scryptMemoryKiB } from './field-checks.js';
 import { parseBoundedInteger } from './parse-integer.js';
 import type { HashScheme, ParsedHash } from './types.js';
 
@@ -16,14 +17,6 @@ const PBKDF2_IDENTS: Record<string, { digest: DigestName; length: number; scheme
   '$pbkdf2$': { digest: 'SHA-1', length: 20, scheme: 'passlib_pbkdf2_sha1' },
 };
 
-function decodeOrMalformed(decode: (text: string) => Uint8Array<ArrayBuffer>, text: string, what: string): Uint8Array<ArrayBuffer> {
-  try {
-    return decode(text);
-  } catch (cause) {
-    throw new MalformedHashError(`${what} is not valid base64`, { cause });
-  }
-}
-
 /** `$pbkdf2-sha256$rounds$salt$checksum`; salt and checksum in adapted base64, salt used as raw bytes. */
 function parsePbkdf2(ident: string, stored: string, limits: StoredHashLimits): ParsedHash {
   const { digest, length, scheme } = PBKDF2_IDENTS[ident]!;
@@ -31,8 +24,8 @@ function parsePbkdf2(ident: string, stored: string, limits: StoredHashLimits): P
   if (fields.length !== 3) throw new MalformedHashError(`${scheme} hash must be ${ident}rounds$salt$checksum`);
   const [roundsText, saltText, checksumText] = fields as [string, string, string];
   const rounds = parseBoundedInteger(roundsText, `${scheme} rounds`, 1, limits.pbkdf2MaxIterations);
-  const salt = decodeOrMalformed(decodeAdaptedBase64, saltText, `${scheme} salt`);
-  const expected = decodeOrMalformed(decodeAdaptedBase64, checksumText, `${scheme} checksum`);
+  const salt = decodeOrMalformed(decodeAdaptedBase64, saltText, `${scheme} salt is not valid base64`);
+  const expected = decodeOrMalformed(decodeAdaptedBase64, checksumText, `${scheme} checksum is not valid base64`);
   if (salt.length === 0 || salt.length > 1024) throw new MalformedHashError(`${scheme} salt must be 1..1024 bytes`);
   if (expected.length !== length) throw new MalformedHashError(`${scheme} checksum must be ${length} bytes`);
   return {
@@ -53,14 +46,14 @@ function parseScrypt(stored: string, limits: StoredHashLimits): ParsedHash {
   const logN = parseBoundedInteger(lnText, 'scrypt ln', 1, Math.log2(limits.scryptMaxN));
   const r = parseBoundedInteger(rText, 'scrypt r', 1, limits.scryptMaxR);
   const p = parseBoundedInteger(pText, 'scrypt p', 1, limits.scryptMaxP);
-  const salt = decodeOrMalformed(decodeBase64NoPad, saltText, 'scrypt salt');
-  const expected = decodeOrMalformed(decodeBase64NoPad, checksumText, 'scrypt checksum');
+  const salt = decodeOrMalformed(decodeBase64NoPad, saltText, 'scrypt salt is not valid base64');
+  const expected = decodeOrMalformed(decodeBase64NoPad, checksumText, 'scrypt checksum is not valid base64');
   if (salt.length === 0 || salt.length > 1024) throw new MalformedHashError('scrypt salt must be 1..1024 bytes');
   if (expected.length < 16 || expected.length > 64) throw new HashParametersOutOfBoundsError('scrypt checksum must be 16..64 bytes');
   const N = 2 ** logN;
   return {
     scheme: 'passlib_scrypt',
-    memoryKiB: Math.ceil((128 * N * r) / 1024),
+    memoryKiB: scryptMemoryKiB(N, r),
     digest: expected,
     digestText: checksumText,
     zeroDigestText: encodeBase64NoPad(new Uint8Array(expected.length)),

@@ -3,7 +3,7 @@ import type { CHash } from '@noble/hashes/utils.js';
 import { utf8, utf8Length } from '../encoding.js';
 import { MalformedHashError } from '../errors.js';
 import type { StoredHashLimits } from '../policy.js';
-import { asciiBytes, decodeHash64, HASH64, NEVER_MATCHES, runRounds, zeroHash64 } from './crypt-common.js';
+import { decodeHash64, HASH64, NEVER_MATCHES, runRounds, zeroHash64 } from './crypt-common.js';
 import { parseBoundedInteger } from './parse-integer.js';
 import type { HashScheme, ParsedHash } from './types.js';
 
@@ -38,7 +38,7 @@ export function parsePhpassSetting(stored: string, scheme: string, limits: Store
   if (log2 < PHPASS_MIN_LOG2 || log2 > PHPASS_MAX_LOG2) throw new MalformedHashError(`${scheme} log2 rounds=${log2} is outside 7..30 (the original refuses it)`);
   // The same message and error as every other bound.
   parseBoundedInteger(String(log2), `${scheme} log2 rounds`, PHPASS_MIN_LOG2, limits.phpassMaxLog2Rounds);
-  return { log2Rounds: log2, salt: asciiBytes(salt) };
+  return { log2Rounds: log2, salt: utf8(salt) };
 }
 
 /** hash = H(salt || password); 2^log2 times hash = H(hash || password). */

@@ -3,7 +3,7 @@ import type { CHash } from '@noble/hashes/utils.js';
 import { utf8 } from '../encoding.js';
 import { HashParametersOutOfBoundsError, MalformedHashError } from '../errors.js';
 import type { StoredHashLimits } from '../policy.js';
-import { asciiBytes, checkCryptSalt, cryptRefuses, decodePermutedHash64, NEVER_MATCHES, runRounds, zeroHash64 } from './crypt-common.js';
+import { checkCryptSalt, cryptRefuses, cryptRound, decodePermutedHash64, NEVER_MATCHES, runRounds, zeroHash64 } from './crypt-common.js';
 import type { HashScheme, ParsedHash } from './types.js';
 
 /**
@@ -80,12 +80,7 @@ export async function shaCrypt(hash: CHash, password: Uint8Array, salt: Uint8Arr
   const s = repeatTo(ds.digest(), salt.length);
 
   await runRounds(rounds, (i) => {
-    const round = hash.create();
-    round.update(i & 1 ? p : digest);
-    if (i % 3) round.update(s);
-    if (i % 7) round.update(p);
-    round.update(i & 1 ? digest : p);
-    digest = round.digest();
+    digest = cryptRound(hash, i, p, s, digest);
   });
   return digest;
 }
@@ -120,7 +115,7 @@ export function parseShaCrypt(stored: string, limits: StoredHashLimits, scheme?:
   const textLength = Math.ceil((size * 8) / 6);
   if (hashText.length !== textLength) throw new MalformedHashError(`${name} hash must be ${textLength} characters`);
   const digest = decodePermutedHash64(hashText, variant.order, `${name} hash`);
-  const salt = asciiBytes(saltText);
+  const salt = utf8(saltText);
   return {
     scheme: name,
     memoryKiB: 1,

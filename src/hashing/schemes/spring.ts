@@ -1,11 +1,11 @@
 import { sha256 } from '@noble/hashes/sha2.js';
-import { encodeBase64Padded, toHex, utf8 } from '../encoding.js';
+import { concatBytes, encodeBase64Padded, toHex, utf8 } from '../encoding.js';
 import { HashParametersOutOfBoundsError, MalformedHashError, UnsupportedHashError } from '../errors.js';
 import type { StoredHashLimits } from '../policy.js';
 import { argon2ParsedHash, parseArgon2Phc } from './argon2-phc.js';
 import { bcryptParsedHash, parseBcrypt } from './bcrypt.js';
 import { pbkdf2, type DigestName } from './digests.js';
-import { assertPbkdf2Work, concatBytes, decodeLowerHex, decodePaddedBase64, DIGEST_BYTES, scryptMemoryKiB } from './framework-common.js';
+import { assertPbkdf2Work, decodeLowerHex, decodePaddedBase64, DIGEST_BYTES, scryptMemoryKiB } from './field-checks.js';
 import { parseBoundedInteger } from './parse-integer.js';
 import type { HashScheme, ParsedHash } from './types.js';
 

@@ -2,7 +2,7 @@ import { toHex, utf8 } from '../encoding.js';
 import { MalformedHashError, UnsupportedHashError } from '../errors.js';
 import type { StoredHashLimits } from '../policy.js';
 import { pbkdf2, type DigestName } from './digests.js';
-import { assertScryptN, decodeLowerHex, DIGEST_BYTES, scryptMemoryKiB } from './framework-common.js';
+import { assertScryptN, decodeLowerHex, DIGEST_BYTES, scryptMemoryKiB } from './field-checks.js';
 import { parseBoundedInteger } from './parse-integer.js';
 import type { HashScheme, ParsedHash } from './types.js';
 

@@ -3,7 +3,7 @@ import { HashParametersOutOfBoundsError, MalformedHashError } from '../errors.js
 import type { StoredHashLimits } from '../policy.js';
 import type { DigestName } from './digests.js';
 
-/** Helpers shared by the framework formats (Werkzeug, Django's legacy hashers, ASP.NET, Spring). */
+/** Parsing and bounds checks the stored-hash formats share. */
 
 export const DIGEST_BYTES: Readonly<Record<DigestName, number>> = { 'SHA-1': 20, 'SHA-256': 32, 'SHA-512': 64 };
 
@@ -15,13 +15,17 @@ export function decodeLowerHex(text: string, what: string): Uint8Array<ArrayBuff
   return out;
 }
 
-export function decodePaddedBase64(text: string, what: string): Uint8Array<ArrayBuffer> {
+/** A stored field through `decode`, its failure a MalformedHashError with `message`. */
+export function decodeOrMalformed(decode: (text: string) => Uint8Array<ArrayBuffer>, text: string, message: string): Uint8Array<ArrayBuffer> {
   try {
-    return decodeBase64Padded(text);
+    return decode(text);
   } catch (cause) {
-    throw new MalformedHashError(`${what} is not padded base64`, { cause });
+    throw new MalformedHashError(message, { cause });
   }
 }
+
+export const decodePaddedBase64 = (text: string, what: string): Uint8Array<ArrayBuffer> =>
+  decodeOrMalformed(decodeBase64Padded, text, `${what} is not padded base64`);
 
 /**
  * PBKDF2 costs its iterations once per output block, so a format that takes its output length
@@ -43,17 +47,3 @@ export function assertScryptN(N: number, limits: StoredHashLimits, name: string)
 
 /** Memory one scrypt verify takes (128·N·r bytes), for the limiter. */
 export const scryptMemoryKiB = (N: number, r: number): number => Math.ceil((128 * N * r) / 1024);
-
-export async function webDigest(name: 'SHA-1' | 'SHA-256', message: Uint8Array<ArrayBuffer>): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest(name, message));
-}
-
-export function concatBytes(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
