@@ -3,7 +3,7 @@ import { createServer, type Socket } from 'node:net';
 import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStorageConfig } from '../src/config/storage-config.js';
-import { createDynamoDbClient, dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
+import { createDynamoDbClient, dynamoDbClientConfig, newDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import {
   AccountExistsError,
   HashChangedError,
@@ -26,8 +26,8 @@ describe.each(dynamoDbServers)('AccountStore on $name', ({ name, start }) => {
 
   beforeAll(async () => {
     server = await start();
-    // A fresh client (not the per-container cache) so afterAll can destroy it.
-    client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: server.endpoint }));
+    // A fresh client as the functions build it (not the per-container cache) so afterAll can destroy it.
+    client = newDynamoDbClient({ endpoint: server.endpoint });
     await ensureTable(client, tableName);
     store = new AccountStore(client, tableName);
     counters = new RateLimitStore(client, tableName);
@@ -91,7 +91,7 @@ describe.each(dynamoDbServers)('AccountStore on $name', ({ name, start }) => {
   });
 
   it('tells its own landed retry from a duplicate by the item the failed condition returns', async () => {
-    const recorded = new DynamoDBClient(dynamoDbClientConfig({ endpoint: server.endpoint }));
+    const recorded = newDynamoDbClient({ endpoint: server.endpoint });
     const calls: AwsRequest[] = [];
     attachRecorder(recorded, { partitionKey: 'pk', indexPartitionKeys: {} }, () => ({ record: (call) => calls.push(call) }));
     const recordedStore = new AccountStore(recorded, tableName);
@@ -184,7 +184,13 @@ describe.each(dynamoDbServers)('AccountStore on $name', ({ name, start }) => {
   });
 });
 
-describe('storage outage', () => {
+// The functions' client (item requests by the short path) and the SDK's own, as the CLI jobs use it.
+const clientKinds = [
+  { kind: 'the functions’ client', create: (endpoint: string) => newDynamoDbClient({ endpoint }) },
+  { kind: 'the SDK client', create: (endpoint: string) => new DynamoDBClient(dynamoDbClientConfig({ endpoint })) },
+];
+
+describe.each(clientKinds)('storage outage, through $kind', ({ create }) => {
   const operations = (store: AccountStore, counters: RateLimitStore): Array<Promise<unknown>> => [
     counters.hit({ key: 'k', windowSeconds: 60, limit: 5 }),
     store.getUserByEmail('a@example.test'),
@@ -194,7 +200,7 @@ describe('storage outage', () => {
 
   it('maps a refused connection to StorageUnavailableError in under 3 s', async () => {
     const port = await freePort(); // free = nothing listens
-    const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: `http://127.0.0.1:${port}` }));
+    const client = create(`http://127.0.0.1:${port}`);
     const store = new AccountStore(client, 'passlane-users');
     const started = performance.now();
     const results = await Promise.allSettled(operations(store, new RateLimitStore(client, 'passlane-users')));
@@ -218,7 +224,7 @@ describe('storage outage', () => {
     const blackHole = createServer((socket) => void sockets.add(socket));
     await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', () => resolve()));
     const { port } = blackHole.address() as { port: number };
-    const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: `http://127.0.0.1:${port}` }));
+    const client = create(`http://127.0.0.1:${port}`);
     const store = new AccountStore(client, 'passlane-users');
     try {
       const started = performance.now();

@@ -1,5 +1,6 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDbConnection } from '../config/storage-config.js';
+import { sendItemRequestsDirectly } from './direct-requests.js';
 import { cachedPerConnection, connectionSettings } from '../shared/aws-connection.js';
 
 /**
@@ -42,7 +43,16 @@ export function dynamoDbClientConfig(storage: DynamoDbConnection): DynamoDBClien
   };
 }
 
+/**
+ * A client for the functions: the SDK client, with the item operations of every request (reads,
+ * puts, updates, deletes, queries) sent by the short path in direct-requests.ts. Uncached: tests
+ * that add middleware build their own.
+ */
+export function newDynamoDbClient(storage: DynamoDbConnection): DynamoDBClient {
+  const client = new DynamoDBClient(dynamoDbClientConfig(storage));
+  sendItemRequestsDirectly(client);
+  return client;
+}
+
 /** One client per container and configuration (aws-connection.ts). */
-export const createDynamoDbClient: (storage: DynamoDbConnection) => DynamoDBClient = cachedPerConnection(
-  (storage) => new DynamoDBClient(dynamoDbClientConfig(storage)),
-);
+export const createDynamoDbClient: (storage: DynamoDbConnection) => DynamoDBClient = cachedPerConnection(newDynamoDbClient);

@@ -1,6 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createPasswordHasher, type PasswordHasher } from '../../src/index.js';
 import { dynamoDbClientConfig } from '../../src/storage/dynamodb-client.js';
+import { sendItemRequestsDirectly } from '../../src/storage/direct-requests.js';
 import { ensureTable } from '../../src/storage/table.js';
 import { AccountStore } from '../../src/storage/account-store.js';
 import { JobCursorStore } from '../../src/storage/job-cursor-store.js';
@@ -20,7 +21,10 @@ import type { AccountMail, AuthDependencies, RateLimits } from '../../src/use-ca
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
 export async function createAuthFixture(endpoint: string, overrides: Partial<AuthDependencies> = {}) {
   // No middleware cache: tests add middleware (call logs, fault injection) after the first requests.
+  // Item requests by the short path, as the functions' client sends them; a test's middleware
+  // (initialize step) still sees each call first.
   const client = new DynamoDBClient({ ...dynamoDbClientConfig({ endpoint: endpoint }), cacheMiddleware: false });
+  sendItemRequestsDirectly(client);
   const tableName = `users-${crypto.randomUUID()}`;
   await ensureTable(client, tableName);
   const users = new AccountStore(client, tableName);

@@ -1,0 +1,255 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SignatureV4 } from '@smithy/signature-v4';
+
+/**
+ * The item operations the functions make on every request (the login's read and session write,
+ * registration's put, ...), sent by a short path instead of the SDK's full one: the SDK's
+ * per-request work (schema serde, endpoint rules, auth-scheme selection, user agent, its
+ * middleware chain) is most of the CPU a login spends outside its hash (README: "Login CPU").
+ * DynamoDB's wire format is plain JSON whose shapes are the commands' inputs and outputs, so a
+ * command's `input` is the body and the parsed answer is its output.
+ *
+ * It is an SDK middleware, the last of the initialize step: callers still send SDK commands,
+ * middleware that runs before it (a test's call recorder or fault injection) still sees each
+ * call, and what it does not serve goes on down the SDK's stack. What it keeps of the SDK is what matters to get
+ * right: the client's own credentials (the default chain: the Lambda role), region, endpoint,
+ * HTTP handler (keep-alive sockets, connection and request timeouts) and retry strategy (the
+ * same backoff and client-wide retry quota as every other call of the client), and AWS's
+ * SigV4 signer. The rest is ~100 lines: build the request, read the answer, name the error.
+ *
+ * Not served here, so left to the SDK: every other operation (table management, Scan,
+ * transactions). Not reproduced:
+ * clock-skew correction, and per-call options (`send(command, { abortSignal })` never reaches
+ * a middleware; no store passes any).
+ */
+export const DIRECT_OPERATIONS: ReadonlySet<string> = new Set(['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query']);
+
+const TARGET_PREFIX = 'DynamoDB_20120810.';
+const MIDDLEWARE_NAME = 'passlaneDirectRequests';
+/** What CloudTrail's data events show for these calls. */
+const USER_AGENT = 'passlane (direct item requests)';
+
+/** The subset of the SDK's resolved client configuration used here (all of it resolved by the SDK). */
+interface ResolvedConfig {
+  region: () => Promise<string>;
+  endpoint?: () => Promise<{ protocol: string; hostname: string; port?: number; path: string }>;
+  credentials: ConstructorParameters<typeof SignatureV4>[0]['credentials'];
+  sha256: ConstructorParameters<typeof SignatureV4>[0]['sha256'];
+  endpointProvider: (params: { Region: string; UseFIPS: boolean; UseDualStack: boolean }) => { url: URL };
+  useFipsEndpoint: () => Promise<boolean>;
+  useDualstackEndpoint: () => Promise<boolean>;
+  systemClockOffset?: number;
+  requestHandler: { handle(request: HttpRequest): Promise<{ response: HttpResponse }> };
+  streamCollector: (body: unknown) => Promise<Uint8Array>;
+  retryStrategy: () => Promise<RetryStrategy>;
+}
+
+interface HttpRequest {
+  method: string;
+  protocol: string;
+  hostname: string;
+  port?: number;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  body: string;
+}
+
+interface HttpResponse {
+  statusCode: number;
+  headers: Record<string, string | undefined>;
+  body: unknown;
+}
+
+interface RetryToken {
+  getRetryCount(): number;
+  getRetryDelay(): number;
+}
+
+interface RetryStrategy {
+  acquireInitialRetryToken(scope: string): Promise<RetryToken>;
+  refreshRetryTokenForRetry(token: RetryToken, info: { errorType: RetryErrorType; error: unknown }): Promise<RetryToken>;
+  recordSuccess(token: RetryToken): void;
+}
+
+type RetryErrorType = 'THROTTLING' | 'TRANSIENT' | 'SERVER_ERROR';
+
+interface Target {
+  signer: SignatureV4;
+  protocol: string;
+  hostname: string;
+  port?: number;
+  path: string;
+  host: string;
+}
+
+/** An error DynamoDB answered, named as the SDK names it (`ConditionalCheckFailedException`, ...). */
+export class DynamoDbServiceError extends Error {
+  readonly $fault: 'client' | 'server';
+  readonly $metadata: { httpStatusCode: number; requestId?: string; attempts: number };
+  [field: string]: unknown;
+
+  constructor(name: string, message: string, status: number, requestId: string | undefined, fields: Record<string, unknown>) {
+    super(message);
+    // The answer's other fields: `Item` (ReturnValuesOnConditionCheckFailure), `CancellationReasons`.
+    Object.assign(this, fields);
+    this.name = name;
+    this.$fault = status >= 500 ? 'server' : 'client';
+    this.$metadata = { httpStatusCode: status, requestId, attempts: 1 };
+  }
+}
+
+/**
+ * Serves DIRECT_OPERATIONS of this client by the short path. Call once per client, before its
+ * first request (createDynamoDbClient does).
+ */
+export function sendItemRequestsDirectly(client: DynamoDBClient): void {
+  const config = client.config as unknown as ResolvedConfig;
+  // Resolved at the first request, once per client (again after a failure).
+  let target: Promise<Target> | undefined;
+
+  type Next = (args: { input: object }) => Promise<unknown>;
+  type Context = { commandName?: string };
+  const middleware = (next: Next, context: Context) => async (args: { input: object }) => {
+    const operation = context.commandName?.slice(0, -'Command'.length);
+    if (operation === undefined || !DIRECT_OPERATIONS.has(operation)) return next(args);
+    target ??= resolveTarget(config).catch((error: unknown) => {
+      target = undefined;
+      throw error;
+    });
+    const output = await sendWithRetries(config, await target, operation, args.input);
+    return { output, response: undefined };
+  };
+  client.middlewareStack.add(middleware as never, { step: 'initialize', priority: 'low', name: MIDDLEWARE_NAME });
+}
+
+async function resolveTarget(config: ResolvedConfig): Promise<Target> {
+  const region = await config.region();
+  const { protocol, hostname, port, path } = config.endpoint === undefined ? await regionalEndpoint(config, region) : await config.endpoint();
+  const signer = new SignatureV4({ service: 'dynamodb', region, credentials: config.credentials, sha256: config.sha256, uriEscapePath: true });
+  return { signer, protocol, hostname, port, path, host: port === undefined ? hostname : `${hostname}:${port}` };
+}
+
+/** The SDK's own endpoint rules: the region's partition (amazonaws.com.cn, ...), FIPS and dual-stack. */
+async function regionalEndpoint(config: ResolvedConfig, region: string) {
+  const { url } = config.endpointProvider({ Region: region, UseFIPS: await config.useFipsEndpoint(), UseDualStack: await config.useDualstackEndpoint() });
+  return { protocol: url.protocol, hostname: url.hostname, port: url.port === '' ? undefined : Number(url.port), path: url.pathname };
+}
+
+async function sendWithRetries(config: ResolvedConfig, target: Target, operation: string, input: object): Promise<object> {
+  const body = JSON.stringify(input, binaryAsBase64);
+  const strategy = await config.retryStrategy();
+  let token = await strategy.acquireInitialRetryToken('dynamodb');
+  for (;;) {
+    try {
+      const output = await sendOnce(config, target, operation, body, token.getRetryCount() + 1);
+      strategy.recordSuccess(token);
+      return output;
+    } catch (error) {
+      const errorType = retryErrorType(error);
+      if (errorType === undefined) throw error;
+      try {
+        token = await strategy.refreshRetryTokenForRetry(token, { errorType, error });
+      } catch {
+        throw error; // attempts or the retry quota spent: the last error is the answer
+      }
+      await new Promise((resolve) => setTimeout(resolve, token.getRetryDelay()));
+    }
+  }
+}
+
+async function sendOnce(config: ResolvedConfig, target: Target, operation: string, body: string, attempt: number): Promise<object> {
+  const request: HttpRequest = {
+    method: 'POST',
+    protocol: target.protocol,
+    hostname: target.hostname,
+    ...(target.port !== undefined && { port: target.port }),
+    path: target.path,
+    query: {},
+    headers: {
+      host: target.host,
+      'content-type': 'application/x-amz-json-1.0',
+      'x-amz-target': TARGET_PREFIX + operation,
+      'content-length': String(Buffer.byteLength(body)),
+      'user-agent': USER_AGENT,
+    },
+    body,
+  };
+  const signed = (await target.signer.sign(request as never, { signingDate: new Date(Date.now() + (config.systemClockOffset ?? 0)) })) as unknown as HttpRequest;
+  const { response } = await config.requestHandler.handle(signed);
+  const bytes = await config.streamCollector(response.body);
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  const requestId = response.headers['x-amzn-requestid'];
+  const status = response.statusCode;
+  const parsed = parseAnswer(text);
+  if (status >= 200 && status < 300 && parsed !== undefined) {
+    return { ...parsed, $metadata: { httpStatusCode: status, requestId, attempts: attempt } };
+  }
+  throw serviceError(status, requestId, parsed, attempt);
+}
+
+/** `{"__type": "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException", "message": ...}` */
+function serviceError(status: number, requestId: string | undefined, body: Record<string, unknown> | undefined, attempt: number): DynamoDbServiceError {
+  const { __type: type, message, Message, ...fields } = body ?? {};
+  const name = typeof type === 'string' && type !== '' ? type.slice(type.indexOf('#') + 1) : status >= 500 ? 'InternalServerError' : 'UnknownError';
+  const text = typeof message === 'string' ? message : typeof Message === 'string' ? Message : `HTTP ${status}`;
+  const error = new DynamoDbServiceError(name, text, status, requestId, fields);
+  error.$metadata.attempts = attempt;
+  return error;
+}
+
+// What the SDK's standard retry counts as throttling or transient (@smithy/service-error-classification).
+const THROTTLING_NAMES = new Set([
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'ThrottlingException',
+  'Throttling',
+  'ThrottledException',
+  'RequestThrottled',
+  'RequestThrottledException',
+  'TooManyRequestsException',
+  'LimitExceededException',
+  'TransactionInProgressException',
+]);
+const TRANSIENT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
+const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND']);
+
+function retryErrorType(error: unknown): RetryErrorType | undefined {
+  if (!(error instanceof Error)) return undefined;
+  if (error instanceof DynamoDbServiceError) {
+    const status = error.$metadata.httpStatusCode;
+    if (status === 429 || THROTTLING_NAMES.has(error.name)) return 'THROTTLING';
+    if ([500, 502, 503, 504].includes(status)) return 'TRANSIENT';
+    return status >= 500 ? 'SERVER_ERROR' : undefined;
+  }
+  // No answer: a timeout or a dropped connection (the HTTP handler's errors).
+  const code = (error as { code?: unknown }).code;
+  if (TRANSIENT_NAMES.has(error.name) || (typeof code === 'string' && NETWORK_CODES.has(code))) return 'TRANSIENT';
+  return undefined;
+}
+
+/** A B or BS attribute value somewhere in an answer (DynamoDB writes its JSON without spaces). */
+const BINARY_VALUE = /"BS?":/;
+
+/** The answer's JSON, or undefined when it is not JSON (a proxy's error page). */
+function parseAnswer(text: string): Record<string, unknown> | undefined {
+  if (text === '') return {};
+  try {
+    // The reviver triples the parse's cost, so only for an answer that may hold binary values.
+    return JSON.parse(text, BINARY_VALUE.test(text) ? base64AsBinary : undefined) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** DynamoDB JSON carries B and BS as base64; the SDK's shapes hold bytes. */
+function binaryAsBase64(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  const raw = this[key];
+  return raw instanceof Uint8Array ? Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('base64') : value;
+}
+
+function base64AsBinary(key: string, value: unknown): unknown {
+  if (key === 'B' && typeof value === 'string') return new Uint8Array(Buffer.from(value, 'base64'));
+  if (key === 'BS' && Array.isArray(value)) return value.map((entry) => (typeof entry === 'string' ? new Uint8Array(Buffer.from(entry, 'base64')) : entry));
+  return value;
+}
