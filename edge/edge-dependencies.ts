@@ -35,6 +35,7 @@ export function edgeServices(env: WorkerEnv): ApiServices {
   return {
     register: () => getEdgeDependencies(env),
     auth: () => getEdgeDependencies(env),
+    account: () => getEdgeDependencies(env),
     sessions: () => getEdgeDependencies(env),
     sessionManagement: () => getEdgeDependencies(env),
     publicTokens: () => getEdgePublicTokens(env),

@@ -8,5 +8,5 @@ import { getRecoveryDependencies } from '../src/wiring/lambda-dependencies.js';
 import { lambdaHandler } from '../src/hosts/lambda.js';
 
 export const handler = lambdaHandler([requestPasswordResetRoute, confirmPasswordResetRoute, verifyEmailRoute, resendVerificationRoute], {
-  auth: getRecoveryDependencies,
+  account: getRecoveryDependencies,
 });

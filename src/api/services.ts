@@ -1,5 +1,5 @@
 import type { PublicTokenService } from '../tokens/token-service.js';
-import type { AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../use-cases/dependencies.js';
+import type { AccountDependencies, AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../use-cases/dependencies.js';
 
 /**
  * What the routes use, each built on first use by the host, so a host pays only for what its
@@ -9,8 +9,10 @@ import type { AuthDependencies, RegisterDependencies, SessionDependencies, Sessi
 export interface ApiServices {
   /** Registration: hasher, accounts, rate limits, audit; no token service. */
   register(): Promise<RegisterDependencies>;
-  /** Login and password change: everything, with the signing key. */
+  /** Login: everything, with the signing key. */
   auth(): Promise<AuthDependencies>;
+  /** Password change, reset and email verification: everything but the signing key (they only verify tokens). */
+  account(): Promise<AccountDependencies>;
   /** Refresh: the signing key and the sessions, no hasher. */
   sessions(): Promise<SessionDependencies>;
   /** Logout and the session list: verification and the sessions, no signing key. */

@@ -1,7 +1,7 @@
 import { HashChangedError } from '../storage/errors.js';
 import { parsePublicSessionId } from '../sessions/refresh-token.js';
 import { InvalidTokenError } from '../tokens/errors.js';
-import type { AuthDependencies } from './dependencies.js';
+import type { AccountDependencies } from './dependencies.js';
 import { checkNewPassword } from './check-new-password.js';
 import { ConcurrentUpdateError, InvalidCredentialsError, UnauthenticatedError } from './errors.js';
 import { enforceRateLimits } from './enforce-rate-limits.js';
@@ -22,7 +22,7 @@ export interface ChangePasswordRequest {
  * conditional on the hash just verified, so a concurrent change is never lost. Tokens issued
  * before the last password change are refused. Every other session of the account ends.
  */
-export async function changePassword(deps: AuthDependencies, request: ChangePasswordRequest): Promise<void> {
+export async function changePassword(deps: AccountDependencies, request: ChangePasswordRequest): Promise<void> {
   if (!request.accessToken) throw new UnauthenticatedError('a Bearer access token is required');
   const token = await deps.tokens.verify(request.accessToken).catch((cause: unknown) => {
     // Only a verdict on the token is a 401; anything else (a bug, a broken key) stays a 500.
@@ -75,7 +75,7 @@ export async function changePassword(deps: AuthDependencies, request: ChangePass
 const MAX_ATTEMPTS = 3;
 
 /** The token's account, rate-limited like a login, refusing tokens older than the last change. */
-async function readAuthorisedUser(deps: AuthDependencies, token: { userId: string; issuedAt: Date; sessionId?: string }, sourceIp?: string) {
+async function readAuthorisedUser(deps: AccountDependencies, token: { userId: string; issuedAt: Date; sessionId?: string }, sourceIp?: string) {
   const user = await deps.users.getUserById(token.userId);
   if (!user) throw new UnauthenticatedError('the account no longer exists');
   // A per-account budget, so a stolen token can't be used to guess the password.

@@ -1,5 +1,5 @@
 import { HashChangedError } from '../storage/errors.js';
-import type { AuthDependencies } from './dependencies.js';
+import type { AccountDependencies } from './dependencies.js';
 import { checkNewPassword } from './check-new-password.js';
 import { endOtherSessions } from './end-sessions.js';
 import { ConcurrentUpdateError, InvalidOneTimeTokenError } from './errors.js';
@@ -16,7 +16,7 @@ const MAX_ATTEMPTS = 3;
  * wins) and the new hash stored. Every session of the account ends, its run of failed logins is
  * cleared (and the waits of the source confirming), and the mailbox counts as verified (the link proved it).
  */
-export async function confirmPasswordReset(deps: AuthDependencies, request: { body: unknown; sourceIp?: string }): Promise<void> {
+export async function confirmPasswordReset(deps: AccountDependencies, request: { body: unknown; sourceIp?: string }): Promise<void> {
   const body = requireObject(request.body);
   const newPassword = requireString(body, 'newPassword');
   return translateErrors(async () => {

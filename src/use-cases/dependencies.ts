@@ -95,6 +95,12 @@ export interface AuthDependencies {
 export type RegisterDependencies = Omit<AuthDependencies, 'tokens' | 'loginGuard' | 'sessions' | 'sessionConfig' | 'migration'>;
 
 /**
+ * Password change, reset and email verification check access tokens and issue none: verification
+ * alone, so their functions hold the public keys and never the signing key.
+ */
+export type AccountDependencies = Omit<AuthDependencies, 'tokens'> & { tokens: Pick<AccessTokens, 'verify'> };
+
+/**
  * Refresh, logout and the session list: tokens and sessions only, so their functions hold no
  * hasher, pepper or fingerprint key (the refresh token names the sessions item itself).
  */

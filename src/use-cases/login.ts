@@ -204,7 +204,7 @@ function isUnverifiableRecord(error: unknown): boolean {
 }
 
 /** A stored value the hasher refuses is a data problem to log, not a wrong password. */
-export async function verifyStoredHash(deps: AuthDependencies, user: UserRecord, password: string) {
+export async function verifyStoredHash(deps: Pick<AuthDependencies, 'hasher' | 'audit'>, user: UserRecord, password: string) {
   try {
     return await deps.hasher.verify(user.passwordHash, password);
   } catch (error) {

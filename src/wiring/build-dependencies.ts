@@ -124,15 +124,30 @@ export function buildAccountMail(config: PasslaneConfig, platform: Pick<Platform
   };
 }
 
-/** Login, refresh, sessions and password change: everything, with the signing key. */
+/** Login (and the long-lived hosts, which serve every route): everything, with the signing key. */
 export async function buildAuthDependencies(
   config: PasslaneConfig,
   platform: Platform,
   overrides: Partial<AppDependencies> = {},
   options: BuildOptions = {},
 ): Promise<AppDependencies> {
+  return buildAccountDependencies(config, platform, overrides.tokens ?? buildTokenService(config), overrides, options);
+}
+
+/**
+ * Everything a login has, with the given token service: the full one (buildAuthDependencies), or
+ * a verifying one for password change, reset and email verification, whose functions never hold
+ * the signing key.
+ */
+export async function buildAccountDependencies<T extends Pick<TokenService, 'verify'>>(
+  config: PasslaneConfig,
+  platform: Platform,
+  tokenService: T | Promise<T>,
+  overrides: Partial<Omit<AppDependencies, 'tokens'>> = {},
+  options: BuildOptions = {},
+): Promise<Omit<AppDependencies, 'tokens'> & { tokens: T }> {
   const [tokens, fingerprint, migration] = await Promise.all([
-    overrides.tokens ?? buildTokenService(config),
+    tokenService,
     overrides.fingerprint ?? buildFingerprint(config),
     // Built at start when configured, so a bad setting fails the cold start, not a login.
     'migration' in overrides ? overrides.migration : buildMigrationSource(config.migration, platform, config.recovery.requireVerifiedEmail),
@@ -210,5 +225,12 @@ export function buildAccountTools(config: PasslaneConfig, platform: Platform): {
 
 /** The API's services over dependencies already built (long-lived hosts build them once at start). */
 export function servicesOf(deps: AppDependencies): ApiServices {
-  return { register: async () => deps, auth: async () => deps, sessions: async () => deps, sessionManagement: async () => deps, publicTokens: async () => deps.tokens };
+  return {
+    register: async () => deps,
+    auth: async () => deps,
+    account: async () => deps,
+    sessions: async () => deps,
+    sessionManagement: async () => deps,
+    publicTokens: async () => deps.tokens,
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * Per Lambda container, each built on the first invocation rather than at import, so a cold
  * start pays only for what its function uses (the JWKS function builds no hasher or table
- * client; register loads no signing key), and a test that builds its own pays for nothing. A
+ * client; only login and refresh load the signing key), and a test that builds its own pays for nothing. A
  * failed build (bad config) is not cached: the next invocation tries again and logs again.
  * The configuration is read from process.env with the secrets (pepper keys, signing key)
  * fetched from SSM when the deployment names parameters instead of values (secret-env.ts).
@@ -11,9 +11,10 @@
 import { readConfig, type PasslaneConfig } from '../config/read-config.js';
 import type { RehashJobDependencies } from '../rehash/run-rehash-job.js';
 import { onceUntilFailure } from '../shared/once-until-failure.js';
-import type { TokenService } from '../tokens/token-service.js';
-import type { RegisterDependencies } from '../use-cases/dependencies.js';
+import { publicTokenServiceFromConfig, type TokenService } from '../tokens/token-service.js';
+import type { AccountDependencies, RegisterDependencies } from '../use-cases/dependencies.js';
 import {
+  buildAccountDependencies,
   buildAuthDependencies,
   buildRegisterDependencies,
   buildRehashDependencies,
@@ -32,16 +33,19 @@ export const getAuthDependencies: () => Promise<AppDependencies> = /* @__PURE__ 
   return buildAuthDependencies(config, nodePlatformWithoutBlocklist, { tokens });
 });
 
-/** Password change: the same, with the blocklist the new password is checked against. */
-export const getPasswordChangeDependencies: () => Promise<AppDependencies> = /* @__PURE__ */ onceUntilFailure(async () => {
-  const [config, tokens] = await Promise.all([getConfig(), getTokenService()]);
-  return buildAuthDependencies(config, nodePlatform, { tokens });
+/**
+ * Password change: the blocklist the new password is checked against, and the public keys only
+ * (it verifies the caller's access token, and issues none).
+ */
+export const getPasswordChangeDependencies: () => Promise<AccountDependencies> = /* @__PURE__ */ onceUntilFailure(async () => {
+  const config = await getConfig();
+  return buildAccountDependencies(config, nodePlatform, publicTokenServiceFromConfig(config.tokens));
 });
 
-/** Password reset and email verification: everything, and the mail sender built at start (they always send). */
-export const getRecoveryDependencies: () => Promise<AppDependencies> = /* @__PURE__ */ onceUntilFailure(async () => {
-  const [config, tokens] = await Promise.all([getConfig(), getTokenService()]);
-  return buildAuthDependencies(config, nodePlatform, { tokens }, { mailAtStart: true });
+/** Password reset and email verification: the same, and the mail sender built at start (they always send). */
+export const getRecoveryDependencies: () => Promise<AccountDependencies> = /* @__PURE__ */ onceUntilFailure(async () => {
+  const config = await getConfig();
+  return buildAccountDependencies(config, nodePlatform, publicTokenServiceFromConfig(config.tokens), {}, { mailAtStart: true });
 });
 
 /** Registration: no token service, so the function needs no signing key (nor the right to read it). */

@@ -54,7 +54,8 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   sessions: ['dynamodb:GetItem sessions#', 'dynamodb:UpdateItem sessions#'],
   // Token's userId -> account key through the keys-only index; read; attempt counters;
   // compare-and-swap; a new password ends the account's run of failed logins and its other
-  // sessions (read, then a purge conditional on the item's epoch).
+  // sessions (read, then a purge conditional on the item's epoch). The access token verified
+  // with the public keys: no signing key.
   password: [
     'dynamodb:DeleteItem failures#',
     'dynamodb:GetItem sessions#',
@@ -64,14 +65,14 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:UpdateItem sessions#',
     'dynamodb:UpdateItem user#',
     PEPPER,
-    SIGNING_KEY,
     FINGERPRINT_KEY,
   ],
   // Reset request: mail budget and per-source counter, the account, a new token, the mail.
   // Confirm and verify: the token (consistent read), a wrong secret counted against it, used or
   // voided by a conditional delete; the account (the new hash, the verified email); the
   // sessions (purged by a reset, marked verified); a reset clears the run of failed logins.
-  // Resend: the access token's userId -> account through the index, a new token and mail.
+  // Resend: the access token's userId -> account through the index, a new token and mail; the
+  // access token verified with the public keys, so no signing key.
   recovery: [
     'dynamodb:DeleteItem failures#',
     'dynamodb:DeleteItem token#',
@@ -85,7 +86,6 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:UpdateItem token#',
     'dynamodb:UpdateItem user#',
     PEPPER,
-    SIGNING_KEY,
     FINGERPRINT_KEY,
     ...SEND_MAIL,
   ],

@@ -19,7 +19,7 @@ import {
 } from '../../src/api/routes/index.js';
 import type { PublicTokenService } from '../../src/tokens/token-service.js';
 import { lambdaHandler } from '../../src/hosts/lambda.js';
-import type { AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../../src/use-cases/dependencies.js';
+import type { AccountDependencies, AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../../src/use-cases/dependencies.js';
 
 export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../src/hosts/lambda.js';
 
@@ -27,13 +27,13 @@ type Get<T> = () => Promise<T>;
 
 export const createRegisterHandler = (get: Get<RegisterDependencies>) => lambdaHandler([registerRoute], { register: get });
 export const createLoginHandler = (get: Get<AuthDependencies>) => lambdaHandler([loginRoute], { auth: get });
-export const createPasswordHandler = (get: Get<AuthDependencies>) => lambdaHandler([changePasswordRoute], { auth: get });
+export const createPasswordHandler = (get: Get<AccountDependencies>) => lambdaHandler([changePasswordRoute], { account: get });
 export const createTokenHandler = (get: Get<SessionDependencies>) => lambdaHandler([tokenRoute], { sessions: get });
 export const createSessionsHandler = (get: Get<SessionManagementDependencies>) =>
   lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessionManagement: get });
 /** The recovery function (functions/recovery.ts): reset, its confirmation, email verification and its resend. */
-export const createRecoveryHandler = (get: Get<AuthDependencies>) =>
-  lambdaHandler([requestPasswordResetRoute, confirmPasswordResetRoute, verifyEmailRoute, resendVerificationRoute], { auth: get });
+export const createRecoveryHandler = (get: Get<AccountDependencies>) =>
+  lambdaHandler([requestPasswordResetRoute, confirmPasswordResetRoute, verifyEmailRoute, resendVerificationRoute], { account: get });
 export const createJwksHandler = (get: Get<Pick<PublicTokenService, 'jwks'>>) =>
   lambdaHandler([jwksRoute], { publicTokens: get as Get<PublicTokenService> });
 export const createOpenIdConfigurationHandler = (get: Get<Pick<PublicTokenService, 'jwks' | 'issuer'>>) =>

@@ -5,14 +5,14 @@ import { noContent } from '../responses.js';
 import type { ApiServices } from '../services.js';
 
 /** POST /password with a Bearer token: { currentPassword, newPassword } -> 204. */
-export const changePasswordRoute = defineRoute<Pick<ApiServices, 'auth'>>({
+export const changePasswordRoute = defineRoute<Pick<ApiServices, 'account'>>({
   name: 'password',
   method: 'POST',
   path: '/password',
   json: true,
   handle: async ({ request, body, origin, services }) => {
     const accessToken = bearerToken(request.headers.get('authorization') ?? undefined);
-    await changePassword(await services.auth(), { accessToken, body, sourceIp: origin.sourceIp });
+    await changePassword(await services.account(), { accessToken, body, sourceIp: origin.sourceIp });
     return noContent();
   },
 });

@@ -10,49 +10,49 @@ import type { ApiServices } from '../services.js';
 export const ACCEPTED = { status: 'accepted' } as const;
 
 /** POST /password/reset `{ email }` -> 202, whether or not the account exists. */
-export const requestPasswordResetRoute = defineRoute<Pick<ApiServices, 'auth'>>({
+export const requestPasswordResetRoute = defineRoute<Pick<ApiServices, 'account'>>({
   name: 'password-reset',
   method: 'POST',
   path: '/password/reset',
   json: true,
   handle: async ({ body, origin, services }) => {
-    await requestPasswordReset(await services.auth(), { body, sourceIp: origin.sourceIp });
+    await requestPasswordReset(await services.account(), { body, sourceIp: origin.sourceIp });
     return jsonResponse(202, ACCEPTED);
   },
 });
 
 /** POST /password/reset/confirm `{ token, newPassword }` -> 204; 400 `invalid_token`. */
-export const confirmPasswordResetRoute = defineRoute<Pick<ApiServices, 'auth'>>({
+export const confirmPasswordResetRoute = defineRoute<Pick<ApiServices, 'account'>>({
   name: 'password-reset-confirm',
   method: 'POST',
   path: '/password/reset/confirm',
   json: true,
   handle: async ({ body, origin, services }) => {
-    await confirmPasswordReset(await services.auth(), { body, sourceIp: origin.sourceIp });
+    await confirmPasswordReset(await services.account(), { body, sourceIp: origin.sourceIp });
     return noContent();
   },
 });
 
 /** POST /email/verify `{ token }` -> 204; 400 `invalid_token`. */
-export const verifyEmailRoute = defineRoute<Pick<ApiServices, 'auth'>>({
+export const verifyEmailRoute = defineRoute<Pick<ApiServices, 'account'>>({
   name: 'email-verify',
   method: 'POST',
   path: '/email/verify',
   json: true,
   handle: async ({ body, services }) => {
-    await verifyEmail(await services.auth(), { body });
+    await verifyEmail(await services.account(), { body });
     return noContent();
   },
 });
 
 /** POST /email/verify/resend with a Bearer token -> 202 (nothing is sent for a verified address). */
-export const resendVerificationRoute = defineRoute<Pick<ApiServices, 'auth'>>({
+export const resendVerificationRoute = defineRoute<Pick<ApiServices, 'account'>>({
   name: 'email-verify-resend',
   method: 'POST',
   path: '/email/verify/resend',
   json: false,
   handle: async ({ request, services }) => {
-    await resendVerification(await services.auth(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined) });
+    await resendVerification(await services.account(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined) });
     return jsonResponse(202, ACCEPTED);
   },
 });
