@@ -233,37 +233,45 @@ describe.each([
 });
 
 describe('options the two routes express alike', () => {
-  it('a migration by URL: login gets the URL and may read the signing key, nothing more; no other function', () => {
+  it('a migration by URL: login and register get the URL and may read its signing key, nothing more; no other function', () => {
+    const asking = ['login', 'register'];
     for (const template of [templates.cdkConfigured, templates.serverlessConfigured]) {
       const roles = rolesOf(template);
       const statements = (name: string) => roles.get(name)!.policies.flatMap((policy) => policy.policy.Statement);
-      expect(statements('login')).toContainEqual({ Effect: 'Allow', Action: 'ssm:GetParameter', Resource: 'arn:aws:ssm:eu-west-1:123456789012:parameter/passlane/dev/migration-secret' });
-      expect(JSON.stringify(statements('login'))).not.toContain('lambda:InvokeFunction');
-      for (const name of NAMES.filter((n) => n !== 'login')) expect(JSON.stringify(statements(name))).not.toMatch(/lambda:InvokeFunction|migration/);
-      expect(environmentOf(template, 'login')).toMatchObject({
-        PASSLANE_MIGRATION_URL: 'https://legacy.example.test/verify',
-        PASSLANE_MIGRATION_SECRET_PARAMETER: '/passlane/dev/migration-secret',
-        PASSLANE_MIGRATION_TIMEOUT_MS: '2000',
-      });
-      expect(environmentOf(template, 'login').PASSLANE_MIGRATION_FUNCTION).toBeUndefined();
+      for (const name of asking) {
+        expect(statements(name)).toContainEqual({ Effect: 'Allow', Action: 'ssm:GetParameter', Resource: 'arn:aws:ssm:eu-west-1:123456789012:parameter/passlane/dev/migration-secret' });
+        expect(JSON.stringify(statements(name))).not.toContain('lambda:InvokeFunction');
+        expect(environmentOf(template, name)).toMatchObject({
+          PASSLANE_MIGRATION_URL: 'https://legacy.example.test/verify',
+          PASSLANE_MIGRATION_SECRET_PARAMETER: '/passlane/dev/migration-secret',
+          PASSLANE_MIGRATION_TIMEOUT_MS: '2000',
+        });
+        expect(environmentOf(template, name).PASSLANE_MIGRATION_FUNCTION).toBeUndefined();
+      }
+      for (const name of NAMES.filter((n) => !asking.includes(n))) expect(JSON.stringify(statements(name))).not.toMatch(/lambda:InvokeFunction|migration/);
     }
     // Not configured: neither the variables nor the permissions.
     for (const template of [templates.cdk, templates.serverless]) {
-      expect(Object.keys(environmentOf(template, 'login')).filter((key) => key.includes('MIGRATION'))).toEqual([]);
-      expect(JSON.stringify(rolesOf(template).get('login')!.policies)).not.toMatch(/lambda:InvokeFunction|migration/);
+      for (const name of asking) {
+        expect(Object.keys(environmentOf(template, name)).filter((key) => key.includes('MIGRATION'))).toEqual([]);
+        expect(JSON.stringify(rolesOf(template).get(name)!.policies)).not.toMatch(/lambda:InvokeFunction|migration/);
+      }
     }
   });
 
-  it('a migration through a Lambda function: login may invoke that one function (its alias), the same in both', () => {
+  it('a migration through a Lambda function: login and register may invoke that one function (its alias), the same in both', () => {
     const [cdk, sls] = [templates.cdkFunctionMigration, templates.serverlessFunctionMigration];
     for (const name of NAMES) {
       expect(environmentOf(cdk, name)).toEqual(environmentOf(sls, name));
       expect(rolesOf(cdk).get(name)!.policies).toEqual(rolesOf(sls).get(name)!.policies);
     }
-    const login = rolesOf(cdk).get('login')!.policies.flatMap((policy) => policy.policy.Statement);
-    expect(login).toContainEqual({ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: 'arn:aws:lambda:eu-west-1:123456789012:function:legacy-users:live' });
-    expect(JSON.stringify(login)).not.toContain('migration-secret');
-    expect(environmentOf(cdk, 'login')).toMatchObject({ PASSLANE_MIGRATION_FUNCTION: MIGRATION_FUNCTION });
+    for (const name of ['login', 'register']) {
+      const statements = rolesOf(cdk).get(name)!.policies.flatMap((policy) => policy.policy.Statement);
+      expect(statements).toContainEqual({ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: 'arn:aws:lambda:eu-west-1:123456789012:function:legacy-users:live' });
+      expect(JSON.stringify(statements)).not.toContain('migration-secret');
+      expect(environmentOf(cdk, name)).toMatchObject({ PASSLANE_MIGRATION_FUNCTION: MIGRATION_FUNCTION });
+    }
+    for (const name of NAMES.filter((n) => n !== 'login' && n !== 'register')) expect(JSON.stringify(rolesOf(cdk).get(name)!.policies)).not.toContain('lambda:InvokeFunction');
   });
 
   it('the construct takes a migration function by ARN or partial ARN too (serverless.yml: by name only)', () => {

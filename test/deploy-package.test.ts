@@ -203,15 +203,15 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
     expect(policies).toHaveLength(1);
     const all = policies[0]!.PolicyDocument.Statement;
     // Statements that exist only under a condition: the customer-managed key's, sending mail
-    // (none without a sender configured), and login's lazy migration (invoking the configured
-    // function, reading its secret).
+    // (none without a sender configured), and the lazy migration login and register ask
+    // (invoking the configured function, reading its secret).
     const conditional = all.filter((s): s is { 'Fn::If': [string, Statement, unknown] } => typeof s === 'object' && s !== null && 'Fn::If' in s);
     const kms = conditional.filter((s) => s['Fn::If'][0] === 'HasSecretsKmsKey');
     const mail = conditional.filter((s) => s['Fn::If'][0] === 'SendsMail');
     const migration = conditional.filter((s) => ['HasMigrationFunction', 'HasMigrationSecretParameter'].includes(s['Fn::If'][0]));
     expect(conditional).toHaveLength(kms.length + mail.length + migration.length);
     expect(migration.map((s) => [s['Fn::If'][0], s['Fn::If'][1].Action, s['Fn::If'][2]])).toEqual(
-      name === 'login'
+      name === 'login' || name === 'register'
         ? [
             ['HasMigrationSecretParameter', 'ssm:GetParameter', { Ref: 'AWS::NoValue' }],
             ['HasMigrationFunction', 'lambda:InvokeFunction', { Ref: 'AWS::NoValue' }],

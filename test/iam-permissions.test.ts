@@ -322,6 +322,27 @@ describe('each function, through its handler, as deployed', () => {
     }
   });
 
+  it('register with lazy migration: an email the old system holds is taken (409), a free one registers (201)', async () => {
+    const secret = randomBytes(32).toString('base64');
+    const accounts = oldSystemAccounts();
+    const held = uniqueEmail();
+    accounts.add(held, LEGACY.password);
+    const free = uniqueEmail();
+    const oldSystem = await startOldSystemServer({ secret, accounts });
+    try {
+      const { http } = await container('register', { secrets: 'ssm', env: { PASSLANE_MIGRATION_URL: oldSystem.url, PASSLANE_MIGRATION_SECRET: secret } });
+      expect((await http('POST', '/register', { email: held, password: NEW_PASSWORD })).status).toBe(409);
+      expect(await seedUsers.getUserByEmail(held)).toBeUndefined();
+      expect((await http('POST', '/register', { email: free, password: NEW_PASSWORD })).status).toBe(201);
+      expect(oldSystem.requests).toEqual([
+        { email: held, question: 'exists', signature: 'valid' },
+        { email: free, question: 'exists', signature: 'valid' },
+      ]);
+    } finally {
+      await oldSystem.stop();
+    }
+  });
+
   describe.each(['ssm', 'plain'] as const)('login, secrets %s', (secrets) => {
     it('a wrong password, an outdated hash upgraded, a good login, an unknown email, the per-source limit', async () => {
       const { http } = await container('login', { secrets, env: { PASSLANE_LOGIN_LIMIT_PER_IP: String(LIMIT_PER_SOURCE) } });

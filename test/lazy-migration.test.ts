@@ -29,7 +29,7 @@ import { createLambdaMigrationSource } from '../src/migration/lambda-migration-s
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import { ensureTable } from '../src/storage/table.js';
 import type { AuthDependencies } from '../src/use-cases/dependencies.js';
-import { EmailNotVerifiedError, InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from '../src/use-cases/errors.js';
+import { AccountExistsConflictError, EmailNotVerifiedError, InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from '../src/use-cases/errors.js';
 import { createFailureTiming } from '../src/use-cases/failure-timing.js';
 import { login, type LoginResponse } from '../src/use-cases/login.js';
 import type { MigrationSource } from '../src/use-cases/migration-source.js';
@@ -216,8 +216,9 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     const stranger = 'someone else registered this';
     let registered: { userId: string } | undefined;
     endpoint.behave({
+      // One that does not ask the old system (already in flight when migration was switched on).
       beforeAnswer: async () => {
-        registered = (await register(deps, { body: { email, password: stranger } })) as { userId: string };
+        registered = (await register({ ...deps, migration: undefined }, { body: { email, password: stranger } })) as { userId: string };
       },
     });
     // The create loses its condition; the login reads again and verifies against what is stored.
@@ -228,6 +229,63 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     expect(events.some((e) => e.type === 'auth.account_migrated')).toBe(false);
     expect(events.filter((e) => e.type === 'auth.login_failed')).toEqual([expect.objectContaining({ reason: 'wrong_password', userId: registered!.userId })]);
     expect(endpoint.requests.filter((r) => r.email === email)).toHaveLength(1);
+    dispose();
+  });
+
+  it('refuses to register an email the old system still holds, asking it one signed question without a password', async () => {
+    const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source });
+    const held = uniqueEmail();
+    oldSystem.add(held, PASSWORD);
+    const free = uniqueEmail();
+    const before = endpoint.requests.length;
+
+    const refused = await register(deps, { body: { email: held, password: 'a stranger wants this email' }, sourceIp: SOURCE }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AccountExistsConflictError);
+    expect(await users.getUserByEmail(held)).toBeUndefined();
+    const created = (await register(deps, { body: { email: free, password: 'a brand new password here' }, sourceIp: SOURCE })) as { userId: string };
+    expect((await users.getUserByEmail(free))?.userId).toBe(created.userId);
+    expect(endpoint.requests.slice(before)).toEqual([
+      { email: held, question: 'exists', signature: 'valid' },
+      { email: free, question: 'exists', signature: 'valid' },
+    ]);
+    expect(events.map((e) => e.type)).toEqual(['auth.registered']);
+
+    // The owner still comes over by logging in with the old password.
+    const first = (await login(deps, { body: { email: held, password: PASSWORD }, sourceIp: SOURCE })) as LoginResponse;
+    expect((await deps.tokens.verify(first.accessToken)).userId).toBe((await users.getUserByEmail(held))!.userId);
+    dispose();
+  });
+
+  it('with email verification on, answers a held email as a taken one: the same 202, and a mail to its owner', async () => {
+    const { deps, users, mailbox, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source, recovery: { ...DEFAULT_RECOVERY_CONFIG, emailVerification: true } });
+    const held = uniqueEmail();
+    oldSystem.add(held, PASSWORD);
+    const free = uniqueEmail();
+    const answers = [
+      await register(deps, { body: { email: held, password: 'a stranger wants this email' }, sourceIp: SOURCE }),
+      await register(deps, { body: { email: free, password: 'a brand new password here' }, sourceIp: SOURCE }),
+    ];
+    expect(answers).toEqual([{ verification: 'sent' }, { verification: 'sent' }]);
+    expect(await users.getUserByEmail(held)).toBeUndefined();
+    expect(mailbox.sent.map(({ kind, to }) => ({ kind, to }))).toEqual([
+      { kind: 'registration_attempt', to: held },
+      { kind: 'email_verification', to: free },
+    ]);
+    dispose();
+  });
+
+  it('answers a registration 503 with Retry-After when the old system cannot say, creating nothing', async () => {
+    const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source });
+    const email = uniqueEmail();
+    for (const behaviour of [{ status: 500 }, { body: '{"valid":true}' }, { delayMs: FAST_TIMEOUT_MS * 3 }]) {
+      endpoint.behave(behaviour);
+      const answer = await register(deps, { body: { email, password: 'a brand new password here' }, sourceIp: SOURCE }).catch((error: unknown) => error);
+      expect(answer).toBeInstanceOf(TemporarilyUnavailableError);
+      expect((answer as TemporarilyUnavailableError).retryAfterSeconds).toBe(5);
+    }
+    expect(await users.getUserByEmail(email)).toBeUndefined();
+    expect(events.map((e) => (e.type === 'auth.migration_unavailable' ? e.reason : e.type))).toEqual(['status', 'malformed_answer', 'timeout']);
+    expect(events[0]).toEqual({ type: 'auth.migration_unavailable', reason: 'status', status: 500, emailFingerprint: await deps.fingerprint(email) });
     dispose();
   });
 
@@ -287,7 +345,7 @@ describe('lazy migration from a Lambda function, through the local Lambda API', 
           handler: async (event) => {
             if (mode === 'throw') throw new Error('the old database is down');
             if (mode === 'slow') await new Promise((resolve) => setTimeout(resolve, 3_000));
-            return oldSystem.check(event);
+            return oldSystem.answer(event);
           },
         },
       },
@@ -319,6 +377,20 @@ describe('lazy migration from a Lambda function, through the local Lambda API', 
     expect((await deps.tokens.verify(first.accessToken)).userId).toBe(stored.userId);
     await login(deps, { body: { email, password: PASSWORD } });
     expect(invocations().length).toBe(before + 1);
+    dispose();
+  });
+
+  it('asks the function at registration too: a held email is taken, a free one registers', async () => {
+    const { deps, users, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source });
+    const held = uniqueEmail();
+    oldSystem.add(held, PASSWORD);
+    const free = uniqueEmail();
+    const before = invocations().length;
+    expect(await register(deps, { body: { email: held, password: 'a stranger wants this email' } }).catch((error: unknown) => error)).toBeInstanceOf(AccountExistsConflictError);
+    await register(deps, { body: { email: free, password: 'a brand new password here' } });
+    expect(invocations().length).toBe(before + 2);
+    expect(await users.getUserByEmail(held)).toBeUndefined();
+    expect(await users.getUserByEmail(free)).toBeDefined();
     dispose();
   });
 
@@ -496,20 +568,8 @@ describe('migration settings', () => {
 
   it('refuses the function form on a host without the AWS SDK (the Worker)', async () => {
     const config = readMigrationConfig({ PASSLANE_MIGRATION_FUNCTION: 'old-auth' });
-    const warnings: string[] = [];
-    const host = { warn: (message: string) => void warnings.push(message) };
-    await expect(buildMigrationSource(config, host, true)).rejects.toMatchObject({ variable: 'PASSLANE_MIGRATION_FUNCTION' });
-    await expect(buildMigrationSource(readMigrationConfig({ PASSLANE_MIGRATION_URL: url, PASSLANE_MIGRATION_SECRET: SECRET }), host, true)).resolves.toHaveProperty('check');
-    expect(warnings).toEqual([]);
-  });
-
-  it('warns at start when verified emails are not required, since registration does not ask the old system', async () => {
-    const warnings: string[] = [];
-    const host = { warn: (message: string) => void warnings.push(message) };
-    await buildMigrationSource(readMigrationConfig({ PASSLANE_MIGRATION_URL: url, PASSLANE_MIGRATION_SECRET: SECRET }), host, false);
-    expect(warnings).toEqual([expect.stringContaining('PASSLANE_REQUIRE_VERIFIED_EMAIL=true')]);
-    await buildMigrationSource(undefined, host, false);
-    expect(warnings).toHaveLength(1);
+    await expect(buildMigrationSource(config, {})).rejects.toMatchObject({ variable: 'PASSLANE_MIGRATION_FUNCTION' });
+    await expect(buildMigrationSource(readMigrationConfig({ PASSLANE_MIGRATION_URL: url, PASSLANE_MIGRATION_SECRET: SECRET }), {})).resolves.toHaveProperty('holds');
   });
 
   it('fetches the secret from SSM when PASSLANE_MIGRATION_SECRET_PARAMETER names it', async () => {

@@ -55,7 +55,7 @@ export const SETTINGS = {
   loginAccountFailureCeiling: { kind: 'param', default: null },
   loginAccountLockSeconds: { kind: 'param', default: null },
   loginFailureFloorMs: { kind: 'param', default: null },
-  // Lazy migration at login from a legacy user store (src/migration/README.md): an https endpoint
+  // Lazy migration from a legacy user store, at login and registration (src/migration/README.md): an https endpoint
   // (requests signed with a shared secret in SSM) or a Lambda function (signed by IAM). Unset: no
   // variable, no permission.
   migrationUrl: { kind: 'param', default: null },
@@ -184,6 +184,22 @@ const HASHER_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
   PASSLANE_ARGON2_BACKEND: setting('argon2Backend'),
 };
 
+/**
+ * Lazy migration of accounts still in a legacy store (src/migration/README.md): login asks it
+ * about unknown emails, registration whether it holds an email.
+ */
+const MIGRATION_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  PASSLANE_MIGRATION_URL: setting('migrationUrl'),
+  PASSLANE_MIGRATION_SECRET_PARAMETER: parameterName('migrationSecret'),
+  PASSLANE_MIGRATION_FUNCTION: setting('migrationFunction'),
+  PASSLANE_MIGRATION_TIMEOUT_MS: setting('migrationTimeoutMs'),
+};
+
+const MIGRATION_GRANTS = (when: string): Grant[] => [
+  { kind: 'parameters', secrets: ['migrationSecret'], why: `With a migration by URL (${when}): the key that signs its requests.` },
+  { kind: 'invokeFunction', setting: 'migrationFunction', why: 'With a migration through a Lambda function: that function, and no other.' },
+];
+
 const SEND_MAIL = (why: string): Grant => ({ kind: 'sendMail', why });
 const HASHER_MEMORY = { setting: 'hasherMemorySize' } as const;
 
@@ -204,6 +220,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       // mail budget and verification token.
       PASSLANE_PEPPER_KEYS_PARAMETER: parameterName('pepperKeys'),
       PASSLANE_FINGERPRINT_KEY_PARAMETER: parameterName('fingerprintKey'),
+      ...MIGRATION_ENVIRONMENT,
     },
     grants: [
       {
@@ -219,6 +236,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         why: 'The pepper and the fingerprint key (mail budgets and tokens are keyed by it); registration issues no token, so no signing key.',
       },
       SEND_MAIL('The verification mail, or "someone tried to register with your address".'),
+      ...MIGRATION_GRANTS('an email the legacy store still holds is taken'),
     ],
   },
   {
@@ -238,11 +256,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       PASSLANE_JWT_PRIVATE_KEY_PARAMETER: parameterName('jwtPrivateKey'),
       PASSLANE_FINGERPRINT_KEY_PARAMETER: parameterName('fingerprintKey'),
       PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
-      // Lazy migration of accounts still in a legacy store: asked at login when the email is unknown.
-      PASSLANE_MIGRATION_URL: setting('migrationUrl'),
-      PASSLANE_MIGRATION_SECRET_PARAMETER: parameterName('migrationSecret'),
-      PASSLANE_MIGRATION_FUNCTION: setting('migrationFunction'),
-      PASSLANE_MIGRATION_TIMEOUT_MS: setting('migrationTimeoutMs'),
+      ...MIGRATION_ENVIRONMENT,
     },
     grants: [
       {
@@ -266,8 +280,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       },
       SEND_MAIL('The new verification link (requireVerifiedEmail).'),
       { kind: 'parameters', secrets: ['pepperKeys', 'jwtPrivateKey', 'fingerprintKey'], why: 'The pepper, the signing key and the fingerprint key.' },
-      { kind: 'parameters', secrets: ['migrationSecret'], why: 'With a migration by URL: the key that signs its requests.' },
-      { kind: 'invokeFunction', setting: 'migrationFunction', why: 'With a migration through a Lambda function: that function, and no other.' },
+      ...MIGRATION_GRANTS('an unknown email is asked about'),
     ],
   },
   {

@@ -4,7 +4,7 @@
  * signature: README.md here.
  */
 import { MigrationUnavailableError, type MigrationSource } from '../use-cases/migration-source.js';
-import { MAX_ANSWER_BYTES, readMigrationAnswer } from './read-answer.js';
+import { MAX_ANSWER_BYTES, readExistsAnswer, readMigrationAnswer } from './read-answer.js';
 import { createRequestSigner, MIGRATION_SIGNATURE_HEADER } from './request-signature.js';
 import { withinTimeout } from './within-timeout.js';
 
@@ -26,29 +26,32 @@ export function createHttpMigrationSource(options: HttpMigrationSourceOptions): 
   const doFetch = options.fetch ?? ((input, init) => fetch(input, init));
   const now = options.now ?? Date.now;
   const sign = createRequestSigner(options.secret);
+  /** One signed POST of `question`; the answer's body. */
+  const ask = (question: object) =>
+    withinTimeout(timeoutMs, async (signal) => {
+      const body = JSON.stringify(question);
+      const response = await doFetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'user-agent': 'passlane',
+          [MIGRATION_SIGNATURE_HEADER]: await sign(body, now() / 1000),
+        },
+        body,
+        // Never followed: a redirect (307, 308) would send the password on to another address.
+        redirect: 'manual',
+        signal,
+      });
+      if (response.status !== 200) {
+        await response.body?.cancel().catch(() => {});
+        throw new MigrationUnavailableError('status', { status: response.status });
+      }
+      return readCapped(response);
+    });
   return {
-    check: (email, password) =>
-      withinTimeout(timeoutMs, async (signal) => {
-        const body = JSON.stringify({ email, password });
-        const response = await doFetch(url, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            accept: 'application/json',
-            'user-agent': 'passlane',
-            [MIGRATION_SIGNATURE_HEADER]: await sign(body, now() / 1000),
-          },
-          body,
-          // Never followed: a redirect (307, 308) would send the password on to another address.
-          redirect: 'manual',
-          signal,
-        });
-        if (response.status !== 200) {
-          await response.body?.cancel().catch(() => {});
-          throw new MigrationUnavailableError('status', { status: response.status });
-        }
-        return readMigrationAnswer(await readCapped(response));
-      }),
+    check: async (email, password) => readMigrationAnswer(await ask({ email, password })),
+    holds: async (email) => readExistsAnswer(await ask({ question: 'exists', email })),
   };
 }
 

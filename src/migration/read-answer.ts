@@ -1,8 +1,9 @@
 /**
- * The old system's answer, the same JSON over HTTPS and from Lambda (README.md here):
- * `{"valid": true|false, "emailVerified"?: true|false}`. Other fields are ignored, so the old
- * system may add its own; anything else is no answer (MigrationUnavailableError
- * 'malformed_answer'), never a "no": a broken endpoint must not look like wrong passwords.
+ * The old system's answers, the same JSON over HTTPS and from Lambda (README.md here): to a
+ * password `{"valid": true|false, "emailVerified"?: true|false}`, to "do you hold this email?"
+ * `{"exists": true|false}`. Other fields are ignored, so the old system may add its own;
+ * anything else is no answer (MigrationUnavailableError 'malformed_answer'), never a "no": a
+ * broken endpoint must not look like wrong passwords or free emails.
  */
 import { MigrationUnavailableError, type MigrationAnswer } from '../use-cases/migration-source.js';
 
@@ -10,6 +11,20 @@ import { MigrationUnavailableError, type MigrationAnswer } from '../use-cases/mi
 export const MAX_ANSWER_BYTES = 4096;
 
 export function readMigrationAnswer(text: string): MigrationAnswer {
+  const { valid, emailVerified } = readObject(text);
+  if (typeof valid !== 'boolean') throw new MigrationUnavailableError('malformed_answer');
+  if (emailVerified !== undefined && typeof emailVerified !== 'boolean') throw new MigrationUnavailableError('malformed_answer');
+  if (!valid) return { valid: false };
+  return emailVerified === undefined ? { valid: true } : { valid: true, emailVerified };
+}
+
+export function readExistsAnswer(text: string): boolean {
+  const { exists } = readObject(text);
+  if (typeof exists !== 'boolean') throw new MigrationUnavailableError('malformed_answer');
+  return exists;
+}
+
+function readObject(text: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -18,9 +33,5 @@ export function readMigrationAnswer(text: string): MigrationAnswer {
     throw new MigrationUnavailableError('malformed_answer');
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new MigrationUnavailableError('malformed_answer');
-  const { valid, emailVerified } = parsed as { valid?: unknown; emailVerified?: unknown };
-  if (typeof valid !== 'boolean') throw new MigrationUnavailableError('malformed_answer');
-  if (emailVerified !== undefined && typeof emailVerified !== 'boolean') throw new MigrationUnavailableError('malformed_answer');
-  if (!valid) return { valid: false };
-  return emailVerified === undefined ? { valid: true } : { valid: true, emailVerified };
+  return parsed as Record<string, unknown>;
 }

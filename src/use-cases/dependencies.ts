@@ -72,7 +72,8 @@ export interface AuthDependencies {
   audit(event: AuditEvent): void;
   /**
    * Lazy migration (src/migration/README.md): the old system, asked at login about an email with
-   * no account. Absent unless PASSLANE_MIGRATION_URL or PASSLANE_MIGRATION_FUNCTION is set.
+   * no account, and at registration whether it holds the email. Absent unless
+   * PASSLANE_MIGRATION_URL or PASSLANE_MIGRATION_FUNCTION is set.
    */
   migration?: MigrationSource;
   /** Pads failed logins to the slowest verify seen; without it (tests) nothing is padded. */
@@ -89,10 +90,10 @@ export interface AuthDependencies {
 /**
  * Registration issues and checks no token and reads no login state: without `tokens`, so its
  * function needs no signing key, and without `loginGuard` and `sessions`, so its role reads no
- * account or session. It keys verification tokens by the email's fingerprint. It never asks the
- * old system (`migration`): only a login does.
+ * account or session. It keys verification tokens by the email's fingerprint. With lazy
+ * migration (`migration`) it asks the old system whether it still holds the email.
  */
-export type RegisterDependencies = Omit<AuthDependencies, 'tokens' | 'loginGuard' | 'sessions' | 'sessionConfig' | 'migration'>;
+export type RegisterDependencies = Omit<AuthDependencies, 'tokens' | 'loginGuard' | 'sessions' | 'sessionConfig'>;
 
 /**
  * Password change, reset and email verification check access tokens and issue none: verification

@@ -1,12 +1,13 @@
 /**
- * Lazy migration at login (src/migration/README.md): an email with no account is checked
- * against the old system, and on its "yes" the account is created as registration creates it.
+ * Lazy migration (src/migration/README.md): at login an email with no account is checked
+ * against the old system, and on its "yes" the account is created as registration creates it;
  * login.ts decides when (after the limits, inside the failure-timing window) and what follows.
+ * At registration the old system is asked whether it still holds the email (register.ts).
  */
 import type { VerifyResult } from '../hashing/create-password-hasher.js';
 import type { UserRecord } from '../storage/account-store.js';
 import { AccountExistsError } from '../storage/errors.js';
-import type { AuthDependencies } from './dependencies.js';
+import type { AuthDependencies, RegisterDependencies } from './dependencies.js';
 import { TemporarilyUnavailableError } from './errors.js';
 import { MigrationUnavailableError, type MigrationAnswer, type MigrationSource } from './migration-source.js';
 
@@ -25,20 +26,37 @@ export async function askOldSystem(
   input: { email: string; password: string; fingerprint: string },
 ): Promise<VerifyResult & { migration: MigrationAnswer }> {
   const dummy = await deps.hasher.verifyDummy(input.password);
-  let answer: MigrationAnswer;
+  const answer = await answerOrUnavailable(deps, input.fingerprint, () => migration.check(input.email, input.password));
+  return { ...dummy, ok: answer.valid, needsRehash: false, migration: answer };
+}
+
+/**
+ * At registration: whether the old system still holds the email. Such an email is taken, so
+ * nobody can register an account its owner has yet to bring over by logging in. Without an
+ * answer: audited, and 503 with Retry-After, as at login; nothing is created.
+ */
+export async function oldSystemHolds(deps: Pick<RegisterDependencies, 'audit' | 'fingerprint'>, migration: MigrationSource, email: string): Promise<boolean> {
+  return answerOrUnavailable(deps, () => deps.fingerprint(email), () => migration.holds(email));
+}
+
+/** The old system's answer; without one, the audit event and TemporarilyUnavailableError. */
+async function answerOrUnavailable<T>(
+  deps: Pick<AuthDependencies, 'audit'>,
+  fingerprint: string | (() => Promise<string>),
+  ask: () => Promise<T>,
+): Promise<T> {
   try {
-    answer = await migration.check(input.email, input.password);
+    return await ask();
   } catch (error) {
     if (!(error instanceof MigrationUnavailableError)) throw error;
     deps.audit({
       type: 'auth.migration_unavailable',
       reason: error.reason,
       ...(error.status !== undefined && { status: error.status }),
-      emailFingerprint: input.fingerprint,
+      emailFingerprint: typeof fingerprint === 'string' ? fingerprint : await fingerprint(),
     });
     throw new TemporarilyUnavailableError(MIGRATION_RETRY_AFTER_SECONDS, { cause: error });
   }
-  return { ...dummy, ok: answer.valid, needsRehash: false, migration: answer };
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * The old system, asked at login about an email passlane has no account for (lazy migration,
- * src/migration/README.md). The use-cases know only this interface; src/migration holds the
+ * The old system, asked at login about an email passlane has no account for, and at
+ * registration whether it holds the email (lazy migration, src/migration/README.md). The use-cases know only this interface; src/migration holds the
  * HTTPS and Lambda adapters.
  */
 
@@ -14,6 +14,12 @@ export interface MigrationSource {
    * Throws MigrationUnavailableError when there is no trustworthy answer in time.
    */
   check(email: string, password: string): Promise<MigrationAnswer>;
+  /**
+   * Whether the old system holds an account for this email, asked at registration: an email
+   * still waiting there is taken, so nobody else can register it first. Throws
+   * MigrationUnavailableError like `check`.
+   */
+  holds(email: string): Promise<boolean>;
 }
 
 /** Why the old system gave no answer; audited (`auth.migration_unavailable`), never shown to the client. */

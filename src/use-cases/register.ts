@@ -5,6 +5,7 @@ import { AccountExistsConflictError } from './errors.js';
 import { enforceRateLimits } from './enforce-rate-limits.js';
 import { translateErrors } from './translate-errors.js';
 import { mailFailureCode } from './mail-failure.js';
+import { oldSystemHolds } from './migrate-account.js';
 import { sendVerification } from './send-verification.js';
 import { normaliseEmail, requireObject, requireString } from './validate-input.js';
 
@@ -22,7 +23,8 @@ export type RegisterResult = { userId: string } | { verification: 'sent' };
  * both cases, so a taken email costs the same time as a free one. With email verification on,
  * the answer no longer says which emails have accounts: a new account gets a verification mail,
  * a taken email's owner a mail saying someone tried to register it, and both answers are the
- * same 202, padded to the same time.
+ * same 202, padded to the same time. With lazy migration, an email the old system still holds
+ * counts as taken.
  */
 export async function register(deps: RegisterDependencies, request: RegisterRequest): Promise<RegisterResult> {
   const body = requireObject(request.body);
@@ -36,10 +38,9 @@ export async function register(deps: RegisterDependencies, request: RegisterRequ
     const timing = verifying ? deps.replyTiming?.start() : undefined;
     const passwordHash = await deps.hasher.hash(password);
     const userId = deps.newUserId?.() ?? crypto.randomUUID();
-    try {
-      await deps.users.createUser({ email, userId, passwordHash, createdAt: deps.now?.() ?? new Date(), ...(verifying && { emailVerified: false }) });
-    } catch (error) {
-      if (!(error instanceof AccountExistsError)) throw error;
+    // With lazy migration, an email the old system still holds is taken: its owner comes over by logging in.
+    const heldByOldSystem = deps.migration !== undefined && (await oldSystemHolds(deps, deps.migration, email));
+    if (heldByOldSystem || !(await createAccount(deps, { email, userId, passwordHash, verifying }))) {
       if (!verifying) throw new AccountExistsConflictError();
       await tellOwnerOfAttempt(deps, email);
       await deps.replyTiming?.pad(timing?.done() ?? 0);
@@ -51,6 +52,18 @@ export async function register(deps: RegisterDependencies, request: RegisterRequ
     await deps.replyTiming?.pad(timing?.done() ?? 0);
     return { verification: 'sent' };
   });
+}
+
+/** The conditional create; false when the email already has an account. */
+async function createAccount(deps: RegisterDependencies, input: { email: string; userId: string; passwordHash: string; verifying: boolean }): Promise<boolean> {
+  const { email, userId, passwordHash, verifying } = input;
+  try {
+    await deps.users.createUser({ email, userId, passwordHash, createdAt: deps.now?.() ?? new Date(), ...(verifying && { emailVerified: false }) });
+    return true;
+  } catch (error) {
+    if (error instanceof AccountExistsError) return false;
+    throw error;
+  }
 }
 
 /** The taken email's owner hears that someone tried (within the account's mail budget); the stranger hears nothing new. */

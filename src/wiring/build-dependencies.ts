@@ -62,6 +62,8 @@ export async function buildRegisterDependencies(
 ): Promise<RegisterDependencies> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
+  // Built at start when configured, so a bad setting fails the cold start, not a request.
+  const migration = 'migration' in overrides ? overrides.migration : await buildMigrationSource(config.migration, platform);
   return {
     rateLimits: config.rateLimits,
     hasher: buildHasher(config, platform),
@@ -75,6 +77,7 @@ export async function buildRegisterDependencies(
     // One per container: it remembers how long recent reset and registration answers took.
     replyTiming: createFailureTiming(),
     audit: platform.audit,
+    ...(migration && { migration }),
     ...overrides,
   };
 }
@@ -146,19 +149,14 @@ export async function buildAccountDependencies<T extends Pick<TokenService, 'ver
   overrides: Partial<Omit<AppDependencies, 'tokens'>> = {},
   options: BuildOptions = {},
 ): Promise<Omit<AppDependencies, 'tokens'> & { tokens: T }> {
-  const [tokens, fingerprint, migration] = await Promise.all([
-    tokenService,
-    overrides.fingerprint ?? buildFingerprint(config),
-    // Built at start when configured, so a bad setting fails the cold start, not a login.
-    'migration' in overrides ? overrides.migration : buildMigrationSource(config.migration, platform, config.recovery.requireVerifiedEmail),
-  ]);
+  const [tokens, fingerprint] = await Promise.all([tokenService, overrides.fingerprint ?? buildFingerprint(config)]);
   const loginGuard = overrides.loginGuard ?? new LoginGuardStore(platform.dynamoDb(config.storage), config.storage.table, config.rateLimits.windowSeconds);
   // One per container: it remembers this container's recent verify costs.
   const failureTiming = overrides.failureTiming ?? createFailureTiming({ floorMs: config.rateLimits.login.failureFloorMs });
   const sessions = overrides.sessions ?? new SessionStore(platform.dynamoDb(config.storage), config.storage.table);
   const sessionConfig = overrides.sessionConfig ?? config.sessions;
   const registerDependencies = await buildRegisterDependencies(config, platform, { ...overrides, fingerprint }, options);
-  return { ...registerDependencies, tokens, fingerprint, loginGuard, failureTiming, sessions, sessionConfig, ...(migration && { migration }) };
+  return { ...registerDependencies, tokens, fingerprint, loginGuard, failureTiming, sessions, sessionConfig };
 }
 
 /** Refresh (with the full token service) or session management (with a verifying one): the sessions, nothing that hashes. */

@@ -5,24 +5,16 @@ import type { MigrationSource } from '../use-cases/migration-source.js';
 import type { Platform } from './platform.js';
 
 /**
- * The old system a login asks about emails with no account (src/migration/README.md), or
- * undefined when lazy migration is off. The HTTPS form runs on every host (fetch and Web
+ * The old system login and registration ask (src/migration/README.md), or undefined when lazy
+ * migration is off. The HTTPS form runs on every host (fetch and Web
  * Crypto); the Lambda form comes from the platform, which loads the SDK client only now, so
  * hosts without it (the Worker) refuse it at start instead of failing every such login.
  */
 export async function buildMigrationSource(
   config: MigrationConfig | undefined,
-  platform: Pick<Platform, 'migrationFunction' | 'warn'>,
-  requireVerifiedEmail = false,
+  platform: Pick<Platform, 'migrationFunction'>,
 ): Promise<MigrationSource | undefined> {
   if (config === undefined) return undefined;
-  // Registration does not ask the old system: without verified emails, whoever registers an
-  // unmigrated email first owns it here. Said once per container, where operators look.
-  if (!requireVerifiedEmail) {
-    platform.warn('lazy migration is on but verified emails are not required: close registration or set PASSLANE_REQUIRE_VERIFIED_EMAIL=true', {
-      setting: config.kind === 'url' ? 'PASSLANE_MIGRATION_URL' : 'PASSLANE_MIGRATION_FUNCTION',
-    });
-  }
   if (config.kind === 'url') return createHttpMigrationSource(config);
   if (platform.migrationFunction === undefined) {
     throw new ConfigError('PASSLANE_MIGRATION_FUNCTION', 'is not supported on this host (no AWS SDK here); use PASSLANE_MIGRATION_URL');

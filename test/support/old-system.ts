@@ -1,6 +1,6 @@
 /**
  * A stand-in for the old system a lazy migration asks (src/migration/README.md): accounts with
- * bcrypt hashes in memory, as a team's old app holds them, answering the contract's question
+ * bcrypt hashes in memory, as a team's old app holds them, answering the contract's questions
  * behind an HTTP endpoint on 127.0.0.1 or as a Lambda handler for the local Lambda API. The HTTP
  * endpoint checks the signature itself with node:crypto, exactly as the README tells teams to,
  * so a test passes only if passlane signs as documented.
@@ -22,6 +22,13 @@ export function oldSystemAccounts() {
     asked,
     add(email: string, password: string, options: { emailVerified?: boolean } = {}): void {
       accounts.set(email.toLowerCase(), { hash: bcryptjs.hashSync(password, 4), ...options });
+    },
+    /** The contract's answer to either question: `{question: "exists", email}` or `{email, password}`. */
+    async answer(request: unknown): Promise<{ exists: boolean } | { valid: boolean; emailVerified?: boolean }> {
+      const { question, email } = request as { question?: string; email: string };
+      if (question !== 'exists') return this.check(request);
+      asked.push(email);
+      return { exists: accounts.has(email.toLowerCase()) };
     },
     /** The contract's answer to `{email, password}`. */
     async check(request: unknown): Promise<{ valid: boolean; emailVerified?: boolean }> {
@@ -51,7 +58,8 @@ export interface OldSystemBehaviour {
 export interface OldSystemServer {
   url: string;
   /** Every request, signed correctly or not: what left passlane. */
-  requests: Array<{ email?: string; signature: 'valid' | 'invalid' | 'stale' | 'missing' }>;
+  /** `question` only for `{question: "exists", email}` (with " +password" if a password came along). */
+  requests: Array<{ email?: string; question?: string; signature: 'valid' | 'invalid' | 'stale' | 'missing' }>;
   behave(behaviour: OldSystemBehaviour): void;
   stop(): Promise<void>;
 }
@@ -76,8 +84,9 @@ export async function startOldSystemServer(options: { secret: string; accounts: 
 
   async function answer(raw: Buffer, header: string | string[] | undefined, method: string | undefined, response: ServerResponse): Promise<void> {
     const signature = checkSignature(typeof header === 'string' ? header : undefined, raw);
-    const body = JSON.parse(raw.toString('utf8')) as { email?: string };
-    requests.push({ ...(typeof body.email === 'string' && { email: body.email }), signature });
+    const body = JSON.parse(raw.toString('utf8')) as { email?: string; question?: string; password?: string };
+    // The existence question carries no password: recorded as a question so a test sees both.
+    requests.push({ ...(typeof body.email === 'string' && { email: body.email }), ...(typeof body.question === 'string' && { question: `${body.question}${'password' in body ? ' +password' : ''}` }), signature });
     if (method !== 'POST' || signature !== 'valid') return void response.writeHead(401).end('bad signature');
     const { delayMs, status, body: replaced, beforeAnswer } = behaviour;
     if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
@@ -85,7 +94,7 @@ export async function startOldSystemServer(options: { secret: string; accounts: 
     if (beforeAnswer) await beforeAnswer(body.email ?? '');
     if (status !== undefined) return void response.writeHead(status, { 'content-type': 'text/plain' }).end('failure on purpose');
     if (replaced !== undefined) return void response.writeHead(200, { 'content-type': 'application/json' }).end(replaced);
-    const verdict = await options.accounts.check(body);
+    const verdict = await options.accounts.answer(body);
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(verdict));
   }
 
