@@ -11,16 +11,16 @@ import { SignatureV4 } from '@smithy/signature-v4';
  *
  * It is an SDK middleware, the last of the initialize step: callers still send SDK commands,
  * middleware that runs before it (a test's call recorder or fault injection) still sees each
- * call, and what it does not serve goes on down the SDK's stack. What it keeps of the SDK is what matters to get
- * right: the client's own credentials (the default chain: the Lambda role), region, endpoint,
- * HTTP handler (keep-alive sockets, connection and request timeouts) and retry strategy (the
- * same backoff and client-wide retry quota as every other call of the client), and AWS's
- * SigV4 signer. The rest is ~100 lines: build the request, read the answer, name the error.
+ * call, and what it does not serve goes on down the SDK's stack. What it keeps of the SDK is
+ * what matters to get right: the client's own credentials (the default chain: the Lambda role),
+ * region, endpoint rules, HTTP handler (keep-alive sockets, connection and request timeouts) and
+ * retry strategy (the same backoff and client-wide retry quota as every other call of the
+ * client), and AWS's SigV4 signer. The rest is ~100 lines: build the request, read the answer,
+ * name the error.
  *
- * Not served here, so left to the SDK: every other operation (table management, Scan,
- * transactions). Not reproduced:
- * clock-skew correction, and per-call options (`send(command, { abortSignal })` never reaches
- * a middleware; no store passes any).
+ * Left to the SDK: every other operation (table management, Scan, transactions). Not
+ * reproduced: clock-skew correction, and per-call options (`send(command, { abortSignal })`
+ * never reaches a middleware; no store passes any).
  */
 export const DIRECT_OPERATIONS: ReadonlySet<string> = new Set(['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query']);
 
