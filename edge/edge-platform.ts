@@ -1,6 +1,7 @@
 import { createPasswordHasher, DEFAULT_ARGON2_POLICY } from '../src/edge.js';
 import type { Platform } from '../src/wiring/platform.js';
 import { createWorkerDynamoDbClient } from './dynamodb-client.js';
+import { ISOLATE_HASH_LIMITS, ISOLATE_VERIFY_BUDGET } from './edge-limits.js';
 import { auditToLog, log } from './edge-log.js';
 import { loadBundledBlocklist } from '../src/passwords/bundled-blocklist.js';
 import { createWorkerSesClient } from './ses-client.js';
@@ -20,16 +21,9 @@ export const edgePlatform: Platform = {
     // One at a time whatever the format: a bcrypt or PBKDF2 verify needs little memory but all of
     // the isolate's one thread, so memory alone would admit thousands at once.
     concurrency: { memoryBudgetKiB: DEFAULT_ARGON2_POLICY.memoryKiB, maxConcurrent: 1, maxQueue: 16, queueTimeoutMs: 2_000 },
-    /**
-     * Stored hashes that would need more memory than an isolate has (128 MB, shared with the
-     * script) are refused with ERR_HASH_PARAMS_OUT_OF_BOUNDS (answered like a wrong password, and
-     * audited) instead of killing
-     * the isolate and every request in it. The defaults allow argon2 up to 1 GiB and scrypt
-     * N=2^17, r=8 (128 MiB). Such records still verify on Lambda, whose next good login
-     * replaces them.
-     */
-    limits: { argon2MaxMemoryKiB: 64 * 1024, scryptMaxN: 2 ** 16 },
+    limits: ISOLATE_HASH_LIMITS,
   },
+  defaultVerifyBudget: ISOLATE_VERIFY_BUDGET,
   dynamoDb: createWorkerDynamoDbClient,
   warn: (message, fields) => log('WARN', message, fields),
   audit: auditToLog,

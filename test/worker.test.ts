@@ -21,6 +21,8 @@ import { createPasswordHasher } from '../src/index.js';
 import { freePort, startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { storedFormOf } from './support/import-rows.js';
 import { onePerScheme } from './support/legacy-accounts.js';
+import { ISOLATE_HASH_LIMITS, ISOLATE_VERIFY_BUDGET } from '../edge/edge-limits.js';
+import { limitsForBudget, tighterLimits } from '../src/hashing/verify-budget.js';
 
 const TABLE = 'passlane-worker-test';
 const PASSWORD = 'correct horse battery staple';
@@ -182,6 +184,20 @@ describe('login', () => {
     expect((await post('/login', { email: await registered(), password: PASSWORD })).status).toBe(200);
   });
 
+  it('answers a stored hash costing more time than an isolate gives one verify like a wrong password, before any hashing', async () => {
+    const email = newEmail().toLowerCase();
+    const users = new AccountStore(createDynamoDbClient({ endpoint: dynamo.endpoint }), TABLE);
+    // Well-formed SHA-512-crypt at 500,000 rounds (passlib's default is 656,000): within the
+    // Lambda bounds, some 20 s of JavaScript in an isolate, past its 1 s verify budget.
+    const slow = `$6$rounds=500000$saltsaltsaltsalt$${'A'.repeat(86)}`;
+    await users.createUser({ email, userId: 'slow-hash-user', passwordHash: slow, createdAt: new Date() });
+    const before = logLines.length;
+    const started = performance.now();
+    expect(await post('/login', { email, password: PASSWORD })).toMatchObject({ status: 401, body: { error: { code: 'invalid_credentials' } } });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(logLines.slice(before).join('\n')).toMatch(/"auth.stored_hash_rejected".*"code":"ERR_HASH_PARAMS_OUT_OF_BOUNDS"/);
+  });
+
   it('limits failures on an email from one source with 429 and Retry-After', async () => {
     const email = newEmail();
     for (let attempt = 1; attempt <= FAILURE_LIMIT; attempt++) {
@@ -194,8 +210,8 @@ describe('login', () => {
 });
 
 describe('every stored format', () => {
-  // edge/edge-platform.ts's bounds: what needs more memory than an isolate has is answered 401 (above).
-  const fitsAnIsolate = createPasswordHasher({ pepper: false, limits: { argon2MaxMemoryKiB: 64 * 1024, scryptMaxN: 2 ** 16 } });
+  // The Worker's bounds (edge/edge-limits.ts): what needs more memory or time than an isolate has is answered 401 (above).
+  const fitsAnIsolate = createPasswordHasher({ pepper: false, limits: tighterLimits(ISOLATE_HASH_LIMITS, limitsForBudget(ISOLATE_VERIFY_BUDGET, false)) });
   const fits = (hash: string) => {
     try {
       fitsAnIsolate.describe(hash);

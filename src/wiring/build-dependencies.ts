@@ -37,7 +37,8 @@ export interface AppDependencies extends AuthDependencies {
 
 /** The configured policy and pepper keys, within the platform's limits. */
 export function buildHasher(config: PasslaneConfig, platform: Platform): PasswordHasher {
-  const { verifyBudget, onLambda } = config.hasher;
+  const { onLambda } = config.hasher;
+  const verifyBudget = { ...platform.defaultVerifyBudget, ...config.hasher.verifyBudget };
   return platform.createPasswordHasher({
     ...platform.hasherLimits,
     // Stored hashes must fit where they are verified: the host's bounds and the budget's, whichever is tighter.

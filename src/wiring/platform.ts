@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { FunctionMigrationConfig } from '../config/migration-config.js';
 import type { DynamoDbConnection } from '../config/storage-config.js';
 import type { PasswordHasher, PasswordHasherOptions } from '../hashing/create-password-hasher.js';
+import type { VerifyBudget } from '../hashing/verify-budget.js';
 import type { MailWiringOptions } from '../mail/account-mail.js';
 import type { Blocklist } from '../passwords/blocklist.js';
 import type { AuthDependencies } from '../use-cases/dependencies.js';
@@ -17,6 +18,8 @@ export interface Platform {
   createPasswordHasher(options: PasswordHasherOptions): PasswordHasher;
   /** Host limits on hashing (an isolate's memory), on top of the configuration. */
   hasherLimits?: Pick<PasswordHasherOptions, 'concurrency' | 'limits'>;
+  /** What one verify may use here where the configuration does not say (PASSLANE_VERIFY_*). */
+  defaultVerifyBudget?: VerifyBudget;
   dynamoDb(connection: DynamoDbConnection): DynamoDBClient;
   warn(message: string, fields?: Record<string, unknown>): void;
   audit: AuthDependencies['audit'];
