@@ -39,7 +39,10 @@ export async function oldSystemHolds(deps: Pick<RegisterDependencies, 'audit' | 
   return answerOrUnavailable(deps, () => deps.fingerprint(email), () => migration.holds(email));
 }
 
-/** The old system's answer; without one, the audit event and TemporarilyUnavailableError. */
+/**
+ * The old system's answer; without one, the audit event and TemporarilyUnavailableError. The
+ * fingerprint is a function where it is computed only for the audit (registration).
+ */
 async function answerOrUnavailable<T>(
   deps: Pick<AuthDependencies, 'audit'>,
   fingerprint: string | (() => Promise<string>),

@@ -1,8 +1,9 @@
 /**
  * Per Lambda container, each built on the first invocation rather than at import, so a cold
  * start pays only for what its function uses (the JWKS function builds no hasher or table
- * client; only login and refresh load the signing key), and a test that builds its own pays for nothing. A
- * failed build (bad config) is not cached: the next invocation tries again and logs again.
+ * client; only login and token load the signing key), and a test that builds its own pays for
+ * nothing. A failed build (bad config) is not cached: the next invocation tries again and logs
+ * again.
  * The configuration is read from process.env with the secrets (pepper keys, signing key)
  * fetched from SSM when the deployment names parameters instead of values (secret-env.ts).
  * Each is marked `@__PURE__` so esbuild drops the ones a function does not use: otherwise every
