@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { SignatureV4 } from '@smithy/signature-v4';
 
 /**
@@ -22,7 +23,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
  * reproduced: clock-skew correction, and per-call options (`send(command, { abortSignal })`
  * never reaches a middleware; no store passes any).
  */
-export const DIRECT_OPERATIONS: ReadonlySet<string> = new Set(['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query']);
+const DIRECT_OPERATIONS: ReadonlySet<string> = new Set(['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query']);
 
 const TARGET_PREFIX = 'DynamoDB_20120810.';
 const MIDDLEWARE_NAME = 'passlaneDirectRequests';
@@ -84,7 +85,7 @@ interface Target {
 }
 
 /** An error DynamoDB answered, named as the SDK names it (`ConditionalCheckFailedException`, ...). */
-export class DynamoDbServiceError extends Error {
+class DynamoDbServiceError extends Error {
   readonly $fault: 'client' | 'server';
   readonly $metadata: { httpStatusCode: number; requestId?: string; attempts: number };
   [field: string]: unknown;
@@ -198,33 +199,13 @@ function serviceError(status: number, requestId: string | undefined, body: Recor
   return error;
 }
 
-// What the SDK's standard retry counts as throttling or transient (@smithy/service-error-classification).
-const THROTTLING_NAMES = new Set([
-  'ProvisionedThroughputExceededException',
-  'RequestLimitExceeded',
-  'ThrottlingException',
-  'Throttling',
-  'ThrottledException',
-  'RequestThrottled',
-  'RequestThrottledException',
-  'TooManyRequestsException',
-  'LimitExceededException',
-  'TransactionInProgressException',
-]);
-const TRANSIENT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
-const NETWORK_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND']);
-
+/** The SDK's own classification (what its retry middleware asks); undefined: not worth a retry. */
 function retryErrorType(error: unknown): RetryErrorType | undefined {
   if (!(error instanceof Error)) return undefined;
-  if (error instanceof DynamoDbServiceError) {
-    const status = error.$metadata.httpStatusCode;
-    if (status === 429 || THROTTLING_NAMES.has(error.name)) return 'THROTTLING';
-    if ([500, 502, 503, 504].includes(status)) return 'TRANSIENT';
-    return status >= 500 ? 'SERVER_ERROR' : undefined;
-  }
-  // No answer: a timeout or a dropped connection (the HTTP handler's errors).
-  const code = (error as { code?: unknown }).code;
-  if (TRANSIENT_NAMES.has(error.name) || (typeof code === 'string' && NETWORK_CODES.has(code))) return 'TRANSIENT';
+  const classified = error as Parameters<typeof isThrottlingError>[0];
+  if (isThrottlingError(classified)) return 'THROTTLING';
+  if (isTransientError(classified)) return 'TRANSIENT';
+  if (isServerError(classified)) return 'SERVER_ERROR';
   return undefined;
 }
 
