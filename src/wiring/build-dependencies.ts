@@ -63,8 +63,11 @@ export async function buildRegisterDependencies(
 ): Promise<RegisterDependencies> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
-  // Built at start when configured, so a bad setting fails the cold start, not a request.
-  const migration = 'migration' in overrides ? overrides.migration : await buildMigrationSource(config.migration, platform);
+  const [fingerprint, migration] = await Promise.all([
+    overrides.fingerprint ?? buildFingerprint(config),
+    // Built at start when configured, so a bad setting fails the cold start, not a request.
+    'migration' in overrides ? overrides.migration : buildMigrationSource(config.migration, platform),
+  ]);
   return {
     rateLimits: config.rateLimits,
     hasher: buildHasher(config, platform),
@@ -74,7 +77,7 @@ export async function buildRegisterDependencies(
     oneTimeTokens: new OneTimeTokenStore(client, table),
     recovery: config.recovery,
     mail: overrides.mail ?? buildAccountMail(config, platform, options),
-    fingerprint: overrides.fingerprint ?? (await buildFingerprint(config)),
+    fingerprint,
     // One per container: it remembers how long recent reset and registration answers took.
     replyTiming: createFailureTiming(),
     audit: platform.audit,
