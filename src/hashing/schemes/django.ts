@@ -5,7 +5,8 @@ import type { StoredHashLimits } from '../policy.js';
 import { argon2ParsedHash, parseArgon2Phc } from './argon2-phc.js';
 import { bcryptParsedHash, parseBcrypt } from './bcrypt.js';
 import { pbkdf2, sha256, webDigest, type DigestName } from './digests.js';
-import { assertScryptN, decodeLowerHex, decodeOrMalformed, decodePaddedBase64, scryptMemoryKiB } from './field-checks.js';
+import { assertScryptN, decodeLowerHex, decodeOrMalformed, decodePaddedBase64 } from './field-checks.js';
+import { scryptParsedHash } from './scrypt-hash.js';
 import { parseBoundedInteger } from './parse-integer.js';
 import type { HashScheme, ParsedHash } from './types.js';
 
@@ -63,15 +64,7 @@ function parseDjangoScrypt(stored: string, limits: StoredHashLimits): ParsedHash
   if (salt.length === 0) throw new MalformedHashError('Django scrypt salt is empty');
   const expected = decodePaddedBase64(hashText, 'Django scrypt hash');
   if (expected.length !== SCRYPT_KEY_BYTES) throw new MalformedHashError(`Django scrypt hash must be ${SCRYPT_KEY_BYTES} bytes`);
-  const saltBytes = utf8(salt);
-  return {
-    scheme: 'django_scrypt',
-    memoryKiB: scryptMemoryKiB(N, r),
-    digest: expected,
-    digestText: hashText,
-    zeroDigestText: encodeBase64Padded(new Uint8Array(SCRYPT_KEY_BYTES)),
-    computeDigest: (password, { backend }) => backend.scrypt({ password: utf8(password), salt: saltBytes, N, r, p, dkLen: SCRYPT_KEY_BYTES }),
-  };
+  return scryptParsedHash('django_scrypt', { N, r, p, salt: utf8(salt), expected, keyText: hashText, encode: encodeBase64Padded });
 }
 
 type LegacyDigest = 'md5' | 'sha1';

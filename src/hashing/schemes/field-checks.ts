@@ -44,6 +44,3 @@ export function assertScryptN(N: number, limits: StoredHashLimits, name: string)
   if (N > limits.scryptMaxN) throw new HashParametersOutOfBoundsError(`${name} N=${N} is over ${limits.scryptMaxN}`);
   if (N < 2 || !Number.isInteger(Math.log2(N))) throw new MalformedHashError(`${name} N must be a power of two above 1`);
 }
-
-/** Memory one scrypt verify takes (128·N·r bytes), for the limiter. */
-export const scryptMemoryKiB = (N: number, r: number): number => Math.ceil((128 * N * r) / 1024);

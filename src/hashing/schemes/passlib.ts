@@ -3,7 +3,8 @@ import { HashParametersOutOfBoundsError, MalformedHashError, UnsupportedHashErro
 import type { StoredHashLimits } from '../policy.js';
 import { bcryptParsedHash, parseBcrypt } from './bcrypt.js';
 import { hmacSha256, pbkdf2, sha256, type DigestName } from './digests.js';
-import { decodeOrMalformed, scryptMemoryKiB } from './field-checks.js';
+import { decodeOrMalformed } from './field-checks.js';
+import { scryptParsedHash } from './scrypt-hash.js';
 import { parseBoundedInteger } from './parse-integer.js';
 import type { HashScheme, ParsedHash } from './types.js';
 
@@ -51,14 +52,7 @@ function parseScrypt(stored: string, limits: StoredHashLimits): ParsedHash {
   if (salt.length === 0 || salt.length > 1024) throw new MalformedHashError('scrypt salt must be 1..1024 bytes');
   if (expected.length < 16 || expected.length > 64) throw new HashParametersOutOfBoundsError('scrypt checksum must be 16..64 bytes');
   const N = 2 ** logN;
-  return {
-    scheme: 'passlib_scrypt',
-    memoryKiB: scryptMemoryKiB(N, r),
-    digest: expected,
-    digestText: checksumText,
-    zeroDigestText: encodeBase64NoPad(new Uint8Array(expected.length)),
-    computeDigest: (password, { backend }) => backend.scrypt({ password: utf8(password), salt, N, r, p, dkLen: expected.length }),
-  };
+  return scryptParsedHash('passlib_scrypt', { N, r, p, salt, expected, keyText: checksumText, encode: encodeBase64NoPad });
 }
 
 /**

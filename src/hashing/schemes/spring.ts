@@ -5,7 +5,8 @@ import type { StoredHashLimits } from '../policy.js';
 import { argon2ParsedHash, parseArgon2Phc } from './argon2-phc.js';
 import { bcryptParsedHash, parseBcrypt } from './bcrypt.js';
 import { pbkdf2, type DigestName } from './digests.js';
-import { assertPbkdf2Work, decodeLowerHex, decodePaddedBase64, DIGEST_BYTES, scryptMemoryKiB } from './field-checks.js';
+import { assertPbkdf2Work, decodeLowerHex, decodePaddedBase64, DIGEST_BYTES } from './field-checks.js';
+import { scryptParsedHash } from './scrypt-hash.js';
 import { parseBoundedInteger } from './parse-integer.js';
 import type { HashScheme, ParsedHash } from './types.js';
 
@@ -120,14 +121,7 @@ function parseScrypt(payload: string, limits: StoredHashLimits): ParsedHash {
   const expected = decodePaddedBase64(keyText, 'Spring scrypt key');
   if (salt.length < 1 || salt.length > 1024) throw new MalformedHashError('Spring scrypt salt must be 1..1024 bytes');
   if (expected.length < 16 || expected.length > 64) throw new MalformedHashError('Spring scrypt key must be 16..64 bytes');
-  return {
-    scheme: 'spring_scrypt',
-    memoryKiB: scryptMemoryKiB(N, r),
-    digest: expected,
-    digestText: keyText,
-    zeroDigestText: encodeBase64Padded(new Uint8Array(expected.length)),
-    computeDigest: (password, { backend }) => backend.scrypt({ password: utf8(password), salt, N, r, p, dkLen: expected.length }),
-  };
+  return scryptParsedHash('spring_scrypt', { N, r, p, salt, expected, keyText, encode: encodeBase64Padded });
 }
 
 const STANDARD_SALT_BYTES = 8;

@@ -2,7 +2,8 @@ import { toHex, utf8 } from '../encoding.js';
 import { MalformedHashError, UnsupportedHashError } from '../errors.js';
 import type { StoredHashLimits } from '../policy.js';
 import { pbkdf2, type DigestName } from './digests.js';
-import { assertScryptN, decodeLowerHex, DIGEST_BYTES, scryptMemoryKiB } from './field-checks.js';
+import { assertScryptN, decodeLowerHex, DIGEST_BYTES } from './field-checks.js';
+import { scryptParsedHash } from './scrypt-hash.js';
 import { parseBoundedInteger } from './parse-integer.js';
 import type { HashScheme, ParsedHash } from './types.js';
 
@@ -48,10 +49,7 @@ function parseScrypt(args: string[], salt: string, hex: string, limits: StoredHa
   const p = parseBoundedInteger(pText, 'Werkzeug scrypt p', 1, limits.scryptMaxP);
   const expected = decodeLowerHex(hex, 'Werkzeug scrypt hash');
   if (expected.length !== SCRYPT_KEY_BYTES) throw new MalformedHashError(`Werkzeug scrypt hash must be ${SCRYPT_KEY_BYTES} bytes`);
-  const saltBytes = utf8(salt);
-  return parsed('werkzeug_scrypt', scryptMemoryKiB(N, r), hex, expected, (password, { backend }) =>
-    backend.scrypt({ password: utf8(password), salt: saltBytes, N, r, p, dkLen: SCRYPT_KEY_BYTES }),
-  );
+  return scryptParsedHash('werkzeug_scrypt', { N, r, p, salt: utf8(salt), expected, keyText: hex, encode: toHex });
 }
 
 export const werkzeugScheme: HashScheme = {
