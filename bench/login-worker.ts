@@ -241,7 +241,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       state.email = request.email;
       state.password = request.password;
       state.hasher = buildHasher(current, nodePlatform);
-      state.tokens = await buildTokenService(current);
+      state.tokens = await buildTokenService(current, nodePlatform);
       state.dynamoDb = nodePlatform.dynamoDb(current.storage);
       state.table = current.storage.table;
       const item = await readAccount();

@@ -2,6 +2,7 @@
  * Sessions (issue: rotating refresh tokens with reuse detection, sign-out, revocation verifiers
  * can see), through the use-cases against both real DynamoDB servers, with a clock the test moves.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicSessionId, parsePublicSessionId, parseRefreshToken } from '../src/sessions/refresh-token.js';
 import { sessionsKey } from '../src/storage/session-store.js';
@@ -84,6 +85,8 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     const secret = first.refreshToken.split('.')[2]!;
     expect(stored).not.toContain(secret);
     expect(stored).toContain(token.sessionId);
+    // SHA-256, base64url: what every stored session already holds (any other digest would end them all).
+    expect(stored).toContain(createHash('sha256').update(token.secret).digest('base64url'));
     await refresh(deps, first.refreshToken);
     dispose();
   });

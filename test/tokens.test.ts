@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
-import { base64url, createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JWK } from 'jose';
+import { base64url, compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JWK } from 'jose';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidTokenError, TokenConfigError } from '../src/tokens/errors.js';
@@ -12,6 +12,8 @@ import { ConfigError } from '../src/config/config-error.js';
 import { readTokenConfig } from '../src/config/token-config.js';
 import { createKeyring, generateSigningKey, keyringFromConfig, type Keyring, type SigningAlgorithm } from '../src/tokens/keys.js';
 import { LOCAL_SIGNING_KEY_FILE, loadOrCreateLocalSigningKey } from '../src/tokens/local-signing-key.js';
+import { createNodeJwsSigner } from '../src/tokens/node-jws-signer.js';
+import { createWebCryptoJwsSigner, signCompactJws } from '../src/tokens/sign-jws.js';
 import { createTokenService, publicTokenServiceFromConfig, tokenServiceFromConfig, type TokenService } from '../src/tokens/token-service.js';
 
 const USER_ID = 'user-6f1c';
@@ -30,12 +32,13 @@ const PRIVATE_PARAMS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
 let edKey: JWK;
 let esKey: JWK;
+let rsKey: JWK;
 let edKeyring: Keyring;
 let service: TokenService;
 let tempDir: string;
 
 beforeAll(async () => {
-  [edKey, esKey] = await Promise.all([generateSigningKey('EdDSA'), generateSigningKey('ES256')]);
+  [edKey, esKey, rsKey] = await Promise.all([generateSigningKey('EdDSA'), generateSigningKey('ES256'), generateSigningKey('RS256')]);
   edKeyring = await createKeyring(edKey);
   service = createTokenService({ keyring: edKeyring });
   tempDir = await mkdtemp(join(tmpdir(), 'passlane-tokens-'));
@@ -78,8 +81,11 @@ function expectConfigError(run: () => unknown, secrets: readonly unknown[] = [])
 }
 
 describe('issue and verify', () => {
-  it.each(['EdDSA', 'ES256', 'RS256'] as const)('round-trips a %s token with the expected claims', async (alg: SigningAlgorithm) => {
-    const keyring = await createKeyring(alg === 'EdDSA' ? edKey : alg === 'ES256' ? esKey : await generateSigningKey('RS256'));
+  const SIGNERS = { 'Web Crypto': createWebCryptoJwsSigner, 'node:crypto': createNodeJwsSigner };
+  const cases = (['EdDSA', 'ES256', 'RS256'] as const).flatMap((alg) => (['Web Crypto', 'node:crypto'] as const).map((signer) => [alg, signer] as const));
+
+  it.each(cases)('round-trips a %s token signed with %s, with the expected claims', async (alg: SigningAlgorithm, signer) => {
+    const keyring = await createKeyring(alg === 'EdDSA' ? edKey : alg === 'ES256' ? esKey : rsKey, [], { signer: SIGNERS[signer] });
     const tokens = createTokenService({ keyring });
     const now = new Date();
     const issued = await tokens.issue({ userId: USER_ID, now });
@@ -91,6 +97,25 @@ describe('issue and verify', () => {
     expect(verified.tokenId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(verified.issuedAt.getTime()).toBe(Math.floor(now.getTime() / 1000) * 1000);
     expect(verified.expiresAt.getTime() - verified.issuedAt.getTime()).toBe(900_000);
+  });
+
+  it('signs alike through node:crypto and Web Crypto: the same bytes where the algorithm is deterministic, and jose verifies both', async () => {
+    for (const jwk of [edKey, esKey, rsKey]) {
+      const { current } = await createKeyring(jwk);
+      const signed = await Promise.all(
+        [createNodeJwsSigner, createWebCryptoJwsSigner].map((create) => signCompactJws({ alg: current.alg }, { probe: 1 }, create(current.alg, current.privateKey))),
+      );
+      for (const jws of signed) await expect(compactVerify(jws, current.publicKey, { algorithms: [current.alg] })).resolves.toBeDefined();
+      // ECDSA signs with a fresh nonce each time: equal lengths (r || s, 64 bytes), not equal bytes.
+      if (current.alg === 'ES256') expect(signed.map((jws) => base64url.decode(jws.split('.')[2]!).length)).toEqual([64, 64]);
+      else expect(signed[0]).toBe(signed[1]);
+    }
+  });
+
+  it('refuses at start a signer whose signatures do not verify', async () => {
+    const wrong = await createKeyring(await generateSigningKey('EdDSA'));
+    const signer = () => createWebCryptoJwsSigner('EdDSA', wrong.current.privateKey);
+    await expectConfigError(() => createKeyring(edKey, [], { signer }), [edKey.d]);
   });
 
   it('gives every token its own jti', async () => {

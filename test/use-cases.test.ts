@@ -197,7 +197,7 @@ describe('token check', () => {
       oneTimeTokens: {} as never,
       mail: {} as never,
       recovery: DEFAULT_RECOVERY_CONFIG,
-      fingerprint: async () => 'f',
+      fingerprint: () => 'f',
       rateLimits: limits(),
       audit: () => {},
     });
@@ -230,7 +230,7 @@ describe('storage outage', () => {
       oneTimeTokens: {} as never,
       mail: {} as never,
       recovery: DEFAULT_RECOVERY_CONFIG,
-      fingerprint: async () => 'f',
+      fingerprint: () => 'f',
       tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => ({ userId: 'u', issuedAt: new Date() }) },
       rateLimits: limits(),
       audit: () => {},

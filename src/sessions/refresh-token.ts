@@ -1,3 +1,5 @@
+import { hmac } from '@noble/hashes/hmac.js';
+import { sha256 } from '@noble/hashes/sha2.js';
 import { base64url } from 'jose';
 import { constantTimeEqual, utf8 } from '../hashing/encoding.js';
 
@@ -6,6 +8,8 @@ import { constantTimeEqual, utf8 } from '../hashing/encoding.js';
  * the platform's CSPRNG; the two ids only say where the session is stored. Opaque to clients.
  * The store keeps a SHA-256 of the secret, never the secret: a copy of the table does not sign
  * anyone in. A fast hash is right here, unlike for passwords: the secret has 256 bits of entropy.
+ * SHA-256 and HMAC run in JavaScript, the same on every host: for 32 bytes that takes
+ * microseconds, where Web Crypto on Node would queue each call to the thread pool and back.
  */
 export interface RefreshToken {
   /** The email fingerprint that keys the account's sessions item. */
@@ -53,8 +57,8 @@ export function parsePublicSessionId(value: unknown): { accountKey: string; sess
 }
 
 /** What the store keeps of a secret: base64url SHA-256. */
-export async function secretHash(secret: Uint8Array<ArrayBuffer>): Promise<string> {
-  return base64url.encode(new Uint8Array(await crypto.subtle.digest('SHA-256', secret)));
+export function secretHash(secret: Uint8Array): string {
+  return base64url.encode(sha256(secret));
 }
 
 /** A shorter mark of a spent secret, enough to recognise it when it comes back (128 bits). */
@@ -73,12 +77,11 @@ export function sameHash(a: string, b: string | undefined): boolean {
  * spent secret again (two tabs, a lost response) receives the same new secret, and a session
  * keeps one live token. A copy of the table opens nothing: the old secret is stored only hashed.
  */
-export async function sealNextSecret(oldSecret: Uint8Array<ArrayBuffer>, sessionId: string, next: Uint8Array<ArrayBuffer>): Promise<string> {
-  const pad = await padFor(oldSecret, sessionId);
-  return base64url.encode(xor(next, pad));
+export function sealNextSecret(oldSecret: Uint8Array, sessionId: string, next: Uint8Array): string {
+  return base64url.encode(xor(next, padFor(oldSecret, sessionId)));
 }
 
-export async function openNextSecret(oldSecret: Uint8Array<ArrayBuffer>, sessionId: string, sealed: string): Promise<Uint8Array<ArrayBuffer> | undefined> {
+export function openNextSecret(oldSecret: Uint8Array, sessionId: string, sealed: string): Uint8Array<ArrayBuffer> | undefined {
   let bytes: Uint8Array;
   try {
     bytes = base64url.decode(sealed);
@@ -86,12 +89,11 @@ export async function openNextSecret(oldSecret: Uint8Array<ArrayBuffer>, session
     return undefined;
   }
   if (bytes.length !== SECRET_BYTES) return undefined;
-  return xor(bytes, await padFor(oldSecret, sessionId));
+  return xor(bytes, padFor(oldSecret, sessionId));
 }
 
-async function padFor(secret: Uint8Array<ArrayBuffer>, sessionId: string): Promise<Uint8Array> {
-  const key = await crypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return new Uint8Array(await crypto.subtle.sign('HMAC', key, utf8(`passlane refresh-token next v1 ${sessionId}`)));
+function padFor(secret: Uint8Array, sessionId: string): Uint8Array {
+  return hmac(sha256, secret, utf8(`passlane refresh-token next v1 ${sessionId}`));
 }
 
 function xor(a: Uint8Array, b: Uint8Array): Uint8Array<ArrayBuffer> {

@@ -1,5 +1,5 @@
-import { SignJWT } from 'jose';
 import type { Keyring } from './keys.js';
+import { signCompactJws } from './sign-jws.js';
 
 /**
  * Issues a short-lived access token: `sub` is the user id, `jti` a random UUID (so a token can be
@@ -38,17 +38,18 @@ export async function issueAccessToken(
   { userId, sessionId, emailVerified, now = new Date() }: IssueAccessTokenInput,
 ): Promise<IssuedAccessToken> {
   if (typeof userId !== 'string' || userId === '') throw new TypeError('userId must be a non-empty string');
-  const { kid, alg, privateKey } = keyring.current;
+  const { kid, alg, sign } = keyring.current;
   const issuedAt = Math.floor(now.getTime() / 1000);
-  const claims = { ...(sessionId !== undefined && { sid: sessionId }), ...(emailVerified !== undefined && { email_verified: emailVerified }) };
-  const accessToken = await new SignJWT(claims)
-    .setProtectedHeader({ alg, kid, typ: ACCESS_TOKEN_TYPE })
-    .setIssuer(config.issuer)
-    .setAudience(config.audience)
-    .setSubject(userId)
-    .setIssuedAt(issuedAt)
-    .setExpirationTime(issuedAt + config.ttlSeconds)
-    .setJti(crypto.randomUUID())
-    .sign(privateKey);
+  const claims = {
+    iss: config.issuer,
+    aud: config.audience,
+    sub: userId,
+    iat: issuedAt,
+    exp: issuedAt + config.ttlSeconds,
+    jti: crypto.randomUUID(),
+    ...(sessionId !== undefined && { sid: sessionId }),
+    ...(emailVerified !== undefined && { email_verified: emailVerified }),
+  };
+  const accessToken = await signCompactJws({ alg, kid, typ: ACCESS_TOKEN_TYPE }, claims, sign);
   return { accessToken, tokenType: 'Bearer', expiresIn: config.ttlSeconds };
 }

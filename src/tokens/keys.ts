@@ -1,7 +1,6 @@
 import {
   calculateJwkThumbprint,
   compactVerify,
-  CompactSign,
   exportJWK,
   generateKeyPair,
   importJWK,
@@ -10,13 +9,15 @@ import {
 } from 'jose';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKeyConfig } from '../config/token-config.js';
 import { TokenConfigError } from './errors.js';
+import { createWebCryptoJwsSigner, signCompactJws, type CreateJwsSigner, type JwsSigner } from './sign-jws.js';
 
 export { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKeyConfig };
 
 /**
  * Signing keys as JWKs, validated and imported once into a keyring: the current signing key plus
  * every key tokens may still be verified with (the current one first, then previous ones during a
- * rotation). Web Crypto only, through jose, so this runs on Node, Lambda and Workers alike.
+ * rotation). Keys are imported with jose into Web Crypto, so this runs on Node, Lambda and
+ * Workers alike; each host may bring its own signer for the current key (sign-jws.ts).
  */
 
 // RS256: the only family API Gateway's HTTP API JWT authorizer accepts (see README.md here).
@@ -40,6 +41,17 @@ export interface VerificationKey {
 
 export interface SigningKey extends VerificationKey {
   readonly privateKey: CryptoKey;
+  /** Signs with privateKey, in the host's way (sign-jws.ts). */
+  readonly sign: JwsSigner;
+}
+
+export interface SigningKeyOptions {
+  /** The algorithm the key must have (PASSLANE_JWT_ALG). */
+  algorithm?: SigningAlgorithm;
+  /** What errors call the private key: its variable or file. */
+  label?: string;
+  /** How this host signs (Platform.jwsSigner); Web Crypto when not given. */
+  signer?: CreateJwsSigner;
 }
 
 /** What verifying and publishing need: public keys only, so a holder of it can never sign. */
@@ -84,10 +96,14 @@ export async function generateSigningKey(alg: SigningAlgorithm = DEFAULT_SIGNING
  * that changed one and not the other would publish a key nobody signs with. That fails here, when
  * login starts, rather than at every API Gateway authorizer. Its other keys verify like previous keys.
  */
-export async function keyringFromConfig(config: SigningKeyConfig, privateJwk: JWK, label?: string): Promise<Keyring> {
+export async function keyringFromConfig(
+  config: SigningKeyConfig,
+  privateJwk: JWK,
+  options: Pick<SigningKeyOptions, 'label' | 'signer'> = {},
+): Promise<Keyring> {
   const [published, ...alsoPublished] = config.publicJwks ?? [];
   const others = [...labelled(alsoPublished, PUBLIC_KEYS, 1), ...labelled(config.previousPublicJwks, PREVIOUS_KEYS)];
-  const keyring = await signingKeyring(privateJwk, others, { algorithm: config.algorithm, label });
+  const keyring = await signingKeyring(privateJwk, others, { ...options, algorithm: config.algorithm });
   if (published !== undefined) {
     const first = checkJwk(published, `${PUBLIC_KEYS}[0]`, 'public');
     // publicParts builds both the same way, member by member, so equal keys serialise equally.
@@ -120,26 +136,19 @@ export async function publicKeyringFromConfig(config: SigningKeyConfig): Promise
  * never its parameters. The current key signs and verifies a probe first, so a private key that
  * does not match its public half fails here, at startup, not on every login.
  */
-export async function createKeyring(
-  privateJwk: JWK,
-  previousPublicJwks: readonly JWK[] = [],
-  options: { algorithm?: SigningAlgorithm; label?: string } = {},
-): Promise<Keyring> {
+export async function createKeyring(privateJwk: JWK, previousPublicJwks: readonly JWK[] = [], options: SigningKeyOptions = {}): Promise<Keyring> {
   return signingKeyring(privateJwk, labelled(previousPublicJwks, PREVIOUS_KEYS), options);
 }
 
-async function signingKeyring(
-  privateJwk: JWK,
-  others: readonly LabelledJwk[],
-  options: { algorithm?: SigningAlgorithm; label?: string },
-): Promise<Keyring> {
+async function signingKeyring(privateJwk: JWK, others: readonly LabelledJwk[], options: SigningKeyOptions): Promise<Keyring> {
   const label = options.label ?? 'PASSLANE_JWT_PRIVATE_KEY';
   const current = checkJwk(privateJwk, label, 'private');
   if (options.algorithm !== undefined && current.alg !== options.algorithm) {
     throw new TokenConfigError(`${label} has alg ${current.alg} but PASSLANE_JWT_ALG is ${options.algorithm}`);
   }
   const privateKey = await importKey(privateJwk, current, label);
-  const signing: SigningKey = { ...(await importPublic(current, label)), privateKey };
+  const sign = (options.signer ?? createWebCryptoJwsSigner)(current.alg, privateKey);
+  const signing: SigningKey = { ...(await importPublic(current, label)), privateKey, sign };
   await assertKeyPairMatches(signing, label);
 
   const verificationKeys = new Map<string, VerificationKey>([[signing.kid, signing]]);
@@ -225,10 +234,10 @@ async function importKey(jwk: JWK, checked: CheckedJwk, label: string): Promise<
   }
 }
 
+/** The probe goes through the host's signer and jose's verify: what tokens will go through. */
 async function assertKeyPairMatches(key: SigningKey, label: string): Promise<void> {
-  const probe = new TextEncoder().encode('passlane key check');
   try {
-    const jws = await new CompactSign(probe).setProtectedHeader({ alg: key.alg }).sign(key.privateKey);
+    const jws = await signCompactJws({ alg: key.alg }, { probe: 'passlane key check' }, key.sign);
     await compactVerify(jws, key.publicKey, { algorithms: [key.alg] });
   } catch (error) {
     throw new TokenConfigError(`${label} (kid "${key.kid}"): private key does not match its public parameters (${errorName(error)})`);

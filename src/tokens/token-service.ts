@@ -13,6 +13,7 @@ import { publicJwks, type PublicJwks } from './jwks.js';
 import type { DiscoverySettings } from './openid-configuration.js';
 import { keyringFromConfig, publicKeyringFromConfig, type Keyring, type PublicKeyring } from './keys.js';
 import { loadOrCreateLocalSigningKey } from './local-signing-key.js';
+import type { CreateJwsSigner } from './sign-jws.js';
 import { DEFAULT_CLOCK_TOLERANCE_S, verifyAccessToken, type VerifiedAccessToken } from './verify-access-token.js';
 
 /** Verify and publish: all that public keys allow, and all the JWKS and discovery functions need. */
@@ -73,15 +74,16 @@ export function createPublicTokenService(options: PublicTokenServiceOptions): Pu
  * Lambda a missing key is a deployment error: a key generated there would differ per instance
  * and vanish with it, so tokens would fail at random and the JWKS would never match.
  */
-export async function tokenServiceFromConfig(config: TokenConfig): Promise<TokenService> {
+export async function tokenServiceFromConfig(config: TokenConfig, options: { signer?: CreateJwsSigner } = {}): Promise<TokenService> {
   const { keys, issuer, audience, ttlSeconds, publicUrl, trustHostHeader } = config;
+  const { signer } = options;
   let keyring: Keyring;
   if (keys.privateJwk !== undefined) {
-    keyring = await keyringFromConfig(keys, keys.privateJwk);
+    keyring = await keyringFromConfig(keys, keys.privateJwk, { signer });
   } else {
     refuseLocalKeyOutsideDevelopment(config.onLambda);
     const local = await loadOrCreateLocalSigningKey(config.localKeyDir, { algorithm: keys.algorithm });
-    keyring = await keyringFromConfig(keys, local.privateJwk, local.path);
+    keyring = await keyringFromConfig(keys, local.privateJwk, { label: local.path, signer });
   }
   return createTokenService({ keyring, issuer, audience, ttlSeconds, publicUrl, trustHostHeader });
 }

@@ -57,7 +57,7 @@ export async function changePassword(deps: AccountDependencies, request: ChangeP
           now: deps.now?.(),
         });
         deps.audit({ type: 'auth.password_changed', userId: user.userId });
-        const accountKey = await deps.fingerprint(user.email);
+        const accountKey = deps.fingerprint(user.email);
         // A new password ends every other session (whoever knew the old one is signed out) and
         // the account's run of failed logins (and so its lock). The session that changed it goes on.
         const own = parsePublicSessionId(token.sessionId);
@@ -79,7 +79,7 @@ async function readAuthorisedUser(deps: AccountDependencies, token: { userId: st
   const user = await deps.users.getUserById(token.userId);
   if (!user) throw new UnauthenticatedError('the account no longer exists');
   // A per-account budget, so a stolen token can't be used to guess the password.
-  const fingerprint = await deps.fingerprint(user.email);
+  const fingerprint = deps.fingerprint(user.email);
   await enforceRateLimits(deps, { action: 'password', accountKey: fingerprint, emailFingerprint: fingerprint, sourceIp });
   // JWT iat has whole seconds, so a token from the very second of the change is accepted.
   if (user.passwordChangedAt && token.issuedAt.getTime() < Math.floor(user.passwordChangedAt.getTime() / 1000) * 1000) {

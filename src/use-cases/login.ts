@@ -55,7 +55,7 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
   const password = requireString(body, 'password');
   return translateErrors(async () => {
     deps.hasher.checkPassword(password);
-    const fingerprint = await deps.fingerprint(email);
+    const fingerprint = deps.fingerprint(email);
     for (let decision = 1; ; decision++) {
       const now = deps.now?.() ?? new Date();
       const target: LoginTarget = { email, accountKey: fingerprint, sourceKey: sourceKeyOf(request.sourceIp), now };

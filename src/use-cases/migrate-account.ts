@@ -36,16 +36,13 @@ export async function askOldSystem(
  * answer: audited, and 503 with Retry-After, as at login; nothing is created.
  */
 export async function oldSystemHolds(deps: Pick<RegisterDependencies, 'audit' | 'fingerprint'>, migration: MigrationSource, email: string): Promise<boolean> {
-  return answerOrUnavailable(deps, () => deps.fingerprint(email), () => migration.holds(email));
+  return answerOrUnavailable(deps, deps.fingerprint(email), () => migration.holds(email));
 }
 
-/**
- * The old system's answer; without one, the audit event and TemporarilyUnavailableError. The
- * fingerprint is a function where it is computed only for the audit (registration).
- */
+/** The old system's answer; without one, the audit event and TemporarilyUnavailableError. */
 async function answerOrUnavailable<T>(
   deps: Pick<AuthDependencies, 'audit'>,
-  fingerprint: string | (() => Promise<string>),
+  fingerprint: string,
   ask: () => Promise<T>,
 ): Promise<T> {
   try {
@@ -56,7 +53,7 @@ async function answerOrUnavailable<T>(
       type: 'auth.migration_unavailable',
       reason: error.reason,
       ...(error.status !== undefined && { status: error.status }),
-      emailFingerprint: typeof fingerprint === 'string' ? fingerprint : await fingerprint(),
+      emailFingerprint: fingerprint,
     });
     throw new TemporarilyUnavailableError(MIGRATION_RETRY_AFTER_SECONDS, { cause: error });
   }

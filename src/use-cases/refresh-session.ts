@@ -78,7 +78,7 @@ export async function refreshSession(deps: SessionDependencies, request: Refresh
       if (session === undefined) return fail('unknown_session');
       if (!isLive(session, nowSeconds)) return fail('expired');
 
-      const presented = await secretHash(token.secret);
+      const presented = secretHash(token.secret);
       if (sameHash(presented, session.tokenHash)) {
         const rotated = await rotate(deps, token, session, presented, nowSeconds);
         if (rotated === 'lost') continue;
@@ -87,8 +87,8 @@ export async function refreshSession(deps: SessionDependencies, request: Refresh
       if (sameHash(presented, session.previousHash)) {
         const { graceSeconds } = deps.sessionConfig;
         if (graceSeconds > 0 && nowSeconds - (session.rotatedAt ?? 0) <= graceSeconds && session.sealedNext !== undefined) {
-          const next = await openNextSecret(token.secret, session.sessionId, session.sealedNext);
-          if (next !== undefined && sameHash(await secretHash(next), session.tokenHash)) return answer(deps, token, session, next, now, true);
+          const next = openNextSecret(token.secret, session.sessionId, session.sealedNext);
+          if (next !== undefined && sameHash(secretHash(next), session.tokenHash)) return answer(deps, token, session, next, now, true);
         }
         return reused(deps, token, sessions, session, source);
       }
@@ -119,10 +119,10 @@ async function rotate(
   const rotated: StoredSession = {
     ...session,
     generation: session.generation + 1,
-    tokenHash: await secretHash(secret),
+    tokenHash: secretHash(secret),
     previousHash: presented,
     rotatedAt: nowSeconds,
-    sealedNext: await sealNextSecret(token.secret, session.sessionId, secret),
+    sealedNext: sealNextSecret(token.secret, session.sessionId, secret),
     spent: [...(session.previousHash === undefined ? [] : [spentMark(session.previousHash)]), ...session.spent].slice(0, SPENT_KEPT),
     lastUsedAt: nowSeconds,
     idleExpiresAt: nowSeconds + deps.sessionConfig.idleSeconds,

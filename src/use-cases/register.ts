@@ -48,7 +48,7 @@ export async function register(deps: RegisterDependencies, request: RegisterRequ
     }
     deps.audit({ type: 'auth.registered', userId });
     if (!verifying) return { userId };
-    await sendVerification(deps, { email, accountKey: await deps.fingerprint(email), userId });
+    await sendVerification(deps, { email, accountKey: deps.fingerprint(email), userId });
     await deps.replyTiming?.pad(timing?.done() ?? 0);
     return { verification: 'sent' };
   });
@@ -68,7 +68,7 @@ async function createAccount(deps: RegisterDependencies, input: { email: string;
 
 /** The taken email's owner hears that someone tried (within the account's mail budget); the stranger hears nothing new. */
 async function tellOwnerOfAttempt(deps: RegisterDependencies, email: string): Promise<void> {
-  const accountKey = await deps.fingerprint(email);
+  const accountKey = deps.fingerprint(email);
   deps.audit({ type: 'auth.registration_attempt_existing', emailFingerprint: accountKey });
   const budget = await deps.counters.hit({
     key: `register-mail#account#${accountKey}`,

@@ -23,7 +23,7 @@ export async function requestPasswordReset(deps: RecoveryDependencies, request: 
   const email = normaliseEmail(requireObject(request.body).email);
   return translateErrors(async () => {
     const timing = deps.replyTiming?.start();
-    const accountKey = await deps.fingerprint(email);
+    const accountKey = deps.fingerprint(email);
     const outcome = await sendResetIfAllowed(deps, email, accountKey, request.sourceIp);
     deps.audit({ type: 'auth.password_reset_requested', outcome, emailFingerprint: accountKey });
     await deps.replyTiming?.pad(timing?.done() ?? 0);
@@ -42,7 +42,7 @@ async function sendResetIfAllowed(deps: RecoveryDependencies, email: string, acc
   if (user === undefined) return 'unknown_account';
   const token = newOneTimeToken(accountKey);
   const expiresIn = deps.recovery.resetTokenSeconds;
-  await deps.oneTimeTokens.put('reset', accountKey, { tokenHash: await secretHash(token.secret), email, expiresAt: epochSeconds(now) + expiresIn });
+  await deps.oneTimeTokens.put('reset', accountKey, { tokenHash: secretHash(token.secret), email, expiresAt: epochSeconds(now) + expiresIn });
   try {
     await deps.mail.passwordReset(email, formatOneTimeToken(token), expiresIn);
   } catch (error) {

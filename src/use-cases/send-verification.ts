@@ -19,7 +19,7 @@ export async function sendVerification(
   const token = newOneTimeToken(account.accountKey);
   const expiresIn = deps.recovery.verifyTokenSeconds;
   await deps.oneTimeTokens.put('verify', account.accountKey, {
-    tokenHash: await secretHash(token.secret),
+    tokenHash: secretHash(token.secret),
     email: account.email,
     expiresAt: epochSeconds(now) + expiresIn,
   });

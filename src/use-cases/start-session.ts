@@ -45,7 +45,7 @@ export async function startSession(deps: Pick<AuthDependencies, 'sessions' | 'se
     sessionId,
     userId: input.userId,
     generation: 0,
-    tokenHash: await secretHash(secret),
+    tokenHash: secretHash(secret),
     spent: [],
     createdAt: nowSeconds,
     lastUsedAt: nowSeconds,

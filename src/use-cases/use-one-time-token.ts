@@ -31,7 +31,7 @@ export async function checkOneTimeToken(
   const stored = await deps.oneTimeTokens.read(purpose, token.accountKey);
   if (stored === undefined) return reject('unknown');
   if (stored.expiresAt <= epochSeconds(deps.now?.() ?? new Date())) return reject('expired');
-  const tokenHash = await secretHash(token.secret);
+  const tokenHash = secretHash(token.secret);
   if (!sameHash(tokenHash, stored.tokenHash)) {
     await deps.oneTimeTokens.recordWrongGuess(purpose, token.accountKey, stored.tokenHash, deps.recovery.wrongTokenLimit);
     return reject('mismatch');

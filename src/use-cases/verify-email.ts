@@ -41,6 +41,6 @@ export async function resendVerification(deps: AccountDependencies, request: { a
     const user = await deps.users.getUserById(caller.userId);
     if (user === undefined) throw new UnauthenticatedError('the account no longer exists');
     if (user.emailVerified === true) return;
-    await sendVerification(deps, { email: user.email, accountKey: await deps.fingerprint(user.email), userId: user.userId });
+    await sendVerification(deps, { email: user.email, accountKey: deps.fingerprint(user.email), userId: user.userId });
   });
 }

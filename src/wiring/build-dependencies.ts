@@ -138,7 +138,7 @@ export async function buildAuthDependencies(
   overrides: Partial<AppDependencies> = {},
   options: BuildOptions = {},
 ): Promise<AppDependencies> {
-  return buildAccountDependencies(config, platform, overrides.tokens ?? buildTokenService(config), overrides, options);
+  return buildAccountDependencies(config, platform, overrides.tokens ?? buildTokenService(config, platform), overrides, options);
 }
 
 /**
@@ -201,8 +201,9 @@ export async function buildFingerprint(config: PasslaneConfig): Promise<EmailFin
 
 export const LOCAL_FINGERPRINT_KEY_FILE = 'fingerprint-key';
 
-export function buildTokenService(config: PasslaneConfig): Promise<TokenService> {
-  return tokenServiceFromConfig(config.tokens);
+/** Issue, verify and publish, signing the host's way (Platform.jwsSigner). */
+export function buildTokenService(config: PasslaneConfig, platform: Pick<Platform, 'jwsSigner'>): Promise<TokenService> {
+  return tokenServiceFromConfig(config.tokens, { signer: platform.jwsSigner });
 }
 
 /** Verify and publish only: from the public keys when configured, so no private key is needed. */

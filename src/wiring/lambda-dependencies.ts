@@ -55,7 +55,7 @@ export const getRegisterDependencies: () => Promise<RegisterDependencies> = /* @
 );
 
 /** The full token service alone (issue, verify, publish). */
-export const getTokenService: () => Promise<TokenService> = /* @__PURE__ */ onceUntilFailure(async () => buildTokenService(await getConfig()));
+export const getTokenService: () => Promise<TokenService> = /* @__PURE__ */ onceUntilFailure(async () => buildTokenService(await getConfig(), nodePlatformWithoutBlocklist));
 
 /** The rehash job's parts, with the pepper keys fetched from SSM when a parameter is named. */
 export const getRehashDependencies: () => Promise<RehashJobDependencies> = /* @__PURE__ */ onceUntilFailure(async () =>

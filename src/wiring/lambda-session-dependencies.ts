@@ -2,6 +2,7 @@ import { readConfig } from '../config/read-config.js';
 import { createAuditSink } from '../observability/audit.js';
 import { onceUntilFailure } from '../shared/once-until-failure.js';
 import { createDynamoDbClient } from '../storage/dynamodb-client.js';
+import { createNodeJwsSigner } from '../tokens/node-jws-signer.js';
 import type { SessionDependencies } from '../use-cases/dependencies.js';
 import { buildSessionDependencies, buildTokenService } from './build-dependencies.js';
 import { getSecretEnv } from './secret-env.js';
@@ -13,5 +14,6 @@ import { getSecretEnv } from './secret-env.js';
  */
 export const getSessionDependencies: () => Promise<SessionDependencies> = /* @__PURE__ */ onceUntilFailure(async () => {
   const config = readConfig(await getSecretEnv());
-  return buildSessionDependencies(config, { dynamoDb: createDynamoDbClient, audit: createAuditSink() }, await buildTokenService(config));
+  const platform = { dynamoDb: createDynamoDbClient, audit: createAuditSink(), jwsSigner: createNodeJwsSigner };
+  return buildSessionDependencies(config, platform, await buildTokenService(config, platform));
 });

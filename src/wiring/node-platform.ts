@@ -3,18 +3,20 @@ import { createAuditSink } from '../observability/audit.js';
 import { logger } from '../observability/logger.js';
 import { createBulkDynamoDbClient } from '../storage/bulk-dynamodb-client.js';
 import { createDynamoDbClient } from '../storage/dynamodb-client.js';
+import { createNodeJwsSigner } from '../tokens/node-jws-signer.js';
 import { loadBundledBlocklist } from '../passwords/bundled-blocklist.js';
 import type { Platform } from './platform.js';
 
 /**
  * Lambda, `npm start`, Deno and Bun: the Node entry (native argon2, WASM fallback), the SDK's
- * credential chain, Powertools logs and metrics. One cached DynamoDB client per configuration.
+ * credential chain, node:crypto for token signatures, Powertools logs and metrics. One cached DynamoDB client per configuration.
  * Without the password blocklist: for the Lambda functions that never set a password (login,
  * rehash), whose bundles then leave its data out. Everything else uses `nodePlatform`.
  */
 export const nodePlatformWithoutBlocklist: Platform = {
   createPasswordHasher,
   dynamoDb: createDynamoDbClient,
+  jwsSigner: createNodeJwsSigner,
   warn: (message, fields) => logger.warn(message, fields ?? {}),
   // Pure: a bundle that never uses the platform (the JWKS function) drops it with its imports.
   audit: /* @__PURE__ */ createAuditSink(),

@@ -7,6 +7,7 @@ import type { MailWiringOptions } from '../mail/account-mail.js';
 import type { Blocklist } from '../passwords/blocklist.js';
 import type { AuthDependencies } from '../use-cases/dependencies.js';
 import type { MigrationSource } from '../use-cases/migration-source.js';
+import type { CreateJwsSigner } from '../tokens/sign-jws.js';
 
 /**
  * What differs between the places passlane runs, and nothing else: which hashing entry the
@@ -21,6 +22,8 @@ export interface Platform {
   /** What one verify may use here where the configuration does not say (PASSLANE_VERIFY_*). */
   defaultVerifyBudget?: VerifyBudget;
   dynamoDb(connection: DynamoDbConnection): DynamoDBClient;
+  /** How access tokens are signed here; Web Crypto where not given (src/tokens/sign-jws.ts). */
+  jwsSigner?: CreateJwsSigner;
   warn(message: string, fields?: Record<string, unknown>): void;
   audit: AuthDependencies['audit'];
   /** How mail reaches SES here and where its lines go (the Worker passes its fetch-based SES client). */

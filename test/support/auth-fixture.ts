@@ -39,7 +39,7 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<Aut
     users,
     counters,
     loginGuard: new LoginGuardStore(client, tableName, (overrides.rateLimits ?? generousLimits()).windowSeconds),
-    fingerprint: await createEmailFingerprint(crypto.getRandomValues(new Uint8Array(32))),
+    fingerprint: createEmailFingerprint(crypto.getRandomValues(new Uint8Array(32))),
     tokens,
     sessions: new SessionStore(client, tableName),
     sessionConfig: { ...DEFAULT_SESSION_CONFIG },
