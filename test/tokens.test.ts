@@ -103,7 +103,7 @@ describe('issue and verify', () => {
     for (const jwk of [edKey, esKey, rsKey]) {
       const { current } = await createKeyring(jwk);
       const signed = await Promise.all(
-        [createNodeJwsSigner, createWebCryptoJwsSigner].map((create) => signCompactJws({ alg: current.alg }, { probe: 1 }, create(current.alg, current.privateKey))),
+        [createNodeJwsSigner, createWebCryptoJwsSigner].map((create) => signCompactJws({ alg: current.alg }, { probe: 1 }, create({ alg: current.alg, privateJwk: jwk, privateKey: current.privateKey }))),
       );
       for (const jws of signed) await expect(compactVerify(jws, current.publicKey, { algorithms: [current.alg] })).resolves.toBeDefined();
       // ECDSA signs with a fresh nonce each time: equal lengths (r || s, 64 bytes), not equal bytes.
@@ -114,7 +114,7 @@ describe('issue and verify', () => {
 
   it('refuses at start a signer whose signatures do not verify', async () => {
     const wrong = await createKeyring(await generateSigningKey('EdDSA'));
-    const signer = () => createWebCryptoJwsSigner('EdDSA', wrong.current.privateKey);
+    const signer = () => createWebCryptoJwsSigner({ alg: 'EdDSA', privateJwk: edKey, privateKey: wrong.current.privateKey });
     await expectConfigError(() => createKeyring(edKey, [], { signer }), [edKey.d]);
   });
 

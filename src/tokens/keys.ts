@@ -147,7 +147,7 @@ async function signingKeyring(privateJwk: JWK, others: readonly LabelledJwk[], o
     throw new TokenConfigError(`${label} has alg ${current.alg} but PASSLANE_JWT_ALG is ${options.algorithm}`);
   }
   const privateKey = await importKey(privateJwk, current, label);
-  const sign = (options.signer ?? createWebCryptoJwsSigner)(current.alg, privateKey);
+  const sign = (options.signer ?? createWebCryptoJwsSigner)({ alg: current.alg, privateJwk, privateKey });
   const signing: SigningKey = { ...(await importPublic(current, label)), privateKey, sign };
   await assertKeyPairMatches(signing, label);
 

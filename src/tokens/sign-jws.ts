@@ -1,16 +1,23 @@
-import { base64url, type CryptoKey } from 'jose';
+import { base64url, type CryptoKey, type JWK } from 'jose';
 import type { SigningAlgorithm } from '../config/token-config.js';
 import { utf8 } from '../hashing/encoding.js';
 
 /** The signature of a JWS signing input (RFC 7515 §5.1) under one private key, in JWS form (RFC 7518 §3). */
 export type JwsSigner = (signingInput: Uint8Array) => Promise<Uint8Array>;
 
+/** The current signing key as validated (keys.ts): its JWK, and the same key imported into Web Crypto. */
+export interface PrivateSigningKey {
+  alg: SigningAlgorithm;
+  privateJwk: JWK;
+  privateKey: CryptoKey;
+}
+
 /**
- * How a host turns an imported private key into a signer. Each host brings its cheapest: Web
- * Crypto by default, node:crypto on Node (node-jws-signer.ts, through the platform), where Web
- * Crypto runs every signature on the thread pool.
+ * How a host turns the private key into a signer. Each host brings its cheapest: Web Crypto by
+ * default, node:crypto on Node (node-jws-signer.ts, through the platform), where Web Crypto runs
+ * every signature on the thread pool.
  */
-export type CreateJwsSigner = (alg: SigningAlgorithm, privateKey: CryptoKey) => JwsSigner;
+export type CreateJwsSigner = (key: PrivateSigningKey) => JwsSigner;
 
 const WEB_CRYPTO_PARAMS: Record<SigningAlgorithm, AlgorithmIdentifier | EcdsaParams> = {
   EdDSA: { name: 'Ed25519' },
@@ -19,7 +26,7 @@ const WEB_CRYPTO_PARAMS: Record<SigningAlgorithm, AlgorithmIdentifier | EcdsaPar
   RS256: { name: 'RSASSA-PKCS1-v1_5' },
 };
 
-export const createWebCryptoJwsSigner: CreateJwsSigner = (alg, privateKey) => {
+export const createWebCryptoJwsSigner: CreateJwsSigner = ({ alg, privateKey }) => {
   const params = WEB_CRYPTO_PARAMS[alg];
   return async (signingInput) => new Uint8Array(await crypto.subtle.sign(params, privateKey, signingInput as Uint8Array<ArrayBuffer>));
 };
