@@ -9,9 +9,10 @@ import type { Platform } from './platform.js';
 
 /**
  * Lambda, `npm start`, Deno and Bun: the Node entry (native argon2, WASM fallback), the SDK's
- * credential chain, node:crypto for token signatures, Powertools logs and metrics. One cached DynamoDB client per configuration.
- * Without the password blocklist: for the Lambda functions that never set a password (login,
- * rehash), whose bundles then leave its data out. Everything else uses `nodePlatform`.
+ * credential chain, node:crypto for token signatures, Powertools logs and metrics. One cached
+ * DynamoDB client per configuration. Without the password blocklist: for the Lambda functions
+ * that never set a password (login, rehash), whose bundles then leave its data out.
+ * Everything else uses `nodePlatform`.
  */
 export const nodePlatformWithoutBlocklist: Platform = {
   createPasswordHasher,
