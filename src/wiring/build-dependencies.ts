@@ -153,14 +153,14 @@ export async function buildAccountDependencies<T extends Pick<TokenService, 'ver
   overrides: Partial<Omit<AppDependencies, 'tokens'>> = {},
   options: BuildOptions = {},
 ): Promise<Omit<AppDependencies, 'tokens'> & { tokens: T }> {
-  const [tokens, fingerprint] = await Promise.all([tokenService, overrides.fingerprint ?? buildFingerprint(config)]);
+  // Everything that reads a secret or builds the migration source at start, together.
+  const [tokens, registerDependencies] = await Promise.all([tokenService, buildRegisterDependencies(config, platform, overrides, options)]);
   const loginGuard = overrides.loginGuard ?? new LoginGuardStore(platform.dynamoDb(config.storage), config.storage.table, config.rateLimits.windowSeconds);
   // One per container: it remembers this container's recent verify costs.
   const failureTiming = overrides.failureTiming ?? createFailureTiming({ floorMs: config.rateLimits.login.failureFloorMs });
   const sessions = overrides.sessions ?? new SessionStore(platform.dynamoDb(config.storage), config.storage.table);
   const sessionConfig = overrides.sessionConfig ?? config.sessions;
-  const registerDependencies = await buildRegisterDependencies(config, platform, { ...overrides, fingerprint }, options);
-  return { ...registerDependencies, tokens, fingerprint, loginGuard, failureTiming, sessions, sessionConfig };
+  return { ...registerDependencies, tokens, loginGuard, failureTiming, sessions, sessionConfig };
 }
 
 /** Refresh (with the full token service) or session management (with a verifying one): the sessions, nothing that hashes. */
