@@ -1,7 +1,7 @@
 /**
  * The old system, asked at login about an email passlane has no account for, and at
- * registration whether it holds the email (lazy migration, src/migration/README.md). The use-cases know only this interface; src/migration holds the
- * HTTPS and Lambda adapters.
+ * registration whether it holds the email (lazy migration, src/migration/README.md). The
+ * use-cases know only this interface; src/migration holds the HTTPS and Lambda adapters.
  */
 
 /** The old system's verdict on one email and password. */

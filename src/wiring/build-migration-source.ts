@@ -6,9 +6,9 @@ import type { Platform } from './platform.js';
 
 /**
  * The old system login and registration ask (src/migration/README.md), or undefined when lazy
- * migration is off. The HTTPS form runs on every host (fetch and Web
- * Crypto); the Lambda form comes from the platform, which loads the SDK client only now, so
- * hosts without it (the Worker) refuse it at start instead of failing every such login.
+ * migration is off. The HTTPS form runs on every host (fetch and Web Crypto); the Lambda form
+ * comes from the platform, which loads the SDK client only now, so hosts without it (the
+ * Worker) refuse it at start instead of failing every such login.
  */
 export async function buildMigrationSource(
   config: MigrationConfig | undefined,
