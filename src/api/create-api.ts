@@ -7,7 +7,7 @@ import { InvalidRequestError } from '../use-cases/errors.js';
 import { HttpError } from './http-error.js';
 import { mapError } from './map-error.js';
 import { readJsonBody } from './read-json-body.js';
-import { errorResponse } from './responses.js';
+import { errorResponse, toWebResponse, type ApiResponse } from './responses.js';
 import type { Route } from './route.js';
 import type { ApiLog, RequestOrigin } from './services.js';
 
@@ -21,6 +21,20 @@ export interface ApiHost<S> {
   /** The services for this request: per process on Lambda and Node, per isolate's bindings on Workers. */
   services(c: Context): S;
   origin(c: Context): RequestOrigin;
+  /**
+   * The body, when the host holds it whole already (a Lambda event's): the API reads it from here
+   * and the host builds its Request without one. A web Request copies its body into a stream that
+   * the API then reads back, which cost a login ~0.2 CPU ms on Lambda (README, "Login CPU").
+   * Undefined, or no such method: the Request's body is read.
+   */
+  body?(c: Context): Uint8Array | undefined;
+  /**
+   * How a route's answer becomes the Response hono hands back to the host; toWebResponse unless
+   * given. The Lambda host makes one that holds its body as the string it must return
+   * (src/hosts/text-response.ts): a web Response streams its body even to be read back whole,
+   * which cost a login ~0.4 CPU ms on Lambda.
+   */
+  respond?(response: ApiResponse): Response;
   log: ApiLog;
 }
 
@@ -31,6 +45,7 @@ export interface ApiHost<S> {
  */
 export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
+  const respond = host.respond ?? toWebResponse;
   // Asked once per request and passed on in the context, so every step sees the same request id.
   app.use(async (c, next) => {
     c.set('origin', host.origin(c));
@@ -43,8 +58,9 @@ export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hon
   for (const route of routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
     app.on(route.method, route.path, async (c) => {
-      const body = route.json ? await readJsonBody(c.req.raw, undefined, { form: route.form === true }) : undefined;
-      return route.handle({ request: c.req.raw, body, params: c.req.param() as Record<string, string>, origin: c.var.origin, services: host.services(c) });
+      const body = route.json ? await readJsonBody(c.req.raw, { form: route.form === true, held: host.body?.(c) }) : undefined;
+      const answer = await route.handle({ request: c.req.raw, body, params: c.req.param() as Record<string, string>, origin: c.var.origin, services: host.services(c) });
+      return answer instanceof Response ? answer : respond(answer);
     });
   }
   // A Function URL (or a proxy) sends every method to the app: 405 names the ones served.
@@ -54,17 +70,17 @@ export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hon
       throw new HttpError(405, 'method_not_allowed', `use ${allow}`, { allow });
     });
   }
-  app.notFound(() => errorResponse(404, 'not_found', 'no such route'));
+  app.notFound(() => respond(errorResponse(404, 'not_found', 'no such route')));
   app.onError((error, c) => {
     // Known paths only in logs: an arbitrary path is user input (it could hold an email).
     const route = methodsByPath.has(c.req.path) ? c.req.path : 'unknown';
-    return respondToError(error, { route, requestId: c.var.origin?.requestId }, host.log);
+    return respond(respondToError(error, { route, requestId: c.var.origin?.requestId }, host.log));
   });
   return app;
 }
 
 /** Logs by severity (4xx INFO with field names only, 503 WARN, 500 ERROR) and answers the mapped error. */
-export function respondToError(error: unknown, fields: Record<string, unknown>, log: ApiLog): Response {
+export function respondToError(error: unknown, fields: Record<string, unknown>, log: ApiLog): ApiResponse {
   const mapped = mapError(error);
   if (mapped.status >= 500 && mapped.code === 'internal_error') {
     log.error('unhandled error', { ...fields, error: safeErrorFields(error) });

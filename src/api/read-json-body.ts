@@ -3,13 +3,24 @@ import { HttpError } from './http-error.js';
 /** Register, login and password bodies are two short strings; 8 KiB is generous. */
 export const MAX_JSON_BODY_BYTES = 8 * 1024;
 
+export interface ReadJsonBodyOptions {
+  maxBytes?: number;
+  /** Also accept an OAuth 2.0 form body, read into the same shape (an object of strings). */
+  form?: boolean;
+  /**
+   * The body, when the host already holds it whole (a Lambda event carries it as a string): read
+   * from here, not from the Request's stream, which then has none.
+   */
+  held?: Uint8Array;
+}
+
 /**
  * Our own reader rather than hono's bodyLimit + `c.req.json()`: the checks must run in this
  * order (415, then 413 counted while reading, so a chunked upload without Content-Length is cut
  * off too, then strict UTF-8 and JSON), and no error may quote the body (JSON.parse's does).
- * With `form`, an OAuth 2.0 form body is read into the same shape (an object of strings).
  */
-export async function readJsonBody(request: Request, maxBytes = MAX_JSON_BODY_BYTES, options: { form?: boolean } = {}): Promise<unknown> {
+export async function readJsonBody(request: Request, options: ReadJsonBodyOptions = {}): Promise<unknown> {
+  const { maxBytes = MAX_JSON_BODY_BYTES, held } = options;
   const contentType = request.headers.get('content-type') ?? undefined;
   const form = options.form === true && isFormContentType(contentType);
   if (!form && !isJsonContentType(contentType)) {
@@ -18,8 +29,8 @@ export async function readJsonBody(request: Request, maxBytes = MAX_JSON_BODY_BY
   }
   const tooLarge = () => new HttpError(413, 'payload_too_large', `request body must be at most ${maxBytes} bytes`);
   const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared > maxBytes) throw tooLarge();
-  const bytes = await readAtMost(request, maxBytes, tooLarge);
+  if (declared > maxBytes || (held !== undefined && held.byteLength > maxBytes)) throw tooLarge();
+  const bytes = held ?? (await readAtMost(request, maxBytes, tooLarge));
   return form ? parseForm(bytes) : parseJson(bytes);
 }
 

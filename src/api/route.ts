@@ -1,3 +1,4 @@
+import type { ApiResponse } from './responses.js';
 import type { RequestOrigin } from './services.js';
 
 /** What a route's handler is given: nothing is read from module state. */
@@ -25,7 +26,8 @@ export interface Route<S> {
   json: boolean;
   /** Also accept an `application/x-www-form-urlencoded` body, read into the same shape (OAuth 2.0 clients). */
   form?: boolean;
-  handle(input: RouteInput<S>): Promise<Response>;
+  /** Its answer: an ApiResponse (responses.ts), or a web Response, handed on as it is. */
+  handle(input: RouteInput<S>): Promise<ApiResponse | Response>;
 }
 
 export function defineRoute<S>(route: Route<S>): Route<S> {
