@@ -74,7 +74,7 @@ describe('the library entry pulls in no Lambda or server dependency', () => {
 describe('the service behind its own subpaths', () => {
   // What each subpath must provide; loaded by Node through package.json `exports` (self-reference).
   const SUBPATHS: Record<string, string[]> = {
-    'passlane/api': ['createApi', 'API_ROUTES', 'defineRoute'],
+    'passlane/api': ['createApi', 'API_ROUTES', 'defineRoute', 'jsonResponse', 'toWebResponse'],
     'passlane/config': ['readConfig', 'readServerConfig', 'ConfigError'],
     'passlane/wiring': ['buildAuthDependencies', 'buildRehashDependencies', 'nodePlatform'],
     'passlane/storage': ['AccountStore', 'LoginGuardStore', 'RateLimitStore', 'JobCursorStore', 'ensureTable'],
