@@ -23,16 +23,15 @@ export interface ApiHost<S> {
   origin(c: Context): RequestOrigin;
   /**
    * The body, when the host holds it whole already (a Lambda event's): the API reads it from here
-   * and the host builds its Request without one. A web Request copies its body into a stream that
-   * the API then reads back, which cost a login ~0.2 CPU ms on Lambda (README, "Login CPU").
-   * Undefined, or no such method: the Request's body is read.
+   * and the host builds its Request without one, since a web Request copies its body into a
+   * stream that the API would only read back. Undefined, or no such method: the Request's body.
    */
   body?(c: Context): Uint8Array | undefined;
   /**
    * How a route's answer becomes the Response hono hands back to the host; toWebResponse unless
    * given. The Lambda host makes one that holds its body as the string it must return
-   * (src/hosts/text-response.ts): a web Response streams its body even to be read back whole,
-   * which cost a login ~0.4 CPU ms on Lambda.
+   * (src/hosts/text-response.ts), since a web Response streams its body even to be read back
+   * whole. Together these cost a Lambda login 0.2-0.5 CPU ms (README, "Login CPU").
    */
   respond?(response: ApiResponse): Response;
   log: ApiLog;
