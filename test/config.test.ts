@@ -43,11 +43,29 @@ describe('readConfig', () => {
         perSource: 100,
         windowSeconds: 300,
         passwordChangePerAccount: 10,
-        login: { failuresPerAccountSource: 5, delayBaseSeconds: 30, delayMaxSeconds: 900, accountFailureCeiling: 100, accountLockSeconds: 3600, failureFloorMs: 0 },
+        login: {
+          failuresPerAccountSource: 5,
+          delayBaseSeconds: 30,
+          delayMaxSeconds: 900,
+          accountFailureCeiling: 100,
+          accountLockSeconds: 3600,
+          failureFloorMs: 0,
+          successesPerAccount: 30,
+          successesPerSource: 300,
+        },
       },
       rehash: {},
       fingerprint: { localKeyDir: '.data', onLambda: false },
-      sessions: { idleSeconds: 1_209_600, maxAgeSeconds: 2_592_000, graceSeconds: 10, perAccount: 10, refreshesPerSessionPerHour: 60, refreshFailuresPerSource: 50 },
+      sessions: {
+        idleSeconds: 1_209_600,
+        maxAgeSeconds: 2_592_000,
+        graceSeconds: 10,
+        perAccount: 10,
+        refreshesPerSessionPerHour: 60,
+        refreshFailuresPerSource: 50,
+        deviceSeconds: 15_552_000,
+        devicesPerAccount: 20,
+      },
       authorizer: { cacheSeconds: 5 },
       recovery: { resetTokenSeconds: 3600, verifyTokenSeconds: 86_400, wrongTokenLimit: 5, mailsPerAccountPerHour: 3, emailVerification: false, requireVerifiedEmail: false },
       mail: {
@@ -114,8 +132,12 @@ describe('readConfig', () => {
         PASSLANE_SESSIONS_PER_ACCOUNT: '3',
         PASSLANE_REFRESH_LIMIT_PER_SESSION: '12',
         PASSLANE_REFRESH_FAILURES_PER_SOURCE: '7',
+        PASSLANE_DEVICE_TTL_S: '7200',
+        PASSLANE_DEVICES_PER_ACCOUNT: '4',
       }).sessions,
-    ).toEqual({ idleSeconds: 3600, maxAgeSeconds: 86400, graceSeconds: 0, perAccount: 3, refreshesPerSessionPerHour: 12, refreshFailuresPerSource: 7 });
+    ).toEqual({ idleSeconds: 3600, maxAgeSeconds: 86400, graceSeconds: 0, perAccount: 3, refreshesPerSessionPerHour: 12, refreshFailuresPerSource: 7, deviceSeconds: 7200, devicesPerAccount: 4 });
+    expect(() => readConfig({ PASSLANE_DEVICES_PER_ACCOUNT: '51' })).toThrow(/PASSLANE_DEVICES_PER_ACCOUNT/);
+    expect(() => readConfig({ PASSLANE_DEVICE_TTL_S: '60' })).toThrow(/PASSLANE_DEVICE_TTL_S/);
     // A shorter absolute lifetime caps the default idle timeout rather than failing.
     expect(readConfig({ PASSLANE_SESSION_MAX_AGE_S: '7200' }).sessions.idleSeconds).toBe(7200);
     expect(() => readConfig({ PASSLANE_SESSION_MAX_AGE_S: '7200', PASSLANE_SESSION_IDLE_S: '7201' })).toThrow(/PASSLANE_SESSION_IDLE_S/);

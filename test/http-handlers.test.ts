@@ -418,7 +418,16 @@ describe('timeouts and configuration', () => {
       perSource: 100,
       windowSeconds: 300,
       passwordChangePerAccount: 10,
-      login: { failuresPerAccountSource: 5, delayBaseSeconds: 30, delayMaxSeconds: 900, accountFailureCeiling: 100, accountLockSeconds: 3600, failureFloorMs: 0 },
+      login: {
+        failuresPerAccountSource: 5,
+        delayBaseSeconds: 30,
+        delayMaxSeconds: 900,
+        accountFailureCeiling: 100,
+        accountLockSeconds: 3600,
+        failureFloorMs: 0,
+        successesPerAccount: 30,
+        successesPerSource: 300,
+      },
     });
     expect(
       readRateLimits({
@@ -431,12 +440,23 @@ describe('timeouts and configuration', () => {
         PASSLANE_LOGIN_ACCOUNT_LOCK_S: '600',
         PASSLANE_PASSWORD_CHANGE_LIMIT_PER_ACCOUNT: '4',
         PASSLANE_LOGIN_FAILURE_FLOOR_MS: '250',
+        PASSLANE_LOGIN_SUCCESS_LIMIT_PER_ACCOUNT: '12',
+        PASSLANE_LOGIN_SUCCESS_LIMIT_PER_IP: '40',
       }),
     ).toEqual({
       perSource: 50,
       windowSeconds: 60,
       passwordChangePerAccount: 4,
-      login: { failuresPerAccountSource: 3, delayBaseSeconds: 10, delayMaxSeconds: 60, accountFailureCeiling: 20, accountLockSeconds: 600, failureFloorMs: 250 },
+      login: {
+        failuresPerAccountSource: 3,
+        delayBaseSeconds: 10,
+        delayMaxSeconds: 60,
+        accountFailureCeiling: 20,
+        accountLockSeconds: 600,
+        failureFloorMs: 250,
+        successesPerAccount: 12,
+        successesPerSource: 40,
+      },
     });
     for (const [name, value] of [
       ['PASSLANE_LOGIN_LIMIT_PER_IP', '-5'],

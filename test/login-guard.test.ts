@@ -148,8 +148,13 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
     const verify = deps.hasher.verify;
     deps.hasher = { ...deps.hasher, verify: (stored, password) => (log.push('verify'), verify(stored, password)) };
 
-    // The good path: one read before the verify, and after it only the new session's write.
-    expect(await attempt(deps, email, PASSWORD, OWNER)).toBe('ok');
+    // A first login: one read before the verify, and after it the new session's write (with
+    // the client's new device) and one good login more for its source.
+    const { deviceToken } = await login(deps, { body: { email, password: PASSWORD }, sourceIp: OWNER });
+    expect(log).toEqual(['BatchGetItemCommand', 'verify', 'UpdateItemCommand', 'UpdateItemCommand']);
+    // The good path of a returning client (it presents its device): the session's write only.
+    log.length = 0;
+    await login(deps, { body: { email, password: PASSWORD }, sourceIp: OWNER, deviceTokens: [deviceToken] });
     expect(log).toEqual(['BatchGetItemCommand', 'verify', 'UpdateItemCommand']);
 
     log.length = 0;
@@ -160,11 +165,15 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
 
     // The next good login clears what the failure left, and later ones read only again.
     log.length = 0;
-    expect(await attempt(deps, email, PASSWORD, OWNER)).toBe('ok');
+    await login(deps, { body: { email, password: PASSWORD }, sourceIp: OWNER, deviceTokens: [deviceToken] });
     expect(log.slice(0, 2)).toEqual(['BatchGetItemCommand', 'verify']);
     expect(log.slice(2).sort()).toEqual(['DeleteItemCommand', 'DeleteItemCommand', 'UpdateItemCommand']);
     log.length = 0;
-    expect(await attempt(deps, email, PASSWORD, OWNER)).toBe('ok');
+    await login(deps, { body: { email, password: PASSWORD }, sourceIp: OWNER, deviceTokens: [deviceToken] });
+    expect(log).toEqual(['BatchGetItemCommand', 'verify', 'UpdateItemCommand']);
+    // A known device's failure writes that device's count alone (in the sessions item).
+    log.length = 0;
+    await expect(login(deps, { body: { email, password: WRONG }, sourceIp: OWNER, deviceTokens: [deviceToken] })).rejects.toBeInstanceOf(InvalidCredentialsError);
     expect(log).toEqual(['BatchGetItemCommand', 'verify', 'UpdateItemCommand']);
     dispose();
   });

@@ -82,6 +82,7 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
     '/logout': sessions,
     '/sessions': sessions,
     '/sessions/{id}': sessions,
+    '/devices/{id}': sessions,
     '/password': createPasswordHandler(getDeps),
     '/password/reset': recovery,
     '/password/reset/confirm': recovery,

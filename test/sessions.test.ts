@@ -180,12 +180,18 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     dispose();
   });
 
-  it('limits failed refreshes per source', async () => {
+  it('limits failed refreshes per source, never a valid token from that source (a NAT)', async () => {
     const { deps, first, dispose } = await signedIn({ sessionConfig: { ...(await defaults()), refreshFailuresPerSource: 2 } });
     for (let i = 0; i < 2; i++) expect(await failureOf(refresh(deps, 'garbage', '203.0.113.5'))).toBeInstanceOf(InvalidGrantError);
-    expect(await failureOf(refresh(deps, first.refreshToken, '203.0.113.5'))).toBeInstanceOf(RateLimitedError);
-    // Another source is not held back.
-    await refresh(deps, first.refreshToken, '203.0.113.6');
+    // Past the limit, every further failure from that source is 429 ...
+    expect(await failureOf(refresh(deps, 'garbage', '203.0.113.5'))).toBeInstanceOf(RateLimitedError);
+    const stale = `${first.refreshToken.slice(0, -4)}AAAA`;
+    expect(await failureOf(refresh(deps, stale, '203.0.113.5'))).toBeInstanceOf(RateLimitedError);
+    // ... but a user behind the same address with a valid token is not held back by them.
+    const next = await refresh(deps, first.refreshToken, '203.0.113.5');
+    // Another source is not held back either.
+    expect(await failureOf(refresh(deps, 'garbage', '203.0.113.6'))).toBeInstanceOf(InvalidGrantError);
+    await refresh(deps, next.refreshToken, '203.0.113.6');
     dispose();
   });
 

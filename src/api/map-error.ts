@@ -12,6 +12,7 @@ import {
   PasswordRejectedError,
   EmailNotVerifiedError,
   SessionNotFoundError,
+  DeviceNotFoundError,
   TemporarilyUnavailableError,
   UnauthenticatedError,
   UnsupportedGrantTypeError,
@@ -47,7 +48,7 @@ export function mapError(error: unknown): MappedError {
     if (error instanceof PasswordRejectedError) return { status: 400, code, message, reason: error.reason };
     if (error instanceof EmailNotVerifiedError) return { status: 403, code, message };
     if (error instanceof InvalidGrantError || error instanceof RefreshTokenReusedError) return { status: 401, code, message };
-    if (error instanceof SessionNotFoundError) return { status: 404, code, message };
+    if (error instanceof SessionNotFoundError || error instanceof DeviceNotFoundError) return { status: 404, code, message };
     if (error instanceof InvalidCredentialsError) return { status: 401, code, message };
     // RFC 6750 §3: a 401 for a missing or bad bearer token names the scheme.
     if (error instanceof UnauthenticatedError) return { status: 401, code, message, headers: { 'www-authenticate': 'Bearer' } };

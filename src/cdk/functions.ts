@@ -55,6 +55,8 @@ export const SETTINGS = {
   loginAccountFailureCeiling: { kind: 'param', default: null },
   loginAccountLockSeconds: { kind: 'param', default: null },
   loginFailureFloorMs: { kind: 'param', default: null },
+  loginSuccessLimitPerAccount: { kind: 'param', default: null },
+  loginSuccessLimitPerIp: { kind: 'param', default: null },
   // Lazy migration from a legacy user store, at login and registration (src/migration/README.md): an https endpoint
   // (requests signed with a shared secret in SSM) or a Lambda function (signed by IAM). Unset: no
   // variable, no permission.
@@ -177,6 +179,8 @@ const RATE_LIMIT_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
   PASSLANE_LOGIN_ACCOUNT_FAILURE_CEILING: setting('loginAccountFailureCeiling'),
   PASSLANE_LOGIN_ACCOUNT_LOCK_S: setting('loginAccountLockSeconds'),
   PASSLANE_LOGIN_FAILURE_FLOOR_MS: setting('loginFailureFloorMs'),
+  PASSLANE_LOGIN_SUCCESS_LIMIT_PER_ACCOUNT: setting('loginSuccessLimitPerAccount'),
+  PASSLANE_LOGIN_SUCCESS_LIMIT_PER_IP: setting('loginSuccessLimitPerIp'),
 };
 
 /** The functions that hash: the argon2 backend (auto, native or wasm). */
@@ -269,7 +273,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         kind: 'items',
         action: 'dynamodb:UpdateItem',
         keys: ['failures#*', 'user#*', 'sessions#*', 'ratelimit#*'],
-        why: 'Failure counters after a failed verify (atomic ADD), the upgrade of an outdated hash after a good login (conditional on the hash just verified), the new session (conditional on the sessions item\'s version; ends the oldest beyond the limit), and the account\'s verification-mail budget (requireVerifiedEmail).',
+        why: 'Failure counters after a failed verify (atomic ADD; a known device\'s failures in the sessions item), the source\'s count of good logins, the upgrade of an outdated hash after a good login (conditional on the hash just verified), the new session with its known device and the account\'s count of good logins (conditional on the sessions item\'s version; ends the oldest beyond the limit), and the account\'s verification-mail budget (requireVerifiedEmail).',
       },
       { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['failures#*'], why: 'A good login after failures clears them.' },
       {
@@ -315,10 +319,10 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
   {
     name: 'sessions',
     entry: 'functions/sessions.ts',
-    why: 'POST /logout, GET /sessions, DELETE /sessions/{id}: verify with the public keys, read and end sessions.',
+    why: 'POST /logout, GET /sessions, DELETE /sessions/{id} and /devices/{id}: verify with the public keys, read and end sessions, forget known devices.',
     memory: DEFAULT_MEMORY_MB,
     timeout: DEFAULT_TIMEOUT_S,
-    routes: ['POST /logout', 'GET /sessions', 'DELETE /sessions/{id}'],
+    routes: ['POST /logout', 'GET /sessions', 'DELETE /sessions/{id}', 'DELETE /devices/{id}'],
     environment: {
       PASSLANE_TABLE: table,
       // Public keys only: these routes verify access tokens and never issue one.
@@ -331,7 +335,12 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         keys: ['sessions#*'],
         why: 'The access token\'s sessions item (consistent read): is its session live, and what to list.',
       },
-      { kind: 'items', action: 'dynamodb:UpdateItem', keys: ['sessions#*'], why: 'Logout and DELETE /sessions/{id}: sessions removed from that item. No parameter: it verifies tokens with the public keys in its environment.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['sessions#*'],
+        why: 'Logout and DELETE /sessions/{id}: sessions removed from that item; DELETE /devices/{id} and a global logout: known devices removed from it. No parameter: it verifies tokens with the public keys in its environment.',
+      },
     ],
   },
   {

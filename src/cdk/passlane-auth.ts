@@ -108,6 +108,8 @@ export interface PasslaneRateLimits {
   readonly accountFailureCeiling?: number;
   readonly accountLockSeconds?: number;
   readonly failureFloorMs?: number;
+  readonly successesPerAccount?: number;
+  readonly successesPerSource?: number;
 }
 
 /**
@@ -184,6 +186,8 @@ const RATE_LIMIT_SETTINGS: Record<keyof PasslaneRateLimits, SettingName> = {
   accountFailureCeiling: 'loginAccountFailureCeiling',
   accountLockSeconds: 'loginAccountLockSeconds',
   failureFloorMs: 'loginFailureFloorMs',
+  successesPerAccount: 'loginSuccessLimitPerAccount',
+  successesPerSource: 'loginSuccessLimitPerIp',
 };
 
 /**

@@ -12,12 +12,15 @@ import { text, wholeNumber, type Env } from './env.js';
  * - 100 failures per source in 5 minutes (IPv6 counted per /64): a credential-stuffing source
  *   is slowed across all accounts. Registration counts attempts against the same limit.
  * - Failed logins wait for the slowest verify seen recently, and at least the floor (0 ms).
+ * - 30 good logins per account and 300 per source (without a known device) per 5 minutes: far
+ *   more than people log in, and a flood of right passwords to one's own accounts cannot take
+ *   the hashing other users' logins need.
  */
 export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = {
   perSource: 100,
   windowSeconds: 300,
   passwordChangePerAccount: 10,
-  login: { failuresPerAccountSource: 5, delayBaseSeconds: 30, delayMaxSeconds: 900, accountFailureCeiling: 100, accountLockSeconds: 3600, failureFloorMs: 0 },
+  login: { failuresPerAccountSource: 5, delayBaseSeconds: 30, delayMaxSeconds: 900, accountFailureCeiling: 100, accountLockSeconds: 3600, failureFloorMs: 0, successesPerAccount: 30, successesPerSource: 300 },
 };
 
 const DAY = 86_400;
@@ -55,6 +58,8 @@ export function readRateLimits(env: Env): RateLimits {
       accountLockSeconds: wholeNumber(env, 'PASSLANE_LOGIN_ACCOUNT_LOCK_S', { fallback: d.login.accountLockSeconds, min: 1, max: 30 * DAY }),
       // 0: failures wait only for the slowest verify this container has seen (failure-timing.ts).
       failureFloorMs: wholeNumber(env, 'PASSLANE_LOGIN_FAILURE_FLOOR_MS', { fallback: d.login.failureFloorMs, min: 0, max: 10_000 }),
+      successesPerAccount: wholeNumber(env, 'PASSLANE_LOGIN_SUCCESS_LIMIT_PER_ACCOUNT', { fallback: d.login.successesPerAccount, min: 1, max: 1_000_000 }),
+      successesPerSource: wholeNumber(env, 'PASSLANE_LOGIN_SUCCESS_LIMIT_PER_IP', { fallback: d.login.successesPerSource, min: 1, max: 1_000_000 }),
     },
   };
 }

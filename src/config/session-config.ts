@@ -14,6 +14,10 @@ export interface SessionConfig {
   refreshesPerSessionPerHour: number;
   /** Failed refreshes per source per rate-limit window (PASSLANE_REFRESH_FAILURES_PER_SOURCE). */
   refreshFailuresPerSource: number;
+  /** A known device no good login has presented for this long is forgotten (PASSLANE_DEVICE_TTL_S). */
+  deviceSeconds: number;
+  /** Known devices per account; a new one beyond it forgets the least recently used (PASSLANE_DEVICES_PER_ACCOUNT). */
+  devicesPerAccount: number;
 }
 
 const DAY = 86_400;
@@ -27,6 +31,10 @@ const DAY = 86_400;
  * - 60 refreshes per session per hour: one every 15-minute access token is 4; the rest is
  *   slack for tabs and retries.
  * - 50 failed refreshes per source per window: a client with a stale token fails a few times.
+ *   Only failing refreshes are held to it: a valid refresh token is never refused for what
+ *   others sent from the same address (a NAT).
+ * - Known devices (src/sessions/device-token.ts) last 180 days from their last good login, 20
+ *   per account: a person's browsers and apps over half a year, and a bound on the item.
  */
 export const DEFAULT_SESSION_CONFIG: Readonly<SessionConfig> = {
   idleSeconds: 14 * DAY,
@@ -35,6 +43,8 @@ export const DEFAULT_SESSION_CONFIG: Readonly<SessionConfig> = {
   perAccount: 10,
   refreshesPerSessionPerHour: 60,
   refreshFailuresPerSource: 50,
+  deviceSeconds: 180 * DAY,
+  devicesPerAccount: 20,
 };
 
 export function readSessionConfig(env: Env): SessionConfig {
@@ -48,5 +58,8 @@ export function readSessionConfig(env: Env): SessionConfig {
     perAccount: wholeNumber(env, 'PASSLANE_SESSIONS_PER_ACCOUNT', { fallback: d.perAccount, min: 1, max: 50 }),
     refreshesPerSessionPerHour: wholeNumber(env, 'PASSLANE_REFRESH_LIMIT_PER_SESSION', { fallback: d.refreshesPerSessionPerHour, min: 1, max: 10_000 }),
     refreshFailuresPerSource: wholeNumber(env, 'PASSLANE_REFRESH_FAILURES_PER_SOURCE', { fallback: d.refreshFailuresPerSource, min: 1, max: 1_000_000 }),
+    deviceSeconds: wholeNumber(env, 'PASSLANE_DEVICE_TTL_S', { fallback: d.deviceSeconds, min: 3600, max: 400 * DAY }),
+    // Up to 50, like sessions: they share the one item every login reads.
+    devicesPerAccount: wholeNumber(env, 'PASSLANE_DEVICES_PER_ACCOUNT', { fallback: d.devicesPerAccount, min: 1, max: 50 }),
   };
 }

@@ -22,6 +22,7 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
   'auth.refresh_failed': 'RefreshFailed',
   'auth.refresh_token_reused': 'RefreshTokenReused',
   'auth.sessions_ended': 'SessionsEnded',
+  'auth.devices_forgotten': 'DevicesForgotten',
   'auth.password_reset_requested': 'PasswordResetRequested',
   'auth.password_reset': 'PasswordReset',
   'auth.one_time_token_rejected': 'OneTimeTokenRejected',

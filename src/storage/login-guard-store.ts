@@ -31,8 +31,8 @@ export interface LoginState {
   account: { failures: number; expiresAt: number };
   /** Failures on this email from this source, and until when the next attempt must wait (epoch s). */
   accountSource: { failures: number; blockedUntil: number };
-  /** Failed logins from this source, on any email, in the current window. */
-  source: { failures: number; windowEnd: number };
+  /** Failed and good logins from this source, on any email, in the current window. */
+  source: { failures: number; successes: number; windowEnd: number };
   /** The account's sessions, so a good login can start one without another read. */
   sessions: AccountSessions;
 }
@@ -83,7 +83,11 @@ export class LoginGuardStore {
         failures: accountSource ? count(accountSource, 'failures') : 0,
         blockedUntil: accountSource ? count(accountSource, 'blockedUntil') : 0,
       },
-      source: { failures: source ? count(source, 'count') : 0, windowEnd: windowStart(nowSeconds, this.windowSeconds) + this.windowSeconds },
+      source: {
+        failures: source ? count(source, 'count') : 0,
+        successes: source ? count(source, 'successes') : 0,
+        windowEnd: windowStart(nowSeconds, this.windowSeconds) + this.windowSeconds,
+      },
     };
   }
 
@@ -117,6 +121,21 @@ export class LoginGuardStore {
       );
     }
     await Promise.all(writes);
+  }
+
+  /**
+   * One good login more from this source in this window, in the item that counts its failures
+   * (read with them, so the bound costs no read). Logins with a known device are not counted.
+   */
+  async recordSuccess(target: LoginTarget, state: LoginState): Promise<void> {
+    const key = this.keysOf(target).source;
+    if (key === undefined) return;
+    await this.update('recordSuccess', {
+      Key: { pk: { S: key } },
+      UpdateExpression: 'ADD successes :one SET #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+      ExpressionAttributeNames: { '#expiresAt': TTL_ATTRIBUTE },
+      ExpressionAttributeValues: { ':one': { N: '1' }, ':expiresAt': { N: String(state.source.windowEnd) } },
+    });
   }
 
   /**

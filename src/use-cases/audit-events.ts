@@ -1,4 +1,5 @@
 import type { PasswordRejectionReason } from '../passwords/policy.js';
+import type { LimitScope } from './login-guard.js';
 import type { MigrationUnavailableReason } from './migration-source.js';
 
 /**
@@ -8,18 +9,26 @@ import type { MigrationUnavailableReason } from './migration-source.js';
 export type AuditEvent =
   | { type: 'auth.registered'; userId: string }
   | { type: 'auth.login_succeeded'; userId: string }
-  | { type: 'auth.login_failed'; reason: 'unknown_account' | 'wrong_password' | 'unverifiable_record' | 'migration_rejected'; userId?: string; emailFingerprint: string }
+  | {
+      type: 'auth.login_failed';
+      reason: 'unknown_account' | 'wrong_password' | 'unverifiable_record' | 'migration_rejected';
+      userId?: string;
+      emailFingerprint: string;
+      /** It presented a known device: counted against that device alone. */
+      knownDevice?: boolean;
+    }
   | { type: 'auth.account_migrated'; userId: string; emailVerified: boolean }
   | { type: 'auth.migration_unavailable'; reason: MigrationUnavailableReason; status?: number; emailFingerprint: string }
   | { type: 'auth.password_rehashed'; userId: string; from: string; to: string }
   | { type: 'auth.password_rehash_skipped'; userId: string; reason: 'hash_changed' | 'storage_unavailable' }
   | { type: 'auth.password_changed'; userId: string }
   | { type: 'auth.password_change_failed'; userId: string; reason: 'wrong_password' | 'token_predates_password_change' }
-  | { type: 'auth.rate_limited'; scope: 'account' | 'account_source' | 'source' | 'session' | 'refresh_source'; emailFingerprint?: string }
+  | { type: 'auth.rate_limited'; scope: LimitScope | 'session' | 'refresh_source'; emailFingerprint?: string }
   | { type: 'auth.session_refreshed'; userId: string; sessionId: string; grace: boolean }
   | { type: 'auth.refresh_failed'; reason: 'malformed' | 'unknown_session' | 'expired' | 'mismatch' }
   | { type: 'auth.refresh_token_reused'; userId: string; sessionId: string }
   | { type: 'auth.sessions_ended'; userId: string; count: number; reason: SessionEndReason }
+  | { type: 'auth.devices_forgotten'; userId: string; count: number; reason: DeviceForgetReason }
   | { type: 'auth.password_reset_requested'; outcome: 'sent' | 'unknown_account' | 'rate_limited'; emailFingerprint: string }
   | { type: 'auth.password_reset'; userId: string }
   | { type: 'auth.one_time_token_rejected'; purpose: 'reset' | 'verify'; reason: 'malformed' | 'unknown' | 'expired' | 'mismatch' | 'used' }
@@ -41,5 +50,8 @@ export type CheapRejectionReason = Extract<PasswordRejectionReason, 'too_short' 
 
 /** Why sessions ended: a sign-out (of this, the others or all), one ended from the list, a password change, too many. */
 export type SessionEndReason = 'logout' | 'logout_others' | 'logout_global' | 'deleted' | 'password_changed' | 'evicted' | 'reused';
+
+/** Why known devices were forgotten: one removed from the list, a sign-out of the others or of all, a new password (change or reset). */
+export type DeviceForgetReason = 'deleted' | 'logout_others' | 'logout_global' | 'password_changed';
 
 export type AuditEventType = AuditEvent['type'];

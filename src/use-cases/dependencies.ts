@@ -25,10 +25,11 @@ export interface RateLimits {
   windowSeconds: number;
   /** Password-change attempts per account per window: only a token holder can make them. */
   passwordChangePerAccount: number;
-  login: LoginFailureLimits;
+  login: LoginLimits;
 }
 
-export interface LoginFailureLimits {
+/** A login's limits: failures (never attempts) before the verify, and a bound on good logins. */
+export interface LoginLimits {
   /** Failures per (account, source) before each further attempt waits. */
   failuresPerAccountSource: number;
   /** The first wait after that; each further failure doubles it, up to delayMaxSeconds. */
@@ -39,6 +40,12 @@ export interface LoginFailureLimits {
   accountLockSeconds: number;
   /** Failed logins never answer faster than this (ms); they also wait for the slowest verify seen. */
   failureFloorMs: number;
+  /**
+   * Good logins per account per window, and per source per window for logins without a known
+   * device: one account, or one address, cannot take all the hashing with right passwords.
+   */
+  successesPerAccount: number;
+  successesPerSource: number;
 }
 
 /** Everything the use-cases touch, passed in: no globals, so Lambda, the local server and the edge share them. */
@@ -54,10 +61,13 @@ export interface AuthDependencies {
   /** Attempt counters (registration, password change), checked before any hash. */
   counters: Pick<RateLimitStore, 'hit'>;
   /** A login's account and failure counters, read in one request (login-guard-store.ts). */
-  loginGuard: Pick<LoginGuardStore, 'read' | 'recordFailure' | 'clearFailures' | 'clearAccountFailures'>;
+  loginGuard: Pick<LoginGuardStore, 'read' | 'recordFailure' | 'recordSuccess' | 'clearFailures' | 'clearAccountFailures'>;
   tokens: AccessTokens;
   /** Every account's sessions, one item each (session-store.ts). */
-  sessions: Pick<SessionStore, 'read' | 'readForRefresh' | 'create' | 'rotate' | 'end' | 'purge' | 'markEmailVerified' | 'recordRefreshFailure'>;
+  sessions: Pick<
+    SessionStore,
+    'read' | 'readForRefresh' | 'create' | 'rotate' | 'end' | 'purge' | 'markEmailVerified' | 'recordRefreshFailure' | 'recordDeviceFailure'
+  >;
   /** Lifetimes and limits of sessions (src/config/session-config.ts). */
   sessionConfig: SessionConfig;
   /** Outstanding password-reset and email-verification tokens (one-time-token-store.ts). */

@@ -112,6 +112,15 @@ export class SessionNotFoundError extends UseCaseError {
   }
 }
 
+/** `DELETE /devices/{id}` of no known device of the caller's account (404, `device_not_found`). */
+export class DeviceNotFoundError extends UseCaseError {
+  readonly code = 'device_not_found';
+
+  constructor() {
+    super('no such device');
+  }
+}
+
 /** A reset or verification token that is unknown, used, expired or voided (400, `invalid_token`). */
 export class InvalidOneTimeTokenError extends UseCaseError {
   readonly code = 'invalid_token';

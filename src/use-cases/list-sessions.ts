@@ -1,5 +1,6 @@
+import { publicDeviceId } from '../sessions/device-token.js';
 import { publicSessionId } from '../sessions/refresh-token.js';
-import { isLive } from '../storage/session-store.js';
+import { isKnownDevice, isLive } from '../storage/session-store.js';
 import { authenticateSession } from './authenticate-session.js';
 import type { SessionManagementDependencies } from './dependencies.js';
 import { translateErrors } from './translate-errors.js';
@@ -20,8 +21,25 @@ export interface SessionSummary {
   current: boolean;
 }
 
-/** GET /sessions: the account's live sessions, newest first. */
-export async function listSessions(deps: SessionManagementDependencies, request: { accessToken: string | undefined }): Promise<{ sessions: SessionSummary[] }> {
+/** What GET /sessions shows of a known device (src/sessions/device-token.ts): never its token. */
+export interface DeviceSummary {
+  id: string;
+  createdAt: string;
+  /** Its last good login. */
+  lastUsedAt: string;
+  /** When it is forgotten unless a good login presents it before. */
+  expiresAt: string;
+  network?: string;
+  client: string;
+  /** The device the asking session was started from. */
+  current: boolean;
+}
+
+/** GET /sessions: the account's live sessions and known devices, newest first. */
+export async function listSessions(
+  deps: SessionManagementDependencies,
+  request: { accessToken: string | undefined },
+): Promise<{ sessions: SessionSummary[]; devices: DeviceSummary[] }> {
   return translateErrors(async () => {
     const now = deps.now?.() ?? new Date();
     const caller = await authenticateSession(deps, request.accessToken, now);
@@ -39,6 +57,18 @@ export async function listSessions(deps: SessionManagementDependencies, request:
         client: session.client,
         current: session.sessionId === caller.session.sessionId,
       }));
-    return { sessions };
+    const devices = [...caller.read.devices.values()]
+      .filter((device) => device.userId === caller.userId && isKnownDevice(device, nowSeconds))
+      .sort((a, b) => b.lastUsedAt - a.lastUsedAt)
+      .map((device) => ({
+        id: publicDeviceId(caller.accountKey, device.deviceId),
+        createdAt: iso(device.createdAt),
+        lastUsedAt: iso(device.lastUsedAt),
+        expiresAt: iso(device.expiresAt),
+        ...(device.network !== undefined && { network: device.network }),
+        client: device.client,
+        current: device.deviceId === caller.session.deviceId,
+      }));
+    return { sessions, devices };
   });
 }

@@ -10,7 +10,8 @@ import { EmailNotVerifiedError, InvalidCredentialsError, RateLimitedError, Tempo
 import { askOldSystem, createMigratedAccount } from './migrate-account.js';
 import type { MigrationAnswer } from './migration-source.js';
 import { sendVerification } from './send-verification.js';
-import { failureUpdate, limitReached } from './login-guard.js';
+import { countedLogin, deviceFailureUpdate, failureUpdate, limitReached } from './login-guard.js';
+import { knownDevice, type KnownDevice } from './known-device.js';
 import { sourceKeyOf } from './source-key.js';
 import { startSession, type StartedSession } from './start-session.js';
 import { translateErrors } from './translate-errors.js';
@@ -22,6 +23,11 @@ export interface LoginRequest {
   sourceIp?: string;
   /** The User-Agent header: its family is what GET /sessions shows of the session. */
   userAgent?: string;
+  /**
+   * Device tokens the client holds (the body's `deviceToken`, the `__Host-` cookies): one of
+   * this account's makes the login count against that device only (known-device.ts).
+   */
+  deviceTokens?: readonly string[];
 }
 
 export interface LoginResponse {
@@ -31,6 +37,9 @@ export interface LoginResponse {
   /** Spent by POST /token for a new pair (src/sessions/README.md). */
   refreshToken: string;
   refreshExpiresIn: number;
+  /** Kept by the client and presented at its next logins (src/sessions/device-token.ts). */
+  deviceToken: string;
+  deviceExpiresIn: number;
 }
 
 /** A password changed while we upgraded: read again and decide again, this many times at most. */
@@ -60,7 +69,8 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
       const now = deps.now?.() ?? new Date();
       const target: LoginTarget = { email, accountKey: fingerprint, sourceKey: sourceKeyOf(request.sourceIp), now };
       const state = await deps.loginGuard.read(target);
-      enforceLimits(deps, state, now, fingerprint);
+      const device = knownDevice(state.sessions, state.user?.userId, request.deviceTokens, epochSeconds(now));
+      enforceLimits(deps, state, now, fingerprint, device);
 
       const timing = deps.failureTiming?.start();
       // Inside the window: the old system's latency is part of what every failure is padded to,
@@ -72,8 +82,11 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
       const padding = timing?.done() ?? 0;
       if (!verdict.ok || (!state.user && !verdict.migration)) {
         // Writes and padding together: the failure's answer waits for the slowest verify seen.
+        // A known device's failures count against that device alone (LIMITS.md).
         await Promise.all([
-          deps.loginGuard.recordFailure(target, state, failureUpdate(state, deps.rateLimits, epochSeconds(now))),
+          device === undefined
+            ? deps.loginGuard.recordFailure(target, state, failureUpdate(state, deps.rateLimits, epochSeconds(now)))
+            : deps.sessions.recordDeviceFailure(fingerprint, device.device.deviceId, deviceFailureUpdate(device.device, deps.rateLimits, epochSeconds(now))),
           deps.failureTiming?.pad(padding),
         ]);
         deps.audit({
@@ -81,6 +94,7 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
           reason: verdict.migration ? 'migration_rejected' : !state.user ? 'unknown_account' : verdict.unverifiable ? 'unverifiable_record' : 'wrong_password',
           ...(state.user && { userId: state.user.userId }),
           emailFingerprint: fingerprint,
+          ...(device !== undefined && { knownDevice: true }),
         });
         throw new InvalidCredentialsError();
       }
@@ -110,15 +124,25 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
         if (decision < MAX_DECISIONS) continue;
         throw new TemporarilyUnavailableError(1);
       }
-      // Best effort: the login is decided; failures left behind only expire later.
-      await deps.loginGuard.clearFailures(target, state).catch((error: unknown) => {
+      // Best effort: the login is decided; failures left behind only expire later, and a good
+      // login not counted against its source only lets that source one more.
+      await Promise.all([
+        deps.loginGuard.clearFailures(target, state),
+        ...(session.knownDevice ? [] : [deps.loginGuard.recordSuccess(target, state)]),
+      ]).catch((error: unknown) => {
         if (!(error instanceof StorageUnavailableError)) throw error;
       });
       deps.audit({ type: 'auth.login_succeeded', userId: user.userId });
       // Counted, never refused: the rules apply when a password is set (check-new-password.ts).
       auditExistingPassword(deps, user, password);
       const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, emailVerified: user.emailVerified === true, now: deps.now?.() });
-      return { ...access, refreshToken: session.refreshToken, refreshExpiresIn: session.refreshExpiresIn };
+      return {
+        ...access,
+        refreshToken: session.refreshToken,
+        refreshExpiresIn: session.refreshExpiresIn,
+        deviceToken: session.device.token,
+        deviceExpiresIn: session.device.expiresIn,
+      };
     }
   });
 }
@@ -128,8 +152,9 @@ const MAX_SESSION_ATTEMPTS = 3;
 
 /**
  * The login's session, written on the condition that no password change purged the sessions
- * since the read. Lost (to that, or to a first login of the account creating the item), it reads
- * again: 'overtaken' when the password changed since the verify, else it retries.
+ * since the read (and that the device it presented was not forgotten meanwhile). Lost (to that,
+ * or to a first login of the account creating the item), it reads again: 'overtaken' when the
+ * password changed since the verify, else it retries with what it read.
  */
 async function startLoginSession(
   deps: AuthDependencies,
@@ -138,20 +163,25 @@ async function startLoginSession(
   state: LoginState,
   user: UserRecord,
   verifiedHash: string,
-): Promise<StartedSession | 'overtaken'> {
+): Promise<(StartedSession & { knownDevice: boolean }) | 'overtaken'> {
   let read = state.sessions;
   for (let attempt = 1; ; attempt++) {
     try {
       const { sourceIp, userAgent } = request;
-      return await startSession(deps, {
+      const now = deps.now?.() ?? new Date();
+      const device: KnownDevice | undefined = knownDevice(read, user.userId, request.deviceTokens, epochSeconds(now));
+      const started = await startSession(deps, {
         userId: user.userId,
         emailVerified: user.emailVerified === true,
         accountKey: target.accountKey,
         read,
         sourceIp,
         userAgent,
-        now: deps.now?.() ?? new Date(),
+        ...(device !== undefined && { device }),
+        logins: countedLogin(read, deps.rateLimits, epochSeconds(now)),
+        now,
       });
+      return { ...started, knownDevice: device !== undefined };
     } catch (error) {
       if (!(error instanceof SessionsChangedError)) throw error;
       if (attempt >= MAX_SESSION_ATTEMPTS) throw new TemporarilyUnavailableError(1, { cause: error });
@@ -169,8 +199,8 @@ function migratedEmailVerified(answer: MigrationAnswer | undefined): boolean | u
   return answer?.valid ? answer.emailVerified : undefined;
 }
 
-function enforceLimits(deps: AuthDependencies, state: LoginState, now: Date, fingerprint: string): void {
-  const reached = limitReached(state, deps.rateLimits, epochSeconds(now));
+function enforceLimits(deps: AuthDependencies, state: LoginState, now: Date, fingerprint: string, device: KnownDevice | undefined): void {
+  const reached = limitReached(state, deps.rateLimits, epochSeconds(now), device?.device);
   if (reached === undefined) return;
   deps.audit({ type: 'auth.rate_limited', scope: reached.scope, emailFingerprint: fingerprint });
   throw new RateLimitedError(reached.retryAfterSeconds);

@@ -43,7 +43,8 @@ type Failure = 'malformed' | 'unknown_session' | 'expired' | 'mismatch';
 
 /**
  * POST /token: spends the refresh token and returns a new one with a new access token. One
- * consistent read (the account's sessions and this source's failed refreshes, in one request)
+ * consistent read (the account's sessions and this source's failed refreshes, in one request;
+ * a source over its limit gets 429 instead of each further failure)
  * and one write conditional on the session's generation: of two refreshes racing with one
  * token exactly one rotates. The other reads again and, within the grace window, receives the
  * same new token (sealed under the spent one, src/sessions/refresh-token.ts), so the session
@@ -64,11 +65,13 @@ export async function refreshSession(deps: SessionDependencies, request: Refresh
       const nowSeconds = epochSeconds(now);
       const source = sourceWindow(request.sourceIp, nowSeconds, deps.rateLimits.windowSeconds);
       const { sessions, sourceFailures } = await deps.sessions.readForRefresh(token?.accountKey, source);
-      if (sourceFailures >= deps.sessionConfig.refreshFailuresPerSource) {
-        deps.audit({ type: 'auth.rate_limited', scope: 'refresh_source' });
-        throw new RateLimitedError(source.windowEnd - nowSeconds);
-      }
+      // Only a failing refresh is held to its source's limit: a valid token is never refused for
+      // what others behind the same address (a NAT) sent, and a guess at 256 bits gains nothing.
       const fail = async (reason: Failure): Promise<never> => {
+        if (sourceFailures >= deps.sessionConfig.refreshFailuresPerSource) {
+          deps.audit({ type: 'auth.rate_limited', scope: 'refresh_source' });
+          throw new RateLimitedError(source.windowEnd - nowSeconds);
+        }
         await deps.sessions.recordRefreshFailure(source);
         deps.audit({ type: 'auth.refresh_failed', reason });
         throw new InvalidGrantError();

@@ -65,7 +65,7 @@ export function limits(top: Partial<Omit<RateLimits, 'login'>> = {}, login: Part
     windowSeconds: 60,
     passwordChangePerAccount: 10,
     ...top,
-    login: { failuresPerAccountSource: 5, delayBaseSeconds: 30, delayMaxSeconds: 900, accountFailureCeiling: 100, accountLockSeconds: 3600, failureFloorMs: 0, ...login },
+    login: { failuresPerAccountSource: 5, delayBaseSeconds: 30, delayMaxSeconds: 900, accountFailureCeiling: 100, accountLockSeconds: 3600, failureFloorMs: 0, successesPerAccount: 1000, successesPerSource: 1000, ...login },
   };
 }
 

@@ -7,10 +7,10 @@ import { logoutRoute } from './logout.js';
 import { openIdConfigurationRoute } from './openid-configuration.js';
 import { confirmPasswordResetRoute, requestPasswordResetRoute, resendVerificationRoute, verifyEmailRoute } from './recovery.js';
 import { registerRoute } from './register.js';
-import { deleteSessionRoute, listSessionsRoute } from './sessions.js';
+import { deleteDeviceRoute, deleteSessionRoute, listSessionsRoute } from './sessions.js';
 import { tokenRoute } from './token.js';
 
-export { changePasswordRoute, confirmPasswordResetRoute, deleteSessionRoute, jwksRoute, listSessionsRoute, loginRoute, logoutRoute, openIdConfigurationRoute, registerRoute, requestPasswordResetRoute, resendVerificationRoute, tokenRoute, verifyEmailRoute };
+export { changePasswordRoute, confirmPasswordResetRoute, deleteDeviceRoute, deleteSessionRoute, jwksRoute, listSessionsRoute, loginRoute, logoutRoute, openIdConfigurationRoute, registerRoute, requestPasswordResetRoute, resendVerificationRoute, tokenRoute, verifyEmailRoute };
 
 /**
  * The API: the one list a new route is added to. Every host serves it (the Lambda functions one
@@ -24,6 +24,7 @@ export const API_ROUTES: readonly Route<ApiServices>[] = [
   logoutRoute,
   listSessionsRoute,
   deleteSessionRoute,
+  deleteDeviceRoute,
   changePasswordRoute,
   requestPasswordResetRoute,
   confirmPasswordResetRoute,

@@ -1,11 +1,11 @@
-import { deleteSession } from '../../use-cases/end-sessions.js';
+import { deleteDevice, deleteSession } from '../../use-cases/end-sessions.js';
 import { listSessions } from '../../use-cases/list-sessions.js';
 import { bearerToken } from '../bearer-token.js';
 import { defineRoute } from '../route.js';
 import { jsonResponse, noContent } from '../responses.js';
 import type { ApiServices } from '../services.js';
 
-/** GET /sessions with a Bearer token -> 200 { sessions: [...] }, the account's live sessions. */
+/** GET /sessions with a Bearer token -> 200 { sessions: [...], devices: [...] }, the account's live sessions and known devices. */
 export const listSessionsRoute = defineRoute<Pick<ApiServices, 'sessionManagement'>>({
   name: 'sessions',
   method: 'GET',
@@ -23,6 +23,18 @@ export const deleteSessionRoute = defineRoute<Pick<ApiServices, 'sessionManageme
   json: false,
   handle: async ({ request, params, services }) => {
     await deleteSession(await services.sessionManagement(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined), id: params.id ?? '' });
+    return noContent();
+  },
+});
+
+/** DELETE /devices/{id} with a Bearer token -> 204; 404 for an id that is not a known device of the account. */
+export const deleteDeviceRoute = defineRoute<Pick<ApiServices, 'sessionManagement'>>({
+  name: 'device',
+  method: 'DELETE',
+  path: '/devices/:id',
+  json: false,
+  handle: async ({ request, params, services }) => {
+    await deleteDevice(await services.sessionManagement(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined), id: params.id ?? '' });
     return noContent();
   },
 });
