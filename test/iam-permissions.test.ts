@@ -363,18 +363,26 @@ describe('each function, through its handler, as deployed', () => {
     });
   });
 
-  it('password: a wrong current password (401), then a change (204) that ends the other session', async () => {
+  it('password: a wrong current password (401), then a change (204) that ends the other session and voids a reset link', async () => {
     const { email } = await seedAccount();
     // Two sessions: the change keeps the one whose token made it and ends the other.
     const [own, other] = [await signIn(email), await signIn(email)];
+    const recovery = await container('recovery', { secrets: 'ssm' });
+    expect((await recovery.http('POST', '/password/reset', { email })).status).toBe(202);
+    const resetLink = tokenMailedTo(email);
     const { http } = await container('password', { secrets: 'ssm' });
-    const change = (currentPassword: string) => http('POST', '/password', { currentPassword, newPassword: NEW_PASSWORD }, { token: own.accessToken });
+    const change = (currentPassword: string, token = own.accessToken) => http('POST', '/password', { currentPassword, newPassword: NEW_PASSWORD }, { token });
 
     expect((await change(LEGACY.wrongPassword)).status).toBe(401);
     expect((await change(LEGACY.password)).status).toBe(204);
     expect((await seedUsers.getUserByEmail(email))?.passwordChangedAt).toBeInstanceOf(Date);
+    expect(await change(NEW_PASSWORD, other.accessToken)).toMatchObject({ status: 401, body: { error: { code: 'unauthenticated' } } }); // its session ended
     const sessions = await container('sessions', { secrets: 'ssm' });
     expect((await sessions.http('GET', '/sessions', undefined, { token: other.accessToken })).status).toBe(401);
+    expect(await recovery.http('POST', '/password/reset/confirm', { token: resetLink, newPassword: 'what the mailbox reader wants' })).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_token' } },
+    });
   });
 
   it('recovery: a reset request (known and unknown email), a wrong token, the confirm that ends every session', async () => {
@@ -636,6 +644,13 @@ describe('the check itself fails on what it is there to catch', () => {
       expect(await deniedRequests(role, [request('dynamodb:PutItem', ['token#verify#0123456789abcdef'])])).toEqual([]);
       expect(await deniedRequests(role, [request('dynamodb:PutItem', ['token#reset#0123456789abcdef'])])).toHaveLength(1);
     }
+  });
+
+  it('lets password void one-time tokens, never write one', async () => {
+    const password = roles.get('password')!;
+    const deletes = ['token#reset#0123456789abcdef', 'token#verify#0123456789abcdef'].map((key) => request('dynamodb:DeleteItem', [key]));
+    expect(await deniedRequests(password, deletes)).toEqual([]);
+    for (const action of ['dynamodb:PutItem', 'dynamodb:UpdateItem']) expect(await deniedRequests(password, [request(action, ['token#reset#0123456789abcdef'])])).toHaveLength(1);
   });
 
   it('denies a parameter the role does not name, and the signing key to register', async () => {

@@ -346,7 +346,7 @@ describe('the use-cases', () => {
       expect(JSON.stringify(events)).not.toContain('iloveyou1');
 
       const { userId } = (await register(deps, { body: { email, password: STRONG } })) as { userId: string };
-      const { accessToken } = await deps.tokens.issue({ userId });
+      const { accessToken } = await login(deps, { body: { email, password: STRONG } });
       await expect(changePassword(deps, { accessToken, body: { currentPassword: STRONG, newPassword: 'qwertyuiop' } })).rejects.toMatchObject({
         code: 'password_rejected',
         reason: 'common',

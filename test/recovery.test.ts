@@ -86,6 +86,35 @@ describe.each(dynamoDbServers)('password reset on $name', ({ start }) => {
     dispose();
   });
 
+  it('a password change voids a reset link mailed before it', async () => {
+    const { deps, email, reset, client, tableName, dispose } = await withAccount();
+    const token = await reset();
+    const { accessToken } = await signIn(deps, email, PASSWORD);
+    await changePassword(deps, { accessToken, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
+    // Within its hour, but the item is gone: the link cannot undo the change.
+    expect(await failureOf(confirmPasswordReset(deps, { body: { token, newPassword: 'what the mailbox reader wants' } }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    const { Item } = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: tokenKey('reset', token!.split('.')[0]!) } }, ConsistentRead: true }));
+    expect(Item).toBeUndefined();
+    await signIn(deps, email, NEW_PASSWORD);
+    // A link asked for after the change works.
+    await confirmPasswordReset(deps, { body: { token: await reset(), newPassword: 'a later reset passphrase' } });
+    dispose();
+  });
+
+  it('a reset voids a reset link requested while it ran', async () => {
+    const { deps, email, reset, mailbox, dispose } = await withAccount();
+    const token = await reset();
+    // Deterministic interleaving: after the confirm used its token, before it stores the new password, another link is asked for.
+    let later: string | undefined;
+    const users = Object.create(deps.users) as typeof deps.users;
+    users.replacePasswordHash = async (input) => ((later ??= await reset()), deps.users.replacePasswordHash(input));
+    await confirmPasswordReset({ ...deps, users }, { body: { token, newPassword: NEW_PASSWORD } });
+    expect(later).toBe(mailbox.last('password_reset')!.token);
+    expect(await failureOf(confirmPasswordReset(deps, { body: { token: later, newPassword: 'what the mailbox reader wants' } }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    await signIn(deps, email, NEW_PASSWORD);
+    dispose();
+  });
+
   it('lets the owner in after a reset from the source whose failures made it wait', async () => {
     const { deps, email, reset, dispose } = await withAccount({ rateLimits: limits({}, { failuresPerAccountSource: 2 }) });
     for (let i = 0; i < 2; i++) await expect(signIn(deps, email, 'not the password')).rejects.toBeInstanceOf(InvalidCredentialsError);
@@ -239,6 +268,37 @@ describe.each(dynamoDbServers)('email verification on $name', ({ start }) => {
     await verifyEmail(deps, { body: { token: mailbox.last('email_verification')!.token } });
     await resendVerification(deps, { accessToken });
     expect(mailbox.sent.filter((m) => m.kind === 'email_verification')).toHaveLength(2);
+    dispose();
+  });
+
+  it('a password change voids an outstanding verification link; a new one works', async () => {
+    const { deps, mailbox, users, dispose } = await verifying(false);
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+    const link = mailbox.last('email_verification')!.token;
+    const { accessToken } = await signIn(deps, email, PASSWORD);
+    await changePassword(deps, { accessToken, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
+    expect(await failureOf(verifyEmail(deps, { body: { token: link } }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    expect((await users.getUserByEmail(email))!.emailVerified).not.toBe(true);
+    // The session that changed it goes on, and asks for a new link.
+    await resendVerification(deps, { accessToken });
+    await verifyEmail(deps, { body: { token: mailbox.last('email_verification')!.token } });
+    expect((await users.getUserByEmail(email))!.emailVerified).toBe(true);
+    dispose();
+  });
+
+  it('a reset verifies the email and voids the verification link outstanding', async () => {
+    const { deps, mailbox, users, events, dispose } = await verifying(false);
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+    const link = mailbox.last('email_verification')!.token;
+    await requestPasswordReset(deps, { body: { email } });
+    await confirmPasswordReset(deps, { body: { token: mailbox.last('password_reset')!.token, newPassword: NEW_PASSWORD } });
+    expect((await users.getUserByEmail(email))!.emailVerified).toBe(true);
+    // The mailbox is proved already; the older link has nothing left to do and is refused.
+    expect(await failureOf(verifyEmail(deps, { body: { token: link } }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    expect(events.at(-1)).toEqual({ type: 'auth.one_time_token_rejected', purpose: 'verify', reason: 'unknown' });
+    expect((await users.getUserByEmail(email))!.emailVerified).toBe(true);
     dispose();
   });
 

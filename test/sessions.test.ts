@@ -25,7 +25,7 @@ import { refreshSession, SPENT_KEPT, type RefreshResponse } from '../src/use-cas
 import { register } from '../src/use-cases/register.js';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { decodeJwt } from 'jose';
-import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
+import { countingHasher, createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { movableClock, failureOf } from './support/clock.js';
 
@@ -252,6 +252,25 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     expect(await failureOf(refresh(deps, other.refreshToken))).toBeInstanceOf(InvalidGrantError);
     expect(await failureOf(authenticateSession(deps, other.accessToken))).toBeInstanceOf(UnauthenticatedError);
     await refresh(deps, first.refreshToken);
+    dispose();
+  });
+
+  it('a password change needs the token of a live session: after a global logout, a held token and the password change nothing', async () => {
+    const counting = countingHasher();
+    const { deps, first, signIn, users, email, dispose } = await signedIn({ hasher: counting.hasher });
+    const held = await signIn(); // what an attacker kept of another session
+    await logout(deps, { accessToken: first.accessToken, scope: 'global' });
+    const storedBefore = (await users.getUserByEmail(email))!.passwordHash;
+    const hashesBefore = { ...counting.calls };
+    for (const accessToken of [held.accessToken, first.accessToken]) {
+      const refused = await failureOf(changePassword(deps, { accessToken, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } }));
+      expect(refused).toBeInstanceOf(UnauthenticatedError);
+      expect((refused as Error).message).toBe('the session has ended');
+    }
+    // Refused before the account's budget or any hash is spent on it, and the password stands.
+    expect(counting.calls).toEqual(hashesBefore);
+    expect((await users.getUserByEmail(email))!.passwordHash).toBe(storedBefore);
+    await signIn();
     dispose();
   });
 

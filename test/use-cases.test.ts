@@ -9,7 +9,7 @@ import {
 } from '../src/use-cases/errors.js';
 import { login } from '../src/use-cases/login.js';
 import { register } from '../src/use-cases/register.js';
-import { createAuthFixture, countingHasher, limits, uniqueEmail } from './support/auth-fixture.js';
+import { createAuthFixture, countingHasher, limits, sessionToken, uniqueEmail } from './support/auth-fixture.js';
 import { movableClock } from './support/clock.js';
 import { defaultPasswordPolicy } from './support/password-policy.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
@@ -70,7 +70,7 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const email = uniqueEmail();
     const userId = crypto.randomUUID();
     await users.createUser({ email, userId, passwordHash: bcryptFixture.hash, createdAt: new Date() });
-    const { accessToken } = await deps.tokens.issue({ userId });
+    const accessToken = await sessionToken(deps, { email, userId });
 
     // Deterministic interleaving: while the login computes the upgrade hash, the password changes.
     let changed = false;
@@ -101,7 +101,7 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const email = uniqueEmail();
     const userId = crypto.randomUUID();
     await users.createUser({ email, userId, passwordHash: bcryptFixture.hash, createdAt: new Date() });
-    const { accessToken } = await deps.tokens.issue({ userId });
+    const accessToken = await sessionToken(deps, { email, userId });
     const logins = Array.from({ length: 6 }, () => login(deps, { body: { email, password: bcryptFixture.password } }).catch(() => 'failed'));
     await changePassword(deps, { accessToken, body: { currentPassword: bcryptFixture.password, newPassword: NEW_PASSWORD } });
     await Promise.all(logins);
@@ -155,7 +155,7 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     dispose();
   });
 
-  it('changes the password only with the current one and a token issued after the last change', async () => {
+  it('changes the password only with the current one and a token of a live session', async () => {
     const { deps, dispose } = await createAuthFixture(server.endpoint);
     const email = uniqueEmail();
     await register(deps, { body: { email, password: PASSWORD } });
@@ -175,11 +175,11 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     await expect(login(deps, { body: { email, password: PASSWORD } })).rejects.toBeInstanceOf(InvalidCredentialsError);
     const fresh = await login(deps, { body: { email, password: NEW_PASSWORD } });
 
-    // A token from before the change (2 s earlier) no longer changes anything.
-    const stale = await deps.tokens.issue({ userId: (await deps.tokens.verify(fresh.accessToken)).userId, now: new Date(Date.now() - 2000) });
+    // A well-signed token of no session (no `sid`) changes nothing: nothing could end it.
+    const sessionless = await deps.tokens.issue({ userId: (await deps.tokens.verify(fresh.accessToken)).userId });
     await expect(
-      changePassword(deps, { accessToken: stale.accessToken, body: { currentPassword: NEW_PASSWORD, newPassword: PASSWORD } }),
-    ).rejects.toBeInstanceOf(UnauthenticatedError);
+      changePassword(deps, { accessToken: sessionless.accessToken, body: { currentPassword: NEW_PASSWORD, newPassword: PASSWORD } }),
+    ).rejects.toThrow('the access token belongs to no session');
     dispose();
   });
 });

@@ -360,14 +360,24 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     },
     grants: [
       { kind: 'index', action: 'dynamodb:Query', index: TABLE_INDEX, why: 'The token\'s userId -> the account key, through the keys-only index.' },
-      { kind: 'items', action: 'dynamodb:GetItem', keys: ['user#*', 'sessions#*'], why: 'Read the account (after the index); after a change, the account\'s sessions.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:GetItem',
+        keys: ['user#*', 'sessions#*'],
+        why: 'Read the account (after the index); the access token\'s sessions item (consistent read: is its session live), and again after a change, before the purge.',
+      },
       {
         kind: 'items',
         action: 'dynamodb:UpdateItem',
         keys: ['ratelimit#*', 'user#*', 'sessions#*'],
         why: 'The attempt counters (atomic ADD), the compare-and-swap of the hash, and the end of every other session (conditional on the sessions item\'s version).',
       },
-      { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['failures#acct#*'], why: 'A new password ends the account\'s run of failed logins.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:DeleteItem',
+        keys: ['failures#acct#*', 'token#*'],
+        why: 'A new password ends the account\'s run of failed logins and voids its outstanding reset and verification tokens. It never writes one (no PutItem).',
+      },
       {
         kind: 'parameters',
         secrets: ['pepperKeys', 'fingerprintKey'],
@@ -410,7 +420,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         kind: 'items',
         action: 'dynamodb:DeleteItem',
         keys: ['token#*', 'failures#acct#*'],
-        why: 'A token used (conditional on its hash: of two racing confirms one wins) or voided; a reset ends the account\'s run of failed logins.',
+        why: 'A token used (conditional on its hash: of two racing confirms one wins) or voided (too many wrong secrets; a reset voids every outstanding one of the account); a reset ends the account\'s run of failed logins.',
       },
       SEND_MAIL('The reset and verification links.'),
       {

@@ -5,6 +5,7 @@ import { ONE_TIME_TOKEN_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
 
 /** What a one-time token is for; each account has at most one outstanding token of each kind. */
 export type OneTimeTokenPurpose = 'reset' | 'verify';
+export const ONE_TIME_TOKEN_PURPOSES: readonly OneTimeTokenPurpose[] = ['reset', 'verify'];
 
 export interface StoredOneTimeToken {
   /** SHA-256 of the secret (base64url); the secret itself is never stored. */
@@ -88,6 +89,18 @@ export class OneTimeTokenStore {
     } catch (error) {
       if (isConditionalCheckFailed(error)) return false;
       throw new StorageUnavailableError('consumeOneTimeToken', error);
+    }
+  }
+
+  /**
+   * Voids the account's outstanding token of this purpose, whichever it is (none is no error):
+   * after a password change or reset, no link mailed before may act on the account.
+   */
+  async discard(purpose: OneTimeTokenPurpose, accountKey: string): Promise<void> {
+    try {
+      await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: { pk: { S: tokenKey(purpose, accountKey) } } }));
+    } catch (error) {
+      throw new StorageUnavailableError('discardOneTimeToken', error);
     }
   }
 

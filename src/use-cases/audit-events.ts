@@ -22,7 +22,7 @@ export type AuditEvent =
   | { type: 'auth.password_rehashed'; userId: string; from: string; to: string }
   | { type: 'auth.password_rehash_skipped'; userId: string; reason: 'hash_changed' | 'storage_unavailable' }
   | { type: 'auth.password_changed'; userId: string }
-  | { type: 'auth.password_change_failed'; userId: string; reason: 'wrong_password' | 'token_predates_password_change' }
+  | { type: 'auth.password_change_failed'; userId: string; reason: 'wrong_password' }
   | { type: 'auth.rate_limited'; scope: LimitScope | 'session' | 'refresh_source'; emailFingerprint?: string }
   | { type: 'auth.session_refreshed'; userId: string; sessionId: string; grace: boolean }
   | { type: 'auth.refresh_failed'; reason: 'malformed' | 'unknown_session' | 'expired' | 'mismatch' }

@@ -5,7 +5,7 @@ import { endOtherSessions } from './end-sessions.js';
 import { ConcurrentUpdateError, InvalidOneTimeTokenError } from './errors.js';
 import { sourceKeyOf } from './source-key.js';
 import { translateErrors } from './translate-errors.js';
-import { checkOneTimeToken, consumeOneTimeToken } from './use-one-time-token.js';
+import { checkOneTimeToken, consumeOneTimeToken, voidOneTimeTokens } from './use-one-time-token.js';
 import { requireObject, requireString } from './validate-input.js';
 
 const MAX_ATTEMPTS = 3;
@@ -14,7 +14,8 @@ const MAX_ATTEMPTS = 3;
  * POST /password/reset/confirm: `{ token, newPassword }`. The token is checked, the new password
  * checked and hashed, then the token is used (a conditional delete: of two racing confirms one
  * wins) and the new hash stored. Every session of the account ends, its run of failed logins is
- * cleared (and the waits of the source confirming), and the mailbox counts as verified (the link proved it).
+ * cleared (and the waits of the source confirming), the mailbox counts as verified (the link
+ * proved it), and any other reset or verification link outstanding is voided.
  */
 export async function confirmPasswordReset(deps: AccountDependencies, request: { body: unknown; sourceIp?: string }): Promise<void> {
   const body = requireObject(request.body);
@@ -42,6 +43,10 @@ export async function confirmPasswordReset(deps: AccountDependencies, request: {
       await endOtherSessions(deps, { accountKey: checked.accountKey, userId: user.userId });
       await deps.loginGuard.clearAccountFailures(checked.accountKey, sourceKeyOf(request.sourceIp));
       if (user.emailVerified !== true) await deps.users.markEmailVerified(email, deps.now?.());
+      // After the mark: an outstanding verification link has nothing left to prove, and if the
+      // mark failed (503) that link still works. A reset link requested since this one was used
+      // goes too: no link mailed before the new password outlives it.
+      await voidOneTimeTokens(deps, checked.accountKey);
       return;
     }
   });

@@ -71,7 +71,7 @@ export interface AuthDependencies {
   /** Lifetimes and limits of sessions (src/config/session-config.ts). */
   sessionConfig: SessionConfig;
   /** Outstanding password-reset and email-verification tokens (one-time-token-store.ts). */
-  oneTimeTokens: Pick<OneTimeTokenStore, 'put' | 'read' | 'consume' | 'recordWrongGuess'>;
+  oneTimeTokens: Pick<OneTimeTokenStore, 'put' | 'read' | 'consume' | 'recordWrongGuess' | 'discard'>;
   /** The mails accounts receive (src/mail). */
   mail: AccountMail;
   /** Reset and verification settings (src/config/recovery-config.ts). */

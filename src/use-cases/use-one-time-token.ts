@@ -1,6 +1,6 @@
 import { parseOneTimeToken } from '../recovery/one-time-token.js';
 import { sameHash, secretHash } from '../sessions/refresh-token.js';
-import type { OneTimeTokenPurpose, StoredOneTimeToken } from '../storage/one-time-token-store.js';
+import { ONE_TIME_TOKEN_PURPOSES, type OneTimeTokenPurpose, type StoredOneTimeToken } from '../storage/one-time-token-store.js';
 import type { AuthDependencies } from './dependencies.js';
 import { InvalidOneTimeTokenError } from './errors.js';
 import { epochSeconds } from '../shared/epoch-seconds.js';
@@ -49,4 +49,13 @@ export async function consumeOneTimeToken(
     deps.audit({ type: 'auth.one_time_token_rejected', purpose, reason: 'used' });
     throw new InvalidOneTimeTokenError();
   }
+}
+
+/**
+ * After a password change or reset: the account's outstanding reset and verification tokens are
+ * voided, so a link mailed before (to a mailbox someone else may read) cannot act on the account
+ * afterwards. One unconditional delete per purpose, side by side; no read first.
+ */
+export async function voidOneTimeTokens(deps: Pick<AuthDependencies, 'oneTimeTokens'>, accountKey: string): Promise<void> {
+  await Promise.all(ONE_TIME_TOKEN_PURPOSES.map((purpose) => deps.oneTimeTokens.discard(purpose, accountKey)));
 }

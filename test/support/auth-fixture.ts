@@ -15,6 +15,7 @@ import { defaultPasswordPolicy } from './password-policy.js';
 import { createKeyring, generateSigningKey } from '../../src/tokens/keys.js';
 import { createTokenService } from '../../src/tokens/token-service.js';
 import type { AuditEvent } from '../../src/use-cases/audit-events.js';
+import { startSession } from '../../src/use-cases/start-session.js';
 import { createEmailFingerprint } from '../../src/use-cases/fingerprint.js';
 import type { AccountMail, AuthDependencies, RateLimits } from '../../src/use-cases/dependencies.js';
 
@@ -51,6 +52,17 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<Aut
     ...overrides,
   };
   return { deps, users, counters, cursors, events, mailbox, client, tableName, dispose: () => client.destroy() };
+}
+
+/**
+ * The access token of a new live session of the account, started as a login starts one but
+ * without the login: no verify, so a legacy hash stays as it is (tests of races with its upgrade).
+ */
+export async function sessionToken(deps: AuthDependencies, account: { email: string; userId: string }): Promise<string> {
+  const accountKey = deps.fingerprint(account.email);
+  const now = deps.now?.() ?? new Date();
+  const started = await startSession(deps, { userId: account.userId, accountKey, read: await deps.sessions.read(accountKey), now });
+  return (await deps.tokens.issue({ userId: account.userId, sessionId: started.sessionId, now })).accessToken;
 }
 
 /** Limits no ordinary test reaches; a test about limits passes its own (`limits({...})`). */

@@ -52,12 +52,14 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // Logout, GET /sessions, DELETE /sessions/{id}: the access token's sessions item, read and
   // (to end sessions) updated; tokens verified with the public keys, so no parameter.
   sessions: ['dynamodb:GetItem sessions#', 'dynamodb:UpdateItem sessions#'],
-  // Token's userId -> account key through the keys-only index; read; attempt counters;
-  // compare-and-swap; a new password ends the account's run of failed logins and its other
-  // sessions (read, then a purge conditional on the item's epoch). The access token verified
-  // with the public keys: no signing key.
+  // The access token's sessions item (is its session live); token's userId -> account key
+  // through the keys-only index; read; attempt counters; compare-and-swap; a new password ends
+  // the account's run of failed logins and its other sessions (read, then a purge conditional
+  // on the item's epoch) and voids its reset and verification tokens (token#). The access token
+  // verified with the public keys: no signing key.
   password: [
     'dynamodb:DeleteItem failures#',
+    'dynamodb:DeleteItem token#',
     'dynamodb:GetItem sessions#',
     'dynamodb:GetItem user#',
     'dynamodb:Query index/userId-index',
@@ -70,7 +72,8 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // Reset request: mail budget and per-source counter, the account, a new token, the mail.
   // Confirm and verify: the token (consistent read), a wrong secret counted against it, used or
   // voided by a conditional delete; the account (the new hash, the verified email); the
-  // sessions (purged by a reset, marked verified); a reset clears the run of failed logins.
+  // sessions (purged by a reset, marked verified); a reset clears the run of failed logins and
+  // voids the account's other tokens (unconditional deletes).
   // Resend: the access token's userId -> account through the index, a new token and mail; the
   // access token verified with the public keys, so no signing key.
   recovery: [
