@@ -83,6 +83,9 @@ function sidOf(body: Body): string {
   }
 }
 const sessionsOf = (body: Body) => (body?.sessions ?? []) as Array<Record<string, unknown>>;
+const devicesOf = (body: Body) => (body?.devices ?? []) as Array<Record<string, unknown>>;
+/** How a browser sends back what a login's Set-Cookie kept: `name=value`. */
+const cookieOf = (setCookie: string | undefined): string => setCookie?.split(';')[0] ?? 'no cookie';
 const emailVerifiedOf = (body: Body): unknown => {
   try {
     return decodeJwt(String(body?.accessToken ?? body?.access_token)).email_verified;
@@ -169,6 +172,15 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   await step('register, not JSON', 415, { method: 'POST', path: '/register', headers: { 'content-type': 'text/plain' }, body: '{}' }, 'unsupported_media_type');
   await step('register, wrong method', 405, { method: 'GET', path: '/register' }, 'method_not_allowed');
   const first = await step('login', 200, post('/login', credentials(PASSWORD)));
+  // The device token, as a field and as a __Host- cookie a browser keeps for this account.
+  const setCookie = transcript.at(-1)!.answer.headers['set-cookie'];
+  const account = String(first?.deviceToken).split('.')[0];
+  expectThat(
+    'login sets the device token in a __Host- cookie: HttpOnly, Secure, SameSite=Strict, Path=/',
+    setCookie?.startsWith(`__Host-passlane-device-${account}=${String(first?.deviceToken)};`) === true &&
+      ['HttpOnly', 'Secure', 'SameSite=Strict', 'Path=/', `Max-Age=${String(first?.deviceExpiresIn)}`].every((attribute) => setCookie.split(/;\s*/).includes(attribute)),
+    setCookie,
+  );
   await step('login, wrong password', 401, post('/login', credentials('wrong password here')), 'invalid_credentials');
   await step('login, no password', 400, post('/login', { email }), 'invalid_request');
   await step('login, wrong method', 405, { method: 'PUT', path: '/login' }, 'method_not_allowed');
@@ -199,6 +211,12 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   const third = await step('login, a third device (Chrome)', 200, post('/login', credentials(PASSWORD), { 'user-agent': CHROME }));
   const listed = await step('sessions', 200, { method: 'GET', path: '/sessions', headers: bearer(third) });
   const sessions = sessionsOf(listed);
+  const devices = devicesOf(listed);
+  expectThat('every login made a known device, listed without its token', devices.length === 3 && !JSON.stringify(listed).includes(String(third?.deviceToken).split('.')[2] ?? 'none'), devices);
+  const otherDevice = String(devices.find((device) => device.current !== true)?.id);
+  await step('device, forget one', 204, { method: 'DELETE', path: `/devices/${otherDevice}`, headers: bearer(third) });
+  await step('device, forget it again', 404, { method: 'DELETE', path: `/devices/${otherDevice}`, headers: bearer(third) }, 'device_not_found');
+  await step('device, no token', 401, { method: 'DELETE', path: `/devices/${otherDevice}` }, 'unauthenticated');
   expectThat('the live sessions are the two devices\'', sessions.map((session) => session.id).sort().join() === [sidOf(second), sidOf(third)].sort().join(), sessions);
   expectThat('newest first', sessions.every((session, index) => index === 0 || String(session.createdAt) <= String(sessions[index - 1]!.createdAt)), sessions);
   expectThat('only the caller\'s session is current', sessions.filter((session) => session.current).map((session) => session.id).join() === sidOf(third), sessions);
@@ -285,6 +303,15 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   await step('login, wrong again', 401, post('/login', credentials('wrong password here')), 'invalid_credentials');
   await step('login, wrong at the limit', 401, post('/login', credentials('wrong password here')), 'invalid_credentials');
   await step('login, over the failure limit', 429, post('/login', credentials(RESET_PASSWORD)), 'rate_limited');
+  // A known device is counted on its own: the limit this source ran up does not hold it back
+  // (and its good login ends the source's failures on the account, as any good login does).
+  await step('login, over the failure limit with a forgotten device', 429, post('/login', { ...credentials(RESET_PASSWORD), deviceToken: first?.deviceToken }), 'rate_limited');
+  await step('login, over the failure limit with the known device\'s token', 200, post('/login', { ...credentials(RESET_PASSWORD), deviceToken: afterReset?.deviceToken }));
+  for (const attempt of ['once more', 'at the limit again']) {
+    await step(`login, wrong ${attempt}`, 401, post('/login', credentials('wrong password here')), 'invalid_credentials');
+  }
+  const afterResetCookie = cookieOf(transcript.find((entry) => entry.label === 'login, the reset password')?.answer.headers['set-cookie']);
+  await step('login, over the failure limit with the known device\'s cookie', 200, post('/login', credentials(RESET_PASSWORD), { cookie: `theme=dark; ${afterResetCookie}` }));
   await step('jwks', 200, { method: 'GET', path: '/.well-known/jwks.json' });
   await step('jwks, wrong method', 405, { method: 'DELETE', path: '/.well-known/jwks.json' }, 'method_not_allowed');
   await step('openid configuration', 200, { method: 'GET', path: '/.well-known/openid-configuration' });

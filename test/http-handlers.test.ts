@@ -45,6 +45,8 @@ interface RequestSpec {
   body?: unknown;
   base64?: boolean;
   sourceIp?: string;
+  /** `name=value` each: payload 2.0 carries them as `cookies`, a REST API as the Cookie header. */
+  cookies?: string[];
 }
 
 /** A random private address per request unless given, so the per-IP limit never couples tests. */
@@ -59,7 +61,12 @@ function httpEvent(kind: EventKind, spec: RequestSpec): LambdaHttpEvent {
         ? Buffer.from(spec.body)
         : Buffer.from(typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body), 'utf8');
   const body = bytes === undefined ? null : spec.base64 ? bytes.toString('base64') : bytes.toString('utf8');
-  const headers = { 'Content-Type': 'application/json', 'User-Agent': 'vitest', ...spec.headers };
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'User-Agent': 'vitest',
+    ...(kind === 'v1' && spec.cookies !== undefined && { Cookie: spec.cookies.join('; ') }),
+    ...spec.headers,
+  };
   const sourceIp = spec.sourceIp ?? randomIp();
   const requestId = randomUUID();
   if (kind === 'v1') {
@@ -113,6 +120,7 @@ function httpEvent(kind: EventKind, spec: RequestSpec): LambdaHttpEvent {
       time: new Date().toISOString(),
       timeEpoch: Date.now(),
     },
+    ...(spec.cookies !== undefined && { cookies: spec.cookies }),
     ...(body !== null && { body }),
     isBase64Encoded: spec.base64 === true,
   };
@@ -202,6 +210,19 @@ describe.each(dynamoDbServers)('HTTP handlers on $name', ({ start }) => {
       expect(oldPassword.body.error.code).toBe('invalid_credentials');
       const newPassword = await call('login', kind, { path: '/login', body: { email, password: 'a different long passphrase' } });
       expect(newPassword.status).toBe(200);
+    });
+
+    it('answers the device cookie as the integration takes it, and reads it back from a login', async () => {
+      const email = uniqueEmail();
+      expect((await call('register', kind, { path: '/register', body: { email, password: PASSWORD } })).status).toBe(201);
+      const first = await handlers.login(httpEvent(kind, { path: '/login', body: { email, password: PASSWORD } }), lambdaContext());
+      // Payload 2.0 takes Set-Cookie only as `cookies`; a REST API as a header.
+      const setCookie = kind === 'v1' ? first.headers['set-cookie'] : (first as { cookies?: string[] }).cookies?.[0];
+      const deviceToken = JSON.parse(first.body).deviceToken as string;
+      expect(setCookie).toMatch(new RegExp(`^__Host-passlane-device-[0-9a-f]{16}=${deviceToken.replace(/[.]/g, '\\.')}; `));
+      const again = await call('login', kind, { path: '/login', body: { email, password: PASSWORD }, cookies: ['theme=dark', setCookie!.split(';')[0]!] });
+      // A known device keeps its token; an unknown client would have been given a new one.
+      expect(again.body.deviceToken).toBe(deviceToken);
     });
 
     it('accepts a base64-encoded body', async () => {

@@ -27,6 +27,8 @@ export interface LambdaHttpResponse {
   headers: Record<string, string>;
   body: string;
   isBase64Encoded?: boolean;
+  /** Payload 2.0 (HTTP API, Function URL): Set-Cookie values, which it does not take as headers. */
+  cookies?: string[];
 }
 
 /** What hono's Lambda adapter passes the app as its env: the event as given to it, and its request context. */
@@ -105,19 +107,30 @@ function isHttpEvent(event: unknown): event is LambdaHttpEvent {
   return typeof candidate?.httpMethod === 'string' || typeof candidate?.requestContext?.http?.method === 'string';
 }
 
-/** hono answers REST API events with `multiValueHeaders`; one shape for all three keeps callers simple. */
+/**
+ * hono answers REST API events with `multiValueHeaders`; one shape for all three keeps callers
+ * simple. Set-Cookie is the exception: payload 2.0 takes it only as `cookies`, kept as hono made
+ * it, and a REST API's one Set-Cookie (the login's device cookie) becomes a header.
+ */
 function singleValueHeaders(result: {
   statusCode: number;
   body: string;
   isBase64Encoded?: boolean;
   headers?: Record<string, string | string[]>;
   multiValueHeaders?: Record<string, string[]>;
+  cookies?: string[];
 }): LambdaHttpResponse {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries({ ...result.headers, ...result.multiValueHeaders })) {
     headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  return { statusCode: result.statusCode, headers, body: result.body, ...(result.isBase64Encoded && { isBase64Encoded: true }) };
+  return {
+    statusCode: result.statusCode,
+    headers,
+    body: result.body,
+    ...(result.isBase64Encoded && { isBase64Encoded: true }),
+    ...(result.cookies !== undefined && { cookies: result.cookies }),
+  };
 }
 
 /** An answer made outside hono (a non-HTTP event, a middy timeout), as the Lambda response. */

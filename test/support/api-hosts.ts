@@ -91,7 +91,7 @@ interface LambdaRoute {
   pattern: RegExp;
   handler: LambdaHttpHandler;
 }
-type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: unknown) => Promise<HttpAnswer>;
+type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: unknown) => Promise<HttpAnswer & { cookies?: string[] }>;
 
 function lambdaRoute(event: HttpApiEvent, handler: LambdaHttpHandler): LambdaRoute | undefined {
   const [method, template] = typeof event === 'string' ? event.trim().split(/\s+/) : [event.method, event.path];
@@ -146,8 +146,10 @@ async function startLambda(env: Env): Promise<RunningHost> {
       const routeKey = routed ? `${routed.method === '*' ? 'ANY' : routed.method} ${routed.template}` : '$default';
       const pathParameters = routed ? routed.pattern.exec(path)?.groups : undefined;
       const queryStringParameters = query === '' ? undefined : Object.fromEntries(new URLSearchParams(query));
-      const lowerCased = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-      return route.handler(
+      const { cookie, ...lowerCased } = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+      // API Gateway's payload 2.0 moves the Cookie header into `cookies`, and Set-Cookie out of
+      // `headers` into `cookies` on the way back: both as it does them.
+      const answer = route.handler(
         {
           version: '2.0',
           routeKey,
@@ -168,11 +170,13 @@ async function startLambda(env: Env): Promise<RunningHost> {
             time: new Date().toISOString(),
             timeEpoch: Date.now(),
           },
+          ...(cookie !== undefined && { cookies: cookie.split(/;\s*/) }),
           ...(body !== undefined && { body }),
           isBase64Encoded: false,
         },
         lambdaContext(),
       );
+      return answer.then(({ cookies, ...rest }) => (cookies === undefined ? rest : { ...rest, headers: { ...rest.headers, 'set-cookie': cookies.join(', ') } }));
     },
     stop: async () => undefined,
   };
