@@ -189,6 +189,104 @@ describe('the policy', () => {
   });
 });
 
+describe('Unicode: what counts towards the length, and what is compared', () => {
+  const policy = defaultPasswordPolicy();
+  const verdict = (password: string, email?: string) => policy.check(password, email === undefined ? {} : { email });
+  const ZWSP = '\u200B';
+  const SOFT_HYPHEN = '\u00AD';
+  const ZWJ = '\u200D';
+  const ACUTE = '\u0301';
+
+  it('compares with the blocklist after removing invisible characters, controls and accents with no letter', async () => {
+    // Listed as `password` and `qwertyuiop`: an invisible character in the middle changes nothing a person sees.
+    for (const hidden of [`pass${ZWSP}word`, `pass${SOFT_HYPHEN}word`, `qwerty${ZWJ}uiop`]) {
+      expect(await verdict(hidden), JSON.stringify(hidden)).toMatchObject({ ok: false, reason: 'common' });
+    }
+    // Byte-order mark, bidi isolates, a variation selector, a control, accents before the first letter.
+    for (const hidden of ['\uFEFFpassword123', '\u2066password123\u2069', 'passw\uFE0Ford123', 'password\u0000123', `${ACUTE.repeat(3)}password123`]) {
+      expect(await verdict(hidden), JSON.stringify(hidden)).toMatchObject({ ok: false, reason: 'common' });
+    }
+    // The list itself compares so, wherever it is asked.
+    expect(await (await loadBundledBlocklist()).has(`iloveyou${ZWSP}1`)).toBe(true);
+  });
+
+  it('compares with the context words after removing invisible characters', async () => {
+    const email = 'ada.lovelace@example.com';
+    expect(await verdict(`ada${ZWSP}.lovelace 1815`, email)).toMatchObject({ ok: false, reason: 'context', message: expect.stringMatching(/email address/) });
+    expect(await verdict(`my pass${SOFT_HYPHEN}lane login`)).toMatchObject({ ok: false, reason: 'context', message: expect.stringMatching(/service's name/) });
+    // And so does the count at login.
+    expect(policy.checkCheap(`grace${ZWJ}.hopper forever`, { email: 'grace.hopper@example.com' })).toMatchObject({ ok: false, reason: 'context' });
+  });
+
+  it('refuses a password of only spaces, and says so', async () => {
+    // NFKC makes the no-break and ideographic spaces plain spaces.
+    for (const spaces of [' '.repeat(8), ' '.repeat(64), '\u00A0'.repeat(8), '\u3000'.repeat(8), ` ${ZWSP}`.repeat(8)]) {
+      expect(await verdict(spaces), JSON.stringify(spaces)).toEqual({
+        ok: false,
+        reason: 'too_short',
+        message: 'Spaces count towards the length only beside other characters, and this password holds nothing else. Use at least 8 characters, not all of them spaces.',
+      });
+    }
+  });
+
+  it('refuses a password of only invisible characters, controls or accents with no letter, and says so', async () => {
+    for (const invisible of [ZWSP.repeat(8), SOFT_HYPHEN.repeat(20), ACUTE.repeat(8), '\u0000'.repeat(8), '\uFE0F'.repeat(8), `${ZWJ}${ACUTE}`.repeat(8)]) {
+      expect(await verdict(invisible), JSON.stringify(invisible)).toEqual({
+        ok: false,
+        reason: 'too_short',
+        message: 'Invisible characters (such as zero-width spaces), control characters and accents with no letter under them do not count towards the length, and this password holds nothing else. Use at least 8 characters.',
+      });
+    }
+  });
+
+  it('does not count invisible characters towards the length, and says so', async () => {
+    const tooShort = {
+      ok: false,
+      reason: 'too_short',
+      message: 'Use at least 8 characters. Invisible characters (such as zero-width spaces), control characters and accents with no letter under them do not count.',
+    };
+    expect(await verdict(`Zq7${ZWSP.repeat(10)}`)).toEqual(tooShort);
+    expect(await verdict(`${ACUTE.repeat(4)}Zq7wx`)).toEqual(tooShort);
+    // A heart with its emoji variation selector is one character; the joiner between two emoji is none.
+    expect(await verdict('❤️'.repeat(7))).toEqual(tooShort);
+    expect(await verdict('❤️'.repeat(8))).toMatchObject({ ok: true });
+    expect(await verdict('👩‍💻'.repeat(3))).toEqual(tooShort);
+    expect(await verdict('👩‍💻'.repeat(4))).toMatchObject({ ok: true });
+    // A password that is short without any of them gets the usual message.
+    expect(await verdict('Zq7wx')).toMatchObject({ reason: 'too_short', message: expect.stringMatching(/^Use at least 8 characters. A few unrelated words/) });
+  });
+
+  it('counts spaces between other characters, and accents on a letter or a space', async () => {
+    for (const counted of ['ab cd ef', 'wait  for  it', 'x\u0301'.repeat(4), '\u00B4'.repeat(4)]) {
+      expect(await verdict(counted), JSON.stringify(counted)).toMatchObject({ ok: true });
+    }
+    // ´ (U+00B4) is a space and a combining acute after NFKC: two characters, like x with an acute.
+    expect(await verdict('\u00B4'.repeat(3))).toMatchObject({ ok: false, reason: 'too_short' });
+  });
+
+  it('counts the same passwords as too short at login, without refusing the login', () => {
+    const { deps, events } = (() => {
+      const audited: AuditEvent[] = [];
+      return { deps: { passwordPolicy: createPasswordPolicy({ minLength: 8, serviceName: 'passlane' }), audit: (event: AuditEvent) => audited.push(event) }, events: audited };
+    })();
+    auditExistingPassword(deps, { userId: 'u1', email: 'ada@example.com' }, ' '.repeat(8));
+    auditExistingPassword(deps, { userId: 'u2', email: 'ada@example.com' }, ZWSP.repeat(8));
+    auditExistingPassword(deps, { userId: 'u3', email: 'ada@example.com' }, STRONG);
+    expect(events).toEqual([
+      { type: 'auth.login_weak_password', userId: 'u1', reason: 'too_short' },
+      { type: 'auth.login_weak_password', userId: 'u2', reason: 'too_short' },
+    ]);
+  });
+
+  it('never puts the password in a refusal', async () => {
+    for (const password of [`pass${ZWSP}word`, ' '.repeat(8), ZWSP.repeat(8), `Zq7${ZWSP.repeat(10)}`]) {
+      const result = await verdict(password);
+      expect(result.ok).toBe(false);
+      expect(JSON.stringify(result)).not.toContain(JSON.stringify(password).slice(1, -1));
+    }
+  });
+});
+
 describe('the breach check, against a local range server', () => {
   let range: RangeServer;
   beforeAll(async () => {
@@ -225,6 +323,13 @@ describe('the breach check, against a local range server', () => {
     expect(await policyWith().check(`never seen ${crypto.randomUUID()}`, {})).toEqual({ ok: true, breachCheck: 'passed' });
     const suffix = sha1Hex('x').slice(5);
     expect(parseRange(`${suffix}:0\r\n${'A'.repeat(35)}:7\r\nnot a line`)).toEqual(new Map([['A'.repeat(35), 7]]));
+  });
+
+  it('asks about the password without its invisible characters', async () => {
+    const password = `a breached passphrase ${crypto.randomUUID()}`;
+    range.breach(password, 3);
+    const hidden = `${password.slice(0, 5)}\u200B${password.slice(5)}\u00AD`;
+    expect(await policyWith().check(hidden, {})).toMatchObject({ ok: false, reason: 'breached' });
   });
 
   it('refuses from the configured count on', async () => {
@@ -353,6 +458,17 @@ describe('the use-cases', () => {
       });
       expect(events.at(-1)).toEqual({ type: 'auth.password_rejected', action: 'password_change', reason: 'common', userId });
       expect((await deps.hasher.verify((await users.getUserByEmail(email))!.passwordHash, STRONG)).ok).toBe(true);
+      dispose();
+    });
+
+    it('hashes a password as typed: invisible characters only change how it is judged', async () => {
+      const { deps, users, dispose } = await createAuthFixture(dynamo.endpoint);
+      const email = uniqueEmail();
+      const typed = `correct\u200B horse battery staple\u00AD`;
+      await register(deps, { body: { email, password: typed } });
+      const { passwordHash } = (await users.getUserByEmail(email))!;
+      expect((await deps.hasher.verify(passwordHash, typed)).ok).toBe(true);
+      expect((await deps.hasher.verify(passwordHash, STRONG)).ok).toBe(false);
       dispose();
     });
 

@@ -6,12 +6,14 @@
  * the answer does not tell an observer of the encrypted traffic which prefix was asked. A
  * suffix counts as breached at `minCount` sightings or more (padding never does: its count is 0).
  *
- * The hash is of the NFKC form (the one passlane stores), not folded: the corpus is case-sensitive.
+ * The hash is of the counted form (normalise.ts: NFKC without invisible characters, controls and
+ * marks with no base), as the blocklist compares, so `pass\u200Bword1` is asked about as
+ * `password1`; not folded: the corpus is case-sensitive.
  * Answers are cached per prefix (a few dozen, minutes each): they are public data, unlike the
  * passwords, whose hashes are never kept. Reasons and the fail-open default: README.md here.
  */
 import { toHex, utf8 } from '../hashing/encoding.js';
-import { normalisePassword } from './normalise.js';
+import { countedForm, normalisePassword } from './normalise.js';
 
 export interface BreachCheckOptions {
   /** Ends with `/`; the 5-character prefix is appended. */
@@ -79,7 +81,7 @@ export function createBreachCheck(options: BreachCheckOptions): BreachCheck {
 
   return {
     async check(password) {
-      const digest = toHex(new Uint8Array(await crypto.subtle.digest('SHA-1', utf8(normalisePassword(password))))).toUpperCase();
+      const digest = toHex(new Uint8Array(await crypto.subtle.digest('SHA-1', utf8(countedForm(normalisePassword(password)))))).toUpperCase();
       let counts: Map<string, number>;
       try {
         counts = await rangeOf(digest.slice(0, 5));

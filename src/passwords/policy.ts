@@ -1,11 +1,13 @@
 /**
  * The rules for a password being set (register, password change, reset), after NIST SP
- * 800-63B-4 §3.1.1.2 (reasons in README.md here): a length in code points after NFKC, from a
- * configurable minimum to a maximum within the hasher's byte bound; no composition rules and no
- * truncation; not a context word (the email's local part, the service's name); not on the
- * blocklist of common passwords; and, when configured, not in Have I Been Pwned's corpus. The
- * first rule broken is the verdict, cheapest first, so a network call is made only for a
- * password that passed everything else. Nothing here logs, and no verdict holds the password.
+ * 800-63B-4 §3.1.1.2 (reasons in README.md here): at least a configurable minimum of characters
+ * that count (normalise.ts: no invisible characters, controls or marks with no base, and not only
+ * whitespace), at most a maximum of code points after NFKC within the hasher's byte bound; no
+ * composition rules and no truncation; and, compared without what does not count: not a context
+ * word (the email's local part, the service's name), not on the blocklist of common passwords,
+ * and, when configured, not in Have I Been Pwned's corpus. The first rule broken is the verdict,
+ * cheapest first, so a network call is made only for a password that passed everything else.
+ * Nothing here logs, and no verdict holds the password.
  */
 import { DEFAULT_PASSWORD_RULES } from '../hashing/policy.js';
 import { utf8Length } from '../hashing/encoding.js';
@@ -13,7 +15,7 @@ import type { Blocklist } from './blocklist.js';
 import type { BreachCheck } from './breach-check.js';
 import { emailWords, findContextWord, serviceWords, type ContextWordSource } from './context-words.js';
 import { BlocklistUnavailableError, BreachCheckUnavailableError } from './errors.js';
-import { codePointCount, foldForComparison, normalisePassword } from './normalise.js';
+import { codePointCount, countedForm, countedLength, foldCounted, normalisePassword } from './normalise.js';
 
 /** NIST's floor for any password (§3.1.1.2: "at least 8 characters"); the configured minimum is never lower. */
 export const MIN_LENGTH_FLOOR = 8;
@@ -21,6 +23,12 @@ export const MIN_LENGTH_FLOOR = 8;
 export const DEFAULT_MAX_LENGTH = 256;
 
 export type PasswordRejectionReason = 'too_short' | 'too_long' | 'common' | 'breached' | 'context';
+
+/**
+ * Why a password is `too_short`, for its message: `spaces`, it is only whitespace; `invisible`,
+ * nothing in it counts; `uncounted`, some of it does not count; `short`, all of it counts.
+ */
+export type ShortDetail = 'short' | 'uncounted' | 'invisible' | 'spaces';
 
 export interface PasswordContext {
   /** The account's email, normalised: its local part is a context word. */
@@ -51,7 +59,7 @@ export interface PasswordPolicy {
 }
 
 export interface PasswordPolicyOptions {
-  /** Code points after NFKC, at least MIN_LENGTH_FLOOR. */
+  /** Characters that count (normalise.ts `countedLength`), at least MIN_LENGTH_FLOOR. */
   minLength: number;
   /** Code points after NFKC; at least 64, and at most a quarter of maxBytes so the hasher's bound is never the one that refuses. */
   maxLength?: number;
@@ -77,16 +85,18 @@ export function createPasswordPolicy(options: PasswordPolicyOptions): PasswordPo
     // The raw bound first, before normalising: an absurdly long input costs a length read.
     if (password.length > maxBytes || utf8Length(password) > maxBytes) return reject('too_long');
     const normalised = normalisePassword(password);
-    const length = codePointCount(normalised);
-    if (length > maxLength) return reject('too_long');
-    if (length < minLength) return reject('too_short');
-    const found = findContextWord(foldForComparison(normalised), [...emailWords(context.email), ...service]);
-    if (found !== undefined) return reject('context', found.source);
+    // Every code point is hashed and stored, invisible ones too: the maximum counts them all.
+    if (codePointCount(normalised) > maxLength) return reject('too_long');
+    const counted = countedForm(normalised);
+    const length = countedLength(counted);
+    if (length < minLength) return reject('too_short', { short: shortDetail(normalised, counted, length) });
+    const found = findContextWord(foldCounted(counted), [...emailWords(context.email), ...service]);
+    if (found !== undefined) return reject('context', { source: found.source });
     return { ok: true };
   }
 
-  function reject<R extends PasswordRejectionReason>(reason: R, source?: ContextWordSource): { ok: false; reason: R; message: string } {
-    return { ok: false, reason, message: rejectionMessage(reason, { minLength, maxLength, source }) };
+  function reject<R extends PasswordRejectionReason>(reason: R, detail: { source?: ContextWordSource; short?: ShortDetail } = {}): { ok: false; reason: R; message: string } {
+    return { ok: false, reason, message: rejectionMessage(reason, { minLength, maxLength, ...detail }) };
   }
 
   return {
@@ -109,14 +119,31 @@ export function createPasswordPolicy(options: PasswordPolicyOptions): PasswordPo
   };
 }
 
+function shortDetail(normalised: string, counted: string, length: number): ShortDetail {
+  if (counted === '') return normalised === '' ? 'short' : 'invisible';
+  if (length === 0) return 'spaces';
+  return counted === normalised ? 'short' : 'uncounted';
+}
+
+const UNCOUNTED_KINDS = 'Invisible characters (such as zero-width spaces), control characters and accents with no letter under them';
+
 /** What the person choosing the password reads: what is wrong and what to do, never the password itself. */
 export function rejectionMessage(
   reason: PasswordRejectionReason,
-  { minLength, maxLength, source }: { minLength: number; maxLength: number; source?: ContextWordSource | undefined },
+  { minLength, maxLength, source, short }: { minLength: number; maxLength: number; source?: ContextWordSource | undefined; short?: ShortDetail | undefined },
 ): string {
   switch (reason) {
     case 'too_short':
-      return `Use at least ${minLength} characters. A few unrelated words make a long password that is easy to remember.`;
+      switch (short) {
+        case 'spaces':
+          return `Spaces count towards the length only beside other characters, and this password holds nothing else. Use at least ${minLength} characters, not all of them spaces.`;
+        case 'invisible':
+          return `${UNCOUNTED_KINDS} do not count towards the length, and this password holds nothing else. Use at least ${minLength} characters.`;
+        case 'uncounted':
+          return `Use at least ${minLength} characters. ${UNCOUNTED_KINDS} do not count.`;
+        default:
+          return `Use at least ${minLength} characters. A few unrelated words make a long password that is easy to remember.`;
+      }
     case 'too_long':
       return `Use at most ${maxLength} characters.`;
     case 'common':
