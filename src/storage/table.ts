@@ -24,12 +24,15 @@ import { StorageUnavailableError } from './errors.js';
  *               pk = "failures#acct#" + email fingerprint + "#src#" + source
  *               failures N, blockedUntil N, expiresAt N: one email from one source
  *               pk = "failures#src#" + source + "#" + windowStart
- *               count N, expiresAt N: failed logins from one source, on any account
+ *               count N, successes N, expiresAt N: failed logins from one source, on any
+ *               account, and its good logins without a known device
  *               pk = "failures#refresh#src#" + source + "#" + windowStart
  *               count N, expiresAt N: failed refreshes from one source
  * Sessions      pk = "sessions#" + email fingerprint
- *               sessions M (session id -> one session, session-store.ts), epoch N (moves on
- *               when a password change purges them), expiresAt N (the latest session's end)
+ *               sessions M (session id -> one session, session-store.ts), devices M (device id
+ *               -> one known device), epoch N (moves on when a password change purges them),
+ *               loginWindow N, loginCount N (good logins in the current window), expiresAt N
+ *               (the latest end of a session or a device)
  * One-time      pk = "token#reset#" or "token#verify#" + email fingerprint
  * tokens        tokenHash S (SHA-256 of the secret), email S, wrongGuesses N, expiresAt N:
  *               the account's outstanding password-reset or email-verification token
