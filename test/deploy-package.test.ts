@@ -44,7 +44,7 @@ const ROUTES: Record<string, string[]> = {
   register: ['POST /register'],
   login: ['POST /login'],
   token: ['POST /token'],
-  sessions: ['POST /logout', 'GET /sessions', 'DELETE /sessions/{id}'],
+  sessions: ['POST /logout', 'GET /sessions', 'DELETE /sessions/{id}', 'DELETE /devices/{id}'],
   password: ['POST /password'],
   recovery: ['POST /password/reset', 'POST /password/reset/confirm', 'POST /email/verify', 'POST /email/verify/resend'],
   jwks: ['GET /.well-known/jwks.json'],

@@ -27,6 +27,7 @@ import { createSsmSecretSource, ssmClientConfig } from '../src/config/ssm-secret
 import { createHttpMigrationSource } from '../src/migration/http-migration-source.js';
 import { createLambdaMigrationSource } from '../src/migration/lambda-migration-source.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
+import { LoginGuardStore } from '../src/storage/login-guard-store.js';
 import { ensureTable } from '../src/storage/table.js';
 import type { AuthDependencies } from '../src/use-cases/dependencies.js';
 import { AccountExistsConflictError, EmailNotVerifiedError, InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from '../src/use-cases/errors.js';
@@ -38,7 +39,7 @@ import { sourceKeyOf } from '../src/use-cases/source-key.js';
 import { buildMigrationSource } from '../src/wiring/build-migration-source.js';
 import { createAuthDependencies } from './support/app-dependencies.js';
 import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
-import { failureOf } from './support/clock.js';
+import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { httpApiEvent } from './support/http-api-event.js';
 import { lambdaContext } from './support/lambda-context.js';
@@ -56,8 +57,8 @@ const FAST_TIMEOUT_MS = 600;
 const attempt = (deps: AuthDependencies, email: string, password: string, sourceIp = SOURCE): Promise<LoginResponse | unknown> =>
   login(deps, { body: { email, password }, sourceIp }).catch((error: unknown) => error);
 
-async function failuresOf(deps: AuthDependencies, email: string, sourceIp = SOURCE) {
-  const state = await deps.loginGuard.read({ email, accountKey: deps.fingerprint(email), sourceKey: sourceKeyOf(sourceIp), now: new Date() });
+async function failuresOf(deps: AuthDependencies, email: string, sourceIp = SOURCE, now = new Date()) {
+  const state = await deps.loginGuard.read({ email, accountKey: deps.fingerprint(email), sourceKey: sourceKeyOf(sourceIp), now });
   return { account: state.account.failures, accountSource: state.accountSource.failures, hasAccount: state.user !== undefined };
 }
 
@@ -172,8 +173,9 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     ['a "valid" that is not a boolean', { body: '{"valid":"yes"}' }, 'malformed_answer'],
     ['an answer too large to be one', { body: JSON.stringify({ valid: true, padding: 'x'.repeat(10_000) }) }, 'malformed_answer'],
     ['a redirect', { status: 307 }, 'status'],
-  ] as const)('answers 503 with Retry-After on %s, creating no account and counting no failure', async (_, behaviour, reason) => {
-    const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source });
+  ] as const)('answers 503 with Retry-After on %s, creating no account and counting the failure', async (_, behaviour, reason) => {
+    const clock = movableClock();
+    const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source, now: clock.now });
     const email = uniqueEmail();
     oldSystem.add(email, PASSWORD);
     endpoint.behave(behaviour);
@@ -183,18 +185,65 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     expect((answer as TemporarilyUnavailableError).retryAfterSeconds).toBe(5);
     // The timeout holds (with room for a loaded machine), never the old system's 3 s.
     expect(performance.now() - started).toBeLessThan(2_500);
-    expect(events.at(-1)).toMatchObject({ type: 'auth.migration_unavailable', reason, emailFingerprint: deps.fingerprint(email) });
+    expect(events.findLast((event) => event.type === 'auth.migration_unavailable')).toMatchObject({ reason, emailFingerprint: deps.fingerprint(email) });
     expect(await users.getUserByEmail(email)).toBeUndefined();
-    expect(await failuresOf(deps, email)).toEqual({ account: 0, accountSource: 0, hasAccount: false });
+    // Counted like a wrong password on an account here, which answers 503 too while it is down.
+    expect(await failuresOf(deps, email, SOURCE, clock.now())).toEqual({ account: 1, accountSource: 1, hasAccount: false });
 
-    // Back up: the same login succeeds.
+    // Back up: once the breaker lets the next question through, the same login succeeds.
     endpoint.behave({});
+    clock.advance(5);
     expect(await attempt(deps, email, PASSWORD)).toMatchObject({ tokenType: 'Bearer' });
     dispose();
   });
 
+  it('answers every failed login 503 while the old system is down, on every container, so the outage lists no account', async () => {
+    const clock = movableClock();
+    const fixture = await createAuthFixture(dynamo.endpoint, { migration: source, now: clock.now });
+    const { deps, events, dispose } = fixture;
+    // A second container: its own store (and its own view of the breaker) on the same table.
+    const other: AuthDependencies = { ...deps, loginGuard: new LoginGuardStore(fixture.client, fixture.tableName, deps.rateLimits.windowSeconds) };
+    const member = uniqueEmail();
+    await register(deps, { body: { email: member, password: PASSWORD } });
+    const stranger = uniqueEmail();
+    expect(await attempt(deps, member, WRONG)).toBeInstanceOf(InvalidCredentialsError);
+
+    endpoint.behave({ status: 500 });
+    const first = await attempt(deps, stranger, WRONG);
+    expect(first).toBeInstanceOf(TemporarilyUnavailableError);
+    // From now on the answer does not depend on whether the email has an account here, on this
+    // container or another that has not met the outage itself.
+    const asked = endpoint.requests.length;
+    for (const container of [deps, other]) {
+      for (const email of [member, stranger, uniqueEmail()]) {
+        const answer = await attempt(container, email, WRONG);
+        expect(answer, email).toBeInstanceOf(TemporarilyUnavailableError);
+        expect((answer as TemporarilyUnavailableError).retryAfterSeconds).toBe(5);
+      }
+    }
+    // Until the breaker's time is up the old system is not asked again; a right password here still logs in.
+    expect(endpoint.requests.length).toBe(asked);
+    expect(await attempt(other, member, PASSWORD)).toMatchObject({ tokenType: 'Bearer' });
+    // Audited for what each was: the old system's silence, or the member's wrong password.
+    expect(events.filter((event) => event.type === 'auth.login_failed' && event.reason === 'migration_unavailable')).toHaveLength(5);
+    expect(events.filter((event) => event.type === 'auth.login_failed' && event.reason === 'wrong_password')).toHaveLength(3);
+
+    // Still down at the next try: open again. Then back up: the first answer closes it everywhere.
+    clock.advance(5);
+    expect(await attempt(other, stranger, WRONG)).toBeInstanceOf(TemporarilyUnavailableError);
+    expect(endpoint.requests.length).toBe(asked + 1);
+    expect(await attempt(deps, member, WRONG)).toBeInstanceOf(TemporarilyUnavailableError);
+    endpoint.behave({});
+    clock.advance(5);
+    expect(await attempt(deps, stranger, WRONG)).toBeInstanceOf(InvalidCredentialsError);
+    clock.advance(1);
+    for (const container of [deps, other]) expect(await attempt(container, member, WRONG)).toBeInstanceOf(InvalidCredentialsError);
+    dispose();
+  });
+
   it('is refused by the old system when the secret differs, or when the request is older than the replay window', async () => {
-    const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint);
+    const clock = movableClock();
+    const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint, { now: clock.now });
     const email = uniqueEmail();
     oldSystem.add(email, PASSWORD);
     const wrongSecret = createHttpMigrationSource({ url: endpoint.url, secret: `${SECRET}-but-not-quite`, timeoutMs: FAST_TIMEOUT_MS });
@@ -203,7 +252,9 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
       const answer = await attempt({ ...deps, migration }, email, PASSWORD);
       expect(answer).toBeInstanceOf(TemporarilyUnavailableError);
       expect(endpoint.requests.at(-1)).toEqual({ email, signature: seen });
-      expect(events.at(-1)).toMatchObject({ type: 'auth.migration_unavailable', reason: 'status', status: 401 });
+      expect(events.findLast((event) => event.type === 'auth.migration_unavailable')).toMatchObject({ reason: 'status', status: 401 });
+      // The breaker's time, before the next question is asked.
+      clock.advance(5);
     }
     expect(await users.getUserByEmail(email)).toBeUndefined();
     dispose();
@@ -415,7 +466,7 @@ describe('lazy migration from a Lambda function, through the local Lambda API', 
     const answer = await attempt(deps, email, PASSWORD);
     expect(answer).toBeInstanceOf(TemporarilyUnavailableError);
     expect(performance.now() - started).toBeLessThan(2_500);
-    expect(events.at(-1)).toMatchObject({ type: 'auth.migration_unavailable', reason });
+    expect(events.findLast((event) => event.type === 'auth.migration_unavailable')).toMatchObject({ reason });
     expect(await users.getUserByEmail(email)).toBeUndefined();
     dispose();
   });
@@ -424,7 +475,7 @@ describe('lazy migration from a Lambda function, through the local Lambda API', 
     const missing = lambdaSource('no-such-function');
     const { deps, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: missing });
     expect(await attempt(deps, uniqueEmail(), PASSWORD)).toBeInstanceOf(TemporarilyUnavailableError);
-    expect(events.at(-1)).toMatchObject({ type: 'auth.migration_unavailable', reason: 'status', status: 404 });
+    expect(events.findLast((event) => event.type === 'auth.migration_unavailable')).toMatchObject({ reason: 'status', status: 404 });
     missing.destroy();
     dispose();
   });
@@ -459,27 +510,32 @@ describe('lazy migration wired from the environment, through the Lambda login ha
   };
 
   it('answers 200, 401 and 503 as a login does, and writes neither the password nor the email to the logs', async () => {
-    const env = { ...baseEnv(), PASSLANE_MIGRATION_URL: endpoint.url, PASSLANE_MIGRATION_SECRET: SECRET, PASSLANE_MIGRATION_TIMEOUT_MS: String(FAST_TIMEOUT_MS) };
+    // A table of its own: the outage leaves the breaker open there for the next seconds.
+    const outageTable = `users-${crypto.randomUUID()}`;
+    await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), outageTable);
+    const env = { ...baseEnv(), PASSLANE_TABLE: outageTable, PASSLANE_MIGRATION_URL: endpoint.url, PASSLANE_MIGRATION_SECRET: SECRET, PASSLANE_MIGRATION_TIMEOUT_MS: String(FAST_TIMEOUT_MS) };
     const deps = createAuthDependencies(env, { dataDir });
     const handler = createLoginHandler(() => deps);
     const email = uniqueEmail();
     oldSystem.add(email, PASSWORD);
+    const waiting = uniqueEmail();
+    oldSystem.add(waiting, PASSWORD);
     const written: string[] = [];
     const capture = (chunk: string | Uint8Array) => (written.push(String(chunk)), true);
     vi.spyOn(process.stdout, 'write').mockImplementation(capture);
     vi.spyOn(process.stderr, 'write').mockImplementation(capture);
     let results;
     try {
+      const rejected = await call(handler, { email, password: WRONG });
+      const migrated = await call(handler, { email, password: PASSWORD });
       const outage = await (async () => {
         endpoint.behave({ status: 502 });
         try {
-          return await call(handler, { email, password: PASSWORD });
+          return await call(handler, { email: waiting, password: PASSWORD });
         } finally {
           endpoint.behave({});
         }
       })();
-      const rejected = await call(handler, { email, password: WRONG });
-      const migrated = await call(handler, { email, password: PASSWORD });
       results = { outage, rejected, migrated };
     } finally {
       vi.restoreAllMocks();
@@ -496,7 +552,7 @@ describe('lazy migration wired from the environment, through the Lambda login ha
     expect(lines.some((line) => line.includes('auth.account_migrated'))).toBe(true);
     expect(lines.some((line) => line.includes('auth.migration_unavailable'))).toBe(true);
     const all = written.join('');
-    for (const secret of [PASSWORD, WRONG, email, SECRET]) expect(all).not.toContain(secret);
+    for (const secret of [PASSWORD, WRONG, email, waiting, SECRET]) expect(all).not.toContain(secret);
     expect(all).not.toMatch(/\$argon2id\$/);
   });
 

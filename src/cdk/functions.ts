@@ -266,16 +266,16 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       {
         kind: 'items',
         action: 'dynamodb:BatchGetItem',
-        keys: ['user#*', 'failures#*', 'sessions#*'],
-        why: 'The account, its failure counters and its sessions, in one BatchGetItem before the verify (src/use-cases/LIMITS.md).',
+        keys: ['user#*', 'failures#*', 'sessions#*', 'migration#*'],
+        why: 'The account, its failure counters and its sessions, in one BatchGetItem before the verify (src/use-cases/LIMITS.md); with lazy migration, its breaker (migration#breaker, at most once a second). The breaker\'s grants are there without a migration too: one item of no account\'s data.',
       },
       {
         kind: 'items',
         action: 'dynamodb:UpdateItem',
-        keys: ['failures#*', 'user#*', 'sessions#*', 'ratelimit#*'],
-        why: 'Failure counters after a failed verify (atomic ADD; a known device\'s failures in the sessions item), the source\'s count of good logins, the upgrade of an outdated hash after a good login (conditional on the hash just verified), the new session with its known device and the account\'s count of good logins (conditional on the sessions item\'s version; ends the oldest beyond the limit), and the account\'s verification-mail budget (requireVerifiedEmail).',
+        keys: ['failures#*', 'user#*', 'sessions#*', 'ratelimit#*', 'migration#*'],
+        why: 'Failure counters after a failed verify (atomic ADD; a known device\'s failures in the sessions item), the source\'s count of good logins, the upgrade of an outdated hash after a good login (conditional on the hash just verified), the new session with its known device and the account\'s count of good logins (conditional on the sessions item\'s version; ends the oldest beyond the limit), and the account\'s verification-mail budget (requireVerifiedEmail); with lazy migration, its breaker opened when the old system gives no answer.',
       },
-      { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['failures#*'], why: 'A good login after failures clears them.' },
+      { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['failures#*', 'migration#*'], why: 'A good login after failures clears them; the old system\'s next answer closes its breaker.' },
       {
         kind: 'items',
         action: 'dynamodb:PutItem',

@@ -10,7 +10,7 @@ import { batchGetByKey } from './batch-get.js';
 import { sessionsKey, toAccountSessions, type AccountSessions } from './session-store.js';
 import { isConditionalCheckFailed } from './checks.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
-import { FAILURE_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
+import { FAILURE_KEY_PREFIX, MIGRATION_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
 import { epochSeconds } from '../shared/epoch-seconds.js';
 
 /** Who is logging in, as the keys of what a login reads and writes. */
@@ -35,6 +35,11 @@ export interface LoginState {
   source: { failures: number; successes: number; windowEnd: number };
   /** The account's sessions, so a good login can start one without another read. */
   sessions: AccountSessions;
+  /**
+   * With lazy migration: whether the old system is known to be down (its breaker is open), and
+   * from when it may be asked again. Absent: closed, or not asked for.
+   */
+  breaker?: { retryAt: number };
 }
 
 /** What a failure writes; the use-case decides the numbers (src/use-cases/login-guard.ts). */
@@ -48,6 +53,9 @@ export interface FailureUpdate {
 }
 
 const DAY_SECONDS = 86_400;
+/** How long a container goes by what it last read of the breaker before it reads it again. */
+const BREAKER_READ_EVERY_MS = 1000;
+const BREAKER_KEY = `${MIGRATION_KEY_PREFIX}breaker`;
 
 /**
  * The login path's storage: the account, its failure counters and its sessions in one
@@ -62,10 +70,27 @@ export class LoginGuardStore {
     private readonly windowSeconds: number,
   ) {}
 
-  async read(target: LoginTarget): Promise<LoginState> {
+  /** What this container last read or wrote of the breaker, and when (ms). */
+  private breakerSeen: { retryAt?: number; atMs: number } | undefined;
+
+  /**
+   * `breaker`: also the lazy migration's breaker, in the same request. Every login reading one
+   * item would make it the table's hottest key, so a container reads it at most once a second
+   * and goes by what it read (or wrote) in between (LIMITS.md, "Capacity").
+   */
+  async read(target: LoginTarget, options: { breaker?: boolean } = {}): Promise<LoginState> {
     const nowSeconds = epochSeconds(target.now);
     const keys = this.keysOf(target);
-    const items = await batchGetByKey(this.client, this.tableName, Object.values(keys).filter((key): key is string => key !== undefined), 'readLoginState');
+    const nowMs = target.now.getTime();
+    const readBreaker = options.breaker === true && (this.breakerSeen === undefined || nowMs - this.breakerSeen.atMs >= BREAKER_READ_EVERY_MS || nowMs < this.breakerSeen.atMs);
+    const wanted = [...Object.values(keys), readBreaker ? BREAKER_KEY : undefined].filter((key): key is string => key !== undefined);
+    const items = await batchGetByKey(this.client, this.tableName, wanted, 'readLoginState');
+    if (readBreaker) {
+      const item = items.get(BREAKER_KEY);
+      const open = item !== undefined && count(item, TTL_ATTRIBUTE) > nowSeconds;
+      this.breakerSeen = { ...(open && { retryAt: count(item, 'retryAt') }), atMs: nowMs };
+    }
+    const breakerRetryAt = options.breaker === true ? this.breakerSeen?.retryAt : undefined;
     const live = (key: string | undefined) => {
       const item = key === undefined ? undefined : items.get(key);
       // TTL deletes late (up to days): an expired item is no item.
@@ -88,7 +113,33 @@ export class LoginGuardStore {
         successes: source ? count(source, 'successes') : 0,
         windowEnd: windowStart(nowSeconds, this.windowSeconds) + this.windowSeconds,
       },
+      ...(breakerRetryAt !== undefined && { breaker: { retryAt: breakerRetryAt } }),
     };
+  }
+
+  /**
+   * The old system gave no answer: the breaker opens (or stays open) until `retryAt`, and is
+   * remembered for a day at most without a question (then it closes by itself).
+   */
+  async openBreaker(now: Date, retryAt: number): Promise<void> {
+    const nowSeconds = epochSeconds(now);
+    this.breakerSeen = { retryAt, atMs: now.getTime() };
+    await this.update('openBreaker', {
+      Key: { pk: { S: BREAKER_KEY } },
+      UpdateExpression: 'SET retryAt = :retryAt, openedAt = if_not_exists(openedAt, :now), #expiresAt = :expiresAt',
+      ExpressionAttributeNames: { '#expiresAt': TTL_ATTRIBUTE },
+      ExpressionAttributeValues: { ':retryAt': { N: String(retryAt) }, ':now': { N: String(nowSeconds) }, ':expiresAt': { N: String(nowSeconds + DAY_SECONDS) } },
+    });
+  }
+
+  /** The old system answered again: the breaker closes. */
+  async closeBreaker(now: Date): Promise<void> {
+    this.breakerSeen = { atMs: now.getTime() };
+    try {
+      await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: { pk: { S: BREAKER_KEY } } }));
+    } catch (error) {
+      throw new StorageUnavailableError('closeBreaker', error);
+    }
   }
 
   /** One failure more on each counter, in parallel. */

@@ -36,11 +36,14 @@ import { StorageUnavailableError } from './errors.js';
  * One-time      pk = "token#reset#" or "token#verify#" + email fingerprint
  * tokens        tokenHash S (SHA-256 of the secret), email S, wrongGuesses N, expiresAt N:
  *               the account's outstanding password-reset or email-verification token
+ * Migration     pk = "migration#breaker"
+ *               openedAt N, retryAt N, expiresAt N: lazy migration's old system gave no answer
+ *               (src/use-cases/migrate-account.ts); gone when it answers again
  * Job cursors   pk = "job#" + job name (e.g. "job#rehash")
  *               cursor S (opaque to the store), updatedAt S; replaced conditionally
  *
- * The prefixes keep the kinds apart; TTL only ever applies to rate-limit, failure, session and
- * one-time token items because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
+ * The prefixes keep the kinds apart; TTL only ever applies to rate-limit, failure, session,
+ * one-time token and migration items because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
  */
 export { DEFAULT_TABLE_NAME } from '../config/storage-config.js';
 export const PARTITION_KEY = 'pk';
@@ -51,6 +54,7 @@ export const JOB_KEY_PREFIX = 'job#';
 export const FAILURE_KEY_PREFIX = 'failures#';
 export const SESSIONS_KEY_PREFIX = 'sessions#';
 export const ONE_TIME_TOKEN_KEY_PREFIX = 'token#';
+export const MIGRATION_KEY_PREFIX = 'migration#';
 export const USER_ID_INDEX = 'userId-index';
 
 /** The table definition as data, for ensureTable and for infrastructure code to share. */

@@ -11,7 +11,7 @@ export type AuditEvent =
   | { type: 'auth.login_succeeded'; userId: string }
   | {
       type: 'auth.login_failed';
-      reason: 'unknown_account' | 'wrong_password' | 'unverifiable_record' | 'migration_rejected';
+      reason: 'unknown_account' | 'wrong_password' | 'unverifiable_record' | 'migration_rejected' | 'migration_unavailable';
       userId?: string;
       emailFingerprint: string;
       /** It presented a known device: counted against that device alone. */

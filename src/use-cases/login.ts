@@ -7,8 +7,8 @@ import type { LoginState, LoginTarget } from '../storage/login-guard-store.js';
 import { auditExistingPassword } from './check-new-password.js';
 import type { AuthDependencies } from './dependencies.js';
 import { EmailNotVerifiedError, InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from './errors.js';
-import { askOldSystem, createMigratedAccount } from './migrate-account.js';
-import type { MigrationAnswer } from './migration-source.js';
+import { askOldSystem, createMigratedAccount, MIGRATION_RETRY_AFTER_SECONDS } from './migrate-account.js';
+import type { MigrationAnswer, MigrationSource } from './migration-source.js';
 import { sendVerification } from './send-verification.js';
 import { countedLogin, deviceFailureUpdate, failureUpdate, limitReached } from './login-guard.js';
 import { knownDevice, type KnownDevice } from './known-device.js';
@@ -68,7 +68,7 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
     for (let decision = 1; ; decision++) {
       const now = deps.now?.() ?? new Date();
       const target: LoginTarget = { email, accountKey: fingerprint, sourceKey: sourceKeyOf(request.sourceIp), now };
-      const state = await deps.loginGuard.read(target);
+      const state = await deps.loginGuard.read(target, { breaker: deps.migration !== undefined });
       const device = knownDevice(state.sessions, state.user?.userId, request.deviceTokens, epochSeconds(now));
       enforceLimits(deps, state, now, fingerprint, device);
 
@@ -77,9 +77,12 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
       // so the time taken does not tell an email with an account from one without.
       const verdict: Verdict =
         !state.user && deps.migration
-          ? await askOldSystem(deps, deps.migration, { email, password, fingerprint })
+          ? await askOldSystemUnlessDown(deps, deps.migration, state, { email, password, fingerprint }, now)
           : await verifyOrDummy(deps, state.user, password);
       const padding = timing?.done() ?? 0;
+      // While the old system is down (lately or just now) every failure answers 503, the unknown
+      // email's and the wrong password's alike, so an outage lists nobody (migrate-account.ts).
+      const outage = verdict.unavailable === true || (state.breaker !== undefined && verdict.migration === undefined);
       if (!verdict.ok || (!state.user && !verdict.migration)) {
         // Writes and padding together: the failure's answer waits for the slowest verify seen.
         // A known device's failures count against that device alone (LIMITS.md).
@@ -88,16 +91,21 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
             ? deps.loginGuard.recordFailure(target, state, failureUpdate(state, deps.rateLimits, epochSeconds(now)))
             : deps.sessions.recordDeviceFailure(fingerprint, device.device.deviceId, deviceFailureUpdate(device.device, deps.rateLimits, epochSeconds(now))),
           deps.failureTiming?.pad(padding),
+          verdict.unavailable === true ? deps.loginGuard.openBreaker(now, epochSeconds(now) + MIGRATION_RETRY_AFTER_SECONDS) : undefined,
+          state.breaker !== undefined && verdict.migration !== undefined ? closeBreaker(deps, now) : undefined,
         ]);
         deps.audit({
           type: 'auth.login_failed',
-          reason: verdict.migration ? 'migration_rejected' : !state.user ? 'unknown_account' : verdict.unverifiable ? 'unverifiable_record' : 'wrong_password',
+          reason: verdict.unavailable ? 'migration_unavailable' : verdict.migration ? 'migration_rejected' : !state.user ? 'unknown_account' : verdict.unverifiable ? 'unverifiable_record' : 'wrong_password',
           ...(state.user && { userId: state.user.userId }),
           emailFingerprint: fingerprint,
           ...(device !== undefined && { knownDevice: true }),
         });
+        if (outage) throw new TemporarilyUnavailableError(retryAfter(state, verdict, now));
         throw new InvalidCredentialsError();
       }
+      // The old system answered "yes": it is up again.
+      if (state.breaker !== undefined && verdict.migration !== undefined) await closeBreaker(deps, now);
       let user = state.user;
       if (!user) {
         // Only the old system's "yes" gets here. Lost to a registration (or a twin login): read again.
@@ -192,8 +200,38 @@ async function startLoginSession(
   }
 }
 
-/** A verify's result, or the old system's answer in its place (`migration`). */
-type Verdict = VerifyResult & { unverifiable?: boolean; migration?: MigrationAnswer };
+/** A verify's result, or the old system's answer in its place (`migration`), or its silence (`unavailable`). */
+type Verdict = VerifyResult & { unverifiable?: boolean; migration?: MigrationAnswer; unavailable?: boolean };
+
+/**
+ * The old system's answer, unless its breaker is open: then only the dummy verify, until
+ * `retryAt`, from when one login at a time (per container) asks it again.
+ */
+async function askOldSystemUnlessDown(
+  deps: AuthDependencies,
+  migration: MigrationSource,
+  state: LoginState,
+  input: { email: string; password: string; fingerprint: string },
+  now: Date,
+): Promise<Verdict> {
+  if (state.breaker !== undefined && epochSeconds(now) < state.breaker.retryAt) {
+    return { ...(await deps.hasher.verifyDummy(input.password)), ok: false, needsRehash: false, unavailable: true };
+  }
+  return askOldSystem(deps, migration, input);
+}
+
+/** Best effort: a breaker left open only makes failures answer 503 until a question is answered. */
+async function closeBreaker(deps: AuthDependencies, now: Date): Promise<void> {
+  await deps.loginGuard.closeBreaker(now).catch((error: unknown) => {
+    if (!(error instanceof StorageUnavailableError)) throw error;
+  });
+}
+
+/** Until the old system may be asked again: the breaker's time, or a fresh outage's. */
+function retryAfter(state: LoginState, verdict: Verdict, now: Date): number {
+  if (verdict.unavailable !== true && state.breaker !== undefined) return Math.max(1, state.breaker.retryAt - epochSeconds(now));
+  return MIGRATION_RETRY_AFTER_SECONDS;
+}
 
 function migratedEmailVerified(answer: MigrationAnswer | undefined): boolean | undefined {
   return answer?.valid ? answer.emailVerified : undefined;

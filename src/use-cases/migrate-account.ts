@@ -17,17 +17,23 @@ export const MIGRATION_RETRY_AFTER_SECONDS = 5;
 /**
  * The dummy verify first, so a "no" costs what any unknown email costs (and an overloaded
  * hasher answers 503 before the old system is asked), then the one question. Without an answer:
- * audited, and 503 with Retry-After; nothing is created and no failure is counted, since nothing
- * was verified.
+ * audited, and `unavailable` (login.ts opens the breaker and answers every failure 503 while it
+ * is open, so the outage shows nobody which emails have an account here); nothing is created.
  */
 export async function askOldSystem(
   deps: AuthDependencies,
   migration: MigrationSource,
   input: { email: string; password: string; fingerprint: string },
-): Promise<VerifyResult & { migration: MigrationAnswer }> {
+): Promise<VerifyResult & ({ migration: MigrationAnswer } | { unavailable: true })> {
   const dummy = await deps.hasher.verifyDummy(input.password);
-  const answer = await answerOrUnavailable(deps, input.fingerprint, () => migration.check(input.email, input.password));
-  return { ...dummy, ok: answer.valid, needsRehash: false, migration: answer };
+  try {
+    const answer = await migration.check(input.email, input.password);
+    return { ...dummy, ok: answer.valid, needsRehash: false, migration: answer };
+  } catch (error) {
+    if (!(error instanceof MigrationUnavailableError)) throw error;
+    auditUnavailable(deps, input.fingerprint, error);
+    return { ...dummy, ok: false, needsRehash: false, unavailable: true };
+  }
 }
 
 /**
@@ -49,14 +55,18 @@ async function answerOrUnavailable<T>(
     return await ask();
   } catch (error) {
     if (!(error instanceof MigrationUnavailableError)) throw error;
-    deps.audit({
-      type: 'auth.migration_unavailable',
-      reason: error.reason,
-      ...(error.status !== undefined && { status: error.status }),
-      emailFingerprint: fingerprint,
-    });
+    auditUnavailable(deps, fingerprint, error);
     throw new TemporarilyUnavailableError(MIGRATION_RETRY_AFTER_SECONDS, { cause: error });
   }
+}
+
+function auditUnavailable(deps: Pick<AuthDependencies, 'audit'>, fingerprint: string, error: MigrationUnavailableError): void {
+  deps.audit({
+    type: 'auth.migration_unavailable',
+    reason: error.reason,
+    ...(error.status !== undefined && { status: error.status }),
+    emailFingerprint: fingerprint,
+  });
 }
 
 /**
