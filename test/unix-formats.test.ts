@@ -1,10 +1,14 @@
 import { createHash } from 'node:crypto';
+import { md5 } from '@noble/hashes/legacy.js';
+import { sha512 } from '@noble/hashes/sha2.js';
 import { describe, expect, it, vi } from 'vitest';
 import { createPasswordHasher, DEFAULT_STORED_HASH_LIMITS } from '../src/index.js';
 import { parseStoredHash } from '../src/hashing/schemes/parse-stored-hash.js';
 import type { VerifyContext } from '../src/hashing/schemes/types.js';
 import { UNIX_SCHEMES } from '../src/hashing/schemes/unix-schemes.js';
+import { longestInputWithin } from '../src/hashing/schemes/phpass.js';
 import { DEPLOYED_VERIFY_BUDGET, limitsForBudget } from '../src/hashing/verify-budget.js';
+import { ISOLATE_VERIFY_BUDGET } from '../edge/edge-limits.js';
 import { codeOf, readFixtureFile, type LegacyFixture } from './support/fixtures.js';
 import { hasherWithBackend, recordingBackend } from './support/recording-backend.js';
 
@@ -52,6 +56,25 @@ const parse = (stored: string, limits = DEFAULT_STORED_HASH_LIMITS) => parseStor
 /** These schemes use neither the backend nor normalisation. */
 const noContext = {} as VerifyContext;
 
+// phpass and Drupal hashes built here with node:crypto from their documented algorithm, where
+// the originals will not write them (over their guards, or at settings no generator uses).
+const itoa64 = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+function encode64(bytes: Buffer): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const value = bytes[i]! | ((bytes[i + 1] ?? 0) << 8) | ((bytes[i + 2] ?? 0) << 16);
+    const chars = Math.min(4, bytes.length - i + 1);
+    for (let c = 0; c < chars; c++) out += itoa64[(value >> (6 * c)) & 63];
+  }
+  return out;
+}
+function stretched(algorithm: 'md5' | 'sha512', setting: string, password: string): string {
+  const pw = Buffer.from(password, 'utf8');
+  let hash = createHash(algorithm).update(setting.slice(4, 12)).update(pw).digest();
+  for (let i = 0; i < 2 ** itoa64.indexOf(setting[3]!); i++) hash = createHash(algorithm).update(hash).update(pw).digest();
+  return (setting + encode64(hash)).slice(0, algorithm === 'sha512' ? 55 : 34);
+}
+
 describe('bounds and shape are checked before any hashing', () => {
   it.each([
     ['sha512crypt-rounds-999999999', 'ERR_HASH_PARAMS_OUT_OF_BOUNDS'],
@@ -79,7 +102,7 @@ describe('bounds and shape are checked before any hashing', () => {
     ['ldap-unknown-scheme', 'ERR_HASH_UNSUPPORTED'],
     ['phpass-log2-31', 'ERR_HASH_MALFORMED'],
     ['phpass-log2-30', 'ERR_HASH_PARAMS_OUT_OF_BOUNDS'],
-    ['phpass-log2-19', 'ERR_HASH_PARAMS_OUT_OF_BOUNDS'],
+    ['phpass-log2-23', 'ERR_HASH_PARAMS_OUT_OF_BOUNDS'],
     ['phpass-log2-6', 'ERR_HASH_MALFORMED'],
     ['phpass-hash-noncanonical', 'ERR_HASH_MALFORMED'],
     ['drupal7-log2-30', 'ERR_HASH_PARAMS_OUT_OF_BOUNDS'],
@@ -124,18 +147,20 @@ describe('bounds and shape are checked before any hashing', () => {
     expect((await exact.verify(drupal.hash, drupal.password)).ok).toBe(true);
   });
 
-  it('derives both bounds from the verify budget, at the longest password each format takes', () => {
+  it('derives both bounds from the verify budget: SHA-crypt at its longest password, phpass as work', () => {
     const ms = DEPLOYED_VERIFY_BUDGET.timeMs * (DEPLOYED_VERIFY_BUDGET.memoryMiB / 1769);
     const limits = limitsForBudget(DEPLOYED_VERIFY_BUDGET, true);
     expect(limits.shaCryptMaxRounds).toBe(Math.floor(ms / 0.04));
-    expect(limits.phpassMaxLog2Rounds).toBe(16);
-    // Default-rounds crypt hashes and every application's phpass default still fit the deployment.
+    expect(limits.phpassMaxWork).toBe(Math.floor(ms / 0.00175));
+    // The count is left to the work.
+    expect(limits.phpassMaxLog2Rounds).toBeUndefined();
+    // Default-rounds crypt hashes still fit the deployment.
     expect(limits.shaCryptMaxRounds).toBeGreaterThanOrEqual(5000);
-    // Never below the formats' own minimums, never above the defaults.
-    expect(limitsForBudget({ timeMs: 1 }, false)).toMatchObject({ shaCryptMaxRounds: 1000, phpassMaxLog2Rounds: 7 });
+    // Never below the formats' own minimums (phpass: 2^7 rounds at 4,096 bytes, 65 blocks), never above the defaults.
+    expect(limitsForBudget({ timeMs: 1 }, false)).toMatchObject({ shaCryptMaxRounds: 1000, phpassMaxWork: 2 ** 7 * 65 });
     expect(limitsForBudget({ timeMs: 10_000_000 }, false)).toMatchObject({
       shaCryptMaxRounds: DEFAULT_STORED_HASH_LIMITS.shaCryptMaxRounds,
-      phpassMaxLog2Rounds: DEFAULT_STORED_HASH_LIMITS.phpassMaxLog2Rounds,
+      phpassMaxWork: DEFAULT_STORED_HASH_LIMITS.phpassMaxWork,
     });
   });
 
@@ -157,6 +182,80 @@ describe('bounds and shape are checked before any hashing', () => {
     ['U$S$', 'ERR_HASH_MALFORMED'],
   ])('%s is refused: %s', (stored, code) => {
     expect(codeOf(() => parse(stored))).toBe(code);
+  });
+});
+
+describe('phpass and Drupal are bounded by their rounds and the password given', () => {
+  // 2^10 rounds of three 64-byte blocks: a $P$8 record verifies passwords of up to 167 bytes (the
+  // 16-byte digest, the password and 9 bytes of MD5 padding), a $S$8 one, at two blocks of
+  // SHA-512, up to 47 bytes (128 - 64 - 17).
+  const limits = { phpassMaxWork: 2 ** 10 * 3 };
+  const tight = createPasswordHasher({ backend: 'native', pepper: false, limits });
+
+  it('verifies passwords up to the longest its record allows, and refuses a longer one before any hashing', async () => {
+    for (const [algorithm, setting, longest, scheme] of [
+      ['md5', '$P$8abcdefgh', 167, 'phpass'],
+      ['sha512', '$S$8abcdefgh', 47, 'drupal7_sha512'],
+    ] as const) {
+      // Counted in UTF-8 bytes: 'ü' is two.
+      const at = 'ü'.repeat(Math.floor(longest / 2)) + 'x'.repeat(longest % 2);
+      const over = `${at}x`;
+      expect(await tight.verify(stretched(algorithm, setting, at), at), scheme).toEqual({ ok: true, needsRehash: true, scheme });
+      expect((await tight.verify(stretched(algorithm, setting, at), `${at.slice(0, -1)}y`)).ok, scheme).toBe(false);
+      // Built for the longer password, so only the bound stops it from verifying.
+      const record = stretched(algorithm, setting, over);
+      const before = digests.count;
+      await expect(tight.verify(record, over), scheme).rejects.toMatchObject({ code: 'ERR_HASH_PARAMS_OUT_OF_BOUNDS' });
+      await expect(tight.verify(await tight.wrap(record), over), scheme).rejects.toMatchObject({ code: 'ERR_HASH_PARAMS_OUT_OF_BOUNDS' });
+      expect(digests.count).toBe(before);
+      // The record is sound: under the default bound the same password verifies.
+      expect((await hasher.verify(record, over)).ok, scheme).toBe(true);
+    }
+  });
+
+  it("answers a password over the original's own guard as the original does: a wrong one", async () => {
+    const roomyTight = createPasswordHasher({ backend: 'native', pepper: false, limits, password: { maxBytes: 8192 } });
+    expect(await roomyTight.verify(stretched('md5', '$P$8abcdefgh', 'pw'), 'x'.repeat(4097))).toEqual({ ok: false, needsRehash: false, scheme: 'phpass' });
+    const drupal = stretched('sha512', '$S$8abcdefgh', 'pw');
+    expect(await roomyTight.verify(drupal, 'x'.repeat(513))).toEqual({ ok: false, needsRehash: false, scheme: 'drupal7_sha512' });
+  });
+
+  it('refuses a record when parsed if even the empty password would cost more', () => {
+    const phpass = stretched('md5', '$P$8abcdefgh', 'password');
+    expect(parse(phpass, { ...DEFAULT_STORED_HASH_LIMITS, phpassMaxWork: 2 ** 10 }).scheme).toBe('phpass');
+    expect(codeOf(() => parse(phpass, { ...DEFAULT_STORED_HASH_LIMITS, phpassMaxWork: 2 ** 10 - 1 }))).toBe('ERR_HASH_PARAMS_OUT_OF_BOUNDS');
+    const drupal = stretched('sha512', '$S$8abcdefgh', 'password');
+    expect(parse(drupal, { ...DEFAULT_STORED_HASH_LIMITS, phpassMaxWork: 2 ** 10 * 2 }).scheme).toBe('drupal7_sha512');
+    expect(codeOf(() => parse(drupal, { ...DEFAULT_STORED_HASH_LIMITS, phpassMaxWork: 2 ** 10 * 2 - 1 }))).toBe('ERR_HASH_PARAMS_OUT_OF_BOUNDS');
+  });
+
+  it('bounds U$ records by the hex MD5 they hash (32 bytes), whatever the password', async () => {
+    const long = 'ü'.repeat(300);
+    const stored = `U${stretched('sha512', '$S$8Uupdated', createHash('md5').update(long, 'utf8').digest('hex'))}`;
+    expect(await tight.verify(stored, long)).toEqual({ ok: true, needsRehash: true, scheme: 'drupal7_sha512_md5' });
+    expect(codeOf(() => parse(stored, { ...DEFAULT_STORED_HASH_LIMITS, phpassMaxWork: 2 ** 10 * 2 - 1 }))).toBe('ERR_HASH_PARAMS_OUT_OF_BOUNDS');
+  });
+
+  it('keeps every password up to 1,024 bytes (Drupal: 512) on each record a budget admitted before', async () => {
+    const budgets: Array<[string, ReturnType<typeof limitsForBudget>, number]> = [
+      // [name, limits, the log2 rounds admitted before at every password: max(7, floor(log2(ms / 0.03))), default 18]
+      ['defaults', {}, 18],
+      ['Lambda', limitsForBudget(DEPLOYED_VERIFY_BUDGET, true), 16],
+      ['CLI', limitsForBudget(DEPLOYED_VERIFY_BUDGET, false), 17],
+      ['Worker', limitsForBudget(ISOLATE_VERIFY_BUDGET, false), 15],
+      ['1 ms', limitsForBudget({ timeMs: 1 }, false), 7],
+    ];
+    for (const [name, budget, log2] of budgets) {
+      const work = { ...DEFAULT_STORED_HASH_LIMITS, ...budget }.phpassMaxWork;
+      expect(longestInputWithin(md5, log2, work), name).toBeGreaterThanOrEqual(log2 === 7 ? 4096 : 1024);
+      expect(longestInputWithin(sha512, log2, work), name).toBeGreaterThanOrEqual(512);
+    }
+    // And through a verify: 2^15, the Worker's bound before, at 1,024 bytes.
+    const worker = createPasswordHasher({ backend: 'native', pepper: false, limits: limitsForBudget(ISOLATE_VERIFY_BUDGET, false) });
+    const password = 'ä'.repeat(512);
+    const record = stretched('md5', '$P$Dabcdefgh', password);
+    expect((await worker.verify(record, password)).ok).toBe(true);
+    expect((await worker.verify(record, `${password.slice(0, -1)}a`)).ok).toBe(false);
   });
 });
 
@@ -240,25 +339,8 @@ describe('passwords the originals refuse', () => {
     expect((await hasher.verify(longest.hash, longest.password)).ok).toBe(true);
   });
 
-  // Drupal's and phpass's length guards, checked against hashes built here with node:crypto from
-  // their documented algorithm (the originals will not write them): one byte under the guard the
-  // construction verifies, so a refusal over it is the guard's.
-  const itoa64 = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-  function encode64(bytes: Buffer): string {
-    let out = '';
-    for (let i = 0; i < bytes.length; i += 3) {
-      const value = bytes[i]! | ((bytes[i + 1] ?? 0) << 8) | ((bytes[i + 2] ?? 0) << 16);
-      const chars = Math.min(4, bytes.length - i + 1);
-      for (let c = 0; c < chars; c++) out += itoa64[(value >> (6 * c)) & 63];
-    }
-    return out;
-  }
-  function stretched(algorithm: 'md5' | 'sha512', setting: string, password: string): string {
-    const pw = Buffer.from(password, 'utf8');
-    let hash = createHash(algorithm).update(setting.slice(4, 12)).update(pw).digest();
-    for (let i = 0; i < 2 ** itoa64.indexOf(setting[3]!); i++) hash = createHash(algorithm).update(hash).update(pw).digest();
-    return (setting + encode64(hash)).slice(0, algorithm === 'sha512' ? 55 : 34);
-  }
+  // Drupal's and phpass's length guards, checked against hashes built with node:crypto (below):
+  // one byte under the guard the construction verifies, so a refusal over it is the guard's.
   const roomy = createPasswordHasher({ backend: 'native', pepper: false, password: { maxBytes: 8192 } });
 
   it('checks the node:crypto construction against the originals', () => {

@@ -18,7 +18,9 @@ import { InvalidCredentialsError } from '../src/use-cases/errors.js';
 import { login } from '../src/use-cases/login.js';
 import { createAuthDependencies } from './support/app-dependencies.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { readFixtureFile } from './support/fixtures.js';
 import { runPasslane } from './support/run-process.js';
+import { ISOLATE_HASH_LIMITS, ISOLATE_VERIFY_BUDGET } from '../edge/edge-limits.js';
 
 const salt = 'c2FsdHNhbHRzYWx0c2FsdA';
 const tag = 'A'.repeat(43);
@@ -49,6 +51,28 @@ describe('limitsForBudget', () => {
     }
     expect(hasher.describe(argon2(19456, 2)).scheme).toBe('argon2id');
   });
+
+  it("verifies the PHP applications' and passlib's phpass and Drupal records within each deployed budget", async () => {
+    const { fixture } = readFixtureFile('unix-hashes.json');
+    const budgets = {
+      lambda: limitsForBudget(DEPLOYED_VERIFY_BUDGET, true),
+      cli: limitsForBudget(DEPLOYED_VERIFY_BUDGET, false),
+      worker: tighterLimits(ISOLATE_HASH_LIMITS, limitsForBudget(ISOLATE_VERIFY_BUDGET, false)),
+    };
+    // WordPress $P$B (2^13), phpBB $H$9 (2^11), passlib $P$H (2^19), Drupal 7 $S$D (2^15) and its U$S$9 (2^11).
+    const ids = ['phpass-wordpress-hashpassword', 'phpass-H-9-phpbb', 'phpass-passlib-default', 'drupal7-user-hash-password', 'drupal7-U-S-9-md5'];
+    for (const [name, limits] of Object.entries(budgets)) {
+      const hasher = createPasswordHasher({ backend: 'native', pepper: false, limits });
+      for (const f of ids.map(fixture)) {
+        expect(hasher.describe(f.hash).scheme, `${f.id} on ${name}`).toBe(f.scheme);
+        // passlib's 2^19 (most of a second) once, on the deployed functions: the isolate admits
+        // passwords of up to 39 bytes for it, the CLI up to 295.
+        if (name !== 'lambda' && f.id === 'phpass-passlib-default') continue;
+        expect((await hasher.verify(f.hash, f.password)).ok, `${f.id} on ${name}`).toBe(true);
+        expect((await hasher.verify(f.hash, f.wrongPassword)).ok, `${f.id} on ${name}`).toBe(false);
+      }
+    }
+  }, 60_000);
 
   it('reads the budget from PASSLANE_VERIFY_MEMORY_MB / _TIME_MS, and on Lambda the function memory', () => {
     expect(readConfig({ AWS_LAMBDA_FUNCTION_NAME: 'f', AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024' }).hasher).toMatchObject({ verifyBudget: { memoryMiB: 1024 }, onLambda: true });
@@ -85,6 +109,27 @@ describe('a record over the budget', () => {
     });
     await expect(login(deps, { body: { email, password: 'whatever it was' }, sourceIp: '192.0.2.1' })).rejects.toBeInstanceOf(InvalidCredentialsError);
     expect(events).toContainEqual({ type: 'auth.stored_hash_rejected', userId: 'big-user', code: 'ERR_HASH_PARAMS_OUT_OF_BOUNDS' });
+  });
+
+  it('is answered like a wrong password at login for a phpass password longer than its rounds allow (audited), and lets a short one in', async () => {
+    const table = `budget-${crypto.randomUUID()}`;
+    await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), table);
+    const events: AuditEvent[] = [];
+    // 100 ms: 57,142 blocks, so the 2^15 rounds of a $P$D record take passwords of one MD5 block (up to 39 bytes).
+    const deps = await createAuthDependencies(
+      { DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: table, PASSLANE_VERIFY_TIME_MS: '100', PASSLANE_DATA_DIR: dir },
+      { audit: (event) => events.push(event) },
+    );
+    const { fixture } = readFixtureFile('unix-hashes.json');
+    const record = fixture('phpass-P-D-2e15');
+    const email = `phpass-${crypto.randomUUID()}@example.com`;
+    await new AccountStore(createDynamoDbClient({ endpoint: dynamo.endpoint }), table).createUser({ email, userId: 'phpass-user', passwordHash: record.hash, createdAt: new Date() });
+    const long = 'a passphrase of forty bytes, or more....';
+    expect(long).toHaveLength(40);
+    await expect(login(deps, { body: { email, password: long }, sourceIp: '192.0.2.1' })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    expect(events).toContainEqual({ type: 'auth.stored_hash_rejected', userId: 'phpass-user', code: 'ERR_HASH_PARAMS_OUT_OF_BOUNDS' });
+    // The record itself fits: its own password logs in.
+    await expect(login(deps, { body: { email, password: record.password }, sourceIp: '192.0.2.1' })).resolves.toMatchObject({ tokenType: 'Bearer' });
   });
 
   it('is refused at import by the deployed functions\' budget, unless the budget says it fits', async () => {

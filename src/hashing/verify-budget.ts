@@ -25,14 +25,25 @@ const ARGON2_KIB_PASSES_PER_MS = 1000;
 const BCRYPT_MS_PER_ROUND = 0.1;
 const PBKDF2_MS_PER_ITERATION = 0.001;
 /**
- * SHA-crypt and phpass run in JavaScript (@noble/hashes) and hash the password again each round,
- * so a round costs more the longer the password: these are per round at the longest password that
- * reaches them. Measured once (Node 20, x86_64 EPYC, best of 3): SHA-512-crypt 23 µs at 511 bytes
- * (libxcrypt refuses longer; 4 µs at 8), SHA-256-crypt 12 µs; phpass MD5 16 µs at 1,024 bytes (the
- * default maxBytes), Drupal SHA-512 14 µs at 512 (its maximum). Rounded up by about 1.7.
+ * SHA-crypt runs in JavaScript (@noble/hashes) and hashes the password again each round, so a
+ * round costs more the longer the password: this is per round at the longest password that
+ * reaches it. Measured once (Node 20, x86_64 EPYC, best of 3): SHA-512-crypt 23 µs at 511 bytes
+ * (libxcrypt refuses longer; 4 µs at 8), SHA-256-crypt 12 µs. Rounded up by about 1.7.
  */
 const SHA_CRYPT_MS_PER_ROUND = 0.04;
-const PHPASS_MS_PER_ROUND = 0.03;
+/**
+ * phpass and Drupal are bounded by their work (rounds × 64-byte blocks a round hashes, see
+ * phpass.ts), so the password's length counts where it is known. Per block, measured (Node 20,
+ * x86_64 EPYC, best of 3): MD5 1.2 to 1.4 µs in a one-block round (passwords under 40 bytes,
+ * the call's own cost included), 0.8 µs at 1,024 bytes; SHA-512 2.1 µs for a one-block round (two
+ * of these blocks), 1.6 µs a 128-byte block at 512 bytes. Assumed: 1.75 µs, 1.3 to 2.2 times
+ * those, which keeps 17 blocks (1,024 bytes, the default maxBytes) within the 0.03 ms a round
+ * assumed before the password's length counted: every record a budget admitted then still
+ * verifies every password up to 1,024 bytes.
+ */
+const PHPASS_MS_PER_BLOCK = 0.00175;
+/** crypt_private's fewest rounds (2^7) at phpass's longest password (4,096 bytes, 65 blocks). */
+const PHPASS_MIN_WORK = 2 ** 7 * 65;
 /** Half the memory for the hash; the rest is Node, the bundle, the SDK and the request. */
 const HASH_SHARE_OF_MEMORY = 0.5;
 
@@ -70,7 +81,7 @@ function budgetLimits(budget: VerifyBudget, onLambda: boolean): Partial<StoredHa
     limits.pbkdf2MaxIterations = Math.max(1, Math.floor(ms / PBKDF2_MS_PER_ITERATION));
     // Never below the formats' own minimums (1000 rounds, 2^7), as bcrypt keeps cost 4.
     limits.shaCryptMaxRounds = Math.max(1000, Math.floor(ms / SHA_CRYPT_MS_PER_ROUND));
-    limits.phpassMaxLog2Rounds = Math.max(7, Math.floor(Math.log2(ms / PHPASS_MS_PER_ROUND)));
+    limits.phpassMaxWork = Math.max(PHPASS_MIN_WORK, Math.floor(ms / PHPASS_MS_PER_BLOCK));
   }
   return limits;
 }

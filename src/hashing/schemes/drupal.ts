@@ -4,7 +4,7 @@ import { toHex, utf8, utf8Length } from '../encoding.js';
 import { MalformedHashError } from '../errors.js';
 import type { StoredHashLimits } from '../policy.js';
 import { decodeHash64, NEVER_MATCHES, zeroHash64 } from './crypt-common.js';
-import { parsePhpassSetting, phpassStretch } from './phpass.js';
+import { assertWithinWork, parsePhpassSetting, phpassStretch } from './phpass.js';
 import type { HashScheme, ParsedHash } from './types.js';
 
 /**
@@ -15,7 +15,8 @@ import type { HashScheme, ParsedHash } from './types.js';
  *
  * The 43 characters carry the first 32 bytes of the digest and 2 bits of the 33rd; the digest
  * here is those 33 bytes, the last masked to its 2 bits. _password_crypt refuses passwords over
- * 512 bytes (a DoS guard since 7.34); they never verify here either.
+ * 512 bytes (a DoS guard since 7.34); they never verify here either. The rounds and the password
+ * are bounded by their work as phpass's are (phpass.ts).
  *
  * `U$S$…` is what Drupal 7's user_update_7000 made of Drupal 6's unsalted MD5 hashes: the
  * `$S$` hash of the lower-case hex MD5 of the password (user_check_password strips the `U` and
@@ -26,6 +27,7 @@ const TEXT_LENGTH = HASH_LENGTH - 12;
 /** 43 characters × 6 bits = 258 bits: 32 bytes and 2 bits. */
 const DIGEST_BYTES = 33;
 const MAX_PASSWORD_BYTES = 512;
+const MD5_HEX_BYTES = 32;
 
 function truncated(digest: Uint8Array): Uint8Array {
   const out = digest.slice(0, DIGEST_BYTES);
@@ -38,7 +40,8 @@ function parseDrupal(stored: string, limits: StoredHashLimits): ParsedHash {
   const scheme = updated ? 'drupal7_sha512_md5' : 'drupal7_sha512';
   const hash = updated ? stored.slice(1) : stored;
   if (hash.length !== HASH_LENGTH) throw new MalformedHashError(`${scheme} hash must be ${HASH_LENGTH} characters`);
-  const { log2Rounds, salt } = parsePhpassSetting(hash, scheme, limits);
+  // `U$` records hash the 32-byte hex MD5, whatever the password: bounded for that.
+  const setting = parsePhpassSetting(hash, scheme, limits, sha512, updated ? MD5_HEX_BYTES : 0);
   const hashText = hash.slice(12);
   // A 44th character of zero bits makes the 43 a whole number of bytes; every 43-char text is canonical.
   const digest = decodeHash64(`${hashText}.`, `${scheme} hash`);
@@ -50,9 +53,13 @@ function parseDrupal(stored: string, limits: StoredHashLimits): ParsedHash {
     zeroDigestText: zeroHash64(DIGEST_BYTES).slice(0, TEXT_LENGTH),
     async computeDigest(password) {
       // The 512-byte guard sees the hex MD5 (32 bytes) for `U$` records, so it never refuses those.
-      if (!updated && utf8Length(password) > MAX_PASSWORD_BYTES) return NEVER_MATCHES;
+      if (!updated) {
+        const bytes = utf8Length(password);
+        if (bytes > MAX_PASSWORD_BYTES) return NEVER_MATCHES;
+        assertWithinWork(setting, bytes, scheme);
+      }
       const input = updated ? utf8(toHex(md5(utf8(password)))) : utf8(password);
-      return truncated(await phpassStretch(sha512, salt, input, log2Rounds));
+      return truncated(await phpassStretch(sha512, setting.salt, input, setting.log2Rounds));
     },
   };
 }

@@ -35,7 +35,12 @@ export interface ParsedHash {
   readonly digestText: string;
   /** A digest of the same length whose bytes are all zero, in the format's own alphabet. */
   readonly zeroDigestText: string;
-  /** The digest `password` gives under this record's salt and parameters. Never throws for a wrong password. */
+  /**
+   * The digest `password` gives under this record's salt and parameters. Never throws for a wrong
+   * password; where the work grows with the password (phpass, Drupal), one longer than the
+   * record's rounds allow within the limits is refused, before any hashing
+   * (HashParametersOutOfBoundsError, as for a record over its bounds).
+   */
   computeDigest(password: string, context: VerifyContext): Promise<Uint8Array>;
 }
 
