@@ -77,6 +77,43 @@ describe.each(dynamoDbServers)('passlane import, inventory and rehash --dry-run 
     expect((await store.getUserByEmail(rows[7]!.email))!.passwordHash).toBe(storedFormOf(rows[7]!.fixture.hash));
   });
 
+  it('counts accounts keyed by an email not in canonical form, by userId and never by email', async () => {
+    const tableName = `passlane-cli-${randomUUID()}`;
+    await ensureTable(client, tableName);
+    const env = { DYNAMODB_ENDPOINT: server.endpoint, PASSLANE_TABLE: tableName, PASSLANE_PEPPER_KEYS: '' };
+    const store = new AccountStore(client, tableName);
+    const passwordHash = legacyFixtures.hashes[0]!.hash;
+    // As accounts were keyed before: trimmed and lower-cased only.
+    const keyedBefore: Array<[string, string]> = [
+      ['ada@example.com', 'canonical-ascii'],
+      ['ada@xn--bcher-kva.example', 'canonical-a-label'],
+      ['grace@bücher.example', 'to-rekey'],
+      ['ada@bücher.example', 'collides-with-a-label'],
+      ['bob@ｅｘａｍｐｌｅ.com', 'collides-twin-1'],
+      ['bob@example．com', 'collides-twin-2'],
+      ['eve@exa\u00admple.com', 'refused'],
+    ];
+    for (const [email, userId] of keyedBefore) await store.createUser({ email, userId, passwordHash, createdAt: new Date() });
+
+    const inventory = await passlane(['inventory', '--json'], env);
+    expect(inventory.code).toBe(0);
+    const { emails } = JSON.parse(inventory.stdout);
+    expect(emails).toMatchObject({ canonical: 2, rekey: 1, collides: 3, refused: 1 });
+    const byUserId = (accounts: Array<{ userId: string; problem: string }>) => Object.fromEntries(accounts.map((a) => [a.userId, a.problem]));
+    expect(byUserId(emails.accounts)).toEqual({
+      'to-rekey': 'rekey',
+      'collides-with-a-label': 'collides',
+      'collides-twin-1': 'collides',
+      'collides-twin-2': 'collides',
+      refused: 'refused',
+    });
+    expect(inventory.stdout).not.toContain('@');
+
+    const table = await passlane(['inventory'], env);
+    expect(table.stdout).toContain('WARNING: 5 accounts are keyed by an email not in canonical form (1 to re-key, 3 colliding with another account, 1 refused)');
+    expect(table.stdout).not.toContain('@');
+  });
+
   it('answers usage errors with the usage and exit 2', async () => {
     const run = await passlane(['import', '--concurrency', '0', 'x.jsonl'], {});
     expect(run.code).toBe(2);

@@ -259,6 +259,10 @@ describe.each(dynamoDbServers)('HTTP handlers on $name', ({ start }) => {
       ['an invalid email', { body: { email: 'not-an-email', password: PASSWORD } }, 400, 'invalid_request'],
       ['an email with spaces inside', { body: { email: 'a b@example.com', password: PASSWORD } }, 400, 'invalid_request'],
       ['an overlong email', { body: { email: `${'a'.repeat(250)}@example.com`, password: PASSWORD } }, 400, 'invalid_request'],
+      ['an email with a soft hyphen', { body: { email: 'a@exa\u00admple.com', password: PASSWORD } }, 400, 'invalid_request'],
+      ['an email with a zero-width space', { body: { email: 'a\u200b@example.com', password: PASSWORD } }, 400, 'invalid_request'],
+      // The mail layer's URL parser decodes it: the mail went to a@example.com.
+      ['an email with a percent escape in the domain', { body: { email: 'a@ex%61mple.com', password: PASSWORD } }, 400, 'invalid_request'],
       ['a missing password', { body: { email: 'a@example.com' } }, 400, 'invalid_request'],
       ['a non-string password', { body: { email: 'a@example.com', password: ['x'] } }, 400, 'invalid_request'],
       ['the wrong method', { method: 'GET' }, 405, 'method_not_allowed'],

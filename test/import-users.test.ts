@@ -171,6 +171,31 @@ describe.each(dynamoDbServers)('passlane import on $name', ({ start }) => {
     ]);
   });
 
+  it('keys imported rows as logins key them: spellings of one mailbox are duplicates, invisible ones are refused', async () => {
+    const tag = randomUUID().slice(0, 8);
+    const rows = [
+      { email: `ada-${tag}@B\u00dcCHER.example`, hash: bcrypt.hash },
+      { email: `ada-${tag}@xn--bcher-kva.example`, hash: bcrypt.hash },
+      { email: `ada-${tag}@\uff42\u00fc\uff43\uff48\uff45\uff52.example`, hash: bcrypt.hash },
+      { email: `eve-${tag}@exa\u00admple.com`, hash: bcrypt.hash },
+      { email: `eve-${tag}@example.com`, hash: bcrypt.hash },
+    ];
+    const path = join(dir, `canonical-${tag}.jsonl`);
+    writeFileSync(path, rows.map((row) => JSON.stringify(row)).join('\n'));
+    const run = await importCommand([path, '--json', '--rejects', join(dir, `canonical-${tag}.rejects.jsonl`)], env);
+    expect(JSON.parse(run.stdout)).toMatchObject({ rows: 5, imported: 2, rejected: 3 });
+    const rejects = readFileSync(join(dir, `canonical-${tag}.rejects.jsonl`), 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(rejects.map(({ line, code }) => [line, code])).toEqual([
+      [2, 'ERR_IMPORT_DUPLICATE_EMAIL'],
+      [3, 'ERR_IMPORT_DUPLICATE_EMAIL'],
+      [4, 'ERR_IMPORT_EMAIL_INVALID'],
+    ]);
+    expect(await store.getUserByEmail(`ada-${tag}@xn--bcher-kva.example`)).toBeDefined();
+    expect(await store.getUserByEmail(`ada-${tag}@b\u00fccher.example`)).toBeUndefined();
+    expect(await store.getUserByEmail(`eve-${tag}@example.com`)).toBeDefined();
+    expect(run.stdout + run.stderr).not.toContain('@');
+  });
+
   it('makes the rejects file owner-only even when it exists already, and refuses an unwritable one before importing', async () => {
     const tag = randomUUID().slice(0, 8);
     const path = join(dir, `mode-${tag}.jsonl`);

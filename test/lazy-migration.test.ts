@@ -30,7 +30,14 @@ import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import { LoginGuardStore } from '../src/storage/login-guard-store.js';
 import { ensureTable } from '../src/storage/table.js';
 import type { AuthDependencies } from '../src/use-cases/dependencies.js';
-import { AccountExistsConflictError, EmailNotVerifiedError, InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from '../src/use-cases/errors.js';
+import {
+  AccountExistsConflictError,
+  EmailNotVerifiedError,
+  InvalidCredentialsError,
+  InvalidRequestError,
+  RateLimitedError,
+  TemporarilyUnavailableError,
+} from '../src/use-cases/errors.js';
 import { createFailureTiming } from '../src/use-cases/failure-timing.js';
 import { login, type LoginResponse } from '../src/use-cases/login.js';
 import type { MigrationSource } from '../src/use-cases/migration-source.js';
@@ -105,6 +112,26 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     expect((await deps.tokens.verify(second.accessToken)).userId).toBe(stored.userId);
     expect(await attempt(deps, email, WRONG)).toBeInstanceOf(InvalidCredentialsError);
     expect(endpoint.requests.length).toBe(asked);
+    dispose();
+  });
+
+  it('asks about the canonical address (the A-label domain mail goes to), and never about a refused spelling', async () => {
+    const { deps, users, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source });
+    const local = `ada-${crypto.randomUUID()}`;
+    const canonical = `${local}@xn--bcher-kva.example`;
+    oldSystem.add(canonical, PASSWORD);
+    const before = endpoint.requests.length;
+
+    const refused = await attempt(deps, `${local}@b\u00fc\u00adcher.example`, PASSWORD);
+    expect(refused).toBeInstanceOf(InvalidRequestError);
+    expect(endpoint.requests.length).toBe(before);
+
+    await login(deps, { body: { email: `${local.toUpperCase()}@B\u00dcCHER.example`, password: PASSWORD }, sourceIp: SOURCE });
+    expect(endpoint.requests.slice(before)).toEqual([{ email: canonical, signature: 'valid' }]);
+    expect((await users.getUserByEmail(canonical))?.email).toBe(canonical);
+    // The Unicode spelling is the same account from now on.
+    await login(deps, { body: { email: `${local}@b\u00fccher.example`, password: PASSWORD }, sourceIp: SOURCE });
+    expect(endpoint.requests.length).toBe(before + 1);
     dispose();
   });
 

@@ -62,6 +62,25 @@ describe('rendering', () => {
     expect(attempt.html).toContain('<a href="https://app.example.com/sign-in">');
   });
 
+  it('names the account each mail is about, in both bodies, as the address it is sent to', () => {
+    // Canonical, as the use-cases pass it: the A-label domain, and a quote for the HTML to escape.
+    const to = "o'neil@xn--bcher-kva.example";
+    const mails = [
+      renderPasswordResetMail({ to, link, expiresInMinutes: 60, serviceName: 'Example' }),
+      renderEmailVerificationMail({ to, link, expiresInMinutes: 1440, serviceName: 'Example' }),
+      renderRegistrationAttemptMail({ to, link: 'https://app.example.com/sign-in', serviceName: 'Example' }),
+    ];
+    for (const mail of mails) {
+      expect(mail.to).toBe(to);
+      expect(mail.text).toContain(` ${to}`);
+      expect(mail.html).toContain(' o&#39;neil@xn--bcher-kva.example');
+    }
+    // Templates of one's own may say it too, the subject included.
+    const custom = withOverrides({ registration_attempt: { subject: '{{serviceName}}: {{email}}', text: 'About {{ email }}: {{link}}' } });
+    const attempt = renderRegistrationAttemptMail({ to, link: 'https://app.example.com/sign-in', serviceName: 'Example' }, custom);
+    expect([attempt.subject, attempt.text]).toEqual([`Example: ${to}`, `About ${to}: https://app.example.com/sign-in`]);
+  });
+
   it('escapes every interpolated value in the HTML, and keeps the subject to one line', () => {
     const serviceName = '<script>alert("x")</script> & \'Co\'';
     const hostile = 'https://app.example.com/reset-password#token="><img src=x onerror=alert(1)>';

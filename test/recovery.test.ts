@@ -10,7 +10,17 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { changePassword } from '../src/use-cases/change-password.js';
 import { confirmPasswordReset } from '../src/use-cases/confirm-password-reset.js';
 import type { AuthDependencies } from '../src/use-cases/dependencies.js';
-import { EmailNotVerifiedError, InvalidCredentialsError, InvalidGrantError, InvalidOneTimeTokenError, PasswordRejectedError, RateLimitedError, UnauthenticatedError } from '../src/use-cases/errors.js';
+import {
+  AccountExistsConflictError,
+  EmailNotVerifiedError,
+  InvalidCredentialsError,
+  InvalidGrantError,
+  InvalidOneTimeTokenError,
+  InvalidRequestError,
+  PasswordRejectedError,
+  RateLimitedError,
+  UnauthenticatedError,
+} from '../src/use-cases/errors.js';
 import { createFailureTiming } from '../src/use-cases/failure-timing.js';
 import { login } from '../src/use-cases/login.js';
 import { refreshSession } from '../src/use-cases/refresh-session.js';
@@ -25,6 +35,34 @@ const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';
 
 const signIn = (deps: AuthDependencies, email: string, password: string) => login(deps, { body: { email, password }, sourceIp: '198.51.100.7' });
+
+/** Full-width forms of ASCII (U+FF01..U+FF5E), which NFKC maps back. */
+const fullWidth = (text: string) => text.replace(/[!-~]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0));
+
+/**
+ * 15 spellings of `local@example.com` that all deliver to its mailbox: invisible code points
+ * (soft hyphen, zero-width space, joiners), full-width letters, dots and at sign, ideographic
+ * full stops, upper case. Before canonical keys, most of them were accounts of their own.
+ */
+function lookAlikes(local: string): string[] {
+  return [
+    `${local}@exa\u00admple.com`,
+    `${local}@exa\u200bmple.com`,
+    `${local}@exa\u200dmple.com`,
+    `${local}@exa\u200cmple.com`,
+    `${local}@\u200bexample.com`,
+    `${local}\u00ad@example.com`,
+    `${local}@${fullWidth('example')}.com`,
+    `${local}@example.${fullWidth('com')}`,
+    `${local}@${fullWidth('e')}xample.com`,
+    `${local}@example\uff0ecom`,
+    `${local}@example\u3002com`,
+    `${local}@example\uff61com`,
+    `${local}\uff20example.com`,
+    `${fullWidth(local)}@example.com`,
+    `${local.toUpperCase()}@EXAMPLE.COM`,
+  ];
+}
 
 describe.each(dynamoDbServers)('password reset on $name', ({ start }) => {
   let server: Awaited<ReturnType<typeof start>>;
@@ -187,6 +225,23 @@ describe.each(dynamoDbServers)('password reset on $name', ({ start }) => {
     dispose();
   });
 
+  it('counts look-alikes of an address as that account: 15 spellings x 4 requests still mail it 3 times', async () => {
+    const { deps, mailbox, email, dispose } = await withAccount();
+    const spellings = lookAlikes(email.split('@')[0]!);
+    expect(new Set(spellings).size).toBe(15);
+    for (const spelling of spellings) {
+      // Each spelling is either this account (taken) or refused: never an account of its own.
+      const registered = await failureOf(register(deps, { body: { email: spelling, password: 'the look-alike owner' } }));
+      expect(registered instanceof AccountExistsConflictError || registered instanceof InvalidRequestError, spelling).toBe(true);
+      if (registered instanceof InvalidRequestError) expect(registered.field).toBe('email');
+      for (let i = 0; i < 4; i++) await failureOf(requestPasswordReset(deps, { body: { email: spelling }, sourceIp: '198.51.100.7' }));
+    }
+    const resets = mailbox.sent.filter((m) => m.kind === 'password_reset');
+    expect(resets).toHaveLength(deps.recovery.mailsPerAccountPerHour);
+    expect(resets.every((m) => m.to === email)).toBe(true);
+    dispose();
+  });
+
   it('stores only the hash of the token', async () => {
     const { reset, client, tableName, dispose } = await withAccount();
     const token = (await reset())!;
@@ -299,6 +354,27 @@ describe.each(dynamoDbServers)('email verification on $name', ({ start }) => {
     expect(await failureOf(verifyEmail(deps, { body: { token: link } }))).toBeInstanceOf(InvalidOneTimeTokenError);
     expect(events.at(-1)).toEqual({ type: 'auth.one_time_token_rejected', purpose: 'verify', reason: 'unknown' });
     expect((await users.getUserByEmail(email))!.emailVerified).toBe(true);
+    dispose();
+  });
+
+  it('a look-alike of a taken address never becomes a second account verified through its mailbox', async () => {
+    const { deps, mailbox, dispose } = await verifying(true);
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+    await verifyEmail(deps, { body: { token: mailbox.last('email_verification')!.token } });
+    for (const spelling of lookAlikes(email.split('@')[0]!)) {
+      const result = await failureOf(register(deps, { body: { email: spelling, password: 'the look-alike owner' } }));
+      // Mapped: the same 202 as any registration, and the owner hears of it; refused: 400 on `email`.
+      if (result !== undefined) expect(result).toBeInstanceOf(InvalidRequestError);
+      // No look-alike holds that password: the owner's account kept its own.
+      const loggedIn = await failureOf(signIn(deps, spelling, 'the look-alike owner'));
+      expect(loggedIn instanceof InvalidCredentialsError || loggedIn instanceof InvalidRequestError, spelling).toBe(true);
+    }
+    // One verification link ever (the owner's own), and every mail to the one canonical address.
+    expect(mailbox.sent.filter((m) => m.kind === 'email_verification')).toHaveLength(1);
+    expect(mailbox.sent.filter((m) => m.kind === 'registration_attempt')).toHaveLength(deps.recovery.mailsPerAccountPerHour);
+    expect(mailbox.sent.every((m) => m.to === email)).toBe(true);
+    await signIn(deps, email, PASSWORD);
     dispose();
   });
 

@@ -3,6 +3,7 @@ import { changePassword } from '../src/use-cases/change-password.js';
 import {
   AccountExistsConflictError,
   InvalidCredentialsError,
+  InvalidRequestError,
   RateLimitedError,
   TemporarilyUnavailableError,
   UnauthenticatedError,
@@ -42,6 +43,31 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(AccountExistsConflictError);
     const stored = await users.getUserByEmail(email);
     expect(stored?.userId).toBe(won[0]!.value.userId);
+    dispose();
+  });
+
+  it('keys an account by the address mail goes to: spellings of it log in to it, invisible ones are refused', async () => {
+    const { deps, users, events, dispose } = await createAuthFixture(server.endpoint);
+    // An account keyed as before canonical keys (trimmed and lower-cased): an ASCII key is unchanged.
+    const local = `ada.lovelace+${crypto.randomUUID()}`;
+    const email = `${local}@example.com`;
+    const userId = crypto.randomUUID();
+    await users.createUser({ email, userId, passwordHash: await deps.hasher.hash(PASSWORD), createdAt: new Date() });
+    const fullWidth = (text: string) => text.replace(/[!-~]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0));
+
+    for (const spelling of [`  ${local.toUpperCase()}@Example.COM `, `${fullWidth(local)}@${fullWidth('example.com')}`, `${local}@example\u3002com`]) {
+      const { accessToken } = await login(deps, { body: { email: spelling, password: PASSWORD } });
+      expect((await deps.tokens.verify(accessToken)).userId, spelling).toBe(userId);
+    }
+    // Its failures count under the fingerprint of the key it always had.
+    await expect(login(deps, { body: { email: fullWidth(email), password: 'not the password' } })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    expect(events.at(-1)).toMatchObject({ type: 'auth.login_failed', userId, emailFingerprint: deps.fingerprint(email) });
+
+    for (const spelling of [`${local}@exa\u00admple.com`, `${local}\u200b@example.com`, `${local}@exa\u200dmple.com`]) {
+      const refused = await login(deps, { body: { email: spelling, password: PASSWORD } }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(InvalidRequestError);
+      expect(refused).toMatchObject({ field: 'email', message: 'email contains an invisible, control or unassigned character' });
+    }
     dispose();
   });
 

@@ -3,7 +3,7 @@ import { PasslaneError } from '../hashing/errors.js';
 import { isPeppered } from '../hashing/pepper.js';
 import { RAW_ARGON2_PREFIX } from '../hashing/schemes/argon2-phc.js';
 import type { NewUser } from '../storage/account-store.js';
-import { normaliseEmail } from '../use-cases/validate-input.js';
+import { canonicalEmail } from '../use-cases/canonical-email.js';
 import { ImportRowRejectedError } from './errors.js';
 
 /** A row that passed every check; `userId` only when the file gave one. */
@@ -19,14 +19,14 @@ const USER_ID = /^[\x21-\x7e]{1,128}$/;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
- * Checks one row before anything is written: the email as registration normalises it, the hash
- * through the hasher's own parser and bounds (no hashing), and the optional columns. Throws
+ * Checks one row before anything is written: the email in the canonical form logins key it by,
+ * the hash through the hasher's own parser and bounds (no hashing), and the optional columns. Throws
  * ImportRowRejectedError (or the hasher's code) with a message that holds neither hash nor email.
  */
 export function validateImportRow(hasher: Pick<PasswordHasher, 'describe'>, fields: Record<string, unknown>): ValidatedImportRow {
   let email: string;
   try {
-    email = normaliseEmail(fields.email);
+    email = canonicalEmail(fields.email);
   } catch {
     throw new ImportRowRejectedError('ERR_IMPORT_EMAIL_INVALID', 'email is missing or not a valid address');
   }

@@ -9,42 +9,46 @@ export interface MailTemplate {
 
 export type MailTemplates = Record<MailKind, MailTemplate>;
 
-/** Plain words, one action each, and what to do when the mail was not expected. */
+/**
+ * Plain words, one action each, and what to do when the mail was not expected. Each names the
+ * account's address, so whoever reads it in a shared or forwarding mailbox can tell an account
+ * of their own from a look-alike (`v.ictim@`, `victim+x@`, which some mailboxes deliver alike).
+ */
 export const DEFAULT_MAIL_TEMPLATES: Readonly<MailTemplates> = {
   password_reset: {
     subject: 'Reset your {{serviceName}} password',
-    text: `Someone asked to reset the password of your {{serviceName}} account.
+    text: `Someone asked to reset the password of the {{serviceName}} account {{email}}.
 
 To choose a new password, open this link:
 {{link}}
 
 The link works once, for {{expiresIn}}. If you did not ask for this, ignore this mail: your password stays as it is.
 `,
-    html: page(`<p>Someone asked to reset the password of your {{serviceName}} account.</p>
+    html: page(`<p>Someone asked to reset the password of the {{serviceName}} account {{email}}.</p>
 <p><a href="{{link}}">Choose a new password</a></p>
 <p>The link works once, for {{expiresIn}}. If you did not ask for this, ignore this mail: your password stays as it is.</p>`),
   },
   email_verification: {
     subject: 'Confirm your email address for {{serviceName}}',
-    text: `Please confirm that this is the email address of your {{serviceName}} account by opening this link:
+    text: `Please confirm that {{email}} is the email address of your {{serviceName}} account by opening this link:
 {{link}}
 
 The link works for {{expiresIn}}. If you did not create an account, ignore this mail.
 `,
-    html: page(`<p>Please confirm that this is the email address of your {{serviceName}} account.</p>
+    html: page(`<p>Please confirm that {{email}} is the email address of your {{serviceName}} account.</p>
 <p><a href="{{link}}">Confirm my email address</a></p>
 <p>The link works for {{expiresIn}}. If you did not create an account, ignore this mail.</p>`),
   },
   registration_attempt: {
     subject: 'Someone tried to sign up to {{serviceName}} with your email address',
-    text: `Someone tried to create a {{serviceName}} account with this email address, which already has one. No account was created and nothing about yours changed.
+    text: `Someone tried to create a {{serviceName}} account with the email address {{email}}, which already has one. No account was created and nothing about yours changed.
 
 If it was you, sign in here (you can reset your password there if you forgot it):
 {{link}}
 
 If it was not you, you can ignore this mail.
 `,
-    html: page(`<p>Someone tried to create a {{serviceName}} account with this email address, which already has one. No account was created and nothing about yours changed.</p>
+    html: page(`<p>Someone tried to create a {{serviceName}} account with the email address {{email}}, which already has one. No account was created and nothing about yours changed.</p>
 <p>If it was you, <a href="{{link}}">sign in</a> (you can reset your password there if you forgot it).</p>
 <p>If it was not you, you can ignore this mail.</p>`),
   },

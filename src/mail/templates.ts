@@ -1,7 +1,8 @@
 /**
  * Rendering: a template's {{placeholders}} filled in, HTML-escaped in the HTML body, the subject
- * kept to one line. Values are the link, its validity and the service's name: a template has no
- * way to reach a password, and the token appears only inside the link's fragment.
+ * kept to one line. Values are the link, its validity, the service's name and the account's
+ * address: a template has no way to reach a password, and the token appears only inside the
+ * link's fragment.
  */
 import { DEFAULT_MAIL_TEMPLATES, type MailTemplate, type MailTemplates } from './default-templates.js';
 import type { MailKind, OutgoingMail } from './mail-sender.js';
@@ -12,6 +13,7 @@ export { DEFAULT_MAIL_TEMPLATES, type MailTemplate, type MailTemplates };
 export type MailTemplateOverrides = { [K in MailKind]?: Partial<MailTemplate> };
 
 export interface LinkMailInput {
+  /** The account's address, canonical (src/use-cases/canonical-email.ts): where the mail goes, and what `{{email}}` says. */
   to: string;
   link: string;
   expiresInMinutes: number;
@@ -19,6 +21,7 @@ export interface LinkMailInput {
 }
 
 export interface RegistrationAttemptInput {
+  /** The account's address, canonical: where the mail goes, and what `{{email}}` says. */
   to: string;
   /** The app's sign-in page: no token, the mail only informs. */
   link: string;
@@ -36,15 +39,15 @@ export function mailLink(appUrl: string, path: string, token?: string): string {
 }
 
 export function renderPasswordResetMail(input: LinkMailInput, templates: MailTemplates = DEFAULT_MAIL_TEMPLATES): OutgoingMail {
-  return render('password_reset', templates, input.to, { ...linkValues(input), serviceName: input.serviceName });
+  return render('password_reset', templates, input.to, { ...linkValues(input), serviceName: input.serviceName, email: input.to });
 }
 
 export function renderEmailVerificationMail(input: LinkMailInput, templates: MailTemplates = DEFAULT_MAIL_TEMPLATES): OutgoingMail {
-  return render('email_verification', templates, input.to, { ...linkValues(input), serviceName: input.serviceName });
+  return render('email_verification', templates, input.to, { ...linkValues(input), serviceName: input.serviceName, email: input.to });
 }
 
 export function renderRegistrationAttemptMail(input: RegistrationAttemptInput, templates: MailTemplates = DEFAULT_MAIL_TEMPLATES): OutgoingMail {
-  return render('registration_attempt', templates, input.to, { link: input.link, serviceName: input.serviceName });
+  return render('registration_attempt', templates, input.to, { link: input.link, serviceName: input.serviceName, email: input.to });
 }
 
 /** The built-ins with the overrides on top, each override checked (throws TemplateError). */
@@ -81,10 +84,11 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z]+)\s*\}\}/g;
 /**
  * What each part may use. No link in a subject: subjects are shown in lists and notifications
  * and kept in more logs than bodies. A mail whose point is its link must carry it in both bodies.
+ * `{{email}}`, the account's address, anywhere: it is in the To header already.
  */
 function allowed(kind: MailKind, part: keyof MailTemplate): string[] {
   const expiry = kind === 'registration_attempt' ? [] : ['expiresIn', 'expiresInMinutes'];
-  return part === 'subject' ? ['serviceName', ...expiry] : ['link', 'serviceName', ...expiry];
+  return part === 'subject' ? ['serviceName', 'email', ...expiry] : ['link', 'serviceName', 'email', ...expiry];
 }
 
 export function checkTemplate(kind: MailKind, part: keyof MailTemplate, source: string): void {

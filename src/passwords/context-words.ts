@@ -26,7 +26,7 @@ export function serviceWords(serviceName: string | undefined): ContextWord[] {
   return keep([folded, folded.replace(/[\s\p{P}\p{S}]+/gu, '')], 'service');
 }
 
-/** The account's words, from its email (already trimmed and lower-cased by the use-case, folded again here). */
+/** The account's words, from its email (canonical from the use-case, folded again here). */
 export function emailWords(email: string | undefined): ContextWord[] {
   if (email === undefined) return [];
   const at = email.lastIndexOf('@');

@@ -1,6 +1,7 @@
 import type { PasswordHasher } from '../hashing/create-password-hasher.js';
 import { PasslaneError } from '../hashing/errors.js';
 import type { AccountStore } from '../storage/account-store.js';
+import { countEmailForms, type EmailForms } from './count-email-forms.js';
 import { currentPepperKeyId } from './current-pepper-key.js';
 import { RehashInputInvalidError } from './errors.js';
 import { MAX_SEGMENTS } from './job-cursor.js';
@@ -43,11 +44,13 @@ export interface Inventory {
   groups: InventoryGroup[];
   /** Unparseable records by error code. */
   unparseable: Record<string, number>;
+  /** Accounts keyed by an email that is not in canonical form, and what each needs (count-email-forms.ts). */
+  emails: EmailForms;
 }
 
 export interface InventoryDependencies {
   hasher: Pick<PasswordHasher, 'describe' | 'needsRehash' | 'rotatePepper'>;
-  users: Pick<AccountStore, 'scanAccounts'>;
+  users: Pick<AccountStore, 'scanAccounts' | 'getUserByEmail'>;
 }
 
 export interface InventoryOptions {
@@ -59,7 +62,8 @@ export interface InventoryOptions {
 /**
  * Reads every account (parallel segmented Scan) and counts stored hashes by scheme, parameters,
  * wrapping and pepper key, with the step each one is waiting for. Parses only: no hashing, no
- * keys, no writes. Shows how far an upgrade has come.
+ * keys, no writes. Shows how far an upgrade has come. Also counts accounts keyed by an email not
+ * in canonical form (after the scan, one read of the canonical key for each of them).
  */
 export async function takeInventory(deps: InventoryDependencies, options: InventoryOptions = {}): Promise<Inventory> {
   const totalSegments = options.segments ?? 4;
@@ -68,7 +72,8 @@ export async function takeInventory(deps: InventoryDependencies, options: Invent
   }
   const pepperKeyId = await currentPepperKeyId(deps.hasher);
   const groups = new Map<string, InventoryGroup>();
-  const inventory: Inventory = {
+  const emails = countEmailForms();
+  const inventory: Omit<Inventory, 'emails'> = {
     total: 0,
     byStatus: { up_to_date: 0, awaiting_login: 0, to_wrap: 0, to_rotate: 0, unparseable: 0 },
     needsRehash: 0,
@@ -101,14 +106,17 @@ export async function takeInventory(deps: InventoryDependencies, options: Invent
       let startKey: string | undefined;
       do {
         const page = await deps.users.scanAccounts({ segment, totalSegments, startKey, limit: options.pageSize ?? 500 });
-        for (const item of page.items) count(item.passwordHash);
+        for (const item of page.items) {
+          count(item.passwordHash);
+          emails.add(item);
+        }
         options.onProgress?.(inventory.total);
         startKey = page.lastKey;
       } while (startKey !== undefined);
     }),
   );
   inventory.groups = [...groups.values()].sort((a, b) => b.count - a.count || a.scheme.localeCompare(b.scheme));
-  return inventory;
+  return { ...inventory, emails: await emails.finish(deps.users) };
 }
 
 function describeRecord(

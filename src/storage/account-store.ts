@@ -18,7 +18,7 @@ import { USER_ID_INDEX, USER_KEY_PREFIX } from './table.js';
 
 export interface UserRecord {
   userId: string;
-  /** Normalised by the caller (trimmed, lower-cased). */
+  /** In canonical form, by the caller (src/use-cases/canonical-email.ts). */
   email: string;
   /** Opaque to the store. */
   passwordHash: string;

@@ -10,7 +10,7 @@ export const ONE_TIME_TOKEN_PURPOSES: readonly OneTimeTokenPurpose[] = ['reset',
 export interface StoredOneTimeToken {
   /** SHA-256 of the secret (base64url); the secret itself is never stored. */
   tokenHash: string;
-  /** The account the token acts on (normalised email: the account item's key). */
+  /** The account the token acts on (canonical email: the account item's key). */
   email: string;
   /** Epoch seconds; checked on every read (TTL deletes late). */
   expiresAt: number;

@@ -14,7 +14,7 @@ import { StorageUnavailableError } from './errors.js';
  * access is by exact key, so no sort key). One sparse, keys-only index on `userId` finds the
  * account behind an access token (tokens carry the userId, never the email).
  *
- * Accounts      pk = "user#" + email (email normalised by the caller)
+ * Accounts      pk = "user#" + email (in canonical form: src/use-cases/canonical-email.ts)
  *               userId S, email S, passwordHash S (opaque to the store),
  *               createdAt S, updatedAt S, passwordChangedAt S? (ISO 8601, UTC)
  * Rate limits   pk = "ratelimit#" + key + "#" + windowStart (epoch seconds)

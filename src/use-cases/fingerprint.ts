@@ -6,7 +6,7 @@ import { toHex, utf8 } from '../hashing/encoding.js';
 export type EmailFingerprint = (email: string) => string;
 
 /**
- * A 64-bit prefix of HMAC-SHA-256 of the normalised email under a server key: enough to
+ * A 64-bit prefix of HMAC-SHA-256 of the canonical email under a server key: enough to
  * correlate attempts on one account in logs and to key its counters, and, being keyed, of no
  * use to someone holding a list of emails and a copy of the logs (a plain hash would let them
  * match every address). Computed in JavaScript, the same on every host: a few microseconds for

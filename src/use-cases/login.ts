@@ -15,7 +15,8 @@ import { knownDevice, type KnownDevice } from './known-device.js';
 import { sourceKeyOf } from './source-key.js';
 import { startSession, type StartedSession } from './start-session.js';
 import { translateErrors } from './translate-errors.js';
-import { normaliseEmail, requireObject, requireString } from './validate-input.js';
+import { canonicalEmail } from './canonical-email.js';
+import { requireObject, requireString } from './validate-input.js';
 import { epochSeconds } from '../shared/epoch-seconds.js';
 
 export interface LoginRequest {
@@ -60,7 +61,7 @@ const MAX_DECISIONS = 3;
  */
 export async function login(deps: AuthDependencies, request: LoginRequest): Promise<LoginResponse> {
   const body = requireObject(request.body);
-  const email = normaliseEmail(body.email);
+  const email = canonicalEmail(body.email);
   const password = requireString(body, 'password');
   return translateErrors(async () => {
     deps.hasher.checkPassword(password);

@@ -10,7 +10,7 @@ export type MigrationAnswer = { valid: false } | { valid: true; emailVerified?: 
 export interface MigrationSource {
   /**
    * One question, asked once (no retries: each call is a password guess against the old
-   * system). `email` is normalised (trimmed, lower-cased); `password` is exactly as typed.
+   * system). `email` is canonical (canonical-email.ts); `password` is exactly as typed.
    * Throws MigrationUnavailableError when there is no trustworthy answer in time.
    */
   check(email: string, password: string): Promise<MigrationAnswer>;

@@ -7,7 +7,8 @@ import { translateErrors } from './translate-errors.js';
 import { mailFailureCode } from './mail-failure.js';
 import { oldSystemHolds } from './migrate-account.js';
 import { sendVerification } from './send-verification.js';
-import { normaliseEmail, requireObject, requireString } from './validate-input.js';
+import { canonicalEmail } from './canonical-email.js';
+import { requireObject, requireString } from './validate-input.js';
 
 export interface RegisterRequest {
   body: unknown;
@@ -28,7 +29,7 @@ export type RegisterResult = { userId: string } | { verification: 'sent' };
  */
 export async function register(deps: RegisterDependencies, request: RegisterRequest): Promise<RegisterResult> {
   const body = requireObject(request.body);
-  const email = normaliseEmail(body.email);
+  const email = canonicalEmail(body.email);
   const password = requireString(body, 'password');
   return translateErrors(async () => {
     await enforceRateLimits(deps, { action: 'register', sourceIp: request.sourceIp });

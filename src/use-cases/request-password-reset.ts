@@ -4,7 +4,8 @@ import type { AuthDependencies } from './dependencies.js';
 import { mailFailureCode } from './mail-failure.js';
 import { sourceKeyOf } from './source-key.js';
 import { translateErrors } from './translate-errors.js';
-import { normaliseEmail, requireObject } from './validate-input.js';
+import { canonicalEmail } from './canonical-email.js';
+import { requireObject } from './validate-input.js';
 import { epochSeconds } from '../shared/epoch-seconds.js';
 
 export type RecoveryDependencies = Pick<
@@ -20,7 +21,7 @@ export type RecoveryDependencies = Pick<
  * so the mail's round trip does not tell a known address from an unknown one.
  */
 export async function requestPasswordReset(deps: RecoveryDependencies, request: { body: unknown; sourceIp?: string }): Promise<void> {
-  const email = normaliseEmail(requireObject(request.body).email);
+  const email = canonicalEmail(requireObject(request.body).email);
   return translateErrors(async () => {
     const timing = deps.replyTiming?.start();
     const accountKey = deps.fingerprint(email);

@@ -7,12 +7,12 @@
  * setting or a breach check that failed closed.
  */
 import { readPasswordConfig } from '../../config/password-config.js';
-import { normaliseEmail } from '../../use-cases/validate-input.js';
+import { canonicalEmail } from '../../use-cases/canonical-email.js';
 import { buildPasswordPolicy } from '../../wiring/build-dependencies.js';
 import { nodePlatform } from '../../wiring/node-platform.js';
 
 export async function checkPasswordCommand(password: string, options: { email?: string; env: Record<string, string | undefined> }): Promise<{ line: string; code: number }> {
-  const email = options.email === undefined ? undefined : normaliseEmail(options.email);
+  const email = options.email === undefined ? undefined : canonicalEmail(options.email);
   const policy = buildPasswordPolicy({ passwords: readPasswordConfig(options.env) }, nodePlatform);
   const verdict = await policy.check(password, email === undefined ? {} : { email });
   if (verdict.ok) return { line: JSON.stringify({ ok: true, breachCheck: verdict.breachCheck }), code: 0 };

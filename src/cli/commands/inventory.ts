@@ -9,7 +9,8 @@ import { openBulkTools } from './bulk-tools.js';
 
 export const INVENTORY_USAGE = `usage: passlane inventory [--segments N] [--json]
 Counts stored password hashes by scheme, parameters, wrapping and pepper key, and what each is
-waiting for. Reads only (a parallel Scan); no hashing, no writes.`;
+waiting for, and accounts keyed by an email not in canonical form. Reads only (a parallel Scan);
+no hashing, no writes.`;
 
 const NEXT_STEP: Readonly<Record<UpgradeStatus, string>> = {
   up_to_date: 'none',
@@ -84,6 +85,15 @@ function printInventory(io: CommandIo, inventory: Inventory): void {
       io.stdout,
       `WARNING: ${inventory.fastDigests} accounts hold fast digests (MD5, SHA-1, SHA-2 in one round), which a stolen table gives up ` +
         'at GPU speed: run passlane rehash now; it wraps them before anything else.',
+    );
+  }
+  const { rekey, collides, refused } = inventory.emails;
+  if (rekey + collides + refused > 0) {
+    writeLine(
+      io.stdout,
+      `WARNING: ${rekey + collides + refused} accounts are keyed by an email not in canonical form (${rekey} to re-key, ${collides} colliding ` +
+        `with another account, ${refused} refused) and cannot log in until migrated: their userIds are in --json (emails.accounts); ` +
+        'see src/rehash/README.md, "Emails not in canonical form".',
     );
   }
 }
