@@ -37,8 +37,13 @@ export interface LoginFailureLimits {
   /** Consecutive failures on an account, from anywhere, before it waits accountLockSeconds. */
   accountFailureCeiling: number;
   accountLockSeconds: number;
-  /** Failed logins never answer faster than this (ms); they also wait for the slowest verify seen. */
+  /** Failed logins never answer faster than this (ms); they also wait for the slowest stored shape's verify. */
   failureFloorMs: number;
+  /**
+   * The slowest stored verify in current argon2id verifies: failed logins wait at least this many
+   * current verifies, before the container has seen a legacy record (login-failure-timing.ts).
+   */
+  failurePadFactor?: number;
 }
 
 /** Everything the use-cases touch, passed in: no globals, so Lambda, the local server and the edge share them. */

@@ -59,6 +59,7 @@ function parsePhpass(stored: string, limits: StoredHashLimits): ParsedHash {
   return {
     scheme: 'phpass',
     memoryKiB: 1,
+    cost: `log2=${log2Rounds}`,
     digest,
     digestText: hashText,
     zeroDigestText: zeroHash64(16),
