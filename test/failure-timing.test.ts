@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPasswordHasher } from '../src/index.js';
 import { CURRENT_COST_SHAPE, type PasswordHasher } from '../src/hashing/create-password-hasher.js';
 import { InvalidCredentialsError } from '../src/use-cases/errors.js';
+import { collectShapeSamples, measureVerifyCosts } from '../src/cli/commands/measure-verify-costs.js';
 import { createFailureTiming } from '../src/use-cases/failure-timing.js';
 import { createLoginFailureTiming, loginVerifyShape, MAX_SHAPES, OLD_SYSTEM_SHAPE, type LoginFailureTimingOptions } from '../src/use-cases/login-failure-timing.js';
 import { login } from '../src/use-cases/login.js';
@@ -131,6 +132,39 @@ describe('costShape', () => {
       // Salts and digests are base64 or hex runs; cost parameters are short numbers.
       expect(shape, fixture.id).not.toMatch(/[A-Za-z0-9+/.]{17,}/);
     }
+  });
+});
+
+describe('passlane inventory --timing', () => {
+  it('times one record of each shape against the dummy and rounds the pad factor up', async () => {
+    let clock = 0;
+    const real = createPasswordHasher({ pepper: false });
+    const costOf = (stored: string) => (stored.startsWith('$2') ? BCRYPT_MS : ARGON2_MS);
+    const hasher: PasswordHasher = {
+      ...real,
+      verify: async (stored, password) => ((clock += costOf(stored)), real.verify(stored, password)),
+      verifyDummy: async (password) => ((clock += ARGON2_MS), real.verifyDummy(password)),
+    };
+    const sealer = createPasswordHasher({ pepper: { keys: { old: crypto.getRandomValues(new Uint8Array(32)) }, currentKeyId: 'old' } });
+    const samples = collectShapeSamples(hasher);
+    for (const stored of [bcryptjs.hashSync(PASSWORD, 4), bcryptjs.hashSync(WRONG, 4), await real.hash(PASSWORD)]) samples.add(stored);
+    // Sealed under a key this hasher lacks: a login answers it with the dummy, so it sets no factor.
+    samples.add(await sealer.wrap(bcryptjs.hashSync(PASSWORD, 5)));
+
+    const costs = await measureVerifyCosts(hasher, samples, { rounds: 3, now: () => clock });
+    expect(costs).toEqual({
+      currentMs: ARGON2_MS,
+      rounds: 3,
+      shapes: [
+        { shape: 'bcrypt cost=4', accounts: 2, medianMs: BCRYPT_MS, ratio: BCRYPT_MS / ARGON2_MS },
+        { shape: CURRENT_COST_SHAPE, accounts: 1, medianMs: ARGON2_MS, ratio: 1 },
+        { shape: 'wrapped_bcrypt cost=5 + argon2id v=19,m=19456,t=2,p=1', accounts: 1, error: 'ERR_OPTIONS_INVALID' },
+      ],
+      // 390 / 90 = 4.33: rounded up, so a fresh container waits at least as long as bcrypt takes.
+      padFactor: 4.4,
+      slowest: 'bcrypt cost=4',
+    });
+    expect(JSON.stringify(costs)).not.toContain('$');
   });
 });
 
