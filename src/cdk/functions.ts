@@ -55,6 +55,7 @@ export const SETTINGS = {
   loginAccountFailureCeiling: { kind: 'param', default: null },
   loginAccountLockSeconds: { kind: 'param', default: null },
   loginFailureFloorMs: { kind: 'param', default: null },
+  loginFailurePadFactor: { kind: 'param', default: null },
   // Lazy migration from a legacy user store, at login and registration (src/migration/README.md): an https endpoint
   // (requests signed with a shared secret in SSM) or a Lambda function (signed by IAM). Unset: no
   // variable, no permission.
@@ -177,6 +178,7 @@ const RATE_LIMIT_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
   PASSLANE_LOGIN_ACCOUNT_FAILURE_CEILING: setting('loginAccountFailureCeiling'),
   PASSLANE_LOGIN_ACCOUNT_LOCK_S: setting('loginAccountLockSeconds'),
   PASSLANE_LOGIN_FAILURE_FLOOR_MS: setting('loginFailureFloorMs'),
+  PASSLANE_LOGIN_FAILURE_PAD_FACTOR: setting('loginFailurePadFactor'),
 };
 
 /** The functions that hash: the argon2 backend (auto, native or wasm). */

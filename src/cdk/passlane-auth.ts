@@ -108,6 +108,8 @@ export interface PasslaneRateLimits {
   readonly accountFailureCeiling?: number;
   readonly accountLockSeconds?: number;
   readonly failureFloorMs?: number;
+  /** What `passlane inventory --timing` prints, e.g. 4.4. */
+  readonly failurePadFactor?: number;
 }
 
 /**
@@ -184,6 +186,7 @@ const RATE_LIMIT_SETTINGS: Record<keyof PasslaneRateLimits, SettingName> = {
   accountFailureCeiling: 'loginAccountFailureCeiling',
   accountLockSeconds: 'loginAccountLockSeconds',
   failureFloorMs: 'loginFailureFloorMs',
+  failurePadFactor: 'loginFailurePadFactor',
 };
 
 /**

@@ -81,7 +81,7 @@ export interface AuthDependencies {
    * PASSLANE_MIGRATION_URL or PASSLANE_MIGRATION_FUNCTION is set.
    */
   migration?: MigrationSource;
-  /** Pads failed logins to the slowest verify seen; without it (tests) nothing is padded. */
+  /** Pads failed logins to the slowest stored shape's verify (login-failure-timing.ts); without it (tests) nothing is padded. */
   failureTiming?: FailureTiming;
   /**
    * Pads answers that must not tell a known address from an unknown one (password-reset
