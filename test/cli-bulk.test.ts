@@ -5,10 +5,12 @@ import { tmpdir } from 'node:os';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import bcryptjs from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
 import { ensureTable } from '../src/storage/table.js';
 import { AccountStore } from '../src/storage/account-store.js';
+import { createPasswordHasher } from '../src/index.js';
 import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
 import { goodRows, storedFormOf, writtenEmail } from './support/import-rows.js';
@@ -112,6 +114,39 @@ describe.each(dynamoDbServers)('passlane import, inventory and rehash --dry-run 
     const table = await passlane(['inventory'], env);
     expect(table.stdout).toContain('WARNING: 5 accounts are keyed by an email not in canonical form (1 to re-key, 3 colliding with another account, 1 refused)');
     expect(table.stdout).not.toContain('@');
+  });
+
+  it('inventory --timing: verifies one record of each cost shape and prints the pad factor, never a hash or an email', async () => {
+    const tableName = `passlane-cli-${randomUUID()}`;
+    await ensureTable(client, tableName);
+    const env = { DYNAMODB_ENDPOINT: server.endpoint, PASSLANE_TABLE: tableName, PASSLANE_PEPPER_KEYS: '' };
+    const store = new AccountStore(client, tableName);
+    const hasher = createPasswordHasher({ pepper: false });
+    const hashes = [bcryptjs.hashSync('first password', 10), bcryptjs.hashSync('second password', 10), await hasher.hash('third password here')];
+    for (const [i, passwordHash] of hashes.entries()) {
+      await store.createUser({ email: `timing-${i}-${randomUUID()}@example.com`, userId: randomUUID(), passwordHash, createdAt: new Date() });
+    }
+
+    const json = await passlane(['inventory', '--timing', '--json'], env);
+    expect(json.code).toBe(0);
+    const { timing } = JSON.parse(json.stdout);
+    expect(timing.rounds).toBe(5);
+    expect(timing.shapes.map((s: { shape: string; accounts: number }) => [s.shape, s.accounts]).sort()).toEqual([
+      ['bcrypt cost=10', 2],
+      ['current', 1],
+    ]);
+    expect(timing.padFactor).toBeGreaterThanOrEqual(1);
+    const human = await passlane(['inventory', '--timing'], env);
+    expect(human.stdout).toMatch(/^shape\s+accounts\s+median ms\s+x current$/m);
+    expect(human.stdout).toMatch(/^bcrypt cost=10\s+2\s+[\d.]+\s+[\d.]+x$/m);
+    expect(human.stdout).toMatch(/^(Set PASSLANE_LOGIN_FAILURE_PAD_FACTOR=\d+(\.\d)? on the login functions|Every stored shape verifies within)/m);
+    for (const output of [json, human]) {
+      expect(output.stdout + output.stderr).not.toContain('@');
+      expect(output.stdout + output.stderr).not.toContain('$2');
+      expect(output.stdout + output.stderr).not.toContain('$argon2');
+    }
+    // Without --timing nothing is hashed, and nothing is said about timing.
+    expect(JSON.parse((await passlane(['inventory', '--json'], env)).stdout).timing).toBeUndefined();
   });
 
   it('answers usage errors with the usage and exit 2', async () => {

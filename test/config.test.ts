@@ -158,6 +158,7 @@ describe('readConfig', () => {
       PASSLANE_JWT_ALG: 'ES256',
       PASSLANE_ACCESS_TOKEN_TTL_S: '300',
       PASSLANE_LOGIN_LIMIT_PER_IP: '50',
+      PASSLANE_LOGIN_FAILURE_PAD_FACTOR: ' 4.5 ',
       PASSLANE_REHASH_WRITES_PER_SECOND: '25',
       PASSLANE_DATA_DIR: '/tmp/keys',
       AWS_LAMBDA_FUNCTION_NAME: 'passlane-login',
@@ -184,6 +185,7 @@ describe('readConfig', () => {
       onLambda: true,
     });
     expect(config.rateLimits.perSource).toBe(50);
+    expect(config.rateLimits.login.failurePadFactor).toBe(4.5);
     expect(config.rehash).toEqual({ writesPerSecond: 25 });
   });
 
@@ -201,6 +203,10 @@ describe('readConfig', () => {
     ['PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE', '0'],
     ['PASSLANE_LOGIN_LIMIT_PER_IP', '1.5'],
     ['PASSLANE_LOGIN_LIMIT_WINDOW_S', '86401'],
+    ['PASSLANE_LOGIN_FAILURE_PAD_FACTOR', '0.5'],
+    ['PASSLANE_LOGIN_FAILURE_PAD_FACTOR', '101'],
+    ['PASSLANE_LOGIN_FAILURE_PAD_FACTOR', '4,5'],
+    ['PASSLANE_LOGIN_FAILURE_PAD_FACTOR', '1e1'],
     ['PASSLANE_REHASH_WRITES_PER_SECOND', '-1'],
     ['PASSLANE_AUTHORIZER_CACHE_S', '61'],
   ])('refuses %s=%s with an error naming the variable', (variable, value) => {

@@ -38,7 +38,7 @@ import {
   RateLimitedError,
   TemporarilyUnavailableError,
 } from '../src/use-cases/errors.js';
-import { createFailureTiming } from '../src/use-cases/failure-timing.js';
+import { createLoginFailureTiming } from '../src/use-cases/login-failure-timing.js';
 import { login, type LoginResponse } from '../src/use-cases/login.js';
 import type { MigrationSource } from '../src/use-cases/migration-source.js';
 import { register } from '../src/use-cases/register.js';
@@ -137,7 +137,7 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
 
   it('answers "no" with the ordinary 401, counts the failure, pads it, and creates nothing', async () => {
     const sleeps: number[] = [];
-    const failureTiming = createFailureTiming({ floorMs: 5_000, sleep: async (ms) => void sleeps.push(ms) });
+    const failureTiming = createLoginFailureTiming({ floorMs: 5_000, sleep: async (ms) => void sleeps.push(ms) });
     const counting = countingHasher();
     const { deps, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source, failureTiming, hasher: counting.hasher });
     const known = uniqueEmail();
@@ -164,7 +164,7 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
 
   it("counts the old system's latency among the verify costs every failure is padded to", async () => {
     const sleeps: number[] = [];
-    const failureTiming = createFailureTiming({ sleep: async (ms) => void sleeps.push(ms) });
+    const failureTiming = createLoginFailureTiming({ sleep: async (ms) => void sleeps.push(ms) });
     const { deps, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source, failureTiming });
     const existing = uniqueEmail();
     await register(deps, { body: { email: existing, password: PASSWORD } });

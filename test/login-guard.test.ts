@@ -11,7 +11,7 @@ import { register } from '../src/use-cases/register.js';
 import { sourceKeyOf } from '../src/use-cases/source-key.js';
 import { changePassword } from '../src/use-cases/change-password.js';
 import type { AuthDependencies } from '../src/use-cases/dependencies.js';
-import { createFailureTiming } from '../src/use-cases/failure-timing.js';
+import { createLoginFailureTiming } from '../src/use-cases/login-failure-timing.js';
 import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { movableClock } from './support/clock.js';
@@ -298,7 +298,7 @@ describe('failure timing', () => {
     let clock = 0;
     const costOf = (stored: string) => (stored.startsWith('$wrapped$') ? 350 : stored.startsWith('$2') ? 300 : 50);
     const { deps, users, dispose } = await createAuthFixture(server.endpoint, {
-      failureTiming: createFailureTiming({ floorMs, now: () => clock, sleep: async (ms) => void (clock += ms) }),
+      failureTiming: createLoginFailureTiming({ floorMs, now: () => clock, sleep: async (ms) => void (clock += ms) }),
     });
     const real = deps.hasher;
     deps.hasher = {

@@ -57,6 +57,7 @@ export const SETTINGS = {
   loginFailureFloorMs: { kind: 'param', default: null },
   loginSuccessLimitPerAccount: { kind: 'param', default: null },
   loginSuccessLimitPerIp: { kind: 'param', default: null },
+  loginFailurePadFactor: { kind: 'param', default: null },
   // Lazy migration from a legacy user store, at login and registration (src/migration/README.md): an https endpoint
   // (requests signed with a shared secret in SSM) or a Lambda function (signed by IAM). Unset: no
   // variable, no permission.
@@ -181,6 +182,7 @@ const RATE_LIMIT_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
   PASSLANE_LOGIN_FAILURE_FLOOR_MS: setting('loginFailureFloorMs'),
   PASSLANE_LOGIN_SUCCESS_LIMIT_PER_ACCOUNT: setting('loginSuccessLimitPerAccount'),
   PASSLANE_LOGIN_SUCCESS_LIMIT_PER_IP: setting('loginSuccessLimitPerIp'),
+  PASSLANE_LOGIN_FAILURE_PAD_FACTOR: setting('loginFailurePadFactor'),
 };
 
 /** The functions that hash: the argon2 backend (auto, native or wasm). */

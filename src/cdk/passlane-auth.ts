@@ -110,6 +110,8 @@ export interface PasslaneRateLimits {
   readonly failureFloorMs?: number;
   readonly successesPerAccount?: number;
   readonly successesPerSource?: number;
+  /** What `passlane inventory --timing` prints, e.g. 4.4. */
+  readonly failurePadFactor?: number;
 }
 
 /**
@@ -188,6 +190,7 @@ const RATE_LIMIT_SETTINGS: Record<keyof PasslaneRateLimits, SettingName> = {
   failureFloorMs: 'loginFailureFloorMs',
   successesPerAccount: 'loginSuccessLimitPerAccount',
   successesPerSource: 'loginSuccessLimitPerIp',
+  failurePadFactor: 'loginFailurePadFactor',
 };
 
 /**

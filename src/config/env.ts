@@ -27,6 +27,17 @@ export function wholeNumber(env: Env, name: string, range: { fallback?: number; 
   return number;
 }
 
+/** A number within [min, max] written in decimal (`4`, `4.5`), or undefined when unset. */
+export function decimalNumber(env: Env, name: string, range: { min: number; max: number }): number | undefined {
+  const value = text(env, name);
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || number < range.min || number > range.max) {
+    throw new ConfigError(name, `must be a decimal number from ${range.min} to ${range.max}, such as 4.5 (got ${JSON.stringify(value)})`);
+  }
+  return number;
+}
+
 /** One of `allowed`, or undefined when unset. */
 export function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]): T | undefined {
   const value = text(env, name);

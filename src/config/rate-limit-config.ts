@@ -1,6 +1,6 @@
 import type { RateLimits } from '../use-cases/dependencies.js';
 import { ConfigError } from './config-error.js';
-import { text, wholeNumber, type Env } from './env.js';
+import { decimalNumber, text, wholeNumber, type Env } from './env.js';
 
 /**
  * Why these numbers (src/use-cases/LIMITS.md has the whole reasoning):
@@ -11,7 +11,8 @@ import { text, wholeNumber, type Env } from './env.js';
  *   sources gets there, and the per-source limits slow each of those.
  * - 100 failures per source in 5 minutes (IPv6 counted per /64): a credential-stuffing source
  *   is slowed across all accounts. Registration counts attempts against the same limit.
- * - Failed logins wait for the slowest verify seen recently, and at least the floor (0 ms).
+ * - Failed logins wait for the slowest stored shape's verify this container has seen, at least
+ *   the floor (0 ms) and, when set, the pad factor times the current argon2id verify (unset).
  * - 30 good logins per account and 300 per source (without a known device) per 5 minutes: far
  *   more than people log in, and a flood of right passwords to one's own accounts cannot take
  *   the hashing other users' logins need.
@@ -36,6 +37,9 @@ export function readRateLimits(env: Env): RateLimits {
   }
   const d = DEFAULT_RATE_LIMITS;
   const delayBaseSeconds = wholeNumber(env, 'PASSLANE_LOGIN_DELAY_BASE_S', { fallback: d.login.delayBaseSeconds, min: 1, max: DAY });
+  // What `passlane inventory --timing` prints. At most 100: at ~40 ms a current verify, more would
+  // pad failures past the deployed 5 s verify budget, which no stored record may need.
+  const failurePadFactor = decimalNumber(env, 'PASSLANE_LOGIN_FAILURE_PAD_FACTOR', { min: 1, max: 100 });
   return {
     perSource: wholeNumber(env, 'PASSLANE_LOGIN_LIMIT_PER_IP', { fallback: d.perSource, min: 1, max: 1_000_000 }),
     // Up to a day: windows are DynamoDB items with a TTL, and longer ones are better done elsewhere.
@@ -56,10 +60,11 @@ export function readRateLimits(env: Env): RateLimits {
       // NIST SP 800-63B-4 §3.2.2: no more than 100 consecutive failed attempts on one account.
       accountFailureCeiling: wholeNumber(env, 'PASSLANE_LOGIN_ACCOUNT_FAILURE_CEILING', { fallback: d.login.accountFailureCeiling, min: 1, max: 100 }),
       accountLockSeconds: wholeNumber(env, 'PASSLANE_LOGIN_ACCOUNT_LOCK_S', { fallback: d.login.accountLockSeconds, min: 1, max: 30 * DAY }),
-      // 0: failures wait only for the slowest verify this container has seen (failure-timing.ts).
+      // 0: failures wait only for the slowest shape this container has seen (login-failure-timing.ts).
       failureFloorMs: wholeNumber(env, 'PASSLANE_LOGIN_FAILURE_FLOOR_MS', { fallback: d.login.failureFloorMs, min: 0, max: 10_000 }),
       successesPerAccount: wholeNumber(env, 'PASSLANE_LOGIN_SUCCESS_LIMIT_PER_ACCOUNT', { fallback: d.login.successesPerAccount, min: 1, max: 1_000_000 }),
       successesPerSource: wholeNumber(env, 'PASSLANE_LOGIN_SUCCESS_LIMIT_PER_IP', { fallback: d.login.successesPerSource, min: 1, max: 1_000_000 }),
+      ...(failurePadFactor !== undefined && { failurePadFactor }),
     },
   };
 }

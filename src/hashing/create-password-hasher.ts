@@ -75,6 +75,9 @@ export interface HashDescription {
   wrapsFastDigest?: true;
 }
 
+/** costShape's answer for argon2id at the policy: what `verifyDummy` costs. */
+export const CURRENT_COST_SHAPE = 'current';
+
 export interface PasswordHasher {
   /**
    * A new argon2id hash. `upgrade: true` is for re-encoding a password that just verified: it
@@ -98,6 +101,13 @@ export interface PasswordHasher {
   needsRehash(stored: string): boolean;
   /** Scheme, argon2 parameters and pepper key id of a stored value (parses, never decrypts or hashes). */
   describe(stored: string): HashDescription;
+  /**
+   * What verifying `stored` costs, as a key: CURRENT_COST_SHAPE for argon2id at the policy (what
+   * `verifyDummy` costs, whatever the salt or pepper key), else the scheme and the parameters its
+   * time depends on, never salt or digest. Parses only; throws what `describe` throws. Failed
+   * logins are padded by it (src/use-cases/login-failure-timing.ts).
+   */
+  costShape(stored: string): string;
   /** Costs what verifying a real account costs, and never matches: for unknown accounts. */
   verifyDummy(password: string): Promise<VerifyResult>;
   /** Moves a stored argon2 hash to the current pepper key without the password. */
@@ -196,6 +206,19 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
 
   const needsRehash = (stored: string): boolean => isOutdated(parseWithoutKey(stored));
 
+  function costShape(stored: string): string {
+    const { parsed } = parseWithoutKey(stored);
+    const params = parsed.argon2;
+    const atPolicy =
+      parsed.scheme === 'argon2id' &&
+      params?.version === current.version &&
+      params.memoryKiB === policy.memoryKiB &&
+      params.passes === policy.passes &&
+      params.lanes === policy.lanes;
+    if (atPolicy) return CURRENT_COST_SHAPE;
+    return parsed.cost === undefined ? parsed.scheme : `${parsed.scheme} ${parsed.cost}`;
+  }
+
   /** Recomputes the digest and compares it in constant time, for every format alike. */
   async function verifyParsed(parsed: ParsedHash, password: string): Promise<boolean> {
     const ctx = await context();
@@ -244,6 +267,7 @@ export function createPasswordHasherWith(options: PasswordHasherOptions, loaders
 
     needsRehash,
     describe,
+    costShape,
 
     async verifyDummy(password) {
       assertPasswordWithinBounds(password, rules);

@@ -57,6 +57,8 @@ export interface InventoryOptions {
   segments?: number;
   pageSize?: number;
   onProgress?(scanned: number): void;
+  /** Each stored hash that parses (`passlane inventory --timing` keeps one of each cost shape). */
+  onRecord?(stored: string): void;
 }
 
 /**
@@ -99,6 +101,7 @@ export async function takeInventory(deps: InventoryDependencies, options: Invent
     const existing = groups.get(key);
     if (existing) existing.count++;
     else groups.set(key, { ...group, count: 1 });
+    if (stored !== undefined) options.onRecord?.(stored);
   };
 
   await Promise.all(

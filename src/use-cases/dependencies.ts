@@ -38,7 +38,7 @@ export interface LoginLimits {
   /** Consecutive failures on an account, from anywhere, before it waits accountLockSeconds. */
   accountFailureCeiling: number;
   accountLockSeconds: number;
-  /** Failed logins never answer faster than this (ms); they also wait for the slowest verify seen. */
+  /** Failed logins never answer faster than this (ms); they also wait for the slowest stored shape's verify. */
   failureFloorMs: number;
   /**
    * Good logins per account per window, and per source per window for logins without a known
@@ -46,6 +46,11 @@ export interface LoginLimits {
    */
   successesPerAccount: number;
   successesPerSource: number;
+  /**
+   * The slowest stored verify in current argon2id verifies: failed logins wait at least this many
+   * current verifies, before the container has seen a legacy record (login-failure-timing.ts).
+   */
+  failurePadFactor?: number;
 }
 
 /** Everything the use-cases touch, passed in: no globals, so Lambda, the local server and the edge share them. */
@@ -86,7 +91,7 @@ export interface AuthDependencies {
    * PASSLANE_MIGRATION_URL or PASSLANE_MIGRATION_FUNCTION is set.
    */
   migration?: MigrationSource;
-  /** Pads failed logins to the slowest verify seen; without it (tests) nothing is padded. */
+  /** Pads failed logins to the slowest stored shape's verify (login-failure-timing.ts); without it (tests) nothing is padded. */
   failureTiming?: FailureTiming;
   /**
    * Pads answers that must not tell a known address from an unknown one (password-reset

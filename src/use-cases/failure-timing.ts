@@ -1,22 +1,25 @@
 /**
- * Failed logins take the same time whatever is stored. Verifying costs what the stored format
- * costs: a legacy record (bcrypt 12, PBKDF2 at 600,000 rounds) or a wrapped one (that plus
- * argon2id) costs more than the one argon2id an unknown email or a current record costs, so
- * timing alone would list the imported accounts. Every failure is padded to the slowest verify
- * this container has seen recently (and at least to a configured floor); successes are not
- * padded (only the password's owner sees them). Costs and tuning: src/use-cases/LIMITS.md.
+ * Answers that must not tell one case from another by their time. A step's cost differs by case
+ * (a mail sent for a known address, none for an unknown one), so the answer is padded to what
+ * the slow case costs. Failed logins use login-failure-timing.ts, which learns the cost per
+ * stored shape; the ring below (the slowest of this container's recent answers, at least a
+ * floor) pads password-reset requests and registration. Costs and tuning: src/use-cases/LIMITS.md.
  */
 export interface FailureTiming {
-  /** Starts timing one verify; `done()` records its cost and returns the time to pad a failure with. */
-  start(): { done(): number };
+  /**
+   * Starts timing one step; `done()` records its cost and returns the time to pad the answer
+   * with. `shape` says what was timed (a login's verify shape), `false` that the cost is none to
+   * learn from (a question that got no answer: its timeout); the ring below ignores it.
+   */
+  start(): { done(shape?: string | false): number };
   /** Waits `ms` (nothing for 0). */
   pad(ms: number): Promise<void>;
 }
 
 export interface FailureTimingOptions {
-  /** Failures never answer faster than this (PASSLANE_LOGIN_FAILURE_FLOOR_MS; 0: only what was seen). */
+  /** Answers never come faster than this (ms; 0: only what was seen). */
   floorMs?: number;
-  /** How many recent verifies the slowest is taken from. */
+  /** How many recent costs the slowest is taken from. */
   window?: number;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -24,7 +27,7 @@ export interface FailureTimingOptions {
 
 export function createFailureTiming(options: FailureTimingOptions = {}): FailureTiming {
   const { floorMs = 0, window = 128, now = () => performance.now(), sleep = (ms) => new Promise<void>((done) => setTimeout(done, ms)) } = options;
-  // A ring of recent verify costs: one slow legacy login raises the bar for a while, not forever.
+  // A ring of recent costs: one slow answer raises the bar for a while, not forever.
   const recent: number[] = [];
   let next = 0;
   return {

@@ -11,6 +11,7 @@ import { askOldSystem, createMigratedAccount, MIGRATION_RETRY_AFTER_SECONDS } fr
 import type { MigrationAnswer, MigrationSource } from './migration-source.js';
 import { sendVerification } from './send-verification.js';
 import { countedLogin, deviceFailureUpdate, failureUpdate, limitReached } from './login-guard.js';
+import { loginVerifyShape } from './login-failure-timing.js';
 import { knownDevice, type KnownDevice } from './known-device.js';
 import { sourceKeyOf } from './source-key.js';
 import { startSession, type StartedSession } from './start-session.js';
@@ -50,7 +51,7 @@ const MAX_DECISIONS = 3;
  * The password's bound first (the same answer whatever is stored), then one consistent read of
  * the account and its failure counters, the limits, and one verify: against the stored hash, or
  * a dummy at current parameters for an unknown email or a record that cannot be verified; every
- * failure is padded to the slowest verify seen (failure-timing.ts), so whatever is stored, a
+ * failure is padded to the slowest stored shape (login-failure-timing.ts): whatever is stored, a
  * failure takes the same time and answers the same. A failure writes its counters after the
  * verify; a good login with a current hash and no past failures writes nothing. An outdated hash
  * is upgraded conditionally on the one just verified; if a password change overtook the read,
@@ -80,7 +81,7 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
         !state.user && deps.migration
           ? await askOldSystemUnlessDown(deps, deps.migration, state, { email, password, fingerprint }, now)
           : await verifyOrDummy(deps, state.user, password);
-      const padding = timing?.done() ?? 0;
+      const padding = timing?.done(loginVerifyShape(deps.hasher, state.user?.passwordHash, verdict)) ?? 0;
       // While the old system is down (lately or just now) every failure answers 503, the unknown
       // email's and the wrong password's alike, so an outage lists nobody (migrate-account.ts).
       const outage = verdict.unavailable === true || (state.breaker !== undefined && verdict.migration === undefined);

@@ -25,6 +25,7 @@ import { SessionStore } from '../storage/session-store.js';
 import { publicTokenServiceFromConfig, tokenServiceFromConfig, type PublicTokenService, type TokenService } from '../tokens/token-service.js';
 import type { AccountMail, AuthDependencies, RegisterDependencies, SessionDependencies } from '../use-cases/dependencies.js';
 import { createFailureTiming } from '../use-cases/failure-timing.js';
+import { createLoginFailureTiming } from '../use-cases/login-failure-timing.js';
 import { createEmailFingerprint, type EmailFingerprint } from '../use-cases/fingerprint.js';
 import { localSecretsRefusedOn, readOrCreateLocalSecret } from '../shared/local-secret-file.js';
 import { buildMigrationSource } from './build-migration-source.js';
@@ -156,8 +157,9 @@ export async function buildAccountDependencies<T extends Pick<TokenService, 'ver
   // Everything that reads a secret or builds the migration source at start, together.
   const [tokens, registerDependencies] = await Promise.all([tokenService, buildRegisterDependencies(config, platform, overrides, options)]);
   const loginGuard = overrides.loginGuard ?? new LoginGuardStore(platform.dynamoDb(config.storage), config.storage.table, config.rateLimits.windowSeconds);
-  // One per container: it remembers this container's recent verify costs.
-  const failureTiming = overrides.failureTiming ?? createFailureTiming({ floorMs: config.rateLimits.login.failureFloorMs });
+  // One per container: it remembers this container's verify costs per stored shape.
+  const { failureFloorMs: floorMs, failurePadFactor: padFactor } = config.rateLimits.login;
+  const failureTiming = overrides.failureTiming ?? createLoginFailureTiming({ floorMs, ...(padFactor !== undefined && { padFactor }) });
   const sessions = overrides.sessions ?? new SessionStore(platform.dynamoDb(config.storage), config.storage.table);
   const sessionConfig = overrides.sessionConfig ?? config.sessions;
   return { ...registerDependencies, tokens, loginGuard, failureTiming, sessions, sessionConfig };

@@ -91,6 +91,7 @@ export function argon2ParsedHash(
   return {
     scheme,
     memoryKiB: hash.memoryKiB,
+    cost: `v=${hash.version},m=${hash.memoryKiB},t=${hash.passes},p=${hash.lanes}`,
     digest: hash.tag,
     digestText: stored.slice(stored.lastIndexOf('$') + 1),
     zeroDigestText: encodeBase64NoPad(new Uint8Array(hash.tag.length)),

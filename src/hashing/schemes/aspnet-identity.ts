@@ -86,6 +86,8 @@ export const aspnetIdentityScheme: HashScheme = {
     return {
       scheme: layout.scheme,
       memoryKiB: 1,
+      // PBKDF2 runs its iterations once per output block.
+      cost: `i=${iterations},bytes=${expected.length}`,
       digest: expected,
       digestText: stored,
       zeroDigestText: encodeBase64Padded(zeroed),

@@ -38,6 +38,7 @@ export function bcryptParsedHash(
   return {
     scheme,
     memoryKiB: BCRYPT_MEMORY_KIB,
+    cost: `cost=${hash.cost}`,
     ...(input === 'password' && { inputLimitBytes: BCRYPT_MAX_KEY_BYTES }),
     // The 31 characters carry 23 bytes; compared decoded, like every other format.
     digest: decodeBcryptBase64(hash.checksum),

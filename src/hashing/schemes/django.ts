@@ -39,6 +39,7 @@ function parseDjangoPbkdf2(algorithm: string, stored: string, limits: Parameters
   return {
     scheme: `django_${algorithm}`,
     memoryKiB: 1,
+    cost: `i=${iterations}`,
     digest: expected,
     digestText: hashText,
     zeroDigestText: encodeBase64Padded(new Uint8Array(length)),

@@ -48,6 +48,7 @@ function parseDrupal(stored: string, limits: StoredHashLimits): ParsedHash {
   return {
     scheme,
     memoryKiB: 1,
+    cost: `log2=${setting.log2Rounds}`,
     digest,
     digestText: hashText,
     zeroDigestText: zeroHash64(DIGEST_BYTES).slice(0, TEXT_LENGTH),

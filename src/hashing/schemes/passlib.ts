@@ -32,6 +32,7 @@ function parsePbkdf2(ident: string, stored: string, limits: StoredHashLimits): P
   return {
     scheme,
     memoryKiB: 1,
+    cost: `i=${rounds}`,
     digest: expected,
     digestText: checksumText,
     zeroDigestText: encodeBase64NoPad(new Uint8Array(length)),

@@ -104,6 +104,7 @@ function parsePhpass(stored: string, limits: StoredHashLimits): ParsedHash {
   return {
     scheme: 'phpass',
     memoryKiB: 1,
+    cost: `log2=${setting.log2Rounds}`,
     digest,
     digestText: hashText,
     zeroDigestText: zeroHash64(16),

@@ -23,6 +23,7 @@ export function scryptParsedHash(scheme: string, { N, r, p, salt, expected, keyT
   return {
     scheme,
     memoryKiB: Math.ceil((128 * N * r) / 1024),
+    cost: `N=${N},r=${r},p=${p}`,
     digest: expected,
     digestText: keyText,
     zeroDigestText: encode(new Uint8Array(expected.length)),

@@ -119,6 +119,7 @@ export function parseShaCrypt(stored: string, limits: StoredHashLimits, scheme?:
   return {
     scheme: name,
     memoryKiB: 1,
+    cost: `rounds=${rounds}`,
     digest,
     digestText: hashText,
     zeroDigestText: zeroHash64(size),

@@ -89,6 +89,8 @@ function parsePbkdf2(annotation: string | undefined, payload: string, limits: St
   return {
     scheme: PBKDF2_SCHEMES[digest],
     memoryKiB: 1,
+    // PBKDF2 runs its iterations once per output block.
+    cost: `i=${iterations},bytes=${hashBytes}`,
     digest: blob.slice(saltBytes),
     // The hash is not a field of its own (base64 mixes it with the salt): the payload is the digest text.
     digestText: payload,

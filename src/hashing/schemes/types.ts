@@ -7,6 +7,12 @@ export interface ParsedHash {
   readonly scheme: string;
   /** Working memory one verify needs, for the concurrency limiter. */
   readonly memoryKiB: number;
+  /**
+   * The parameters a verify's time depends on (bcrypt's cost, PBKDF2's iterations, argon2's m, t,
+   * p...), never salt or digest: records of one scheme with equal `cost` take the same time to
+   * verify. Absent where the scheme fixes its cost. Failed logins are padded by it (costShape).
+   */
+  readonly cost?: string;
   /** Set for plain argon2 PHC hashes, so needsRehash can compare them with the policy. */
   readonly argon2?: {
     algorithm: Argon2Algorithm;

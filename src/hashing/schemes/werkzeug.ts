@@ -18,8 +18,8 @@ const DIGESTS: Readonly<Record<string, DigestName>> = { sha1: 'SHA-1', sha256: '
 
 const SCRYPT_KEY_BYTES = 64;
 
-function parsed(scheme: string, memoryKiB: number, hex: string, expected: Uint8Array, computeDigest: ParsedHash['computeDigest']): ParsedHash {
-  return { scheme, memoryKiB, digest: expected, digestText: hex, zeroDigestText: toHex(new Uint8Array(expected.length)), computeDigest };
+function parsed(scheme: string, cost: string, hex: string, expected: Uint8Array, computeDigest: ParsedHash['computeDigest']): ParsedHash {
+  return { scheme, memoryKiB: 1, cost, digest: expected, digestText: hex, zeroDigestText: toHex(new Uint8Array(expected.length)), computeDigest };
 }
 
 function parsePbkdf2(args: string[], salt: string, hex: string, limits: StoredHashLimits): ParsedHash {
@@ -37,7 +37,7 @@ function parsePbkdf2(args: string[], salt: string, hex: string, limits: StoredHa
   const length = DIGEST_BYTES[digest];
   if (expected.length !== length) throw new MalformedHashError(`Werkzeug pbkdf2:${hashName} hash must be ${length} bytes`);
   const saltBytes = utf8(salt);
-  return parsed(`werkzeug_pbkdf2_${hashName}`, 1, hex, expected, (password) => pbkdf2(digest, utf8(password), saltBytes, iterations, length));
+  return parsed(`werkzeug_pbkdf2_${hashName}`, `i=${iterations}`, hex, expected, (password) => pbkdf2(digest, utf8(password), saltBytes, iterations, length));
 }
 
 function parseScrypt(args: string[], salt: string, hex: string, limits: StoredHashLimits): ParsedHash {

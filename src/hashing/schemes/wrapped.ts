@@ -46,6 +46,8 @@ export function wrappedScheme(parseInner: (stored: string, limits: StoredHashLim
       return {
         scheme: `wrapped_${inner.scheme}`,
         memoryKiB: Math.max(inner.memoryKiB, outer.memoryKiB),
+        // Both functions run: the legacy one's cost, then the outer argon2id's.
+        cost: `${inner.cost === undefined ? '' : `${inner.cost} `}+ argon2id v=${outer.version},m=${outer.memoryKiB},t=${outer.passes},p=${outer.lanes}`,
         ...(inner.inputLimitBytes !== undefined && { inputLimitBytes: inner.inputLimitBytes }),
         ...(inner.fastDigest && { wrapsFastDigest: true }),
         // The outer argon2id's parameters, for describe() and inventories; the scheme keeps
