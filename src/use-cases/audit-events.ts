@@ -1,5 +1,4 @@
 import type { PasswordRejectionReason } from '../passwords/policy.js';
-import type { LimitScope } from './login-guard.js';
 import type { MigrationUnavailableReason } from './migration-source.js';
 
 /**
@@ -41,6 +40,9 @@ export type AuditEvent =
   | { type: 'auth.password_rejected'; action: PasswordSetAction; reason: PasswordRejectionReason; userId?: string }
   | { type: 'auth.breach_check_unavailable'; action: PasswordSetAction; failClosed: boolean }
   | { type: 'auth.login_weak_password'; userId: string; reason: CheapRejectionReason };
+
+/** Which login limit refused an attempt (login-guard.ts). */
+export type LimitScope = 'account' | 'account_source' | 'source' | 'device' | 'account_success' | 'source_success';
 
 /** Where a new password was being set. */
 export type PasswordSetAction = 'register' | 'password_change' | 'password_reset';

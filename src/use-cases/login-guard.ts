@@ -9,9 +9,8 @@
 import type { FailureUpdate, LoginState } from '../storage/login-guard-store.js';
 import { FAILURE_MEMORY_SECONDS } from '../storage/login-guard-store.js';
 import type { AccountSessions, LoginCount, StoredDevice } from '../storage/session-store.js';
+import type { LimitScope } from './audit-events.js';
 import type { RateLimits } from './dependencies.js';
-
-export type LimitScope = 'account' | 'account_source' | 'source' | 'device' | 'account_success' | 'source_success';
 
 /**
  * Which limit, if any, stops this attempt before any hash is computed, and for how long. With a
