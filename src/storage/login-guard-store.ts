@@ -8,7 +8,7 @@ import {
 import { toUserRecord, userKey, type UserRecord } from './account-store.js';
 import { batchGetByKey } from './batch-get.js';
 import { sessionsKey, toAccountSessions, type AccountSessions } from './session-store.js';
-import { isConditionalCheckFailed } from './checks.js';
+import { isConditionalCheckFailed, isThrottled } from './checks.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
 import { FAILURE_KEY_PREFIX, MIGRATION_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
 import { epochSeconds } from '../shared/epoch-seconds.js';
@@ -53,6 +53,18 @@ export interface FailureUpdate {
 }
 
 const DAY_SECONDS = 86_400;
+/** Counter items whose increments this container holds at most (each a few numbers). */
+const MAX_HELD_COUNTERS = 1000;
+
+/**
+ * One increment of a counter item, as written: ADD `attribute`, SET the others (expiry, waits).
+ * Held when DynamoDB throttled the item (LIMITS.md, "Capacity"), and written by `settle`.
+ */
+interface CounterIncrement {
+  attribute: 'failures' | 'count';
+  add: number;
+  set: Record<string, number>;
+}
 /** How long a container goes by what it last read of the breaker before it reads it again. */
 const BREAKER_READ_EVERY_MS = 1000;
 const BREAKER_KEY = `${MIGRATION_KEY_PREFIX}breaker`;
@@ -69,6 +81,13 @@ export class LoginGuardStore {
     /** The per-source window; the source counter's key depends on it. */
     private readonly windowSeconds: number,
   ) {}
+
+  /**
+   * Failure counts DynamoDB throttled (a hot key: one source or one email under a flood), by
+   * item, to be added by the next login that touches the item (`settle`): nothing is lost, and
+   * until then no login counted there gets a verify.
+   */
+  private readonly held = new Map<string, CounterIncrement>();
 
   /** What this container last read or wrote of the breaker, and when (ms). */
   private breakerSeen: { retryAt?: number; atMs: number } | undefined;
@@ -142,36 +161,51 @@ export class LoginGuardStore {
     }
   }
 
-  /** One failure more on each counter, in parallel. */
+  /**
+   * One failure more on each counter, in parallel. A counter DynamoDB throttles is held in this
+   * container instead (the failure still counts: `settle` adds it), so the answer stays a 401.
+   */
   async recordFailure(target: LoginTarget, state: LoginState, update: FailureUpdate): Promise<void> {
     const keys = this.keysOf(target);
     const nowSeconds = epochSeconds(target.now);
     const writes: Promise<unknown>[] = [this.countAccountFailure(keys.account, state, nowSeconds, update.accountExpiresAt)];
     if (keys.accountSource !== undefined) {
-      writes.push(
-        this.update('recordFailure', {
-          Key: { pk: { S: keys.accountSource } },
-          UpdateExpression: 'ADD failures :one SET blockedUntil = :blockedUntil, #expiresAt = :expiresAt',
-          ExpressionAttributeNames: { '#expiresAt': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: {
-            ':one': { N: '1' },
-            ':blockedUntil': { N: String(update.blockedUntil) },
-            ':expiresAt': { N: String(update.accountSourceExpiresAt) },
-          },
-        }),
-      );
+      const set = { blockedUntil: update.blockedUntil, [TTL_ATTRIBUTE]: update.accountSourceExpiresAt };
+      writes.push(this.addOrHold(keys.accountSource, { attribute: 'failures', add: 1, set }));
     }
-    if (keys.source !== undefined) {
-      writes.push(
-        this.update('recordFailure', {
-          Key: { pk: { S: keys.source } },
-          UpdateExpression: 'ADD #count :one SET #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
-          ExpressionAttributeNames: { '#count': 'count', '#expiresAt': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':one': { N: '1' }, ':expiresAt': { N: String(state.source.windowEnd) } },
-        }),
-      );
-    }
+    if (keys.source !== undefined) writes.push(this.addOrHold(keys.source, { attribute: 'count', add: 1, set: { [TTL_ATTRIBUTE]: state.source.windowEnd } }));
     await Promise.all(writes);
+  }
+
+  /**
+   * Before a login without a known device is decided: the failures this container holds for its
+   * counters (DynamoDB throttled them) are written first and added to what was read. Still
+   * throttled: StorageUnavailableError, so the login answers 503 before any verify, and the
+   * flood that heated the key gets no more guesses than were counted. Costs nothing (a Map
+   * lookup) while nothing is held.
+   */
+  async settle(target: LoginTarget, state: LoginState): Promise<LoginState> {
+    if (this.held.size === 0) return state;
+    const nowSeconds = epochSeconds(target.now);
+    for (const [key, increment] of this.held) if ((increment.set[TTL_ATTRIBUTE] ?? 0) <= nowSeconds) this.held.delete(key);
+    const keys = this.keysOf(target);
+    const settled = { account: { ...state.account }, accountSource: { ...state.accountSource }, source: { ...state.source } };
+    for (const key of [keys.account, keys.accountSource, keys.source]) {
+      const increment = key === undefined ? undefined : this.held.get(key);
+      if (key === undefined || increment === undefined) continue;
+      try {
+        await this.client.send(new UpdateItemCommand({ TableName: this.tableName, Key: { pk: { S: key } }, ...incrementExpression(increment) }));
+      } catch (error) {
+        throw new StorageUnavailableError('settleCounters', error);
+      }
+      this.held.delete(key);
+      if (key === keys.account) settled.account.failures += increment.add;
+      else if (key === keys.accountSource) {
+        settled.accountSource.failures += increment.add;
+        settled.accountSource.blockedUntil = Math.max(settled.accountSource.blockedUntil, increment.set.blockedUntil ?? 0);
+      } else settled.source.failures += increment.add;
+    }
+    return { ...state, ...settled };
   }
 
   /**
@@ -226,14 +260,9 @@ export class LoginGuardStore {
    * condition that it is still forgotten (a concurrent failure may have restarted it: then ADD).
    */
   private async countAccountFailure(key: string, state: LoginState, nowSeconds: number, expiresAt: number): Promise<void> {
-    const add = () =>
-      this.update('recordFailure', {
-        Key: { pk: { S: key } },
-        UpdateExpression: 'ADD failures :one SET #expiresAt = :expiresAt',
-        ExpressionAttributeNames: { '#expiresAt': TTL_ATTRIBUTE },
-        ExpressionAttributeValues: { ':one': { N: '1' }, ':expiresAt': { N: String(expiresAt) } },
-      });
-    if (state.account.failures > 0) return add();
+    const add = () => this.addOrHold(key, { attribute: 'failures', add: 1, set: { [TTL_ATTRIBUTE]: expiresAt } });
+    // Held already (the key is hot): add to that, the run has not been forgotten.
+    if (state.account.failures > 0 || this.held.has(key)) return add();
     try {
       await this.client.send(
         new UpdateItemCommand({
@@ -246,9 +275,29 @@ export class LoginGuardStore {
         }),
       );
     } catch (error) {
+      if (isThrottled(error)) return this.hold(key, { attribute: 'failures', add: 1, set: { [TTL_ATTRIBUTE]: expiresAt } });
       if (!isConditionalCheckFailed(error)) throw new StorageUnavailableError('recordFailure', error);
       await add();
     }
+  }
+
+  /** The increment written, or held when DynamoDB throttles the item (after the SDK's retries). */
+  private async addOrHold(key: string, increment: CounterIncrement): Promise<void> {
+    if (this.held.has(key)) return this.hold(key, increment);
+    try {
+      await this.client.send(new UpdateItemCommand({ TableName: this.tableName, Key: { pk: { S: key } }, ...incrementExpression(increment) }));
+    } catch (error) {
+      if (!isThrottled(error)) throw new StorageUnavailableError('recordFailure', error);
+      this.hold(key, increment);
+    }
+  }
+
+  private hold(key: string, increment: CounterIncrement): void {
+    const held = this.held.get(key);
+    if (held === undefined && this.held.size >= MAX_HELD_COUNTERS) throw new StorageUnavailableError('recordFailure', new Error('too many throttled counters held'));
+    const set = { ...held?.set };
+    for (const [name, value] of Object.entries(increment.set)) set[name] = Math.max(set[name] ?? 0, value);
+    this.held.set(key, { attribute: increment.attribute, add: (held?.add ?? 0) + increment.add, set });
   }
 
   private async update(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<void> {
@@ -266,6 +315,17 @@ export class LoginGuardStore {
       throw new StorageUnavailableError('clearFailures', error);
     }
   }
+}
+
+function incrementExpression(increment: CounterIncrement): Pick<UpdateItemCommandInput, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+  const names: Record<string, string> = { '#add': increment.attribute };
+  const values: Record<string, AttributeValue> = { ':add': { N: String(increment.add) } };
+  const set = Object.entries(increment.set).map(([name, value], i) => {
+    names[`#s${i}`] = name;
+    values[`:s${i}`] = { N: String(value) };
+    return `#s${i} = :s${i}`;
+  });
+  return { UpdateExpression: `ADD #add :add${set.length > 0 ? ` SET ${set.join(', ')}` : ''}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
 }
 
 export function accountFailureKey(accountKey: string): string {

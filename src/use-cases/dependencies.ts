@@ -66,7 +66,7 @@ export interface AuthDependencies {
   /** Attempt counters (registration, password change), checked before any hash. */
   counters: Pick<RateLimitStore, 'hit'>;
   /** A login's account and failure counters, read in one request (login-guard-store.ts). */
-  loginGuard: Pick<LoginGuardStore, 'read' | 'recordFailure' | 'recordSuccess' | 'clearFailures' | 'clearAccountFailures' | 'openBreaker' | 'closeBreaker'>;
+  loginGuard: Pick<LoginGuardStore, 'read' | 'settle' | 'recordFailure' | 'recordSuccess' | 'clearFailures' | 'clearAccountFailures' | 'openBreaker' | 'closeBreaker'>;
   tokens: AccessTokens;
   /** Every account's sessions, one item each (session-store.ts). */
   sessions: Pick<

@@ -70,8 +70,10 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
     for (let decision = 1; ; decision++) {
       const now = deps.now?.() ?? new Date();
       const target: LoginTarget = { email, accountKey: fingerprint, sourceKey: sourceKeyOf(request.sourceIp), now };
-      const state = await deps.loginGuard.read(target, { breaker: deps.migration !== undefined });
-      const device = knownDevice(state.sessions, state.user?.userId, request.deviceTokens, epochSeconds(now));
+      const read = await deps.loginGuard.read(target, { breaker: deps.migration !== undefined });
+      const device = knownDevice(read.sessions, read.user?.userId, request.deviceTokens, epochSeconds(now));
+      // Failures this container holds for a hot key are written (and counted) before anything is decided.
+      const state = device === undefined ? await deps.loginGuard.settle(target, read) : read;
       enforceLimits(deps, state, now, fingerprint, device);
 
       const timing = deps.failureTiming?.start();

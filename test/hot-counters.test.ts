@@ -1,0 +1,94 @@
+/**
+ * A credential-stuffing flood from one source writes one counter item with every failure, and
+ * DynamoDB throttles a single key at about 1,000 writes a second (src/use-cases/LIMITS.md,
+ * "Capacity"). Through a proxy that throttles writes to the hot key only, in front of a real
+ * DynamoDB server: other users' logins keep working, no failure goes uncounted, and the source
+ * gets no verify it was not counted for.
+ */
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sourceKeyOf } from '../src/use-cases/source-key.js';
+import { InvalidCredentialsError, TemporarilyUnavailableError } from '../src/use-cases/errors.js';
+import { login } from '../src/use-cases/login.js';
+import { register } from '../src/use-cases/register.js';
+import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
+import { failureOf, movableClock } from './support/clock.js';
+import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { startThrottlingProxy, type ThrottlingProxy } from './support/throttling-proxy.js';
+
+const PASSWORD = 'correct horse battery staple';
+const WRONG = 'not the password at all';
+const FLOOD = '203.0.113.66';
+const OTHER = '198.51.100.20';
+
+// One server: the throttling is the proxy's, and each throttled write waits out the SDK's retries.
+describe('hot counter items', () => {
+  let dynamo: RunningDynamoDb;
+  let proxy: ThrottlingProxy;
+  beforeAll(async () => {
+    dynamo = await startDynalite();
+    proxy = await startThrottlingProxy(dynamo.endpoint);
+  });
+  afterAll(async () => {
+    await proxy?.stop();
+    await dynamo?.stop();
+  });
+
+  it("keeps other users' logins working, loses no failure and gives the hot source no uncounted verify", async () => {
+    const clock = movableClock();
+    const counting = countingHasher();
+    const { deps, client, tableName, dispose } = await createAuthFixture(proxy.endpoint, { now: clock.now, hasher: counting.hasher, rateLimits: limits({ perSource: 100, windowSeconds: 300 }) });
+    const victim = uniqueEmail();
+    const user = uniqueEmail();
+    for (const email of [victim, user]) await register(deps, { body: { email, password: PASSWORD } });
+    const sourceCount = async () => {
+      const nowSeconds = Math.floor(clock.now().getTime() / 1000);
+      const key = `failures#src#${sourceKeyOf(FLOOD)}#${nowSeconds - (nowSeconds % 300)}`;
+      const { Item } = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: key } }, ConsistentRead: true }));
+      return Number(Item?.count?.N ?? 0);
+    };
+    const attempt = (email: string, password: string, sourceIp: string) => failureOf(login(deps, { body: { email, password }, sourceIp }));
+
+    // Two failures counted as usual; then the flood's source item is hot.
+    for (let i = 0; i < 2; i++) expect(await attempt(victim, WRONG, FLOOD)).toBeInstanceOf(InvalidCredentialsError);
+    proxy.throttle((pk) => pk.startsWith(`failures#src#${FLOOD}#`));
+    // The failure whose write is throttled (after the SDK's retries) is answered as any failure,
+    // and held by the container: still counted.
+    expect(await attempt(victim, WRONG, FLOOD)).toBeInstanceOf(InvalidCredentialsError);
+    expect(proxy.refused.length).toBeGreaterThan(0);
+    const verifiesSoFar = counting.calls.verify + counting.calls.verifyDummy;
+    // While it stays hot, the source's next attempts (any email, any password) are refused
+    // before any verify: it gets no guess that was not counted.
+    for (const email of [victim, user, uniqueEmail()]) {
+      const refused = await attempt(email, email === user ? PASSWORD : WRONG, FLOOD);
+      expect(refused).toBeInstanceOf(TemporarilyUnavailableError);
+    }
+    expect(counting.calls.verify + counting.calls.verifyDummy).toBe(verifiesSoFar);
+
+    // Everyone else is untouched: their items are not hot.
+    expect(await attempt(user, PASSWORD, OTHER)).toBeUndefined();
+    expect(await attempt(victim, WRONG, OTHER)).toBeInstanceOf(InvalidCredentialsError);
+    expect(await attempt(victim, PASSWORD, OTHER)).toBeUndefined();
+
+    // Cooled down: the held failure is written first, then the login goes on as usual.
+    proxy.throttle(undefined);
+    expect(await sourceCount()).toBe(2);
+    expect(await attempt(uniqueEmail(), WRONG, FLOOD)).toBeInstanceOf(InvalidCredentialsError);
+    expect(await sourceCount()).toBe(4);
+    dispose();
+  });
+
+  it('holds the failures of a hot account item the same way, and a known device of it is not held back', async () => {
+    const clock = movableClock();
+    const { deps, dispose } = await createAuthFixture(proxy.endpoint, { now: clock.now });
+    const email = uniqueEmail();
+    await register(deps, { body: { email, password: PASSWORD } });
+    const { deviceToken } = await login(deps, { body: { email, password: PASSWORD }, sourceIp: OTHER });
+    proxy.throttle((pk) => pk === `failures#acct#${deps.fingerprint(email)}`);
+    expect(await failureOf(login(deps, { body: { email, password: WRONG }, sourceIp: '192.0.2.1' }))).toBeInstanceOf(InvalidCredentialsError);
+    expect(await failureOf(login(deps, { body: { email, password: WRONG }, sourceIp: '192.0.2.2' }))).toBeInstanceOf(TemporarilyUnavailableError);
+    await login(deps, { body: { email, password: PASSWORD }, sourceIp: OTHER, deviceTokens: [deviceToken] });
+    proxy.throttle(undefined);
+    dispose();
+  });
+});
