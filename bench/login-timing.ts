@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcryptjs from 'bcryptjs';
 import { median } from '../src/bench/statistics.js';
+import { withLiftedLoginLimits } from '../src/bench/load/lifted-limits.js';
 import { readConfig } from '../src/config/read-config.js';
 import { ensureTable } from '../src/storage/table.js';
 import { InvalidCredentialsError } from '../src/use-cases/errors.js';
@@ -39,15 +40,8 @@ const dynamo = await startDynalite();
 // The run's generated signing and fingerprint keys, removed afterwards.
 const dataDir = await mkdtemp(join(tmpdir(), 'passlane-bench-timing-'));
 try {
-  const config = readConfig({
-    DYNAMODB_ENDPOINT: dynamo.endpoint,
-    PASSLANE_TABLE: 'timing',
-    PASSLANE_DATA_DIR: dataDir,
-    // Enough failures for the whole run: the limits are measured elsewhere.
-    PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE: '100',
-    PASSLANE_LOGIN_ACCOUNT_FAILURE_CEILING: '100',
-    PASSLANE_LOGIN_LIMIT_PER_IP: '1000000',
-  });
+  // Enough failures and good logins for the whole run: the limits are measured elsewhere.
+  const config = readConfig(withLiftedLoginLimits({ DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: 'timing', PASSLANE_DATA_DIR: dataDir }));
   await ensureTable(nodePlatform.dynamoDb(config.storage), config.storage.table, { maxWaitSeconds: 10 });
   const deps = await buildAuthDependencies(config, { ...nodePlatform, audit: () => {} });
 

@@ -19,7 +19,10 @@ import type { TokenService } from '../src/tokens/token-service.js';
 import { buildHasher, buildTokenService } from '../src/wiring/build-dependencies.js';
 import { nodePlatform } from '../src/wiring/node-platform.js';
 
-export type WorkerKind = 'login' | 'login-unknown' | 'refresh' | 'refresh-bad' | 'bad-request' | 'verify' | 'getitem' | 'sign' | 'log';
+/** What a bench account is for: the returning logins, the refreshes, or logins as new devices. */
+export type AccountRole = 'login' | 'refresh' | 'new-device';
+
+export type WorkerKind = 'login' | 'login-new-device' | 'login-unknown' | 'refresh' | 'refresh-bad' | 'bad-request' | 'verify' | 'getitem' | 'sign' | 'log';
 
 export type WorkerRequest =
   | { op: 'init'; handlerFile: string; tokenHandlerFile?: string }
@@ -30,7 +33,7 @@ export type WorkerRequest =
    * sessions (none ends: the last login takes the last place). With `refresh`, the last
    * session's refresh token is kept here for the refresh measurements.
    */
-  | { op: 'fill-sessions'; email: string; password: string; refresh: boolean }
+  | { op: 'fill-sessions'; email: string; password: string; role: AccountRole }
   | { op: 'batch'; kind: WorkerKind; n: number; expect: number };
 
 /** What each request answers when it succeeds. */
@@ -59,6 +62,10 @@ interface State {
   tokenHandler?: Handler;
   /** The live refresh token of the session the refresh measurements use; each refresh replaces it. */
   refreshToken?: string;
+  /** The device token the logins present, as a returning browser's cookie or an app's field would (LIMITS.md, "Known devices"). */
+  deviceToken?: string;
+  /** The account whose logins present no device token: a client's first login, each a new device. */
+  newDevice?: { email: string; password: string };
   email?: string;
   password?: string;
   stored?: string;
@@ -145,7 +152,7 @@ async function invoke(path: string, body: string, sourceIp: string): Promise<num
 }
 
 /** A token from a 200's JSON body (login's `refreshToken`, /token's `refresh_token`), kept here only. */
-function tokenOf(response: LambdaHttpResponse, field: 'refreshToken' | 'refresh_token'): string {
+function tokenOf(response: LambdaHttpResponse, field: 'refreshToken' | 'refresh_token' | 'deviceToken'): string {
   const token = (JSON.parse(response.body) as Record<string, unknown>)[field];
   if (typeof token !== 'string' || token === '') throw new Error(`a 200 from the handler holds no ${field}`);
   return token;
@@ -171,11 +178,21 @@ function wrongSecret(): string {
 }
 
 const randomIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
-const credentials = () => JSON.stringify({ email: need(state.email, 'the account'), password: need(state.password, 'the account') });
+const credentials = (deviceToken?: string) =>
+  JSON.stringify({ email: need(state.email, 'the account'), password: need(state.password, 'the account'), ...(deviceToken !== undefined && { deviceToken }) });
 
 /** One operation of each kind; each resolves to a status (HTTP, or 200 for the bare probes). */
 const operations: Record<WorkerKind, () => Promise<number>> = {
-  login: () => invoke('/login', credentials(), '198.51.100.7'),
+  // A returning client: it presents the device token it holds, and keeps the one answered (the
+  // same, unless its device was forgotten meanwhile), as a browser keeps the cookie.
+  login: async () => {
+    const response = await call(state.handler, '/login', credentials(need(state.deviceToken, 'the device token')), '198.51.100.7');
+    if (response.statusCode === 200) state.deviceToken = tokenOf(response, 'deviceToken');
+    return response.statusCode;
+  },
+  // A client's first login, on an account of its own (so the measured account's item keeps its
+  // devices): a new device, and one more write, its source's count of good logins.
+  'login-new-device': () => invoke('/login', JSON.stringify(need(state.newDevice, 'the new-device account')), '198.51.100.7'),
   // A fresh email and address each time, so no failure counter or limit carries over.
   'login-unknown': () =>
     invoke('/login', JSON.stringify({ email: `unknown-${randomUUID()}@example.com`, password: need(state.password, 'the account') }), randomIp()),
@@ -262,7 +279,10 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
         last = await call(state.handler, '/login', body, '198.51.100.11');
         if (last.statusCode !== 200) throw new Error(`logging the account in answered ${last.statusCode} ${lastErrorBody}`.trim());
       }
-      if (request.refresh && last !== undefined) state.refreshToken = tokenOf(last, 'refreshToken');
+      if (last === undefined) throw new Error('no login to fill the sessions with');
+      if (request.role === 'refresh') state.refreshToken = tokenOf(last, 'refreshToken');
+      if (request.role === 'login') state.deviceToken = tokenOf(last, 'deviceToken');
+      if (request.role === 'new-device') state.newDevice = { email: request.email, password: request.password };
       return { ok: true, perAccount } satisfies WorkerReplies['fill-sessions'];
     }
     case 'batch':

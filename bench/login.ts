@@ -12,6 +12,12 @@
  * process from its own directory (its own chunks). dynalite runs in its own process (its CPU is
  * not counted) and counts the DynamoDB requests it serves.
  *
+ * The login measurements present the device token of the account's last setup login, as a
+ * returning browser (its cookie) or app (the field) does; its item holds the 10 devices its 10
+ * setup logins made. `login, a new device` logs a third account in presenting none, as a
+ * client's first login: a new device each (the oldest forgotten past PASSLANE_DEVICES_PER_ACCOUNT),
+ * and one more write, the good login counted against its source.
+ *
  * Two accounts: one logged in by the login measurements, one whose newest session the refresh
  * measurements refresh (its refresh token stays in the worker; each refresh replaces it). Both
  * are logged in up to PASSLANE_SESSIONS_PER_ACCOUNT (left at its default) before the warm-up,
@@ -70,6 +76,7 @@ interface Measurement {
 const MEASUREMENTS: Array<Pick<Measurement, 'label' | 'kind' | 'expect'>> = [
   { label: 'bare verify (hasher.verify, native)', kind: 'verify', expect: 200 },
   { label: 'login (200)', kind: 'login', expect: 200 },
+  { label: 'login, a new device (200)', kind: 'login-new-device', expect: 200 },
   { label: 'login, unknown email (401)', kind: 'login-unknown', expect: 401 },
   { label: 'refresh (200)', kind: 'refresh', expect: 200 },
   { label: 'refresh, wrong secret (401)', kind: 'refresh-bad', expect: 401 },
@@ -270,14 +277,16 @@ async function main(): Promise<void> {
       PASSLANE_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
     });
 
-    // The accounts, one logged in, one refreshed: registered through the register handler, in a process of its own.
+    // The accounts, one logged in, one refreshed, one logged in as new devices: registered
+    // through the register handler, in a process of its own.
     const account = () => ({ email: `bench-${randomUUID()}@example.com`, password: `bench-${randomUUID()}` });
     const { email, password } = account();
     const refreshAccount = account();
+    const newDeviceAccount = account();
     const registrar = startWorker('register handler', dirs.register, env);
     children.push(registrar);
     await registrar.request({ op: 'init', handlerFile: join(dirs.register, BUNDLE_FILE) });
-    for (const credentials of [{ email, password }, refreshAccount]) {
+    for (const credentials of [{ email, password }, refreshAccount, newDeviceAccount]) {
       const registered = await registrar.request({ op: 'register', ...credentials });
       if (registered.status !== 201) throw new Error(`registering a bench account answered ${registered.status}`);
     }
@@ -291,10 +300,11 @@ async function main(): Promise<void> {
       throw new Error(`the stored hash is not current argon2id (${prepared.description.scheme}, needs rehash: ${prepared.needsRehash})`);
     }
     const stored = `${prepared.description.scheme} ${prepared.description.parameters ?? ''}${prepared.description.pepperKeyId ? ', peppered' : ''}, ${prepared.backend} backend`;
-    // Both accounts at PASSLANE_SESSIONS_PER_ACCOUNT before the warm-up (see the top of this file).
-    console.error('bench:login: logging both accounts in up to their session limit');
-    const { perAccount } = await worker.request({ op: 'fill-sessions', email, password, refresh: false });
-    await worker.request({ op: 'fill-sessions', ...refreshAccount, refresh: true });
+    // Every account at PASSLANE_SESSIONS_PER_ACCOUNT before the warm-up (see the top of this file).
+    console.error('bench:login: logging the accounts in up to their session limit');
+    const { perAccount } = await worker.request({ op: 'fill-sessions', email, password, role: 'login' });
+    await worker.request({ op: 'fill-sessions', ...refreshAccount, role: 'refresh' });
+    await worker.request({ op: 'fill-sessions', ...newDeviceAccount, role: 'new-device' });
 
     const measurements: Measurement[] = MEASUREMENTS.map((m) => ({ ...m, cpuMs: [], wallMs: [], dynamoDb: {}, statuses: {}, roundCpu: [], stdoutLines: 0 }));
     console.error(`bench:login: warm-up (${warmup} of each), then ${rounds} rounds x ${batch} of each, interleaved`);
