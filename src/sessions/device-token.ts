@@ -1,5 +1,4 @@
-import { base64url } from 'jose';
-import { newSecret, newSessionId, secretHash } from './refresh-token.js';
+import { formatItemToken, newSecret, newSessionId, parseItemToken, secretHash } from './refresh-token.js';
 
 /**
  * Device tokens (OWASP's "device cookies"): a client that once logged in to an account holds
@@ -18,7 +17,6 @@ export interface DeviceToken {
 
 const ACCOUNT_KEY = /^[0-9a-f]{16}$/;
 const DEVICE_ID = /^[A-Za-z0-9_-]{22}$/;
-const SECRET = /^[A-Za-z0-9_-]{43}$/;
 
 /** At most this many presented tokens are looked at (a client may send a cookie per account it uses). */
 export const MAX_PRESENTED_DEVICE_TOKENS = 8;
@@ -36,15 +34,13 @@ export function newDeviceToken(accountKey: string): DeviceToken {
 }
 
 export function formatDeviceToken({ accountKey, deviceId, secret }: DeviceToken): string {
-  return `${accountKey}.${deviceId}.${base64url.encode(secret)}`;
+  return formatItemToken({ accountKey, id: deviceId, secret });
 }
 
 /** The token's parts, or undefined for anything that is not one of ours. */
 export function parseDeviceToken(token: unknown): DeviceToken | undefined {
-  if (typeof token !== 'string' || token.length > 200) return undefined;
-  const [accountKey, deviceId, secret, ...rest] = token.split('.');
-  if (rest.length > 0 || !ACCOUNT_KEY.test(accountKey ?? '') || !DEVICE_ID.test(deviceId ?? '') || !SECRET.test(secret ?? '')) return undefined;
-  return { accountKey: accountKey!, deviceId: deviceId!, secret: new Uint8Array(base64url.decode(secret!)) };
+  const parts = parseItemToken(token);
+  return parts && { accountKey: parts.accountKey, deviceId: parts.id, secret: parts.secret };
 }
 
 /** What the store keeps of a device's secret. */

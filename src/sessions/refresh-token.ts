@@ -33,15 +33,28 @@ export function newSecret(): Uint8Array<ArrayBuffer> {
 }
 
 export function formatRefreshToken({ accountKey, sessionId, secret }: RefreshToken): string {
-  return `${accountKey}.${sessionId}.${base64url.encode(secret)}`;
+  return formatItemToken({ accountKey, id: sessionId, secret });
 }
 
 /** The token's parts, or undefined for anything that is not one of ours. */
 export function parseRefreshToken(token: unknown): RefreshToken | undefined {
+  const parts = parseItemToken(token);
+  return parts && { accountKey: parts.accountKey, sessionId: parts.id, secret: parts.secret };
+}
+
+/**
+ * `<account key>.<id>.<secret>`: the shape of refresh tokens and device tokens (device-token.ts),
+ * whose ids (16 random bytes) say where in the account's sessions item the secret's hash is.
+ */
+export function formatItemToken({ accountKey, id, secret }: { accountKey: string; id: string; secret: Uint8Array }): string {
+  return `${accountKey}.${id}.${base64url.encode(secret)}`;
+}
+
+export function parseItemToken(token: unknown): { accountKey: string; id: string; secret: Uint8Array<ArrayBuffer> } | undefined {
   if (typeof token !== 'string' || token.length > 200) return undefined;
-  const [accountKey, sessionId, secret, ...rest] = token.split('.');
-  if (rest.length > 0 || !ACCOUNT_KEY.test(accountKey ?? '') || !SESSION_ID.test(sessionId ?? '') || !SECRET.test(secret ?? '')) return undefined;
-  return { accountKey: accountKey!, sessionId: sessionId!, secret: new Uint8Array(base64url.decode(secret!)) };
+  const [accountKey, id, secret, ...rest] = token.split('.');
+  if (rest.length > 0 || !ACCOUNT_KEY.test(accountKey ?? '') || !SESSION_ID.test(id ?? '') || !SECRET.test(secret ?? '')) return undefined;
+  return { accountKey: accountKey!, id: id!, secret: new Uint8Array(base64url.decode(secret!)) };
 }
 
 /** The public id of a session (the access token's `sid`, the id GET /sessions lists): where it lives and which it is. */
