@@ -13,12 +13,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { textTable, ms, num } from '../src/bench/format.js';
-import { parseNumberList, defaultSettings } from '../src/bench/grid.js';
-import { withLiftedLoginLimits } from '../src/bench/load/lifted-limits.js';
-import { isLoopbackUrl, runLoginLoad, type LoadLevelResult, type LoginLoadResult } from '../src/bench/load/login-load.js';
-import { runBench } from '../src/bench/run-bench.js';
-import type { BenchBackend } from '../src/bench/types.js';
+import { textTable, ms, num } from './engine/format.js';
+import { parseNumberList, defaultSettings } from './engine/grid.js';
+import { withLiftedLoginLimits } from './load/lifted-limits.js';
+import { isLoopbackUrl, runLoginLoad, type LoadLevelResult, type LoginLoadResult } from './load/login-load.js';
+import { runBench } from './engine/run-bench.js';
+import type { BenchBackend } from './engine/types.js';
 import { DEFAULT_ARGON2_POLICY } from '../src/hashing/policy.js';
 
 export const LOADTEST_USAGE = `usage: npm run loadtest -- [--quick] [--bursts 10,50] [--burst-repeats 3] [--clients 1,2,4,8,16] [--rounds 3]
@@ -84,7 +84,7 @@ export async function runLoadTestCommand(argv: string[], io: { stdout(text: stri
   try {
     if (url === undefined) {
       dataDir = await mkdtemp(join(tmpdir(), 'passlane-loadtest-'));
-      const { startLocalServer } = await import('../src/local/server.js');
+      const { startLocalServer } = await import('../src/runtimes/node/local-server.js');
       const server = await startLocalServer({
         port: 0,
         dynamoDbPort: 0,

@@ -12,12 +12,12 @@ import { pathToFileURL } from 'node:url';
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readConfig } from '../src/config/read-config.js';
 import type { HashDescription, PasswordHasher } from '../src/hashing/create-password-hasher.js';
-import type { LambdaHttpEvent, LambdaHttpResponse } from '../src/hosts/lambda.js';
+import type { LambdaHttpEvent, LambdaHttpResponse } from '../src/runtimes/lambda/lambda-handler.js';
 import { metrics } from '../src/observability/metrics.js';
 import { ensureTable, USER_KEY_PREFIX } from '../src/storage/table.js';
-import type { TokenService } from '../src/tokens/token-service.js';
+import type { TokenService } from '../src/features/tokens/token-service.js';
 import { buildHasher, buildTokenService } from '../src/wiring/build-dependencies.js';
-import { nodePlatform } from '../src/wiring/node-platform.js';
+import { nodePlatform } from '../src/runtimes/node/node-platform.js';
 
 /** What a bench account is for: the returning logins, the refreshes, or logins as new devices. */
 export type AccountRole = 'login' | 'refresh' | 'new-device';

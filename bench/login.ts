@@ -46,11 +46,11 @@ import type { LambdaArchitecture } from '../scripts/packaging/architectures.js';
 import { bundleFunction } from '../scripts/packaging/bundle-function.js';
 import { BUNDLE_FILE, LAMBDA_FUNCTIONS, type LambdaFunction } from '../scripts/packaging/lambda-functions.js';
 import { resolveBindingPackages } from '../scripts/packaging/native-packages.js';
-import { ms, textTable } from '../src/bench/format.js';
+import { ms, textTable } from './engine/format.js';
 import { DEFAULT_SESSION_CONFIG } from '../src/config/session-config.js';
-import { withLiftedLoginLimits } from '../src/bench/load/lifted-limits.js';
-import { median, summarize } from '../src/bench/statistics.js';
-import { generateSigningKey } from '../src/tokens/keys.js';
+import { withLiftedLoginLimits } from './load/lifted-limits.js';
+import { median, summarize } from './engine/statistics.js';
+import { generateSigningKey } from '../src/features/tokens/keys.js';
 import type { WorkerKind, WorkerReplies, WorkerReply, WorkerRequest } from './login-worker.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -1,6 +1,6 @@
 /**
  * npm run bench: argon2 parameters on this machine. Same as `passlane bench`; flags in
- * src/cli/commands/bench.ts (--help), method in src/bench/README.md.
+ * src/cli/commands/bench.ts (--help), method in bench/engine/README.md.
  */
 import { BENCH_USAGE, BenchUsageError, runBenchCommand } from '../src/cli/commands/bench.js';
 

@@ -4,9 +4,9 @@
  * and the sessions item, which holds the known devices too), so one function and one role serve
  * them. No signing key, hasher or fingerprint key.
  */
-import { logoutRoute } from '../src/api/routes/logout.js';
-import { deleteDeviceRoute, deleteSessionRoute, listSessionsRoute } from '../src/api/routes/sessions.js';
-import { getSessionManagementDependencies } from '../src/wiring/lambda-session-management-dependencies.js';
-import { lambdaHandler } from '../src/hosts/lambda.js';
+import { logoutRoute } from '../src/features/sessions/logout-route.js';
+import { deleteDeviceRoute, deleteSessionRoute, listSessionsRoute } from '../src/features/sessions/session-routes.js';
+import { getSessionManagementDependencies } from '../src/runtimes/lambda/lambda-session-management-dependencies.js';
+import { lambdaHandler } from '../src/runtimes/lambda/lambda-handler.js';
 
 export const handler = lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute, deleteDeviceRoute], { sessionManagement: getSessionManagementDependencies });

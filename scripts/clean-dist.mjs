@@ -1,4 +1,4 @@
-// tsc never deletes outputs: a file moved or dropped from the build (src/bench, src/cli, functions/)
+// tsc never deletes outputs: a file moved or dropped from the build (src/cli, functions/)
 // would linger in dist/ and be published. Only what `npm run build` writes is removed; the Worker
 // and Vercel bundles (dist/worker, dist/vercel-edge) have builds of their own.
 import { rmSync } from 'node:fs';

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatLoadReport, runLoadTestCommand, type LoadTestReport } from '../bench/loadtest.js';
 import { readConfig } from '../src/config/read-config.js';
-import { withLiftedLoginLimits } from '../src/bench/load/lifted-limits.js';
-import { isLoopbackUrl, runLoginLoad, type LoadLevelResult } from '../src/bench/load/login-load.js';
+import { withLiftedLoginLimits } from '../bench/load/lifted-limits.js';
+import { isLoopbackUrl, runLoginLoad, type LoadLevelResult } from '../bench/load/login-load.js';
 
 const dirs: string[] = [];
 afterAll(async () => Promise.all(dirs.map((d) => rm(d, { recursive: true, force: true }))));

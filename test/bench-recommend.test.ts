@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { candidateId } from '../src/bench/grid.js';
-import { compareStrength, recommend, type RecommendationInput } from '../src/bench/recommend.js';
-import { summarize } from '../src/bench/statistics.js';
-import type { BenchBackend } from '../src/bench/types.js';
+import { candidateId } from '../bench/engine/grid.js';
+import { compareStrength, recommend, type RecommendationInput } from '../bench/engine/recommend.js';
+import { summarize } from '../bench/engine/statistics.js';
+import type { BenchBackend } from '../bench/engine/types.js';
 import { meetsOwaspFloor } from '../src/hashing/policy.js';
 
 /** A measured candidate with a fixed burst p95 and memory need. */

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { handler } from '../functions/bench.js';
-import { sustained } from '../src/bench/measure.js';
-import { RssSampler } from '../src/bench/process-meters.js';
-import type { BenchResult } from '../src/bench/types.js';
+import { sustained } from '../bench/engine/measure.js';
+import { RssSampler } from '../bench/engine/process-meters.js';
+import type { BenchResult } from '../bench/engine/types.js';
 import { runNode } from './support/run-process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../src/bench/prng.js';
-import { bootstrapMedianInterval, median, p95, quantile, summarize } from '../src/bench/statistics.js';
+import { mulberry32 } from '../bench/engine/prng.js';
+import { bootstrapMedianInterval, median, p95, quantile, summarize } from '../bench/engine/statistics.js';
 
 describe('bench statistics', () => {
   it('median of odd, even, unsorted and single inputs', () => {

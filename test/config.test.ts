@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/config-error.js';
 import { readConfig } from '../src/config/read-config.js';
 import { readServerConfig } from '../src/config/server-config.js';
-import { stringBindings } from '../edge/worker-env.js';
+import { stringBindings } from '../src/runtimes/workers/worker-env.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -322,7 +322,7 @@ describe('readConfig: mail', () => {
 /** Every .ts file under the folders that make up the service. */
 async function sources(): Promise<Array<{ path: string; text: string }>> {
   const files: Array<{ path: string; text: string }> = [];
-  for (const folder of ['src', 'edge', 'hosts', 'functions']) {
+  for (const folder of ['src', 'functions', 'bench/engine']) {
     for (const entry of await readdir(join(root, folder), { recursive: true, withFileTypes: true })) {
       if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
       const path = join(entry.parentPath, entry.name);
@@ -339,7 +339,7 @@ describe('one configuration module, one wiring', () => {
   const SETS_DEFAULT = /process\.env\.[A-Z_]+ \?\?=/;
   // Runtime detection (is this Lambda?) and the benchmark's description of the machine it
   // measures (memory size, region, thread pool): the platform, not passlane's configuration.
-  const ALLOWED = (path: string) => path === 'src/runtime/detect-runtime.ts' || path === 'functions/bench.ts' || path.startsWith('src/bench/');
+  const ALLOWED = (path: string) => path === 'src/hashing/detect-runtime.ts' || path === 'functions/bench.ts' || path.startsWith('bench/engine/');
 
   it('reads environment variables nowhere but src/config', async () => {
     const offenders = (await sources())
@@ -353,10 +353,10 @@ describe('one configuration module, one wiring', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('builds stores and token services only in src/wiring', async () => {
+  it('builds stores and token services only in src/wiring and the runtimes\' own wiring', async () => {
     const BUILDS = /new (AccountStore|RateLimitStore|JobCursorStore)\(|\b(tokenServiceFromConfig|publicTokenServiceFromConfig)\(/;
     const offenders = (await sources())
-      .filter(({ path }) => !path.startsWith('src/wiring/') && !path.startsWith('src/tokens/'))
+      .filter(({ path }) => !path.startsWith('src/wiring/') && !path.startsWith('src/runtimes/') && !path.startsWith('src/features/tokens/'))
       .filter(({ text }) => text.split('\n').some((line) => !/^\s*(\*|\/\/)/.test(line) && BUILDS.test(line)))
       .map(({ path }) => path);
     expect(offenders).toEqual([]);

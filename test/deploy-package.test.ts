@@ -19,9 +19,9 @@ import { BUNDLE_FILE, LAMBDA_FUNCTIONS } from '../scripts/packaging/lambda-funct
 import { readStorageConfig } from '../src/config/storage-config.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import { ensureTable, tableDefinition } from '../src/storage/table.js';
-import { createKeyring, generateSigningKey } from '../src/tokens/keys.js';
-import { publicJwks } from '../src/tokens/jwks.js';
-import { BLOCKLIST_FORMAT } from '../src/passwords/blocklist-format.js';
+import { createKeyring, generateSigningKey } from '../src/features/tokens/keys.js';
+import { publicJwks } from '../src/features/tokens/jwks.js';
+import { BLOCKLIST_FORMAT } from '../src/features/password/rules/blocklist-format.js';
 import { startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { startLocalSsmEndpoint } from './support/local-ssm-endpoint.js';
 import { startSesCapture } from './support/ses-capture.js';

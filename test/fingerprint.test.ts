@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../src/config/config-error.js';
 import { readConfig } from '../src/config/read-config.js';
-import { createEmailFingerprint } from '../src/use-cases/fingerprint.js';
+import { createEmailFingerprint } from '../src/accounts/fingerprint.js';
 import { buildFingerprint, LOCAL_FINGERPRINT_KEY_FILE } from '../src/wiring/build-dependencies.js';
 
 const EMAIL = 'ada@example.com';

@@ -1,16 +1,16 @@
 /**
  * A credential-stuffing flood from one source writes one counter item with every failure, and
- * DynamoDB throttles a single key at about 1,000 writes a second (src/use-cases/LIMITS.md,
+ * DynamoDB throttles a single key at about 1,000 writes a second (src/features/login/LIMITS.md,
  * "Capacity"). Through a proxy that throttles writes to the hot key only, in front of a real
  * DynamoDB server: other users' logins keep working, no failure goes uncounted, and the source
  * gets no verify it was not counted for.
  */
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sourceKeyOf } from '../src/use-cases/source-key.js';
-import { InvalidCredentialsError, TemporarilyUnavailableError } from '../src/use-cases/errors.js';
-import { login } from '../src/use-cases/login.js';
-import { register } from '../src/use-cases/register.js';
+import { sourceKeyOf } from '../src/features/login/source-key.js';
+import { InvalidCredentialsError, TemporarilyUnavailableError } from '../src/accounts/errors.js';
+import { login } from '../src/features/login/login.js';
+import { register } from '../src/features/register/register.js';
 import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';

@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runImportCommand } from '../src/cli/commands/import.js';
-import { parseCsv } from '../src/import/parse-csv.js';
+import { parseCsv } from '../src/features/import/parse-csv.js';
 import { dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
 import { ensureTable } from '../src/storage/table.js';
 import { AccountStore } from '../src/storage/account-store.js';

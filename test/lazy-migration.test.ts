@@ -1,5 +1,5 @@
 /**
- * Lazy migration at login (src/migration/README.md): an email with no account is checked once
+ * Lazy migration at login (src/features/migration/README.md): an email with no account is checked once
  * against the old system, behind a real HTTP endpoint on 127.0.0.1 that verifies the signature
  * itself, or as a real function behind the local Lambda API endpoint the bench uses; accounts
  * land in a real DynamoDB server.
@@ -17,19 +17,19 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 });
-import { startLocalLambdaApi, type LocalLambdaApi } from '../src/bench/remote/local-lambda-api.js';
+import { startLocalLambdaApi, type LocalLambdaApi } from '../bench/engine/remote/local-lambda-api.js';
 import { ConfigError } from '../src/config/config-error.js';
 import { DEFAULT_RECOVERY_CONFIG } from '../src/config/recovery-config.js';
-import { loadSecrets } from '../src/config/load-secrets.js';
+import { loadSecrets } from '../src/runtimes/lambda/load-secrets.js';
 import { readMigrationConfig } from '../src/config/migration-config.js';
 import { readConfig } from '../src/config/read-config.js';
-import { createSsmSecretSource, ssmClientConfig } from '../src/config/ssm-secret-source.js';
-import { createHttpMigrationSource } from '../src/migration/http-migration-source.js';
-import { createLambdaMigrationSource } from '../src/migration/lambda-migration-source.js';
+import { createSsmSecretSource, ssmClientConfig } from '../src/runtimes/lambda/ssm-secret-source.js';
+import { createHttpMigrationSource } from '../src/features/migration/http-migration-source.js';
+import { createLambdaMigrationSource } from '../src/features/migration/lambda-migration-source.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import { LoginGuardStore } from '../src/storage/login-guard-store.js';
 import { ensureTable } from '../src/storage/table.js';
-import type { AuthDependencies } from '../src/use-cases/dependencies.js';
+import type { AuthDependencies } from '../src/accounts/dependencies.js';
 import {
   AccountExistsConflictError,
   EmailNotVerifiedError,
@@ -37,12 +37,12 @@ import {
   InvalidRequestError,
   RateLimitedError,
   TemporarilyUnavailableError,
-} from '../src/use-cases/errors.js';
-import { createLoginFailureTiming } from '../src/use-cases/login-failure-timing.js';
-import { login, type LoginResponse } from '../src/use-cases/login.js';
-import type { MigrationSource } from '../src/use-cases/migration-source.js';
-import { register } from '../src/use-cases/register.js';
-import { sourceKeyOf } from '../src/use-cases/source-key.js';
+} from '../src/accounts/errors.js';
+import { createLoginFailureTiming } from '../src/features/login/login-failure-timing.js';
+import { login, type LoginResponse } from '../src/features/login/login.js';
+import type { MigrationSource } from '../src/features/migration/migration-source.js';
+import { register } from '../src/features/register/register.js';
+import { sourceKeyOf } from '../src/features/login/source-key.js';
 import { buildMigrationSource } from '../src/wiring/build-migration-source.js';
 import { createAuthDependencies } from './support/app-dependencies.js';
 import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';

@@ -19,7 +19,7 @@ import {
   TemplateError,
   withOverrides,
 } from '../src/mail/templates.js';
-import type { AccountMail as UseCaseAccountMail } from '../src/use-cases/dependencies.js';
+import type { AccountMail as UseCaseAccountMail } from '../src/accounts/dependencies.js';
 import { captureMails } from './support/ses-capture.js';
 
 const TO = 'ada@example.com';

@@ -26,10 +26,10 @@ import {
 } from './support/lambda-handlers.js';
 import { createAuthDependencies, type AppDependencies } from './support/app-dependencies.js';
 import type { HttpResponse } from './support/lambda-handlers.js';
-import type { AccountMail } from '../src/use-cases/dependencies.js';
-import { API_ROUTES } from '../src/api/routes/index.js';
+import type { AccountMail } from '../src/accounts/dependencies.js';
+import { API_ROUTES } from '../src/api/routes.js';
 import { createPasswordHasher } from '../src/index.js';
-import { startLocalServer, type LocalServer } from '../src/local/server.js';
+import { startLocalServer, type LocalServer } from '../src/runtimes/node/local-server.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import { ensureTable } from '../src/storage/table.js';
 import { freePort, startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';

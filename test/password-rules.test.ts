@@ -9,21 +9,21 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBlocklistModule, GENERATED_MODULE } from '../scripts/build-blocklist.js';
-import { blocklistFromBytes, type Blocklist } from '../src/passwords/blocklist.js';
-import { blocklistKey, blocklistRange, decodeBlocklist, encodeBlocklist, hasKey, openBlocklist } from '../src/passwords/blocklist-format.js';
-import { loadBundledBlocklist } from '../src/passwords/bundled-blocklist.js';
-import { BLOCKLIST_BASE64, BLOCKLIST_ENTRIES } from '../src/passwords/blocklist-data.generated.js';
+import { blocklistFromBytes, type Blocklist } from '../src/features/password/rules/blocklist.js';
+import { blocklistKey, blocklistRange, decodeBlocklist, encodeBlocklist, hasKey, openBlocklist } from '../src/features/password/rules/blocklist-format.js';
+import { loadBundledBlocklist } from '../src/features/password/rules/bundled-blocklist.js';
+import { BLOCKLIST_BASE64, BLOCKLIST_ENTRIES } from '../src/features/password/rules/blocklist-data.generated.js';
 import { decodeBase64Padded } from '../src/hashing/encoding.js';
-import { createBreachCheck, parseRange } from '../src/passwords/breach-check.js';
-import { BlocklistFormatError, BlocklistUnavailableError, BreachCheckUnavailableError } from '../src/passwords/errors.js';
-import { codePointCount, foldForComparison } from '../src/passwords/normalise.js';
-import { createPasswordPolicy, type PasswordPolicy } from '../src/passwords/policy.js';
-import type { AuditEvent } from '../src/use-cases/audit-events.js';
-import { changePassword } from '../src/use-cases/change-password.js';
-import { auditExistingPassword, checkNewPassword } from '../src/use-cases/check-new-password.js';
-import { PasswordRejectedError, TemporarilyUnavailableError } from '../src/use-cases/errors.js';
-import { login } from '../src/use-cases/login.js';
-import { register } from '../src/use-cases/register.js';
+import { createBreachCheck, parseRange } from '../src/features/password/rules/breach-check.js';
+import { BlocklistFormatError, BlocklistUnavailableError, BreachCheckUnavailableError } from '../src/features/password/rules/errors.js';
+import { codePointCount, foldForComparison } from '../src/features/password/rules/normalise.js';
+import { createPasswordPolicy, type PasswordPolicy } from '../src/features/password/rules/policy.js';
+import type { AuditEvent } from '../src/accounts/audit-events.js';
+import { changePassword } from '../src/features/password/change-password.js';
+import { auditExistingPassword, checkNewPassword } from '../src/features/password/check-new-password.js';
+import { PasswordRejectedError, TemporarilyUnavailableError } from '../src/accounts/errors.js';
+import { login } from '../src/features/login/login.js';
+import { register } from '../src/features/register/register.js';
 import { countingHasher, createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { defaultPasswordPolicy } from './support/password-policy.js';
@@ -71,7 +71,7 @@ describe('the bundled blocklist', () => {
   it('is what scripts/build-blocklist.ts generates from the devDependency (npm run build:blocklist)', async () => {
     const build = await buildBlocklistModule();
     expect(build.entries).toBe(100_000);
-    expect(build.text === readFileSync(GENERATED_MODULE, 'utf8'), 'src/passwords/blocklist-data.generated.ts is stale: npm run build:blocklist').toBe(true);
+    expect(build.text === readFileSync(GENERATED_MODULE, 'utf8'), 'src/features/password/rules/blocklist-data.generated.ts is stale: npm run build:blocklist').toBe(true);
   }, 60_000);
 });
 

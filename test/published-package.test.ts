@@ -44,9 +44,11 @@ describe('the published package (npm pack --dry-run)', () => {
     // The bench is inlined in the CLI bundle only; no file of its own may ship.
     expect(files.filter((path) => /bench/i.test(path))).toEqual([]);
     expect(files.filter((path) => /\.(ts|mts|cts)$/.test(path) && !/\.d\.ts$/.test(path))).toEqual([]);
-    expect(files.filter((path) => /^(src|test|bench|functions|edge|hosts|scripts|infra|docs)\//.test(path))).toEqual([]);
-    // src/local is `npm start` (with dynalite, a dev dependency): a repository tool, not the package.
-    expect(files.filter((path) => /^dist\/(functions|hosts|worker|vercel-edge|src\/cli|src\/local)\//.test(path))).toEqual([]);
+    expect(files.filter((path) => /^(src|test|bench|functions|scripts|infra|docs)\//.test(path))).toEqual([]);
+    expect(files.filter((path) => /^dist\/(functions|worker|vercel-edge|src\/cli)\//.test(path))).toEqual([]);
+    // `npm start`'s local server (with dynalite, a dev dependency) and the runtimes' bundle builds (esbuild):
+    // repository tools, not the package.
+    expect(files.filter((path) => /^dist\/src\/runtimes\/(node\/local-server|[a-z-]+\/build-)/.test(path))).toEqual([]);
     expect(files.filter((path) => path.startsWith('.'))).toEqual([]);
   });
 

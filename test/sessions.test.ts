@@ -4,12 +4,12 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicSessionId, parsePublicSessionId, parseRefreshToken } from '../src/sessions/refresh-token.js';
+import { publicSessionId, parsePublicSessionId, parseRefreshToken } from '../src/features/sessions/refresh-token.js';
 import { sessionsKey } from '../src/storage/session-store.js';
-import { authenticateSession } from '../src/use-cases/authenticate-session.js';
-import { changePassword } from '../src/use-cases/change-password.js';
-import type { AuthDependencies } from '../src/use-cases/dependencies.js';
-import { deleteSession, logout } from '../src/use-cases/end-sessions.js';
+import { authenticateSession } from '../src/features/sessions/authenticate-session.js';
+import { changePassword } from '../src/features/password/change-password.js';
+import type { AuthDependencies } from '../src/accounts/dependencies.js';
+import { deleteSession, logout } from '../src/features/sessions/end-sessions.js';
 import {
   InvalidGrantError,
   InvalidRequestError,
@@ -18,11 +18,11 @@ import {
   SessionNotFoundError,
   UnauthenticatedError,
   UnsupportedGrantTypeError,
-} from '../src/use-cases/errors.js';
-import { listSessions } from '../src/use-cases/list-sessions.js';
-import { login, type LoginResponse } from '../src/use-cases/login.js';
-import { refreshSession, SPENT_KEPT, type RefreshResponse } from '../src/use-cases/refresh-session.js';
-import { register } from '../src/use-cases/register.js';
+} from '../src/accounts/errors.js';
+import { listSessions } from '../src/features/sessions/list-sessions.js';
+import { login, type LoginResponse } from '../src/features/login/login.js';
+import { refreshSession, SPENT_KEPT, type RefreshResponse } from '../src/features/sessions/refresh-session.js';
+import { register } from '../src/features/register/register.js';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { decodeJwt } from 'jose';
 import { countingHasher, createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
@@ -299,7 +299,7 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     const between = await signIn();
     await deps.sessions.purge(purgeRead, []);
     expect(await failureOf(refresh(deps, between.refreshToken))).toBeInstanceOf(InvalidGrantError);
-    const { startSession } = await import('../src/use-cases/start-session.js');
+    const { startSession } = await import('../src/features/sessions/start-session.js');
     const { SessionsChangedError } = await import('../src/storage/session-store.js');
     expect(await failureOf(startSession(deps, { userId, accountKey, read: staleRead, now: new Date() }))).toBeInstanceOf(SessionsChangedError);
     expect((await deps.sessions.read(accountKey)).sessions.size).toBe(0);

@@ -8,7 +8,7 @@ import type { VerifyContext } from '../src/hashing/schemes/types.js';
 import { UNIX_SCHEMES } from '../src/hashing/schemes/unix-schemes.js';
 import { longestInputWithin } from '../src/hashing/schemes/phpass.js';
 import { DEPLOYED_VERIFY_BUDGET, limitsForBudget } from '../src/hashing/verify-budget.js';
-import { ISOLATE_VERIFY_BUDGET } from '../edge/edge-limits.js';
+import { ISOLATE_VERIFY_BUDGET } from '../src/runtimes/workers/edge-limits.js';
 import { codeOf, readFixtureFile, type LegacyFixture } from './support/fixtures.js';
 import { hasherWithBackend, recordingBackend } from './support/recording-backend.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changePassword } from '../src/use-cases/change-password.js';
+import { changePassword } from '../src/features/password/change-password.js';
 import {
   AccountExistsConflictError,
   InvalidCredentialsError,
@@ -7,9 +7,9 @@ import {
   RateLimitedError,
   TemporarilyUnavailableError,
   UnauthenticatedError,
-} from '../src/use-cases/errors.js';
-import { login } from '../src/use-cases/login.js';
-import { register } from '../src/use-cases/register.js';
+} from '../src/accounts/errors.js';
+import { login } from '../src/features/login/login.js';
+import { register } from '../src/features/register/register.js';
 import { createAuthFixture, countingHasher, limits, sessionToken, uniqueEmail } from './support/auth-fixture.js';
 import { movableClock } from './support/clock.js';
 import { defaultPasswordPolicy } from './support/password-policy.js';
@@ -212,7 +212,7 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
 
 describe('token check', () => {
   it('answers 401 only for a rejected token; a failing verifier is not an authentication verdict', async () => {
-    const { InvalidTokenError } = await import('../src/tokens/errors.js');
+    const { InvalidTokenError } = await import('../src/features/tokens/errors.js');
     const fails = (error: Error) => ({
       hasher: countingHasher().hasher,
       passwordPolicy: defaultPasswordPolicy(),

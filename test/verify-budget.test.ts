@@ -13,14 +13,14 @@ import { DEPLOYED_VERIFY_BUDGET, limitsForBudget, tighterLimits } from '../src/h
 import { ensureTable } from '../src/storage/table.js';
 import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
 import { AccountStore } from '../src/storage/account-store.js';
-import type { AuditEvent } from '../src/use-cases/audit-events.js';
-import { InvalidCredentialsError } from '../src/use-cases/errors.js';
-import { login } from '../src/use-cases/login.js';
+import type { AuditEvent } from '../src/accounts/audit-events.js';
+import { InvalidCredentialsError } from '../src/accounts/errors.js';
+import { login } from '../src/features/login/login.js';
 import { createAuthDependencies } from './support/app-dependencies.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { readFixtureFile } from './support/fixtures.js';
 import { runPasslane } from './support/run-process.js';
-import { ISOLATE_HASH_LIMITS, ISOLATE_VERIFY_BUDGET } from '../edge/edge-limits.js';
+import { ISOLATE_HASH_LIMITS, ISOLATE_VERIFY_BUDGET } from '../src/runtimes/workers/edge-limits.js';
 
 const salt = 'c2FsdHNhbHRzYWx0c2FsdA';
 const tag = 'A'.repeat(43);

@@ -3,7 +3,7 @@ import { secureHeaders } from 'hono/secure-headers';
 // The smallest router: a handful of static paths need no RegExp or trie router.
 import { Hono } from 'hono/tiny';
 import { safeErrorFields } from '../observability/safe-error.js';
-import { InvalidRequestError } from '../use-cases/errors.js';
+import { InvalidRequestError } from '../accounts/errors.js';
 import { HttpError } from './http-error.js';
 import { mapError } from './map-error.js';
 import { readJsonBody } from './read-json-body.js';
@@ -30,7 +30,7 @@ export interface ApiHost<S> {
   /**
    * How a route's answer becomes the Response hono hands back to the host; toWebResponse unless
    * given. The Lambda host makes one that holds its body as the string it must return
-   * (src/hosts/text-response.ts), since a web Response streams its body even to be read back
+   * (src/runtimes/lambda/text-response.ts), since a web Response streams its body even to be read back
    * whole. Together these cost a Lambda login 0.2-0.5 CPU ms (README, "Login CPU").
    */
   respond?(response: ApiResponse): Response;

@@ -2,5 +2,5 @@
 export { createApi, respondToError, type ApiEnv, type ApiHost } from './create-api.js';
 export { defineRoute, type Route, type RouteInput } from './route.js';
 export { errorResponse, jsonResponse, noContent, toWebResponse, type ApiResponse } from './responses.js';
-export { API_ROUTES, changePasswordRoute, jwksRoute, loginRoute, openIdConfigurationRoute, registerRoute } from './routes/index.js';
+export { API_ROUTES, changePasswordRoute, jwksRoute, loginRoute, openIdConfigurationRoute, registerRoute } from './routes.js';
 export type { ApiLog, ApiServices, RequestOrigin } from './services.js';

@@ -1,4 +1,4 @@
-import { SecretsUnavailableError } from '../config/load-secrets.js';
+import { SecretsUnavailableError } from '../runtimes/lambda/load-secrets.js';
 import { StorageUnavailableError } from '../storage/errors.js';
 import {
   AccountExistsConflictError,
@@ -17,7 +17,7 @@ import {
   UnauthenticatedError,
   UnsupportedGrantTypeError,
   UseCaseError,
-} from '../use-cases/errors.js';
+} from '../accounts/errors.js';
 import { HttpError } from './http-error.js';
 
 /** How long to tell clients to wait when storage failed outside a use-case (SDK retries already spent). */

@@ -1,5 +1,5 @@
-import type { PublicTokenService } from '../tokens/token-service.js';
-import type { AccountDependencies, AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../use-cases/dependencies.js';
+import type { PublicTokenService } from '../features/tokens/token-service.js';
+import type { AccountDependencies, AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../accounts/dependencies.js';
 
 /**
  * What the routes use, each built on first use by the host, so a host pays only for what its

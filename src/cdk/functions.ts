@@ -58,7 +58,7 @@ export const SETTINGS = {
   loginSuccessLimitPerAccount: { kind: 'param', default: null },
   loginSuccessLimitPerIp: { kind: 'param', default: null },
   loginFailurePadFactor: { kind: 'param', default: null },
-  // Lazy migration from a legacy user store, at login and registration (src/migration/README.md): an https endpoint
+  // Lazy migration from a legacy user store, at login and registration (src/features/migration/README.md): an https endpoint
   // (requests signed with a shared secret in SSM) or a Lambda function (signed by IAM). Unset: no
   // variable, no permission.
   migrationUrl: { kind: 'param', default: null },
@@ -151,7 +151,7 @@ export const COMMON_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
   POWERTOOLS_SERVICE_NAME: literal('passlane'),
   PASSLANE_JWT_ISSUER: setting('jwtIssuer'),
   PASSLANE_JWT_AUDIENCE: setting('jwtAudience'),
-  // Public keys still accepted and published during a key rotation (src/tokens/README.md).
+  // Public keys still accepted and published during a key rotation (src/features/tokens/README.md).
   PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS: setting('jwtPreviousPublicKeys'),
   // Time one verify may take (src/hashing/SECURITY.md): half the timeout. Memory comes from the
   // function's own size. Stored hashes that cannot fit are refused, not timed out on.
@@ -191,7 +191,7 @@ const HASHER_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
 };
 
 /**
- * Lazy migration of accounts still in a legacy store (src/migration/README.md): login asks it
+ * Lazy migration of accounts still in a legacy store (src/features/migration/README.md): login asks it
  * about unknown emails, registration whether it holds an email.
  */
 const MIGRATION_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
@@ -269,7 +269,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         kind: 'items',
         action: 'dynamodb:BatchGetItem',
         keys: ['user#*', 'failures#*', 'sessions#*', 'migration#*'],
-        why: 'The account, its failure counters and its sessions, in one BatchGetItem before the verify (src/use-cases/LIMITS.md); with lazy migration, its breaker (migration#breaker, at most once a second). The breaker\'s grants are there without a migration too: one item of no account\'s data.',
+        why: 'The account, its failure counters and its sessions, in one BatchGetItem before the verify (src/features/login/LIMITS.md); with lazy migration, its breaker (migration#breaker, at most once a second). The breaker\'s grants are there without a migration too: one item of no account\'s data.',
       },
       {
         kind: 'items',
@@ -307,7 +307,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         kind: 'items',
         action: 'dynamodb:BatchGetItem',
         keys: ['sessions#*', 'failures#refresh#*'],
-        why: 'The refresh token\'s sessions item and this source\'s failed refreshes, in one consistent BatchGetItem (src/use-cases/refresh-session.ts).',
+        why: 'The refresh token\'s sessions item and this source\'s failed refreshes, in one consistent BatchGetItem (src/features/sessions/refresh-session.ts).',
       },
       {
         kind: 'items',
@@ -390,7 +390,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
   {
     name: 'recovery',
     entry: 'functions/recovery.ts',
-    why: 'Password reset and email verification: one-time links by mail (src/recovery/README.md).',
+    why: 'Password reset and email verification: one-time links by mail (src/features/recovery/README.md).',
     memory: HASHER_MEMORY,
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /password/reset', 'POST /password/reset/confirm', 'POST /email/verify', 'POST /email/verify/resend'],
@@ -502,14 +502,14 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       },
       { kind: 'items', action: 'dynamodb:UpdateItem', keys: ['user#*'], why: 'Upgrade hashes in place, conditional on the old hash.' },
       { kind: 'items', action: 'dynamodb:GetItem', keys: ['job#rehash'], exact: true, why: 'Its cursor. (A lost condition hands back the stored item: no read of accounts.)' },
-      { kind: 'items', action: 'dynamodb:PutItem', keys: ['job#rehash'], exact: true, why: 'Its resumable cursor, a single item: job#rehash (src/rehash/run-rehash-job.ts).' },
+      { kind: 'items', action: 'dynamodb:PutItem', keys: ['job#rehash'], exact: true, why: 'Its resumable cursor, a single item: job#rehash (src/features/rehash/run-rehash-job.ts).' },
       { kind: 'parameters', secrets: ['pepperKeys'], why: 'The pepper, to re-seal records under the current key; no signing key.' },
     ],
   },
   {
     name: 'bench',
     entry: 'functions/bench.ts',
-    why: 'No route: `passlane bench --remote` invokes it across memory sizes (src/bench/README.md). Hashes random passwords in memory: no table, no secrets.',
+    why: 'No route: `passlane bench --remote` invokes it across memory sizes (bench/engine/README.md). Hashes random passwords in memory: no table, no secrets.',
     memory: 1769,
     timeout: 900,
     routes: [],

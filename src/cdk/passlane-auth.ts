@@ -116,7 +116,7 @@ export interface PasslaneRateLimits {
 
 /**
  * A lazy migration from a legacy user store, asked at login and registration
- * (src/migration/README.md): an https endpoint whose requests are signed with a key in SSM, or a
+ * (src/features/migration/README.md): an https endpoint whose requests are signed with a key in SSM, or a
  * Lambda function (signed by IAM: the login and register roles may invoke exactly that one).
  * `functionName`: a name, `account:function:name` or an ARN, each with an optional `:version` or
  * `:alias`. `timeoutMs`: how long a login or registration waits for it (default 3000).

@@ -10,7 +10,7 @@
  *   --backend native|wasm on each
  *
  * Bulk commands against the server's table (PASSLANE_TABLE, DYNAMODB_ENDPOINT, AWS_REGION; see
- * src/rehash/README.md). They print counts, line numbers and userIds, never hashes or emails:
+ * src/features/rehash/README.md). They print counts, line numbers and userIds, never hashes or emails:
  *   passlane import FILE [--format jsonl|csv] [--rejects PATH] [--concurrency N] [--max-writes-per-second N] [--json]
  *   passlane rehash [--dry-run] [--segments N] [--max-writes-per-second N] [--json]
  *   passlane inventory [--segments N] [--json]

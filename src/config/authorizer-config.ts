@@ -1,6 +1,6 @@
 import { wholeNumber, type Env } from './env.js';
 
-/** The Lambda authorizer's per-container cache of session verdicts (src/use-cases/authorize-access.ts). */
+/** The Lambda authorizer's per-container cache of session verdicts (src/features/sessions/authorize-access.ts). */
 export interface AuthorizerConfig {
   /**
    * PASSLANE_AUTHORIZER_CACHE_S (5), 0 to 60: how long a container reuses what it read about a

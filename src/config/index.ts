@@ -17,4 +17,4 @@ export {
   type MigrationConfig,
   type UrlMigrationConfig,
 } from './migration-config.js';
-export { loadSecrets, SecretLoadError, SecretsUnavailableError, type SecretSource } from './load-secrets.js';
+export { loadSecrets, SecretLoadError, SecretsUnavailableError, type SecretSource } from '../runtimes/lambda/load-secrets.js';

@@ -3,7 +3,7 @@ import { text, wholeNumber, type Env } from './env.js';
 import { readStorageConfig, type DynamoDbConnection } from './storage-config.js';
 
 /**
- * Lazy migration at login (src/migration/README.md): the old system that checks the passwords
+ * Lazy migration at login (src/features/migration/README.md): the old system that checks the passwords
  * of emails passlane has no account for yet, over HTTPS or as a Lambda function. Off unless one
  * of PASSLANE_MIGRATION_URL and PASSLANE_MIGRATION_FUNCTION is set.
  */

@@ -2,9 +2,9 @@ import { ConfigError } from './config-error.js';
 import { oneOf, text, wholeNumber, type Env } from './env.js';
 import { readServiceName } from './mail-config.js';
 
-/** The rules for new passwords (src/passwords/README.md has the reasons). */
+/** The rules for new passwords (src/features/password/rules/README.md has the reasons). */
 export interface PasswordConfig {
-  /** PASSLANE_PASSWORD_MIN_LENGTH (8): code points that count after NFKC (src/passwords/README.md), 8 to 64; NIST asks 15 where the password is the only factor. */
+  /** PASSLANE_PASSWORD_MIN_LENGTH (8): code points that count after NFKC (src/features/password/rules/README.md), 8 to 64; NIST asks 15 where the password is the only factor. */
   minLength: number;
   /** PASSLANE_SERVICE_NAME (passlane): a password containing it is refused, as one containing the email's local part is. */
   serviceName: string;

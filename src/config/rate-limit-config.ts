@@ -1,9 +1,9 @@
-import type { RateLimits } from '../use-cases/dependencies.js';
+import type { RateLimits } from '../accounts/dependencies.js';
 import { ConfigError } from './config-error.js';
 import { decimalNumber, text, wholeNumber, type Env } from './env.js';
 
 /**
- * Why these numbers (src/use-cases/LIMITS.md has the whole reasoning):
+ * Why these numbers (src/features/login/LIMITS.md has the whole reasoning):
  * - 5 failures per account and source, then delays doubling from 30 s up to 15 min: a user who
  *   mistypes a few times is not slowed; a guesser from one address gets about 100 guesses a day.
  * - 100 consecutive failures per account, NIST SP 800-63B-4's ceiling, then the account waits

@@ -1,4 +1,4 @@
-import type { RateLimits } from '../use-cases/dependencies.js';
+import type { RateLimits } from '../accounts/dependencies.js';
 import { readAuthorizerConfig, type AuthorizerConfig } from './authorizer-config.js';
 import type { Env } from './env.js';
 import { readFingerprintConfig, type FingerprintConfig } from './fingerprint-config.js';

@@ -1,7 +1,7 @@
 import { ConfigError } from './config-error.js';
 import { oneOf, wholeNumber, type Env } from './env.js';
 
-/** Password reset and email verification; reasons in src/recovery/README.md. */
+/** Password reset and email verification; reasons in src/features/recovery/README.md. */
 export interface RecoveryConfig {
   /** How long a reset link works (PASSLANE_RESET_TOKEN_TTL_S). */
   resetTokenSeconds: number;

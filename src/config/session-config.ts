@@ -1,6 +1,6 @@
 import { wholeNumber, type Env } from './env.js';
 
-/** How long sessions live and how hard they may be used; reasons in src/sessions/README.md. */
+/** How long sessions live and how hard they may be used; reasons in src/features/sessions/README.md. */
 export interface SessionConfig {
   /** A session no refresh has used for this long ends (PASSLANE_SESSION_IDLE_S). */
   idleSeconds: number;
@@ -33,7 +33,7 @@ const DAY = 86_400;
  * - 50 failed refreshes per source per window: a client with a stale token fails a few times.
  *   Only failing refreshes are held to it: a valid refresh token is never refused for what
  *   others sent from the same address (a NAT).
- * - Known devices (src/sessions/device-token.ts) last 180 days from their last good login, 20
+ * - Known devices (src/features/sessions/device-token.ts) last 180 days from their last good login, 20
  *   per account: a person's browsers and apps over half a year, and a bound on the item.
  */
 export const DEFAULT_SESSION_CONFIG: Readonly<SessionConfig> = {

@@ -14,7 +14,7 @@ export const DEFAULT_ACCESS_TOKEN_TTL_S = 900;
 export const MIN_ACCESS_TOKEN_TTL_S = 60;
 export const MAX_ACCESS_TOKEN_TTL_S = 86_400;
 
-/** Where keys come from, parsed but not yet validated as keys or imported (src/tokens/keys.ts does that). */
+/** Where keys come from, parsed but not yet validated as keys or imported (src/features/tokens/keys.ts does that). */
 export interface SigningKeyConfig {
   /** PASSLANE_JWT_PRIVATE_KEY (with PASSLANE_JWT_KEY_ID as its kid if it has none); unset on local runs, which use a key file. */
   privateJwk?: JWK;

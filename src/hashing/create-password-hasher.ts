@@ -1,4 +1,4 @@
-import { readProcessEnv } from '../runtime/detect-runtime.js';
+import { readProcessEnv } from './detect-runtime.js';
 import { onceUntilFailure } from '../shared/once-until-failure.js';
 import { chooseBackend, loadBackend, type BackendChoice, type BackendLoaders, type HasherLogger } from './backends/load-backend.js';
 
@@ -105,7 +105,7 @@ export interface PasswordHasher {
    * What verifying `stored` costs, as a key: CURRENT_COST_SHAPE for argon2id at the policy (what
    * `verifyDummy` costs, whatever the salt or pepper key), else the scheme and the parameters its
    * time depends on, never salt or digest. Parses only; throws what `describe` throws. Failed
-   * logins are padded by it (src/use-cases/login-failure-timing.ts).
+   * logins are padded by it (src/features/login/login-failure-timing.ts).
    */
   costShape(stored: string): string;
   /** Costs what verifying a real account costs, and never matches: for unknown accounts. */

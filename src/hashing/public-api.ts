@@ -9,4 +9,4 @@ export { readPepperKeys as pepperOptionsFromEnv, readArgon2Backend } from '../co
 export { ConfigError } from '../config/config-error.js';
 export type { BackendChoice, HashDescription, HasherLogger, PasswordHasher, PasswordHasherOptions, VerifyResult } from './create-password-hasher.js';
 export type { BackendName } from './backends/types.js';
-export { detectRuntime, type RuntimeName } from '../runtime/detect-runtime.js';
+export { detectRuntime, type RuntimeName } from './detect-runtime.js';

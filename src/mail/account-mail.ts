@@ -21,7 +21,7 @@ import {
   type MailTemplates,
 } from './templates.js';
 
-/** What the use-cases call (the same shape as AccountMail in src/use-cases/dependencies.ts). */
+/** What the use-cases call (the same shape as AccountMail in src/accounts/dependencies.ts). */
 export interface AccountMail {
   passwordReset(to: string, token: string, expiresInSeconds: number): Promise<void>;
   emailVerification(to: string, token: string, expiresInSeconds: number): Promise<void>;
@@ -38,7 +38,7 @@ export interface MailWiringOptions {
   log?: MailLog;
   /** The outbox's console line; default console.log. */
   print?: (line: string) => void;
-  /** The SES client; default: the Node client, imported on the first send. The Worker passes createWorkerSesClient (edge/ses-client.ts). */
+  /** The SES client; default: the Node client, imported on the first send. The Worker passes createWorkerSesClient (src/runtimes/workers/ses-client.ts). */
   sesClient?: (connection: SesConnection) => SESv2Client;
   /** Templates in code (the edge has no template files); files in PASSLANE_MAIL_TEMPLATE_DIR win over them. */
   templates?: MailTemplateOverrides;

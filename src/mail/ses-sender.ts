@@ -9,7 +9,7 @@ export interface SesMailSenderOptions {
   from: MailAddress;
   ses: SesSettings;
   log?: MailLog;
-  /** Builds the client; default: ses-client.ts's, imported on the first send. The Worker passes its own (edge/ses-client.ts). */
+  /** Builds the client; default: ses-client.ts's, imported on the first send. The Worker passes its own (src/runtimes/workers/ses-client.ts). */
   client?: (connection: SesConnection) => SESv2Client;
 }
 

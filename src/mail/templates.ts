@@ -13,7 +13,7 @@ export { DEFAULT_MAIL_TEMPLATES, type MailTemplate, type MailTemplates };
 export type MailTemplateOverrides = { [K in MailKind]?: Partial<MailTemplate> };
 
 export interface LinkMailInput {
-  /** The account's address, canonical (src/use-cases/canonical-email.ts): where the mail goes, and what `{{email}}` says. */
+  /** The account's address, canonical (src/accounts/canonical-email.ts): where the mail goes, and what `{{email}}` says. */
   to: string;
   link: string;
   expiresInMinutes: number;

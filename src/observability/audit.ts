@@ -1,6 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
-import type { AuditEvent, AuditEventType } from '../use-cases/audit-events.js';
+import type { AuditEvent, AuditEventType } from '../accounts/audit-events.js';
 import { logger as defaultLogger } from './logger.js';
 import { metrics as defaultMetrics } from './metrics.js';
 

@@ -1,7 +1,7 @@
 import { PasslaneError } from '../hashing/errors.js';
 import { StorageError } from '../storage/errors.js';
-import { TokenError } from '../tokens/errors.js';
-import { UseCaseError } from '../use-cases/errors.js';
+import { TokenError } from '../features/tokens/errors.js';
+import { UseCaseError } from '../accounts/errors.js';
 
 /**
  * What of an error may be logged. Powertools would copy every enumerable attribute into the log

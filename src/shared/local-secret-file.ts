@@ -4,7 +4,7 @@
  * `process.getBuiltinModule` rather than an import, so bundles for Workers pull in no `node:`
  * module; services never call this where there is no filesystem (or on Lambda).
  */
-import { detectRuntime, type RuntimeName } from '../runtime/detect-runtime.js';
+import { detectRuntime, type RuntimeName } from '../hashing/detect-runtime.js';
 
 /**
  * Where a secret must not be generated, or undefined where it may (a developer's Node, Bun or

@@ -18,7 +18,7 @@ import { USER_ID_INDEX, USER_KEY_PREFIX } from './table.js';
 
 export interface UserRecord {
   userId: string;
-  /** In canonical form, by the caller (src/use-cases/canonical-email.ts). */
+  /** In canonical form, by the caller (src/accounts/canonical-email.ts). */
   email: string;
   /** Opaque to the store. */
   passwordHash: string;

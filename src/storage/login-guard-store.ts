@@ -42,7 +42,7 @@ export interface LoginState {
   breaker?: { retryAt: number };
 }
 
-/** What a failure writes; the use-case decides the numbers (src/use-cases/login-guard.ts). */
+/** What a failure writes; the use-case decides the numbers (src/features/login/login-guard.ts). */
 export interface FailureUpdate {
   /** When the account-wide run is forgotten: the last failure plus the lock period. */
   accountExpiresAt: number;

@@ -7,7 +7,7 @@ import { FAILURE_KEY_PREFIX, SESSIONS_KEY_PREFIX, TTL_ATTRIBUTE } from './table.
 /**
  * One session as stored: which account it belongs to, the hash of its live refresh secret and
  * what recognises the spent ones, its lifetimes, and what GET /sessions shows. Times are epoch
- * seconds. Never a secret: see src/sessions/refresh-token.ts.
+ * seconds. Never a secret: see src/features/sessions/refresh-token.ts.
  */
 export interface StoredSession {
   sessionId: string;
@@ -28,7 +28,7 @@ export interface StoredSession {
   /** The session ends at the earlier of these: idle since the last refresh, and absolute. */
   idleExpiresAt: number;
   expiresAt: number;
-  /** Approximate network and client family (src/sessions/session-origin.ts). */
+  /** Approximate network and client family (src/features/sessions/session-origin.ts). */
   network?: string;
   client: string;
   /** The account's email was verified when the session started (or since): access tokens say so. */
@@ -41,9 +41,9 @@ export interface StoredSession {
 }
 
 /**
- * A known device of the account (src/sessions/device-token.ts): a client that logged in before.
+ * A known device of the account (src/features/sessions/device-token.ts): a client that logged in before.
  * Its logins are counted here, per device, instead of against the account-wide ceiling and the
- * per-source limits (src/use-cases/LIMITS.md). Never a secret: the token's SHA-256 only.
+ * per-source limits (src/features/login/LIMITS.md). Never a secret: the token's SHA-256 only.
  */
 export interface StoredDevice {
   deviceId: string;

@@ -14,7 +14,7 @@ import { StorageUnavailableError } from './errors.js';
  * access is by exact key, so no sort key). One sparse, keys-only index on `userId` finds the
  * account behind an access token (tokens carry the userId, never the email).
  *
- * Accounts      pk = "user#" + email (in canonical form: src/use-cases/canonical-email.ts)
+ * Accounts      pk = "user#" + email (in canonical form: src/accounts/canonical-email.ts)
  *               userId S, email S, passwordHash S (opaque to the store),
  *               createdAt S, updatedAt S, passwordChangedAt S? (ISO 8601, UTC)
  * Rate limits   pk = "ratelimit#" + key + "#" + windowStart (epoch seconds)
@@ -38,7 +38,7 @@ import { StorageUnavailableError } from './errors.js';
  *               the account's outstanding password-reset or email-verification token
  * Migration     pk = "migration#breaker"
  *               openedAt N, retryAt N, expiresAt N: lazy migration's old system gave no answer
- *               (src/use-cases/migrate-account.ts); gone when it answers again
+ *               (src/features/migration/migrate-account.ts); gone when it answers again
  * Job cursors   pk = "job#" + job name (e.g. "job#rehash")
  *               cursor S (opaque to the store), updatedAt S; replaced conditionally
  *

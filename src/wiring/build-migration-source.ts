@@ -1,11 +1,11 @@
 import { ConfigError } from '../config/config-error.js';
 import type { MigrationConfig } from '../config/migration-config.js';
-import { createHttpMigrationSource } from '../migration/http-migration-source.js';
-import type { MigrationSource } from '../use-cases/migration-source.js';
+import { createHttpMigrationSource } from '../features/migration/http-migration-source.js';
+import type { MigrationSource } from '../features/migration/migration-source.js';
 import type { Platform } from './platform.js';
 
 /**
- * The old system login and registration ask (src/migration/README.md), or undefined when lazy
+ * The old system login and registration ask (src/features/migration/README.md), or undefined when lazy
  * migration is off. The HTTPS form runs on every host (fetch and Web Crypto); the Lambda form
  * comes from the platform, which loads the SDK client only now, so hosts without it (the
  * Worker) refuse it at start instead of failing every such login.

@@ -11,5 +11,5 @@ export {
   servicesOf,
   type AppDependencies,
 } from './build-dependencies.js';
-export { nodeBulkPlatform, nodePlatform, nodePlatformWithoutBlocklist } from './node-platform.js';
+export { nodeBulkPlatform, nodePlatform, nodePlatformWithoutBlocklist } from '../runtimes/node/node-platform.js';
 export type { Platform } from './platform.js';

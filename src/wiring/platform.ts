@@ -4,10 +4,10 @@ import type { DynamoDbConnection } from '../config/storage-config.js';
 import type { PasswordHasher, PasswordHasherOptions } from '../hashing/create-password-hasher.js';
 import type { VerifyBudget } from '../hashing/verify-budget.js';
 import type { MailWiringOptions } from '../mail/account-mail.js';
-import type { Blocklist } from '../passwords/blocklist.js';
-import type { AuthDependencies } from '../use-cases/dependencies.js';
-import type { MigrationSource } from '../use-cases/migration-source.js';
-import type { CreateJwsSigner } from '../tokens/sign-jws.js';
+import type { Blocklist } from '../features/password/rules/blocklist.js';
+import type { AuthDependencies } from '../accounts/dependencies.js';
+import type { MigrationSource } from '../features/migration/migration-source.js';
+import type { CreateJwsSigner } from '../features/tokens/sign-jws.js';
 
 /**
  * What differs between the places passlane runs, and nothing else: which hashing entry the
@@ -22,14 +22,14 @@ export interface Platform {
   /** What one verify may use here where the configuration does not say (PASSLANE_VERIFY_*). */
   defaultVerifyBudget?: VerifyBudget;
   dynamoDb(connection: DynamoDbConnection): DynamoDBClient;
-  /** How access tokens are signed here; Web Crypto where not given (src/tokens/sign-jws.ts). */
+  /** How access tokens are signed here; Web Crypto where not given (src/features/tokens/sign-jws.ts). */
   jwsSigner?: CreateJwsSigner;
   warn(message: string, fields?: Record<string, unknown>): void;
   audit: AuthDependencies['audit'];
   /** How mail reaches SES here and where its lines go (the Worker passes its fetch-based SES client). */
   mail?: Pick<MailWiringOptions, 'sesClient' | 'log'>;
   /**
-   * The common-password blocklist (src/passwords/bundled-blocklist.ts), decoded on first use.
+   * The common-password blocklist (src/features/password/rules/bundled-blocklist.ts), decoded on first use.
    * Absent where no password is set (the login and rehash functions), so their bundles leave the
    * data out; a policy built without it refuses to check a new password (BlocklistUnavailableError).
    */

@@ -5,7 +5,7 @@
  */
 import { readConfig } from '../../src/config/read-config.js';
 import { buildAuthDependencies, type AppDependencies } from '../../src/wiring/build-dependencies.js';
-import { nodePlatform } from '../../src/wiring/node-platform.js';
+import { nodePlatform } from '../../src/runtimes/node/node-platform.js';
 
 export type { AppDependencies };
 

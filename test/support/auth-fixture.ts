@@ -12,12 +12,12 @@ import { OneTimeTokenStore } from '../../src/storage/one-time-token-store.js';
 import { DEFAULT_RECOVERY_CONFIG } from '../../src/config/recovery-config.js';
 import { DEFAULT_SESSION_CONFIG } from '../../src/config/session-config.js';
 import { defaultPasswordPolicy } from './password-policy.js';
-import { createKeyring, generateSigningKey } from '../../src/tokens/keys.js';
-import { createTokenService } from '../../src/tokens/token-service.js';
-import type { AuditEvent } from '../../src/use-cases/audit-events.js';
-import { startSession } from '../../src/use-cases/start-session.js';
-import { createEmailFingerprint } from '../../src/use-cases/fingerprint.js';
-import type { AccountMail, AuthDependencies, RateLimits } from '../../src/use-cases/dependencies.js';
+import { createKeyring, generateSigningKey } from '../../src/features/tokens/keys.js';
+import { createTokenService } from '../../src/features/tokens/token-service.js';
+import type { AuditEvent } from '../../src/accounts/audit-events.js';
+import { startSession } from '../../src/features/sessions/start-session.js';
+import { createEmailFingerprint } from '../../src/accounts/fingerprint.js';
+import type { AccountMail, AuthDependencies, RateLimits } from '../../src/accounts/dependencies.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
 export async function createAuthFixture(endpoint: string, overrides: Partial<AuthDependencies> = {}) {

@@ -27,7 +27,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   register: ['dynamodb:PutItem token#', 'dynamodb:PutItem user#', 'dynamodb:UpdateItem ratelimit#', PEPPER, FINGERPRINT_KEY, ...SEND_MAIL],
   // The account, its failure counters and its sessions in one read; failure counters after a
   // failed verify, cleared after a good login; the upgrade of an outdated hash
-  // (src/use-cases/LIMITS.md); the new session. With a verified email required, a correct login
+  // (src/features/login/LIMITS.md); the new session. With a verified email required, a correct login
   // on an unverified account: a new verification token and its mail, within the mail budget.
   // With lazy migration: the migrated account, a conditional create as registration's; the old
   // system's breaker, read with the rest, opened by an outage and closed by its next answer.

@@ -16,12 +16,12 @@ import {
   requestPasswordResetRoute,
   resendVerificationRoute,
   verifyEmailRoute,
-} from '../../src/api/routes/index.js';
-import type { PublicTokenService } from '../../src/tokens/token-service.js';
-import { lambdaHandler } from '../../src/hosts/lambda.js';
-import type { AccountDependencies, AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../../src/use-cases/dependencies.js';
+} from '../../src/api/routes.js';
+import type { PublicTokenService } from '../../src/features/tokens/token-service.js';
+import { lambdaHandler } from '../../src/runtimes/lambda/lambda-handler.js';
+import type { AccountDependencies, AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../../src/accounts/dependencies.js';
 
-export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../src/hosts/lambda.js';
+export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../src/runtimes/lambda/lambda-handler.js';
 
 type Get<T> = () => Promise<T>;
 

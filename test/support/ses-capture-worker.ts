@@ -1,10 +1,10 @@
 /**
  * A Worker that sends one password-reset mail through SES the way the edge wiring does
- * (createAccountMail with edge/ses-client.ts's client): bundled like the real Worker and run in
+ * (createAccountMail with src/runtimes/workers/ses-client.ts's client): bundled like the real Worker and run in
  * workerd by test/mail-edge.test.ts, against the SES capture endpoint.
  */
-import { createWorkerSesClient } from '../../edge/ses-client.js';
-import { stringBindings, type WorkerEnv } from '../../edge/worker-env.js';
+import { createWorkerSesClient } from '../../src/runtimes/workers/ses-client.js';
+import { stringBindings, type WorkerEnv } from '../../src/runtimes/workers/worker-env.js';
 import { readMailConfig } from '../../src/config/mail-config.js';
 import { createAccountMail } from '../../src/mail/account-mail.js';
 

@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { readConfig, type PasslaneConfig } from '../../config/read-config.js';
 import { DEPLOYED_VERIFY_BUDGET } from '../../hashing/verify-budget.js';
 import { createBulkDynamoDbClient } from '../../storage/bulk-dynamodb-client.js';
-import { nodePlatform } from '../../wiring/node-platform.js';
+import { nodePlatform } from '../../runtimes/node/node-platform.js';
 import type { Platform } from '../../wiring/platform.js';
 import { describeFailure, writeLine, type CommandIo } from './command-io.js';
 

@@ -7,9 +7,9 @@
  * setting or a breach check that failed closed.
  */
 import { readPasswordConfig } from '../../config/password-config.js';
-import { canonicalEmail } from '../../use-cases/canonical-email.js';
+import { canonicalEmail } from '../../accounts/canonical-email.js';
 import { buildPasswordPolicy } from '../../wiring/build-dependencies.js';
-import { nodePlatform } from '../../wiring/node-platform.js';
+import { nodePlatform } from '../../runtimes/node/node-platform.js';
 
 export async function checkPasswordCommand(password: string, options: { email?: string; env: Record<string, string | undefined> }): Promise<{ line: string; code: number }> {
   const email = options.email === undefined ? undefined : canonicalEmail(options.email);

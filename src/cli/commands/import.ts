@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { ImportAbortedError } from '../../import/errors.js';
-import { importFormatOf } from '../../import/import-format.js';
-import { DEFAULT_IMPORT_CONCURRENCY, DEFAULT_IMPORT_WRITES_PER_SECOND, importUsers, type ImportCounts } from '../../import/import-users.js';
-import { openImportFile } from '../../import/read-import-file.js';
-import { openRejectsFile } from '../../import/rejects-file.js';
+import { ImportAbortedError } from '../../features/import/errors.js';
+import { importFormatOf } from '../../features/import/import-format.js';
+import { DEFAULT_IMPORT_CONCURRENCY, DEFAULT_IMPORT_WRITES_PER_SECOND, importUsers, type ImportCounts } from '../../features/import/import-users.js';
+import { openImportFile } from '../../features/import/read-import-file.js';
+import { openRejectsFile } from '../../features/import/rejects-file.js';
 import { CommandUsageError, describeFailure, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { createProgress, ratePerSecond } from './progress.js';
 import { buildAccountTools } from '../../wiring/build-dependencies.js';
@@ -24,7 +24,7 @@ interface ImportSummary extends ImportCounts {
   durationMs: number;
 }
 
-/** `passlane import FILE`: see IMPORT_USAGE and src/rehash/README.md. Console output never holds a hash or an email. */
+/** `passlane import FILE`: see IMPORT_USAGE and src/features/rehash/README.md. Console output never holds a hash or an email. */
 export async function runImportCommand(args: string[], io: CommandIo): Promise<number> {
   let options;
   try {

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { MAX_SEGMENTS } from '../../rehash/job-cursor.js';
-import { takeInventory, type Inventory, type UpgradeStatus } from '../../rehash/take-inventory.js';
+import { MAX_SEGMENTS } from '../../features/rehash/job-cursor.js';
+import { takeInventory, type Inventory, type UpgradeStatus } from '../../features/rehash/take-inventory.js';
 import { CommandUsageError, describeFailure, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { formatTable } from './format-table.js';
 import { createProgress, ratePerSecond } from './progress.js';
@@ -139,7 +139,7 @@ function printInventory(io: CommandIo, inventory: Inventory): void {
       io.stdout,
       `WARNING: ${rekey + collides + refused} accounts are keyed by an email not in canonical form (${rekey} to re-key, ${collides} colliding ` +
         `with another account, ${refused} refused) and cannot log in until migrated: their userIds are in --json (emails.accounts); ` +
-        'see src/rehash/README.md, "Emails not in canonical form".',
+        'see src/features/rehash/README.md, "Emails not in canonical form".',
     );
   }
 }

@@ -1,11 +1,11 @@
-import { median } from '../../bench/statistics.js';
+import { median } from '../../../bench/engine/statistics.js';
 import { CURRENT_COST_SHAPE, type PasswordHasher } from '../../hashing/create-password-hasher.js';
 import { PasslaneError } from '../../hashing/errors.js';
 
 /**
  * `passlane inventory --timing`: what verifying each shape of stored record costs, against the
  * current argon2id verify (the dummy), and the PASSLANE_LOGIN_FAILURE_PAD_FACTOR that makes a
- * fresh login container pad failures to the slowest of them (src/use-cases/login-failure-timing.ts).
+ * fresh login container pad failures to the slowest of them (src/features/login/login-failure-timing.ts).
  * A ratio, not milliseconds: it carries over from the operator's machine to Lambda's CPUs far
  * better. One stored record of each shape is verified with a random wrong password; nothing read
  * is printed or kept beyond the run.

@@ -1,4 +1,4 @@
-import { canLoadNativeAddons, detectRuntime, type RuntimeName } from '../../runtime/detect-runtime.js';
+import { canLoadNativeAddons, detectRuntime, type RuntimeName } from '../detect-runtime.js';
 import { BackendUnavailableError, InvalidOptionsError } from '../errors.js';
 import type { BackendName, HashingBackend } from './types.js';
 

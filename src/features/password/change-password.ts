@@ -1,0 +1,88 @@
+import { HashChangedError } from '../../storage/errors.js';
+import { authenticateSession } from '../sessions/authenticate-session.js';
+import type { AccountDependencies } from '../../accounts/dependencies.js';
+import { checkNewPassword } from './check-new-password.js';
+import { ConcurrentUpdateError, InvalidCredentialsError, UnauthenticatedError } from '../../accounts/errors.js';
+import { enforceRateLimits } from '../../accounts/enforce-rate-limits.js';
+import { endOtherSessions } from '../sessions/end-sessions.js';
+import { verifyStoredHash } from '../login/login.js';
+import { translateErrors } from '../../accounts/translate-errors.js';
+import { voidOneTimeTokens } from '../recovery/use-one-time-token.js';
+import { requireObject, requireString } from '../../accounts/validate-input.js';
+
+export interface ChangePasswordRequest {
+  /** The Bearer token from the Authorization header, if any. */
+  accessToken: string | undefined;
+  body: unknown;
+  sourceIp?: string;
+}
+
+/**
+ * Changes the password of the token's account after checking the current one. The token's
+ * session must be live (a signed-out token changes nothing). The write is conditional on the hash
+ * just verified, so a concurrent change is never lost. Every other session of the account ends,
+ * and its outstanding reset and verification links are voided.
+ */
+export async function changePassword(deps: AccountDependencies, request: ChangePasswordRequest): Promise<void> {
+  return translateErrors(async () => {
+    const caller = await authenticateSession(deps, request.accessToken, deps.now?.());
+    const body = requireObject(request.body);
+    const currentPassword = requireString(body, 'currentPassword');
+    const newPassword = requireString(body, 'newPassword');
+    let newHash: string | undefined;
+    // A login-time upgrade of the same password may land between our read and our write; then
+    // read again and re-check, rather than fail the user's change. A real concurrent change
+    // makes the current password wrong on the re-check.
+    for (let attempt = 1; ; attempt++) {
+      const user = await readAuthorisedUser(deps, caller.userId, request.sourceIp);
+      const current = await verifyStoredHash(deps, user, currentPassword);
+      if (!current.ok) {
+        deps.audit({ type: 'auth.password_change_failed', userId: user.userId, reason: 'wrong_password' });
+        throw new InvalidCredentialsError();
+      }
+      // After the current password verified: only its holder learns what the rules think of the new one.
+      if (newHash === undefined) await checkNewPassword(deps, newPassword, { email: user.email, action: 'password_change', userId: user.userId });
+      newHash ??= await deps.hasher.hash(newPassword);
+      try {
+        await deps.users.replacePasswordHash({
+          email: user.email,
+          expectedHash: user.passwordHash,
+          newHash,
+          reason: 'password-change',
+          now: deps.now?.(),
+        });
+        deps.audit({ type: 'auth.password_changed', userId: user.userId });
+        const accountKey = deps.fingerprint(user.email);
+        // A new password ends every other session (whoever knew the old one is signed out), voids
+        // any reset or verification link mailed before (whoever reads the mailbox cannot undo
+        // the change), and ends the account's run of failed logins (and so its lock). The
+        // session that changed it goes on.
+        await endOtherSessions(deps, { accountKey, userId: user.userId, ...(caller.accountKey === accountKey && { keep: caller.session.sessionId }) });
+        await Promise.all([deps.loginGuard.clearAccountFailures(accountKey), voidOneTimeTokens(deps, accountKey)]);
+        return;
+      } catch (error) {
+        if (!(error instanceof HashChangedError)) throw error;
+        if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError();
+      }
+    }
+  });
+}
+
+const MAX_ATTEMPTS = 3;
+
+/**
+ * The token's account, rate-limited like a login. No check of the token's `iat` against the last
+ * change: the live session already refuses every token that check refused but one kind. A change
+ * ends every other session and a reset all of them, so a token from before either belongs to an
+ * ended session; what is left is an older token of the session that made the change, which the
+ * change chose to keep (its refresh token mints new ones anyway), and which still needs the new
+ * password here.
+ */
+async function readAuthorisedUser(deps: AccountDependencies, userId: string, sourceIp?: string) {
+  const user = await deps.users.getUserById(userId);
+  if (!user) throw new UnauthenticatedError('the account no longer exists');
+  // A per-account budget, so a stolen token can't be used to guess the password.
+  const fingerprint = deps.fingerprint(user.email);
+  await enforceRateLimits(deps, { action: 'password', accountKey: fingerprint, emailFingerprint: fingerprint, sourceIp });
+  return user;
+}

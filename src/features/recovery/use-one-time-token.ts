@@ -1,0 +1,61 @@
+import { parseOneTimeToken } from './one-time-token.js';
+import { sameHash, secretHash } from '../sessions/refresh-token.js';
+import { ONE_TIME_TOKEN_PURPOSES, type OneTimeTokenPurpose, type StoredOneTimeToken } from '../../storage/one-time-token-store.js';
+import type { AuthDependencies } from '../../accounts/dependencies.js';
+import { InvalidOneTimeTokenError } from '../../accounts/errors.js';
+import { epochSeconds } from '../../shared/epoch-seconds.js';
+
+/** A presented token checked against the account's outstanding one, not yet used. */
+export interface CheckedOneTimeToken {
+  accountKey: string;
+  tokenHash: string;
+  stored: StoredOneTimeToken;
+}
+
+/**
+ * The account's outstanding token of this purpose, if the presented one is it and still valid.
+ * A wrong secret counts against the outstanding token (voided at the limit); anything else is
+ * the same 400 `invalid_token`. Expiry is checked here: TTL deletes late.
+ */
+export async function checkOneTimeToken(
+  deps: Pick<AuthDependencies, 'oneTimeTokens' | 'recovery' | 'audit' | 'now'>,
+  purpose: OneTimeTokenPurpose,
+  presented: unknown,
+): Promise<CheckedOneTimeToken> {
+  const reject = (reason: 'malformed' | 'unknown' | 'expired' | 'mismatch'): never => {
+    deps.audit({ type: 'auth.one_time_token_rejected', purpose, reason });
+    throw new InvalidOneTimeTokenError();
+  };
+  const token = parseOneTimeToken(presented);
+  if (token === undefined) return reject('malformed');
+  const stored = await deps.oneTimeTokens.read(purpose, token.accountKey);
+  if (stored === undefined) return reject('unknown');
+  if (stored.expiresAt <= epochSeconds(deps.now?.() ?? new Date())) return reject('expired');
+  const tokenHash = secretHash(token.secret);
+  if (!sameHash(tokenHash, stored.tokenHash)) {
+    await deps.oneTimeTokens.recordWrongGuess(purpose, token.accountKey, stored.tokenHash, deps.recovery.wrongTokenLimit);
+    return reject('mismatch');
+  }
+  return { accountKey: token.accountKey, tokenHash, stored };
+}
+
+/** Uses the token: of two racing uses exactly one gets here, the other gets `invalid_token`. */
+export async function consumeOneTimeToken(
+  deps: Pick<AuthDependencies, 'oneTimeTokens' | 'audit'>,
+  purpose: OneTimeTokenPurpose,
+  checked: CheckedOneTimeToken,
+): Promise<void> {
+  if (!(await deps.oneTimeTokens.consume(purpose, checked.accountKey, checked.tokenHash))) {
+    deps.audit({ type: 'auth.one_time_token_rejected', purpose, reason: 'used' });
+    throw new InvalidOneTimeTokenError();
+  }
+}
+
+/**
+ * After a password change or reset: the account's outstanding reset and verification tokens are
+ * voided, so a link mailed before (to a mailbox someone else may read) cannot act on the account
+ * afterwards. One unconditional delete per purpose, side by side; no read first.
+ */
+export async function voidOneTimeTokens(deps: Pick<AuthDependencies, 'oneTimeTokens'>, accountKey: string): Promise<void> {
+  await Promise.all(ONE_TIME_TOKEN_PURPOSES.map((purpose) => deps.oneTimeTokens.discard(purpose, accountKey)));
+}

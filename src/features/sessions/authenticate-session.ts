@@ -1,0 +1,43 @@
+import { parsePublicSessionId } from './refresh-token.js';
+import { isLive, type AccountSessions, type StoredSession } from '../../storage/session-store.js';
+import { InvalidTokenError } from '../tokens/errors.js';
+import type { SessionManagementDependencies } from '../../accounts/dependencies.js';
+import { UnauthenticatedError } from '../../accounts/errors.js';
+import { epochSeconds } from '../../shared/epoch-seconds.js';
+
+/** The caller behind an access token whose session is still live. */
+export interface AuthenticatedSession {
+  userId: string;
+  /** The public session id (`sid`). */
+  sessionId: string;
+  accountKey: string;
+  session: StoredSession;
+  /** The account's sessions as just read (consistently). */
+  read: AccountSessions;
+  issuedAt: Date;
+}
+
+/**
+ * Verifies the access token and checks, with one consistent read, that its session has not
+ * ended: the routes that manage sessions must not be usable with the token of an ended one.
+ */
+export async function authenticateSession(
+  deps: Pick<SessionManagementDependencies, 'tokens' | 'sessions'>,
+  accessToken: string | undefined,
+  now = new Date(),
+): Promise<AuthenticatedSession> {
+  if (!accessToken) throw new UnauthenticatedError('a Bearer access token is required');
+  const token = await deps.tokens.verify(accessToken).catch((cause: unknown) => {
+    // Only a verdict on the token is a 401; anything else (a bug, a broken key) stays a 500.
+    if (cause instanceof InvalidTokenError) throw new UnauthenticatedError('the access token is invalid or expired', { cause });
+    throw cause;
+  });
+  const id = parsePublicSessionId(token.sessionId);
+  if (id === undefined) throw new UnauthenticatedError('the access token belongs to no session');
+  const read = await deps.sessions.read(id.accountKey);
+  const session = read.sessions.get(id.sessionId);
+  if (session === undefined || session.userId !== token.userId || !isLive(session, epochSeconds(now))) {
+    throw new UnauthenticatedError('the session has ended');
+  }
+  return { userId: token.userId, sessionId: token.sessionId!, accountKey: id.accountKey, session, read, issuedAt: token.issuedAt };
+}

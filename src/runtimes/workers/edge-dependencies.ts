@@ -1,0 +1,43 @@
+import type { ApiServices } from '../../api/services.js';
+import { readConfig } from '../../config/read-config.js';
+import { oncePerKeyUntilFailure } from '../../shared/once-until-failure.js';
+import type { PublicTokenService } from '../../features/tokens/token-service.js';
+import { buildAuthDependencies, buildPublicTokenService, type AppDependencies } from '../../wiring/build-dependencies.js';
+import { edgePlatform } from './edge-platform.js';
+import { log } from './edge-log.js';
+import { stringBindings, type WorkerEnv } from './worker-env.js';
+
+/**
+ * Built once per isolate and reused by every request it serves: the keys are imported once, the
+ * WASM instance and the SDK client live on. Keyed by the `env` object, which workerd hands to
+ * every request of an isolate. A failed build (bad config) is not kept, so the next request
+ * retries and logs again. PASSLANE_JWT_PRIVATE_KEY is required: the edge has no filesystem for
+ * a generated key.
+ */
+export const getEdgeDependencies: (env: WorkerEnv) => Promise<AppDependencies> = oncePerKeyUntilFailure(async (env) => {
+  // No file system for an outbox here: unless a transport is bound, mail is off (`none`, logged per mail).
+  const bindings = { PASSLANE_MAIL_TRANSPORT: 'none', ...stringBindings(env) };
+  const built = await buildAuthDependencies(readConfig(bindings), edgePlatform, {}, { mailAtStart: true });
+  log('INFO', 'dependencies built for this isolate');
+  return built;
+});
+
+/**
+ * For the JWKS and discovery routes: from PASSLANE_JWT_PUBLIC_KEYS when bound, so a Worker that
+ * only publishes keys needs no private key and no AWS credentials; else from the private key.
+ */
+export const getEdgePublicTokens: (env: WorkerEnv) => Promise<PublicTokenService> = oncePerKeyUntilFailure((env) =>
+  buildPublicTokenService(readConfig(stringBindings(env))),
+);
+
+/** The API's services for one isolate's bindings (the Worker's `env`, Vercel's `process.env`). */
+export function edgeServices(env: WorkerEnv): ApiServices {
+  return {
+    register: () => getEdgeDependencies(env),
+    auth: () => getEdgeDependencies(env),
+    account: () => getEdgeDependencies(env),
+    sessions: () => getEdgeDependencies(env),
+    sessionManagement: () => getEdgeDependencies(env),
+    publicTokens: () => getEdgePublicTokens(env),
+  };
+}
