@@ -81,7 +81,7 @@ async function buildAll(buildDir: string, arch: LambdaArchitecture): Promise<Bun
     const probeEntry = join(refDir, 'blocklist-probe.ts');
     writeFileSync(
       probeEntry,
-      `import { loadBundledBlocklist } from ${JSON.stringify(join(root, 'src/features/password/rules/bundled-blocklist.js'))};\n` +
+      `import { loadBundledBlocklist } from ${JSON.stringify(join(root, 'packages/server/src/features/password/rules/bundled-blocklist.js'))};\n` +
         'export const handler = async () => {\n' +
         '  const t0 = performance.now(); const blocklist = await loadBundledBlocklist(); const t1 = performance.now();\n' +
         "  await blocklist.has('correct horse battery staple'); const t2 = performance.now();\n" +

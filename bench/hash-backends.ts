@@ -13,9 +13,9 @@ import { createRequire } from 'node:module';
 import { hash as nativeHash, hashRaw as nativeHashRaw } from '@node-rs/argon2';
 import setupOpenpgpArgon2id from 'argon2id/lib/setup.js';
 import { argon2id as hashWasmArgon2id } from 'hash-wasm';
-import { Argon2Wasm } from '../src/hashing/backends/wasm/argon2-wasm.js';
-import { createPasswordHasher } from '../src/index.js';
-import { loadArgon2WasmModule } from '../src/hashing/backends/wasm/load-wasm-module-node.js';
+import { Argon2Wasm } from '../packages/passlane/src/backends/wasm/argon2-wasm.js';
+import { createPasswordHasher } from '../packages/passlane/src/index.js';
+import { loadArgon2WasmModule } from '../packages/passlane/src/backends/wasm/load-wasm-module-node.js';
 
 interface Params {
   m: number;

@@ -19,7 +19,7 @@ import { withLiftedLoginLimits } from './load/lifted-limits.js';
 import { isLoopbackUrl, runLoginLoad, type LoadLevelResult, type LoginLoadResult } from './load/login-load.js';
 import { runBench } from './engine/run-bench.js';
 import type { BenchBackend } from './engine/types.js';
-import { DEFAULT_ARGON2_POLICY } from '../src/hashing/policy.js';
+import { DEFAULT_ARGON2_POLICY } from '../packages/passlane/src/policy.js';
 
 export const LOADTEST_USAGE = `usage: npm run loadtest -- [--quick] [--bursts 10,50] [--burst-repeats 3] [--clients 1,2,4,8,16] [--rounds 3]
        [--max-requests N] [--max-seconds-per-level S] [--max-seconds S] [--ceiling-rounds N]
@@ -84,7 +84,7 @@ export async function runLoadTestCommand(argv: string[], io: { stdout(text: stri
   try {
     if (url === undefined) {
       dataDir = await mkdtemp(join(tmpdir(), 'passlane-loadtest-'));
-      const { startLocalServer } = await import('../src/runtimes/node/local-server.js');
+      const { startLocalServer } = await import('../packages/server/src/runtimes/node/local-server.js');
       const server = await startLocalServer({
         port: 0,
         dynamoDbPort: 0,

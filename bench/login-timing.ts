@@ -1,6 +1,6 @@
 /**
  * `npm run bench:timing`: how long a failed login takes for each kind of account, so nobody can
- * tell by time which emails exist or which accounts were imported (src/hashing/SECURITY.md).
+ * tell by time which emails exist or which accounts were imported (packages/passlane/SECURITY.md).
  * Through the real login use-case, wired as every host wires it (src/wiring), against dynalite,
  * at OWASP parameters, with a bcrypt-12 record and the same record wrapped by `passlane rehash`.
  * Each round times every kind twice: as it comes, and right after SUCCESSES successful logins
@@ -18,14 +18,14 @@ import { join } from 'node:path';
 import bcryptjs from 'bcryptjs';
 import { median } from './engine/statistics.js';
 import { withLiftedLoginLimits } from './load/lifted-limits.js';
-import { readConfig } from '../src/config/read-config.js';
-import { ensureTable } from '../src/storage/table.js';
-import { InvalidCredentialsError } from '../src/accounts/errors.js';
-import { login } from '../src/features/login/login.js';
-import { createLoginFailureTiming, loginVerifyShape } from '../src/features/login/login-failure-timing.js';
-import { buildAuthDependencies } from '../src/wiring/build-dependencies.js';
-import type { PasswordHasher } from '../src/hashing/create-password-hasher.js';
-import { nodePlatform } from '../src/runtimes/node/node-platform.js';
+import { readConfig } from '../packages/server/src/config/read-config.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
+import { InvalidCredentialsError } from '../packages/server/src/accounts/errors.js';
+import { login } from '../packages/server/src/features/login/login.js';
+import { createLoginFailureTiming, loginVerifyShape } from '../packages/server/src/features/login/login-failure-timing.js';
+import { buildAuthDependencies } from '../packages/server/src/wiring/build-dependencies.js';
+import type { PasswordHasher } from '../packages/passlane/src/create-password-hasher.js';
+import { nodePlatform } from '../packages/server/src/runtimes/node/node-platform.js';
 import { startDynalite } from '../test/support/dynamodb-servers.js';
 
 const ROUNDS = Math.max(1, Number(process.env.ROUNDS) || 15);

@@ -10,14 +10,14 @@
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { readConfig } from '../src/config/read-config.js';
-import type { HashDescription, PasswordHasher } from '../src/hashing/create-password-hasher.js';
-import type { LambdaHttpEvent, LambdaHttpResponse } from '../src/runtimes/lambda/lambda-handler.js';
-import { metrics } from '../src/observability/metrics.js';
-import { ensureTable, USER_KEY_PREFIX } from '../src/storage/table.js';
-import type { TokenService } from '../src/features/tokens/token-service.js';
-import { buildHasher, buildTokenService } from '../src/wiring/build-dependencies.js';
-import { nodePlatform } from '../src/runtimes/node/node-platform.js';
+import { readConfig } from '../packages/server/src/config/read-config.js';
+import type { HashDescription, PasswordHasher } from '../packages/passlane/src/create-password-hasher.js';
+import type { LambdaHttpEvent, LambdaHttpResponse } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
+import { metrics } from '../packages/server/src/observability/metrics.js';
+import { ensureTable, USER_KEY_PREFIX } from '../packages/server/src/storage/table.js';
+import type { TokenService } from '../packages/server/src/features/tokens/token-service.js';
+import { buildHasher, buildTokenService } from '../packages/server/src/wiring/build-dependencies.js';
+import { nodePlatform } from '../packages/server/src/runtimes/node/node-platform.js';
 
 /** What a bench account is for: the returning logins, the refreshes, or logins as new devices. */
 export type AccountRole = 'login' | 'refresh' | 'new-device';

@@ -1,8 +1,8 @@
 /**
  * npm run bench: argon2 parameters on this machine. Same as `passlane bench`; flags in
- * src/cli/commands/bench.ts (--help), method in bench/engine/README.md.
+ * packages/server/src/cli/commands/bench.ts (--help), method in bench/engine/README.md.
  */
-import { BENCH_USAGE, BenchUsageError, runBenchCommand } from '../src/cli/commands/bench.js';
+import { BENCH_USAGE, BenchUsageError, runBenchCommand } from '../packages/server/src/cli/commands/bench.js';
 
 runBenchCommand(process.argv.slice(2)).then(
   (code) => {

@@ -1,5 +1,5 @@
 /**
- * What one argon2id costs inside workerd (Miniflare), for the CPU budget in src/runtimes/workers/README.md, and
+ * What one argon2id costs inside workerd (Miniflare), for the CPU budget in packages/server/src/runtimes/workers/README.md, and
  * what a whole login costs on the Worker against a local dynalite.
  *
  *   npx tsx bench/worker-hash.ts        (ROUNDS=n, default 21)
@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
-import { buildWorker } from '../src/runtimes/workers/build-worker.js';
-import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
-import { ensureTable } from '../src/storage/table.js';
-import { generateSigningKey } from '../src/features/tokens/keys.js';
+import { buildWorker } from '../packages/server/src/runtimes/workers/build-worker.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
+import { generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
 import { buildEdgeBundle } from '../test/support/build-edge-bundle.js';
 import { startDynalite } from '../test/support/dynamodb-servers.js';
 

@@ -3,7 +3,7 @@
  * session is still live (HTTP API payload 2.0 simple responses; REST TOKEN and REQUEST). Public
  * keys and the sessions items only; no private key, hasher or SSM. See infra/README.md.
  */
-import { lambdaAuthorizer } from '../src/runtimes/lambda/lambda-authorizer.js';
-import { getAuthorizerDependencies } from '../src/runtimes/lambda/lambda-authorizer-dependencies.js';
+import { lambdaAuthorizer } from '../packages/server/src/runtimes/lambda/lambda-authorizer.js';
+import { getAuthorizerDependencies } from '../packages/server/src/runtimes/lambda/lambda-authorizer-dependencies.js';
 
 export const handler = lambdaAuthorizer(getAuthorizerDependencies);

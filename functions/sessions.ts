@@ -4,9 +4,9 @@
  * and the sessions item, which holds the known devices too), so one function and one role serve
  * them. No signing key, hasher or fingerprint key.
  */
-import { logoutRoute } from '../src/features/sessions/logout-route.js';
-import { deleteDeviceRoute, deleteSessionRoute, listSessionsRoute } from '../src/features/sessions/session-routes.js';
-import { getSessionManagementDependencies } from '../src/runtimes/lambda/lambda-session-management-dependencies.js';
-import { lambdaHandler } from '../src/runtimes/lambda/lambda-handler.js';
+import { logoutRoute } from '../packages/server/src/features/sessions/logout-route.js';
+import { deleteDeviceRoute, deleteSessionRoute, listSessionsRoute } from '../packages/server/src/features/sessions/session-routes.js';
+import { getSessionManagementDependencies } from '../packages/server/src/runtimes/lambda/lambda-session-management-dependencies.js';
+import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 
 export const handler = lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute, deleteDeviceRoute], { sessionManagement: getSessionManagementDependencies });

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds src/hashing/backends/wasm/argon2.wasm from argon2.c with clang + wasm-ld (no libc, no
+# Builds packages/passlane/src/backends/wasm/argon2.wasm from argon2.c with clang + wasm-ld (no libc, no
 # emscripten). The .wasm is committed, so only whoever changes argon2.c needs this toolchain.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,7 +11,7 @@ for tool in clang wasm-ld; do
   fi
 done
 
-dir=src/hashing/backends/wasm
+dir=packages/passlane/src/backends/wasm
 # -mbulk-memory: memcpy/memset become memory.copy/fill, so no libc is needed.
 # --stack-first: a stack overflow traps at address 0 instead of corrupting static data.
 # --max-memory: the full 4 GiB wasm32 space, so large m can still grow (hosts may cap lower).

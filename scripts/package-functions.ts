@@ -69,7 +69,7 @@ export async function packageFunctions(arch: LambdaArchitecture, options: { exte
 }
 
 /**
- * The generated infra files (functions and roles) that differ from what src/cdk/functions.ts
+ * The generated infra files (functions and roles) that differ from what packages/server/src/cdk/functions.ts
  * generates: packaging them would deploy another service than the CDK construct does.
  */
 export function staleInfraFiles(): string[] {
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   }
   if (options.zipsOnly) return;
   const stale = staleInfraFiles();
-  if (stale.length > 0) throw new Error(`${stale.join(' and ')} differ from src/cdk/functions.ts: run \`npm run generate:infra\` first`);
+  if (stale.length > 0) throw new Error(`${stale.join(' and ')} differ from packages/server/src/cdk/functions.ts: run \`npm run generate:infra\` first`);
   process.exitCode = runServerlessPackage(options.arch, options.serverlessArgs);
 }
 

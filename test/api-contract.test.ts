@@ -15,10 +15,10 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 });
-import { API_ROUTES } from '../src/api/routes.js';
-import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
-import { ensureTable } from '../src/storage/table.js';
-import { generateSigningKey } from '../src/features/tokens/keys.js';
+import { API_ROUTES } from '../packages/server/src/api/routes.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
+import { generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
 import { HOST_NAMES, startHost, type HostName, type HostRequest, type RunningHost } from './support/api-hosts.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { contractErrors, specPathOf, type HttpAnswer } from './support/openapi.js';

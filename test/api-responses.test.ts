@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { errorResponse, jsonResponse, noContent, toWebResponse } from '../src/api/responses.js';
-import { TextResponse } from '../src/runtimes/lambda/text-response.js';
+import { errorResponse, jsonResponse, noContent, toWebResponse } from '../packages/server/src/api/responses.js';
+import { TextResponse } from '../packages/server/src/runtimes/lambda/text-response.js';
 
 describe('route answers', () => {
   it('are data: status, no-store headers and the JSON text', () => {

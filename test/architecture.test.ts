@@ -1,8 +1,10 @@
 /**
- * The import graph of src/, functions/ and bench/engine/, read by dependency-cruiser (type-only
- * imports included): no import cycles, and src/ never reaches into the entry points, scripts or
- * tests around it, nor the library into the CLI and the bench (which the library build leaves
- * out; the CLI bundles the bench engine).
+ * The import graph of both packages, the Lambda entries and the bench engine, read by
+ * dependency-cruiser (type-only imports included): no import cycles; the hashing core
+ * (packages/passlane) imports nothing of the server; the server reaches the core only through its
+ * package name (`passlane`, as an installed package would), never into its files; neither package
+ * reaches into the entry points, scripts, tests or the bench around it, but the CLI, which bundles
+ * the bench engine.
  */
 import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
 import { fileURLToPath } from 'node:url';
@@ -10,12 +12,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-
 let result: ICruiseResult;
 
 beforeAll(async () => {
   const { output } = await cruise(
-    ['src', 'functions', 'bench/engine'],
+    ['packages/passlane/src', 'packages/server/src', 'functions', 'bench/engine'],
     {
       baseDir: ROOT,
       tsPreCompilationDeps: true,
@@ -24,13 +25,26 @@ beforeAll(async () => {
       ruleSet: {
         forbidden: [
           { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
-          { name: 'src-imports-outside-src', severity: 'error', from: { path: '^src/', pathNot: '^src/cli/' }, to: { path: '^(functions|bench|test|scripts)/' } },
-          { name: 'library-imports-cli-or-bench', severity: 'error', from: { path: '^src/', pathNot: '^src/cli/' }, to: { path: '^(src/cli|bench)/' } },
+          { name: 'core-imports-server', severity: 'error', from: { path: '^packages/passlane/' }, to: { path: '^packages/server/' } },
+          // `passlane` resolves (through its workspace link) to the core's sources; anything else is a path into it.
+          {
+            name: 'server-imports-core-files',
+            severity: 'error',
+            from: { path: '^packages/server/' },
+            to: { path: '^packages/passlane/src/', pathNot: '^packages/passlane/src/(index|edge|public-api|encoding|detect-runtime)\\.ts$' },
+          },
+          {
+            name: 'packages-import-outside',
+            severity: 'error',
+            from: { path: '^packages/', pathNot: '^packages/server/src/cli/' },
+            to: { path: '^(functions|bench|test|scripts)/' },
+          },
+          { name: 'library-imports-cli', severity: 'error', from: { path: '^packages/server/src/', pathNot: '^packages/server/src/cli/' }, to: { path: '^packages/server/src/cli/' } },
         ],
       },
     },
-    // NodeNext: `./x.js` in an import is `./x.ts` on disk.
-    { extensionAlias: { '.js': ['.ts', '.js'] } },
+    // NodeNext: `./x.js` in an import is `./x.ts` on disk; the core's `passlane-source` condition.
+    { extensionAlias: { '.js': ['.ts', '.js'] }, conditionNames: ['passlane-source', 'import', 'node', 'default'] },
   );
   result = output as ICruiseResult;
 }, 60_000);
@@ -40,7 +54,10 @@ const describeViolation = (v: IViolation): string => [v.from, ...(v.cycle ?? [{ 
 
 describe('import graph (dependency-cruiser)', () => {
   it('resolves every relative import (an unresolved one would hide its edges)', () => {
-    expect(result.modules.map((m) => m.source)).toEqual(expect.arrayContaining(['src/index.ts', 'functions/login.ts', 'src/runtimes/workers/worker.ts', 'src/runtimes/deno/deno.ts']));
+    const sources = result.modules.map((m) => m.source);
+    expect(sources).toEqual(expect.arrayContaining(['packages/passlane/src/index.ts', 'functions/login.ts', 'packages/server/src/runtimes/workers/worker.ts', 'packages/server/src/runtimes/deno/deno.ts']));
+    // The server's `passlane` imports land on the core's sources, so their edges are in the graph.
+    expect(sources).not.toContain('node_modules/passlane/dist/index.js');
     const unresolved = result.modules.flatMap((m) =>
       m.dependencies.filter((d) => d.couldNotResolve && d.module.startsWith('.')).map((d) => `${m.source} -> ${d.module}`),
     );
@@ -51,11 +68,16 @@ describe('import graph (dependency-cruiser)', () => {
     expect(violationsOf('no-circular').map(describeViolation)).toEqual([]);
   });
 
-  it('keeps src/ from importing functions/, bench/, scripts/ or test/', () => {
-    expect(violationsOf('src-imports-outside-src').map(describeViolation)).toEqual([]);
+  it('keeps the hashing core free of the server, and the server on the core\'s package name', () => {
+    expect(violationsOf('core-imports-server').map(describeViolation)).toEqual([]);
+    expect(violationsOf('server-imports-core-files').map(describeViolation)).toEqual([]);
   });
 
-  it('keeps the library from importing the CLI or the bench', () => {
-    expect(violationsOf('library-imports-cli-or-bench').map(describeViolation)).toEqual([]);
+  it('keeps the packages from importing functions/, bench/, scripts/ or test/ (but the CLI the bench engine)', () => {
+    expect(violationsOf('packages-import-outside').map(describeViolation)).toEqual([]);
+  });
+
+  it('keeps the library from importing the CLI', () => {
+    expect(violationsOf('library-imports-cli').map(describeViolation)).toEqual([]);
   });
 });

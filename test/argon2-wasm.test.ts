@@ -1,13 +1,13 @@
 import { hashRaw } from '@node-rs/argon2';
 import type { Algorithm, Version } from '@node-rs/argon2';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Argon2Algorithm, Argon2RawInput, Argon2Version } from '../src/hashing/backends/types.js';
+import type { Argon2Algorithm, Argon2RawInput, Argon2Version } from '../packages/passlane/src/backends/types.js';
 import {
   ARGON2_WASM_MAX_AD_BYTES,
   ARGON2_WASM_MAX_SECRET_BYTES,
   Argon2Wasm,
-} from '../src/hashing/backends/wasm/argon2-wasm.js';
-import { loadArgon2WasmModule } from '../src/hashing/backends/wasm/load-wasm-module-node.js';
+} from '../packages/passlane/src/backends/wasm/argon2-wasm.js';
+import { loadArgon2WasmModule } from '../packages/passlane/src/backends/wasm/load-wasm-module-node.js';
 
 // @node-rs/argon2 declares these as ambient const enums, which verbatimModuleSyntax can't read:
 // the values are Algorithm.Argon2d/Argon2i/Argon2id = 0/1/2 and Version.V0x10/V0x13 = 0/1.

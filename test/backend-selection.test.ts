@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createPasswordHasher, detectRuntime, BackendUnavailableError } from '../src/index.js';
-import { createWasmBackend } from '../src/hashing/backends/wasm.js';
-import { loadArgon2WasmModule } from '../src/hashing/backends/wasm/load-wasm-module-node.js';
-import { createPasswordHasherWith, type HasherLogger } from '../src/hashing/create-password-hasher.js';
+import { createPasswordHasher, detectRuntime, BackendUnavailableError } from '../packages/passlane/src/index.js';
+import { createWasmBackend } from '../packages/passlane/src/backends/wasm.js';
+import { loadArgon2WasmModule } from '../packages/passlane/src/backends/wasm/load-wasm-module-node.js';
+import { createPasswordHasherWith, type HasherLogger } from '../packages/passlane/src/create-password-hasher.js';
 
 describe('detectRuntime', () => {
   it.each([
@@ -24,13 +24,20 @@ describe('detectRuntime', () => {
 });
 
 describe('backend choice', () => {
-  it('picks native on Node by default and WASM when asked, by option or by PASSLANE_ARGON2_BACKEND', async () => {
-    expect(await createPasswordHasher({ env: {} }).backendName()).toBe('native');
+  it('picks native on Node by default and WASM when asked, and reads no environment', async () => {
+    expect(await createPasswordHasher().backendName()).toBe('native');
     expect(await createPasswordHasher({ backend: 'wasm' }).backendName()).toBe('wasm');
-    expect(await createPasswordHasher({ env: { PASSLANE_ARGON2_BACKEND: 'wasm' } }).backendName()).toBe('wasm');
-    expect(await createPasswordHasher({ env: { PASSLANE_ARGON2_BACKEND: 'native' } }).backendName()).toBe('native');
-    expect(await createPasswordHasher({ env: { PASSLANE_ARGON2_BACKEND: '' } }).backendName()).toBe('native');
-    expect(() => createPasswordHasher({ env: { PASSLANE_ARGON2_BACKEND: 'gpu' } })).toThrow(/PASSLANE_ARGON2_BACKEND must be one of auto, native, wasm/);
+    expect(await createPasswordHasher({ backend: 'native' }).backendName()).toBe('native');
+    expect(() => createPasswordHasher({ backend: 'gpu' as 'auto' })).toThrow(/backend must be auto, native or wasm/);
+    // The library is configured in code only: PASSLANE_ARGON2_BACKEND is the server's to read.
+    const saved = process.env.PASSLANE_ARGON2_BACKEND;
+    process.env.PASSLANE_ARGON2_BACKEND = 'wasm';
+    try {
+      expect(await createPasswordHasher().backendName()).toBe('native');
+    } finally {
+      if (saved === undefined) delete process.env.PASSLANE_ARGON2_BACKEND;
+      else process.env.PASSLANE_ARGON2_BACKEND = saved;
+    }
   });
 
   it('falls back to WASM when the native binding fails to load, and says so once', async () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createNativeBackend } from '../src/hashing/backends/native.js';
-import { createWasmBackend } from '../src/hashing/backends/wasm.js';
-import { loadArgon2WasmModule } from '../src/hashing/backends/wasm/load-wasm-module-node.js';
-import type { Argon2RawInput } from '../src/hashing/backends/types.js';
-import { formatArgon2Phc } from '../src/hashing/schemes/argon2-phc.js';
-import { createPasswordHasher } from '../src/index.js';
+import { createNativeBackend } from '../packages/passlane/src/backends/native.js';
+import { createWasmBackend } from '../packages/passlane/src/backends/wasm.js';
+import { loadArgon2WasmModule } from '../packages/passlane/src/backends/wasm/load-wasm-module-node.js';
+import type { Argon2RawInput } from '../packages/passlane/src/backends/types.js';
+import { formatArgon2Phc } from '../packages/passlane/src/schemes/argon2-phc.js';
+import { createPasswordHasher } from '../packages/passlane/src/index.js';
 
 const native = createNativeBackend();
 const wasm = await createWasmBackend(await loadArgon2WasmModule(), { retainMemoryKiB: 64 * 1024 });

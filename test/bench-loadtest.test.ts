@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatLoadReport, runLoadTestCommand, type LoadTestReport } from '../bench/loadtest.js';
-import { readConfig } from '../src/config/read-config.js';
+import { readConfig } from '../packages/server/src/config/read-config.js';
 import { withLiftedLoginLimits } from '../bench/load/lifted-limits.js';
 import { isLoopbackUrl, runLoginLoad, type LoadLevelResult } from '../bench/load/login-load.js';
 

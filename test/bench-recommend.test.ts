@@ -3,7 +3,7 @@ import { candidateId } from '../bench/engine/grid.js';
 import { compareStrength, recommend, type RecommendationInput } from '../bench/engine/recommend.js';
 import { summarize } from '../bench/engine/statistics.js';
 import type { BenchBackend } from '../bench/engine/types.js';
-import { meetsOwaspFloor } from '../src/hashing/policy.js';
+import { meetsOwaspFloor } from '../packages/passlane/src/policy.js';
 
 /** A measured candidate with a fixed burst p95 and memory need. */
 function measured(backend: BenchBackend, memoryKiB: number, passes: number, burstP95: number, memoryNeedMiB = 100, lanes = 1) {

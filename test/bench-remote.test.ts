@@ -14,7 +14,7 @@ import { runRemoteBench } from '../bench/engine/remote/run-remote.js';
 import { createSdkLambdaControl } from '../bench/engine/remote/sdk-lambda-control.js';
 import { summarize } from '../bench/engine/statistics.js';
 import type { BenchResult } from '../bench/engine/types.js';
-import { runBenchCommand } from '../src/cli/commands/bench.js';
+import { runBenchCommand } from '../packages/server/src/cli/commands/bench.js';
 
 const TINY_EVENT = { grid: { backends: ['native' as const], memoryKiB: [64, 128], passes: [1], lanes: [1] }, quick: true, rounds: 3, clients: [1] };
 const realHandler: LocalLambdaHandler = (event, context) => benchHandler(event as never, context);

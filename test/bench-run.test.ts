@@ -38,7 +38,7 @@ describe('bench CLI entry (bench/run.ts)', () => {
   it('writes JSON, Markdown and SVG for a tiny grid', async () => {
     const out = await mkdtemp(join(tmpdir(), 'passlane-bench-'));
     dirs.push(out);
-    const args = ['--import', 'tsx', 'bench/run.ts', '--quick', '--backend', 'native,wasm', '--argon2-memory', '64,128', '--passes', '1', '--lanes', '1'];
+    const args = ['--conditions=passlane-source', '--import', 'tsx', 'bench/run.ts', '--quick', '--backend', 'native,wasm', '--argon2-memory', '64,128', '--passes', '1', '--lanes', '1'];
     args.push('--rounds', '3', '--concurrency', '2', '--clients', '1,2', '--max-seconds', '20', '--out', out);
     const run = await runNode(args, { cwd: ROOT });
     expect(run.stderr).toMatch(/bench: rounds/); // progress, one line per phase when not a terminal

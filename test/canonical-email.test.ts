@@ -1,14 +1,14 @@
 /**
- * The one canonical form of an email (src/accounts/EMAILS.md): what every use-case, the import
+ * The one canonical form of an email (packages/server/src/accounts/EMAILS.md): what every use-case, the import
  * and the lazy migration key accounts by. It must be the address mail is delivered to, and an
  * ASCII address must keep the key it has had since the first deployment.
  */
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { transportAddress } from '../src/mail/mime.js';
-import { canonicalEmail } from '../src/accounts/canonical-email.js';
-import { InvalidRequestError } from '../src/accounts/errors.js';
-import { createEmailFingerprint } from '../src/accounts/fingerprint.js';
+import { transportAddress } from '../packages/server/src/mail/mime.js';
+import { canonicalEmail } from '../packages/server/src/accounts/canonical-email.js';
+import { InvalidRequestError } from '../packages/server/src/accounts/errors.js';
+import { createEmailFingerprint } from '../packages/server/src/accounts/fingerprint.js';
 
 const refusal = (input: unknown) => {
   try {

@@ -17,9 +17,9 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { capitalized, PASSLANE_FUNCTIONS } from '../src/cdk/functions.js';
-import { bundleZips, PasslaneAuth, type PasslaneAuthProps } from '../src/cdk/passlane-auth.js';
-import { tableDefinition } from '../src/storage/table.js';
+import { capitalized, PASSLANE_FUNCTIONS } from '../packages/server/src/cdk/functions.js';
+import { bundleZips, PasslaneAuth, type PasslaneAuthProps } from '../packages/server/src/cdk/passlane-auth.js';
+import { tableDefinition } from '../packages/server/src/storage/table.js';
 import { createResolver, functionEnvironment, functionRoles, type Template as ResolvableTemplate } from './support/iam/template-roles.js';
 import {
   logGroupNames,

@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import bcryptjs from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
-import { ensureTable } from '../src/storage/table.js';
-import { AccountStore } from '../src/storage/account-store.js';
-import { createPasswordHasher } from '../src/index.js';
+import { dynamoDbClientConfig } from '../packages/server/src/storage/dynamodb-client.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
+import { AccountStore } from '../packages/server/src/storage/account-store.js';
+import { createPasswordHasher } from '../packages/passlane/src/index.js';
 import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
 import { goodRows, storedFormOf, writtenEmail } from './support/import-rows.js';
@@ -172,7 +172,7 @@ describe('Ctrl-C', () => {
     const { port } = silent.address() as { port: number };
     let child: ChildProcess | undefined;
     try {
-      child = spawn(process.execPath, ['--no-warnings', '--import', 'tsx', 'src/cli/passlane.ts', 'inventory'], {
+      child = spawn(process.execPath, ['--no-warnings', '--conditions=passlane-source', '--import', 'tsx', 'packages/server/src/cli/passlane.ts', 'inventory'], {
         cwd: join(import.meta.dirname, '..'),
         stdio: 'ignore',
         env: { ...process.env, DYNAMODB_ENDPOINT: `http://127.0.0.1:${port}`, PASSLANE_TABLE: 'never-answers' },

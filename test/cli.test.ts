@@ -107,8 +107,8 @@ describe('passlane CLI input bounds', () => {
 
 describe('verifyJsonLines', () => {
   it('reports an unexpected failure on its own line and goes on', async () => {
-    const { verifyJsonLines } = await import('../src/cli/verify-jsonl.js');
-    const { createPasswordHasher } = await import('../src/index.js');
+    const { verifyJsonLines } = await import('../packages/server/src/cli/verify-jsonl.js');
+    const { createPasswordHasher } = await import('../packages/passlane/src/index.js');
     const real = createPasswordHasher({ pepper: false });
     const stored = await real.hash(PASSWORD);
     const flaky = { ...real, verify: async (hash: string, password: string) => (hash === 'boom' ? Promise.reject(new TypeError('bug')) : real.verify(hash, password)) };

@@ -7,10 +7,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/config-error.js';
-import { readConfig } from '../src/config/read-config.js';
-import { readServerConfig } from '../src/config/server-config.js';
-import { stringBindings } from '../src/runtimes/workers/worker-env.js';
+import { ConfigError } from '../packages/server/src/config/config-error.js';
+import { readConfig } from '../packages/server/src/config/read-config.js';
+import { readServerConfig } from '../packages/server/src/config/server-config.js';
+import { stringBindings } from '../packages/server/src/runtimes/workers/worker-env.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -339,7 +339,7 @@ describe('one configuration module, one wiring', () => {
   const SETS_DEFAULT = /process\.env\.[A-Z_]+ \?\?=/;
   // Runtime detection (is this Lambda?) and the benchmark's description of the machine it
   // measures (memory size, region, thread pool): the platform, not passlane's configuration.
-  const ALLOWED = (path: string) => path === 'src/hashing/detect-runtime.ts' || path === 'functions/bench.ts' || path.startsWith('bench/engine/');
+  const ALLOWED = (path: string) => path === 'packages/passlane/src/detect-runtime.ts' || path === 'functions/bench.ts' || path.startsWith('bench/engine/');
 
   it('reads environment variables nowhere but src/config', async () => {
     const offenders = (await sources())

@@ -16,12 +16,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ELF_MACHINE, LAMBDA_ARCHITECTURES, NPM_CPU, type LambdaArchitecture } from '../scripts/packaging/architectures.js';
 import { elfMachine } from '../scripts/packaging/elf-machine.js';
 import { BUNDLE_FILE, LAMBDA_FUNCTIONS } from '../scripts/packaging/lambda-functions.js';
-import { readStorageConfig } from '../src/config/storage-config.js';
-import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
-import { ensureTable, tableDefinition } from '../src/storage/table.js';
-import { createKeyring, generateSigningKey } from '../src/features/tokens/keys.js';
-import { publicJwks } from '../src/features/tokens/jwks.js';
-import { BLOCKLIST_FORMAT } from '../src/features/password/rules/blocklist-format.js';
+import { readStorageConfig } from '../packages/server/src/config/storage-config.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { ensureTable, tableDefinition } from '../packages/server/src/storage/table.js';
+import { createKeyring, generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
+import { publicJwks } from '../packages/server/src/features/tokens/jwks.js';
+import { BLOCKLIST_FORMAT } from '../packages/server/src/features/password/rules/blocklist-format.js';
 import { startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { startLocalSsmEndpoint } from './support/local-ssm-endpoint.js';
 import { startSesCapture } from './support/ses-capture.js';
@@ -181,7 +181,7 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
     for (const group of groups) expect(group.Properties.RetentionInDays).toBe(30);
   });
 
-  it('defines the table as src/storage/table.ts does, with TTL, PITR and deletion protection', () => {
+  it('defines the table as packages/server/src/storage/table.ts does, with TTL, PITR and deletion protection', () => {
     const table = resource('UsersTable');
     const definition = tableDefinition('unused');
     expect(table.DeletionPolicy).toBe('Retain');

@@ -1,5 +1,5 @@
 /**
- * The short path for item requests (src/storage/direct-requests.ts) against both real servers:
+ * The short path for item requests (packages/server/src/storage/direct-requests.ts) against both real servers:
  * every operation it serves answers what the SDK's full path answers, errors carry the SDK's
  * names and fields, and the SDK's retry strategy decides retries (through a fault-injecting
  * proxy in front of dynalite).
@@ -19,9 +19,9 @@ import {
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendItemRequestsDirectly } from '../src/storage/direct-requests.js';
-import { dynamoDbClientConfig, newDynamoDbClient } from '../src/storage/dynamodb-client.js';
-import { ensureTable } from '../src/storage/table.js';
+import { sendItemRequestsDirectly } from '../packages/server/src/storage/direct-requests.js';
+import { dynamoDbClientConfig, newDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
 import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
 
 type Item = Record<string, AttributeValue>;

@@ -12,15 +12,15 @@ import bcrypt from 'bcryptjs';
 import { EdgeRuntime } from 'edge-runtime';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPasswordHasher } from '../src/index.js';
+import { createPasswordHasher } from '../packages/passlane/src/index.js';
 import { buildEdgeBundle, type EdgeBundle } from './support/build-edge-bundle.js';
 import { startEdgeVm } from './support/edge-vm.js';
 
 type Fetch = (url: string, init?: { method: string; body: string }) => Promise<{ status: number; json(): Promise<unknown> }>;
 
 const PASSWORD = 'correct horse battery staple';
-// The reference implementation, outside any sandbox; `env: {}` keeps PASSLANE_* settings out.
-const native = createPasswordHasher({ backend: 'native', pepper: false, env: {} });
+// The reference implementation, outside any sandbox.
+const native = createPasswordHasher({ backend: 'native', pepper: false });
 
 let outdir: string;
 let bundle: EdgeBundle;
@@ -80,8 +80,8 @@ function describeWorkerContract(runtime: string, getFetch: () => Fetch) {
 }
 
 it('the edge build refuses the Node entry, naming the Node-only import', async () => {
-  // The guard behind "no @node-rs/* or node: in the edge bundle": src/index.ts has both.
-  const entry = fileURLToPath(new URL('../src/index.ts', import.meta.url));
+  // The guard behind "no @node-rs/* or node: in the edge bundle": packages/passlane/src/index.ts has both.
+  const entry = fileURLToPath(new URL('../packages/passlane/src/index.ts', import.meta.url));
   await expect(buildEdgeBundle({ entry, outdir: join(outdir, 'node-entry') })).rejects.toThrow(/must not import (@node-rs\/|node:)/);
 });
 

@@ -6,13 +6,13 @@
  */
 import bcryptjs from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPasswordHasher } from '../src/index.js';
-import { CURRENT_COST_SHAPE, type PasswordHasher } from '../src/hashing/create-password-hasher.js';
-import { InvalidCredentialsError } from '../src/accounts/errors.js';
-import { collectShapeSamples, measureVerifyCosts } from '../src/cli/commands/measure-verify-costs.js';
-import { createFailureTiming } from '../src/accounts/failure-timing.js';
-import { createLoginFailureTiming, loginVerifyShape, MAX_SHAPES, OLD_SYSTEM_SHAPE, type LoginFailureTimingOptions } from '../src/features/login/login-failure-timing.js';
-import { login } from '../src/features/login/login.js';
+import { createPasswordHasher } from '../packages/passlane/src/index.js';
+import { CURRENT_COST_SHAPE, type PasswordHasher } from '../packages/passlane/src/create-password-hasher.js';
+import { InvalidCredentialsError } from '../packages/server/src/accounts/errors.js';
+import { collectShapeSamples, measureVerifyCosts } from '../packages/server/src/cli/commands/measure-verify-costs.js';
+import { createFailureTiming } from '../packages/server/src/accounts/failure-timing.js';
+import { createLoginFailureTiming, loginVerifyShape, MAX_SHAPES, OLD_SYSTEM_SHAPE, type LoginFailureTimingOptions } from '../packages/server/src/features/login/login-failure-timing.js';
+import { login } from '../packages/server/src/features/login/login.js';
 import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';

@@ -7,10 +7,10 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/config-error.js';
-import { readConfig } from '../src/config/read-config.js';
-import { createEmailFingerprint } from '../src/accounts/fingerprint.js';
-import { buildFingerprint, LOCAL_FINGERPRINT_KEY_FILE } from '../src/wiring/build-dependencies.js';
+import { ConfigError } from '../packages/server/src/config/config-error.js';
+import { readConfig } from '../packages/server/src/config/read-config.js';
+import { createEmailFingerprint } from '../packages/server/src/accounts/fingerprint.js';
+import { buildFingerprint, LOCAL_FINGERPRINT_KEY_FILE } from '../packages/server/src/wiring/build-dependencies.js';
 
 const EMAIL = 'ada@example.com';
 const key = (fill: number) => new Uint8Array(32).fill(fill);

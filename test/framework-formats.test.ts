@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createPasswordHasher, DEFAULT_STORED_HASH_LIMITS } from '../src/index.js';
-import { aspnetIdentityScheme } from '../src/hashing/schemes/aspnet-identity.js';
-import { djangoScheme } from '../src/hashing/schemes/django.js';
-import { parseStoredHash } from '../src/hashing/schemes/parse-stored-hash.js';
-import { springScheme } from '../src/hashing/schemes/spring.js';
-import { werkzeugScheme } from '../src/hashing/schemes/werkzeug.js';
+import { createPasswordHasher, DEFAULT_STORED_HASH_LIMITS } from '../packages/passlane/src/index.js';
+import { aspnetIdentityScheme } from '../packages/passlane/src/schemes/aspnet-identity.js';
+import { djangoScheme } from '../packages/passlane/src/schemes/django.js';
+import { parseStoredHash } from '../packages/passlane/src/schemes/parse-stored-hash.js';
+import { springScheme } from '../packages/passlane/src/schemes/spring.js';
+import { werkzeugScheme } from '../packages/passlane/src/schemes/werkzeug.js';
 import { codeOf, readFixtureFile } from './support/fixtures.js';
 import { hasherWithBackend, recordingBackend } from './support/recording-backend.js';
 

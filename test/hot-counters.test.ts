@@ -1,16 +1,16 @@
 /**
  * A credential-stuffing flood from one source writes one counter item with every failure, and
- * DynamoDB throttles a single key at about 1,000 writes a second (src/features/login/LIMITS.md,
+ * DynamoDB throttles a single key at about 1,000 writes a second (packages/server/src/features/login/LIMITS.md,
  * "Capacity"). Through a proxy that throttles writes to the hot key only, in front of a real
  * DynamoDB server: other users' logins keep working, no failure goes uncounted, and the source
  * gets no verify it was not counted for.
  */
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sourceKeyOf } from '../src/features/login/source-key.js';
-import { InvalidCredentialsError, TemporarilyUnavailableError } from '../src/accounts/errors.js';
-import { login } from '../src/features/login/login.js';
-import { register } from '../src/features/register/register.js';
+import { sourceKeyOf } from '../packages/server/src/features/login/source-key.js';
+import { InvalidCredentialsError, TemporarilyUnavailableError } from '../packages/server/src/accounts/errors.js';
+import { login } from '../packages/server/src/features/login/login.js';
+import { register } from '../packages/server/src/features/register/register.js';
 import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';

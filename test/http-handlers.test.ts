@@ -24,12 +24,12 @@ import {
   createRegisterHandler,
 } from './support/lambda-handlers.js';
 import { createAuthDependencies, type AppDependencies } from './support/app-dependencies.js';
-import { ConfigError } from '../src/config/config-error.js';
-import { readRateLimits } from '../src/config/rate-limit-config.js';
+import { ConfigError } from '../packages/server/src/config/config-error.js';
+import { readRateLimits } from '../packages/server/src/config/rate-limit-config.js';
 import type { HttpResponse, LambdaHttpEvent } from './support/lambda-handlers.js';
-import { metrics } from '../src/observability/metrics.js';
-import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
-import { ensureTable } from '../src/storage/table.js';
+import { metrics } from '../packages/server/src/observability/metrics.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
 import { dynamoDbServers, freePort, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { lambdaContext } from './support/lambda-context.js';
 import { countingHasher } from './support/auth-fixture.js';

@@ -30,13 +30,13 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 });
 import { LAMBDA_FUNCTIONS } from '../scripts/packaging/lambda-functions.js';
-import { readStorageConfig } from '../src/config/storage-config.js';
-import { AccountStore } from '../src/storage/account-store.js';
-import { dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
-import { JobCursorStore } from '../src/storage/job-cursor-store.js';
-import { ensureTable } from '../src/storage/table.js';
-import { publicJwks } from '../src/features/tokens/jwks.js';
-import { createKeyring, generateSigningKey } from '../src/features/tokens/keys.js';
+import { readStorageConfig } from '../packages/server/src/config/storage-config.js';
+import { AccountStore } from '../packages/server/src/storage/account-store.js';
+import { dynamoDbClientConfig } from '../packages/server/src/storage/dynamodb-client.js';
+import { JobCursorStore } from '../packages/server/src/storage/job-cursor-store.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
+import { publicJwks } from '../packages/server/src/features/tokens/jwks.js';
+import { createKeyring, generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
 import { freePort, startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
 import { oldSystemAccounts, startOldSystemServer } from './support/old-system.js';
@@ -50,8 +50,8 @@ import { lambdaContext } from './support/lambda-context.js';
 import { startLocalSsmEndpoint, type LocalSsmEndpoint } from './support/local-ssm-endpoint.js';
 import { packageTemplateOnly } from './support/packaging.js';
 import { logGroupNames, placeholderBundles, serverlessLogicalIds, serverlessShaped, synthConstruct } from './support/deploy-templates.js';
-import { PASSLANE_FUNCTIONS, type FunctionDescription } from '../src/cdk/functions.js';
-import type { PasslaneAuthProps } from '../src/cdk/passlane-auth.js';
+import { PASSLANE_FUNCTIONS, type FunctionDescription } from '../packages/server/src/cdk/functions.js';
+import type { PasslaneAuthProps } from '../packages/server/src/cdk/passlane-auth.js';
 import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 
 /** What CloudFormation would name: the table (generated, since the template sets no TableName) and the API. */
@@ -506,14 +506,14 @@ describe('the calls against each function\'s role in the packaged template', () 
     const role = roles.get(name)!;
     const findings = await deniedRequests(role, recorded.get(name) ?? []);
     const suggestion = suggestedStatements(role, findings.flatMap((f) => f.requests ?? []), { [TABLE]: 'UsersTable' });
-    const hint = `${name} made calls its role denies: stop making them, or allow them in its grants in src/cdk/functions.ts (then npm run generate:infra writes ${role.roleId} in infra/iam-roles.yml), e.g.\n${suggestion}\n`;
+    const hint = `${name} made calls its role denies: stop making them, or allow them in its grants in packages/server/src/cdk/functions.ts (then npm run generate:infra writes ${role.roleId} in infra/iam-roles.yml), e.g.\n${suggestion}\n`;
     expect(findings.map((f) => f.message), hint).toEqual([]);
   });
 
   it.each(names)('%s: every recorded call is allowed by its role in the CDK template too', async (name) => {
     const role = cdkRoles.get(name)!;
     const findings = await deniedRequests(role, recorded.get(name) ?? []);
-    const hint = `${name} made calls its CDK role denies: allow them in its grants in src/cdk/functions.ts (the construct's roles and infra/iam-roles.yml both come from there)\n`;
+    const hint = `${name} made calls its CDK role denies: allow them in its grants in packages/server/src/cdk/functions.ts (the construct's roles and infra/iam-roles.yml both come from there)\n`;
     expect(findings.map((f) => f.message), hint).toEqual([]);
   });
 

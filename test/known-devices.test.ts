@@ -6,14 +6,14 @@
  * real DynamoDB servers, with a clock the test moves.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDeviceToken } from '../src/features/sessions/device-token.js';
-import { changePassword } from '../src/features/password/change-password.js';
-import type { AuthDependencies } from '../src/accounts/dependencies.js';
-import { deleteDevice, logout } from '../src/features/sessions/end-sessions.js';
-import { DeviceNotFoundError, InvalidCredentialsError, RateLimitedError } from '../src/accounts/errors.js';
-import { listSessions } from '../src/features/sessions/list-sessions.js';
-import { login, type LoginResponse } from '../src/features/login/login.js';
-import { register } from '../src/features/register/register.js';
+import { parseDeviceToken } from '../packages/server/src/features/sessions/device-token.js';
+import { changePassword } from '../packages/server/src/features/password/change-password.js';
+import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
+import { deleteDevice, logout } from '../packages/server/src/features/sessions/end-sessions.js';
+import { DeviceNotFoundError, InvalidCredentialsError, RateLimitedError } from '../packages/server/src/accounts/errors.js';
+import { listSessions } from '../packages/server/src/features/sessions/list-sessions.js';
+import { login, type LoginResponse } from '../packages/server/src/features/login/login.js';
+import { register } from '../packages/server/src/features/register/register.js';
 import { createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';

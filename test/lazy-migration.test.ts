@@ -1,5 +1,5 @@
 /**
- * Lazy migration at login (src/features/migration/README.md): an email with no account is checked once
+ * Lazy migration at login (packages/server/src/features/migration/README.md): an email with no account is checked once
  * against the old system, behind a real HTTP endpoint on 127.0.0.1 that verifies the signature
  * itself, or as a real function behind the local Lambda API endpoint the bench uses; accounts
  * land in a real DynamoDB server.
@@ -18,18 +18,18 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 });
 import { startLocalLambdaApi, type LocalLambdaApi } from '../bench/engine/remote/local-lambda-api.js';
-import { ConfigError } from '../src/config/config-error.js';
-import { DEFAULT_RECOVERY_CONFIG } from '../src/config/recovery-config.js';
-import { loadSecrets } from '../src/runtimes/lambda/load-secrets.js';
-import { readMigrationConfig } from '../src/config/migration-config.js';
-import { readConfig } from '../src/config/read-config.js';
-import { createSsmSecretSource, ssmClientConfig } from '../src/runtimes/lambda/ssm-secret-source.js';
-import { createHttpMigrationSource } from '../src/features/migration/http-migration-source.js';
-import { createLambdaMigrationSource } from '../src/features/migration/lambda-migration-source.js';
-import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
-import { LoginGuardStore } from '../src/storage/login-guard-store.js';
-import { ensureTable } from '../src/storage/table.js';
-import type { AuthDependencies } from '../src/accounts/dependencies.js';
+import { ConfigError } from '../packages/server/src/config/config-error.js';
+import { DEFAULT_RECOVERY_CONFIG } from '../packages/server/src/config/recovery-config.js';
+import { loadSecrets } from '../packages/server/src/runtimes/lambda/load-secrets.js';
+import { readMigrationConfig } from '../packages/server/src/config/migration-config.js';
+import { readConfig } from '../packages/server/src/config/read-config.js';
+import { createSsmSecretSource, ssmClientConfig } from '../packages/server/src/runtimes/lambda/ssm-secret-source.js';
+import { createHttpMigrationSource } from '../packages/server/src/features/migration/http-migration-source.js';
+import { createLambdaMigrationSource } from '../packages/server/src/features/migration/lambda-migration-source.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { LoginGuardStore } from '../packages/server/src/storage/login-guard-store.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
+import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
 import {
   AccountExistsConflictError,
   EmailNotVerifiedError,
@@ -37,13 +37,13 @@ import {
   InvalidRequestError,
   RateLimitedError,
   TemporarilyUnavailableError,
-} from '../src/accounts/errors.js';
-import { createLoginFailureTiming } from '../src/features/login/login-failure-timing.js';
-import { login, type LoginResponse } from '../src/features/login/login.js';
-import type { MigrationSource } from '../src/features/migration/migration-source.js';
-import { register } from '../src/features/register/register.js';
-import { sourceKeyOf } from '../src/features/login/source-key.js';
-import { buildMigrationSource } from '../src/wiring/build-migration-source.js';
+} from '../packages/server/src/accounts/errors.js';
+import { createLoginFailureTiming } from '../packages/server/src/features/login/login-failure-timing.js';
+import { login, type LoginResponse } from '../packages/server/src/features/login/login.js';
+import type { MigrationSource } from '../packages/server/src/features/migration/migration-source.js';
+import { register } from '../packages/server/src/features/register/register.js';
+import { sourceKeyOf } from '../packages/server/src/features/login/source-key.js';
+import { buildMigrationSource } from '../packages/server/src/wiring/build-migration-source.js';
 import { createAuthDependencies } from './support/app-dependencies.js';
 import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPasswordHasher, PasslaneError } from '../src/index.js';
+import { createPasswordHasher, PasslaneError } from '../packages/passlane/src/index.js';
 import { legacyFixtures } from './support/fixtures.js';
 
 // Every format, produced by Django, passlib, python-bcrypt, htpasswd and the argon2 CLI, on both backends.

@@ -1,8 +1,9 @@
 /**
- * A consumer of the library (`import ... from 'passlane'`) must not pull in the Lambda/server
- * stack: no AWS SDK, Smithy, Middy, Powertools or Hono. Resolved the way a user's bundler does,
- * through package.json `exports` against dist/ (built before tests run), for Node and for the
- * edge conditions.
+ * A consumer of the hashing core (`import ... from 'passlane'`, packages/passlane) must not pull in
+ * the Lambda/server stack: no AWS SDK, Smithy, Middy, Powertools or Hono, nor anything of the
+ * server package. Resolved the way a user's bundler does, through package.json `exports` against
+ * dist/ (built before tests run), for Node and for the edge conditions. The server package
+ * (@passlane/server) loads each of its subpaths in Node the same way.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,16 +14,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runNode } from './support/run-process.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const FORBIDDEN = ['@aws-sdk/', '@smithy/', '@middy/', '@aws-lambda-powertools/', 'node_modules/hono/'];
+const FORBIDDEN = ['@aws-sdk/', '@smithy/', '@middy/', '@aws-lambda-powertools/', 'node_modules/hono/', 'packages/server/'];
 // Metafile inputs are relative to absWorkingDir; dist/ here proves `exports` was used, not src/.
-const HASHER = 'dist/src/hashing/create-password-hasher.js';
+const HASHER = 'packages/passlane/dist/create-password-hasher.js';
 
 let consumerDir: string;
 let outdir: string;
 let consumer: string;
 
 beforeAll(async () => {
-  // Inside the repo, so the bare `passlane` resolves by package self-reference, through `exports`.
+  // Inside the repo, so the bare `passlane` resolves through the workspace's link, and `exports`.
   consumerDir = await mkdtemp(join(root, '.tmp-consumer-'));
   outdir = await mkdtemp(join(tmpdir(), 'passlane-isolation-'));
   consumer = join(consumerDir, 'consumer.mjs');
@@ -57,7 +58,7 @@ describe('the library entry pulls in no Lambda or server dependency', () => {
   it('on Node', async () => {
     // The @node-rs loaders require a platform `.node` binary; its contents do not matter here.
     const inputs = await inputsOf({ platform: 'node', write: false, outdir, loader: { '.node': 'empty' } });
-    expectIsolated(inputs, 'dist/src/index.js');
+    expectIsolated(inputs, 'packages/passlane/dist/index.js');
   });
 
   it('on edge runtimes (workerd, worker, browser conditions)', async () => {
@@ -67,21 +68,21 @@ describe('the library entry pulls in no Lambda or server dependency', () => {
       loader: { '.wasm': 'copy' },
       outdir,
     });
-    expectIsolated(inputs, 'dist/src/edge.js');
+    expectIsolated(inputs, 'packages/passlane/dist/edge.js');
   });
 });
 
-describe('the service behind its own subpaths', () => {
-  // What each subpath must provide; loaded by Node through package.json `exports` (self-reference).
+describe('the server package behind its subpaths', () => {
+  // What each subpath must provide; loaded by Node through package.json `exports` (the workspace's link).
   const SUBPATHS: Record<string, string[]> = {
-    'passlane/api': ['createApi', 'API_ROUTES', 'defineRoute', 'jsonResponse', 'toWebResponse'],
-    'passlane/config': ['readConfig', 'readServerConfig', 'ConfigError'],
-    'passlane/wiring': ['buildAuthDependencies', 'buildRehashDependencies', 'nodePlatform'],
-    'passlane/storage': ['AccountStore', 'LoginGuardStore', 'RateLimitStore', 'JobCursorStore', 'ensureTable'],
-    'passlane/tokens': ['createTokenService', 'tokenServiceFromConfig', 'generateSigningKey'],
-    'passlane/hosts/lambda': ['lambdaHandler'],
-    'passlane/hosts/node': ['serveOnNode'],
-    'passlane/hosts/fetch-server': ['createFetchServerApi'],
+    '@passlane/server/api': ['createApi', 'API_ROUTES', 'defineRoute', 'jsonResponse', 'toWebResponse'],
+    '@passlane/server/config': ['readConfig', 'readServerConfig', 'ConfigError'],
+    '@passlane/server/wiring': ['buildAuthDependencies', 'buildRehashDependencies', 'nodePlatform'],
+    '@passlane/server/storage': ['AccountStore', 'LoginGuardStore', 'RateLimitStore', 'JobCursorStore', 'ensureTable'],
+    '@passlane/server/tokens': ['createTokenService', 'tokenServiceFromConfig', 'generateSigningKey'],
+    '@passlane/server/runtimes/lambda': ['lambdaHandler'],
+    '@passlane/server/runtimes/node': ['serveOnNode'],
+    '@passlane/server/runtimes/fetch-server': ['createFetchServerApi'],
   };
 
   it('each subpath loads in Node and exports what it promises', async () => {

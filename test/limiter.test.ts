@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { createPasswordHasher, HasherOverloadedError } from '../src/index.js';
-import { MemoryLimiter } from '../src/hashing/limiter.js';
+import { createPasswordHasher, HasherOverloadedError } from '../packages/passlane/src/index.js';
+import { MemoryLimiter } from '../packages/passlane/src/limiter.js';
 import { hasherWithBackend, recordingBackend } from './support/recording-backend.js';
 
 function deferred() {
@@ -172,7 +172,6 @@ describe('hasher under a burst', () => {
     const hasher = createPasswordHasher({
       backend: 'native',
       pepper: false,
-      env: {},
       concurrency: { memoryBudgetKiB: 1024 * 1024, maxQueue: 0 },
     });
     const results = await Promise.allSettled(Array.from({ length: cores + 2 }, () => hasher.hash('correct horse battery staple')));
@@ -181,7 +180,7 @@ describe('hasher under a burst', () => {
       expect(r.reason).toBeInstanceOf(HasherOverloadedError);
     }
     // An explicit cap wins over the default.
-    const wide = createPasswordHasher({ backend: 'native', pepper: false, env: {}, concurrency: { memoryBudgetKiB: 1024 * 1024, maxQueue: 0, maxConcurrent: cores + 2 } });
+    const wide = createPasswordHasher({ backend: 'native', pepper: false, concurrency: { memoryBudgetKiB: 1024 * 1024, maxQueue: 0, maxConcurrent: cores + 2 } });
     const all = await Promise.allSettled(Array.from({ length: cores + 2 }, () => wide.hash('correct horse battery staple')));
     expect(all.every((r) => r.status === 'fulfilled')).toBe(true);
   });

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadSecrets, SecretLoadError, SecretsUnavailableError, type SecretSource } from '../src/runtimes/lambda/load-secrets.js';
-import { createSsmSecretSource, ssmClientConfig } from '../src/runtimes/lambda/ssm-secret-source.js';
-import { publicJwks } from '../src/features/tokens/jwks.js';
-import { createKeyring, generateSigningKey } from '../src/features/tokens/keys.js';
+import { loadSecrets, SecretLoadError, SecretsUnavailableError, type SecretSource } from '../packages/server/src/runtimes/lambda/load-secrets.js';
+import { createSsmSecretSource, ssmClientConfig } from '../packages/server/src/runtimes/lambda/ssm-secret-source.js';
+import { publicJwks } from '../packages/server/src/features/tokens/jwks.js';
+import { createKeyring, generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
 import { freePort } from './support/dynamodb-servers.js';
 import { lambdaContext } from './support/lambda-context.js';
 import { startLocalSsmEndpoint, type LocalSsmEndpoint } from './support/local-ssm-endpoint.js';
@@ -153,7 +153,7 @@ describe('getAuthDependencies on a deployment that names parameters', () => {
     });
     delete process.env.PASSLANE_PEPPER_KEYS;
     delete process.env.PASSLANE_JWT_PRIVATE_KEY;
-    const app = await import('../src/runtimes/lambda/lambda-dependencies.js');
+    const app = await import('../packages/server/src/runtimes/lambda/lambda-dependencies.js');
     const [deps, again, tokens] = await Promise.all([app.getAuthDependencies(), app.getAuthDependencies(), app.getTokenService()]);
     expect(again).toBe(deps);
     expect(deps.tokens).toBe(tokens);
@@ -171,11 +171,11 @@ describe('getAuthDependencies on a deployment that names parameters', () => {
       AWS_LAMBDA_FUNCTION_NAME: 'passlane-register', // no local key file: a token service would throw
     });
     for (const name of ['PASSLANE_PEPPER_KEYS', 'PASSLANE_JWT_PRIVATE_KEY', 'PASSLANE_JWT_PRIVATE_KEY_PARAMETER']) delete process.env[name];
-    const app = await import('../src/runtimes/lambda/lambda-dependencies.js');
+    const app = await import('../packages/server/src/runtimes/lambda/lambda-dependencies.js');
     const registerDeps = await app.getRegisterDependencies();
     expect(registerDeps).not.toHaveProperty('tokens');
     expect(registerDeps.hasher.describe(await registerDeps.hasher.hash('correct horse battery')).pepperKeyId).toBe('k1');
-    const { getPublicTokenService } = await import('../src/runtimes/lambda/lambda-public-tokens.js');
+    const { getPublicTokenService } = await import('../packages/server/src/runtimes/lambda/lambda-public-tokens.js');
     expect((await getPublicTokenService()).jwks()).toEqual(JSON.parse(publicKeys));
     // The full service (login, password) still needs its key.
     await expect(app.getAuthDependencies()).rejects.toMatchObject({ code: 'ERR_TOKEN_CONFIG' });

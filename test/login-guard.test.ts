@@ -5,13 +5,13 @@
  */
 import bcryptjs from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidCredentialsError, InvalidRequestError, RateLimitedError } from '../src/accounts/errors.js';
-import { login } from '../src/features/login/login.js';
-import { register } from '../src/features/register/register.js';
-import { sourceKeyOf } from '../src/features/login/source-key.js';
-import { changePassword } from '../src/features/password/change-password.js';
-import type { AuthDependencies } from '../src/accounts/dependencies.js';
-import { createLoginFailureTiming } from '../src/features/login/login-failure-timing.js';
+import { InvalidCredentialsError, InvalidRequestError, RateLimitedError } from '../packages/server/src/accounts/errors.js';
+import { login } from '../packages/server/src/features/login/login.js';
+import { register } from '../packages/server/src/features/register/register.js';
+import { sourceKeyOf } from '../packages/server/src/features/login/source-key.js';
+import { changePassword } from '../packages/server/src/features/password/change-password.js';
+import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
+import { createLoginFailureTiming } from '../packages/server/src/features/login/login-failure-timing.js';
 import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { movableClock } from './support/clock.js';

@@ -1,5 +1,5 @@
 /**
- * Mail from the edge: src/mail and src/runtimes/workers/ses-client.ts bundled like the Worker (browser build of
+ * Mail from the edge: src/mail and packages/server/src/runtimes/workers/ses-client.ts bundled like the Worker (browser build of
  * the SDK: fetch, Web Crypto signatures) and run in workerd, sending SendEmail to the local SES
  * capture endpoint. Also what the Worker's SES client requires when no endpoint is set.
  */
@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleForEdge } from '../src/runtimes/workers/build-worker.js';
-import { workerSesClientConfig } from '../src/runtimes/workers/ses-client.js';
-import { ConfigError } from '../src/config/config-error.js';
+import { bundleForEdge } from '../packages/server/src/runtimes/workers/build-worker.js';
+import { workerSesClientConfig } from '../packages/server/src/runtimes/workers/ses-client.js';
+import { ConfigError } from '../packages/server/src/config/config-error.js';
 import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 
 let outdir: string;

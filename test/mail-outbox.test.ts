@@ -8,10 +8,10 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readConfig } from '../src/config/read-config.js';
-import { createAccountMail } from '../src/mail/account-mail.js';
-import { MailUnavailableError } from '../src/mail/errors.js';
-import { renderPasswordResetMail } from '../src/mail/templates.js';
+import { readConfig } from '../packages/server/src/config/read-config.js';
+import { createAccountMail } from '../packages/server/src/mail/account-mail.js';
+import { MailUnavailableError } from '../packages/server/src/mail/errors.js';
+import { renderPasswordResetMail } from '../packages/server/src/mail/templates.js';
 
 const ADDRESS = 'ada@example.com';
 const TOKEN = 'AbC_123-xyz';

@@ -7,11 +7,11 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/config-error.js';
-import { readConfig } from '../src/config/read-config.js';
-import { createAccountMail, type MailWiringOptions } from '../src/mail/account-mail.js';
-import { MailRejectedError, MailUnavailableError } from '../src/mail/errors.js';
-import { safeErrorFields } from '../src/observability/safe-error.js';
+import { ConfigError } from '../packages/server/src/config/config-error.js';
+import { readConfig } from '../packages/server/src/config/read-config.js';
+import { createAccountMail, type MailWiringOptions } from '../packages/server/src/mail/account-mail.js';
+import { MailRejectedError, MailUnavailableError } from '../packages/server/src/mail/errors.js';
+import { safeErrorFields } from '../packages/server/src/observability/safe-error.js';
 import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 
 const ADDRESS = 'ada@example.com';
@@ -175,7 +175,7 @@ describe('mail wiring', () => {
   });
 
   it('loads the SES SDK only on the first send: no src/mail module but ses-client.ts imports it at run time', async () => {
-    const dir = fileURLToPath(new URL('../src/mail/', import.meta.url));
+    const dir = fileURLToPath(new URL('../packages/server/src/mail/', import.meta.url));
     const runtimeImports = [];
     for (const name of await readdir(dir)) {
       if (!name.endsWith('.ts')) continue;

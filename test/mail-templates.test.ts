@@ -7,9 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../src/config/config-error.js';
-import { readConfig } from '../src/config/read-config.js';
-import { createAccountMail } from '../src/mail/account-mail.js';
+import { ConfigError } from '../packages/server/src/config/config-error.js';
+import { readConfig } from '../packages/server/src/config/read-config.js';
+import { createAccountMail } from '../packages/server/src/mail/account-mail.js';
 import {
   describeMinutes,
   mailLink,
@@ -18,8 +18,8 @@ import {
   renderRegistrationAttemptMail,
   TemplateError,
   withOverrides,
-} from '../src/mail/templates.js';
-import type { AccountMail as UseCaseAccountMail } from '../src/accounts/dependencies.js';
+} from '../packages/server/src/mail/templates.js';
+import type { AccountMail as UseCaseAccountMail } from '../packages/server/src/accounts/dependencies.js';
 import { captureMails } from './support/ses-capture.js';
 
 const TO = 'ada@example.com';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { onceUntilFailure } from '../src/shared/once-until-failure.js';
+import { onceUntilFailure } from '../packages/server/src/shared/once-until-failure.js';
 
 describe('onceUntilFailure', () => {
   it('builds once and shares the result, but forgets a failure so the next call retries', async () => {
@@ -19,7 +19,7 @@ describe('onceUntilFailure', () => {
 describe('oncePerKeyUntilFailure', () => {
   it('builds once per key and retries a key whose build failed', async () => {
     const builds: string[] = [];
-    const get = (await import('../src/shared/once-until-failure.js')).oncePerKeyUntilFailure(async (key: { name: string }) => {
+    const get = (await import('../packages/server/src/shared/once-until-failure.js')).oncePerKeyUntilFailure(async (key: { name: string }) => {
       builds.push(key.name);
       if (key.name === 'b' && builds.filter((n) => n === 'b').length === 1) throw new Error('passing fault');
       return key.name.toUpperCase();

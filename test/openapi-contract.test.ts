@@ -26,12 +26,12 @@ import {
 } from './support/lambda-handlers.js';
 import { createAuthDependencies, type AppDependencies } from './support/app-dependencies.js';
 import type { HttpResponse } from './support/lambda-handlers.js';
-import type { AccountMail } from '../src/accounts/dependencies.js';
-import { API_ROUTES } from '../src/api/routes.js';
-import { createPasswordHasher } from '../src/index.js';
-import { startLocalServer, type LocalServer } from '../src/runtimes/node/local-server.js';
-import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
-import { ensureTable } from '../src/storage/table.js';
+import type { AccountMail } from '../packages/server/src/accounts/dependencies.js';
+import { API_ROUTES } from '../packages/server/src/api/routes.js';
+import { createPasswordHasher } from '../packages/passlane/src/index.js';
+import { startLocalServer, type LocalServer } from '../packages/server/src/runtimes/node/local-server.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
 import { freePort, startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
 
 vi.hoisted(() => {

@@ -7,7 +7,7 @@ import {
   InvalidPasswordError,
   PasswordTooLongError,
   PasswordTooShortError,
-} from '../src/index.js';
+} from '../packages/passlane/src/index.js';
 import { hasherWithBackend, recordingBackend } from './support/recording-backend.js';
 
 const PASSWORD = 'correct horse battery staple';

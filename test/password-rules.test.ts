@@ -9,21 +9,21 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildBlocklistModule, GENERATED_MODULE } from '../scripts/build-blocklist.js';
-import { blocklistFromBytes, type Blocklist } from '../src/features/password/rules/blocklist.js';
-import { blocklistKey, blocklistRange, decodeBlocklist, encodeBlocklist, hasKey, openBlocklist } from '../src/features/password/rules/blocklist-format.js';
-import { loadBundledBlocklist } from '../src/features/password/rules/bundled-blocklist.js';
-import { BLOCKLIST_BASE64, BLOCKLIST_ENTRIES } from '../src/features/password/rules/blocklist-data.generated.js';
-import { decodeBase64Padded } from '../src/hashing/encoding.js';
-import { createBreachCheck, parseRange } from '../src/features/password/rules/breach-check.js';
-import { BlocklistFormatError, BlocklistUnavailableError, BreachCheckUnavailableError } from '../src/features/password/rules/errors.js';
-import { codePointCount, foldForComparison } from '../src/features/password/rules/normalise.js';
-import { createPasswordPolicy, type PasswordPolicy } from '../src/features/password/rules/policy.js';
-import type { AuditEvent } from '../src/accounts/audit-events.js';
-import { changePassword } from '../src/features/password/change-password.js';
-import { auditExistingPassword, checkNewPassword } from '../src/features/password/check-new-password.js';
-import { PasswordRejectedError, TemporarilyUnavailableError } from '../src/accounts/errors.js';
-import { login } from '../src/features/login/login.js';
-import { register } from '../src/features/register/register.js';
+import { blocklistFromBytes, type Blocklist } from '../packages/server/src/features/password/rules/blocklist.js';
+import { blocklistKey, blocklistRange, decodeBlocklist, encodeBlocklist, hasKey, openBlocklist } from '../packages/server/src/features/password/rules/blocklist-format.js';
+import { loadBundledBlocklist } from '../packages/server/src/features/password/rules/bundled-blocklist.js';
+import { BLOCKLIST_BASE64, BLOCKLIST_ENTRIES } from '../packages/server/src/features/password/rules/blocklist-data.generated.js';
+import { decodeBase64Padded } from '../packages/passlane/src/encoding.js';
+import { createBreachCheck, parseRange } from '../packages/server/src/features/password/rules/breach-check.js';
+import { BlocklistFormatError, BlocklistUnavailableError, BreachCheckUnavailableError } from '../packages/server/src/features/password/rules/errors.js';
+import { codePointCount, foldForComparison } from '../packages/server/src/features/password/rules/normalise.js';
+import { createPasswordPolicy, type PasswordPolicy } from '../packages/server/src/features/password/rules/policy.js';
+import type { AuditEvent } from '../packages/server/src/accounts/audit-events.js';
+import { changePassword } from '../packages/server/src/features/password/change-password.js';
+import { auditExistingPassword, checkNewPassword } from '../packages/server/src/features/password/check-new-password.js';
+import { PasswordRejectedError, TemporarilyUnavailableError } from '../packages/server/src/accounts/errors.js';
+import { login } from '../packages/server/src/features/login/login.js';
+import { register } from '../packages/server/src/features/register/register.js';
 import { countingHasher, createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { defaultPasswordPolicy } from './support/password-policy.js';
@@ -71,7 +71,7 @@ describe('the bundled blocklist', () => {
   it('is what scripts/build-blocklist.ts generates from the devDependency (npm run build:blocklist)', async () => {
     const build = await buildBlocklistModule();
     expect(build.entries).toBe(100_000);
-    expect(build.text === readFileSync(GENERATED_MODULE, 'utf8'), 'src/features/password/rules/blocklist-data.generated.ts is stale: npm run build:blocklist').toBe(true);
+    expect(build.text === readFileSync(GENERATED_MODULE, 'utf8'), 'packages/server/src/features/password/rules/blocklist-data.generated.ts is stale: npm run build:blocklist').toBe(true);
   }, 60_000);
 });
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, createPasswordHasher, InvalidOptionsError, PepperKeyError, pepperOptionsFromEnv } from '../src/index.js';
-import { encodeBase64Padded } from '../src/hashing/encoding.js';
+import { createPasswordHasher, InvalidOptionsError, PepperKeyError } from '../packages/passlane/src/index.js';
+import { ConfigError } from '../packages/server/src/config/config-error.js';
+import { readPepperKeys } from '../packages/server/src/config/hasher-config.js';
+import { encodeBase64Padded } from '../packages/passlane/src/encoding.js';
 
 const key = (fill: number) => encodeBase64Padded(new Uint8Array(32).fill(fill));
 const PASSWORD = 'correct horse battery staple';
@@ -53,19 +55,19 @@ describe('pepper', () => {
     await expect(noPepper.verify(stored, PASSWORD)).rejects.toBeInstanceOf(InvalidOptionsError);
   });
 
-  it('reads keys from PASSLANE_PEPPER_KEYS, first one current, and validates them at start-up', () => {
-    expect(pepperOptionsFromEnv({ PASSLANE_PEPPER_KEYS: `k2:${key(2)}, k1:${key(1)}` })).toEqual({
+  it('reads keys from PASSLANE_PEPPER_KEYS (the server config), first one current, and validates them at start-up', () => {
+    expect(readPepperKeys({ PASSLANE_PEPPER_KEYS: `k2:${key(2)}, k1:${key(1)}` })).toEqual({
       currentKeyId: 'k2',
       keys: { k2: key(2), k1: key(1) },
     });
-    expect(pepperOptionsFromEnv({})).toBeUndefined();
-    expect(() => createPasswordHasher({ env: { PASSLANE_PEPPER_KEYS: 'k1:c2hvcnQ=' } })).toThrow(/32 bytes/);
-    expect(() => createPasswordHasher({ env: { PASSLANE_PEPPER_KEYS: 'no-colon' } })).toThrow(ConfigError);
-    expect(() => createPasswordHasher({ env: { PASSLANE_PEPPER_KEYS: 'no-colon' } })).toThrow(/^PASSLANE_PEPPER_KEYS must be/);
+    expect(readPepperKeys({})).toBeUndefined();
+    expect(() => createPasswordHasher({ pepper: readPepperKeys({ PASSLANE_PEPPER_KEYS: 'k1:c2hvcnQ=' }) })).toThrow(/32 bytes/);
+    expect(() => readPepperKeys({ PASSLANE_PEPPER_KEYS: 'no-colon' })).toThrow(ConfigError);
+    expect(() => readPepperKeys({ PASSLANE_PEPPER_KEYS: 'no-colon' })).toThrow(/^PASSLANE_PEPPER_KEYS must be/);
     expect(() => createPasswordHasher({ pepper: { currentKeyId: 'k9', keys: { k1: key(1) } } })).toThrow(InvalidOptionsError);
     // Inherited names are not keys: refused at start-up, not at the first hash.
     expect(() => createPasswordHasher({ pepper: { currentKeyId: 'toString', keys: { k1: key(1) } } })).toThrow(InvalidOptionsError);
-    expect(() => pepperOptionsFromEnv({ PASSLANE_PEPPER_KEYS: `k1:${key(1)},k1:${key(2)}` })).toThrow(/twice/);
+    expect(() => readPepperKeys({ PASSLANE_PEPPER_KEYS: `k1:${key(1)},k1:${key(2)}` })).toThrow(/twice/);
   });
 
   it('bounds-checks a peppered record before decrypting it, with or without the key', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readJsonBody } from '../src/api/read-json-body.js';
+import { readJsonBody } from '../packages/server/src/api/read-json-body.js';
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const bodiless = (headers: Record<string, string> = { 'content-type': 'application/json' }) =>

@@ -5,11 +5,11 @@
  */
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tokenKey } from '../src/storage/one-time-token-store.js';
+import { tokenKey } from '../packages/server/src/storage/one-time-token-store.js';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { changePassword } from '../src/features/password/change-password.js';
-import { confirmPasswordReset } from '../src/features/recovery/confirm-password-reset.js';
-import type { AuthDependencies } from '../src/accounts/dependencies.js';
+import { changePassword } from '../packages/server/src/features/password/change-password.js';
+import { confirmPasswordReset } from '../packages/server/src/features/recovery/confirm-password-reset.js';
+import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
 import {
   AccountExistsConflictError,
   EmailNotVerifiedError,
@@ -20,13 +20,13 @@ import {
   PasswordRejectedError,
   RateLimitedError,
   UnauthenticatedError,
-} from '../src/accounts/errors.js';
-import { createFailureTiming } from '../src/accounts/failure-timing.js';
-import { login } from '../src/features/login/login.js';
-import { refreshSession } from '../src/features/sessions/refresh-session.js';
-import { register } from '../src/features/register/register.js';
-import { requestPasswordReset } from '../src/features/recovery/request-password-reset.js';
-import { resendVerification, verifyEmail } from '../src/features/recovery/verify-email.js';
+} from '../packages/server/src/accounts/errors.js';
+import { createFailureTiming } from '../packages/server/src/accounts/failure-timing.js';
+import { login } from '../packages/server/src/features/login/login.js';
+import { refreshSession } from '../packages/server/src/features/sessions/refresh-session.js';
+import { register } from '../packages/server/src/features/register/register.js';
+import { requestPasswordReset } from '../packages/server/src/features/recovery/request-password-reset.js';
+import { resendVerification, verifyEmail } from '../packages/server/src/features/recovery/verify-email.js';
 import { createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { movableClock, failureOf } from './support/clock.js';
@@ -165,7 +165,7 @@ describe.each(dynamoDbServers)('password reset on $name', ({ start }) => {
   it('refuses resending a verification link for a signed-out session', async () => {
     const { deps, email, dispose } = await withAccount();
     const { accessToken } = await signIn(deps, email, PASSWORD);
-    const { logout } = await import('../src/features/sessions/end-sessions.js');
+    const { logout } = await import('../packages/server/src/features/sessions/end-sessions.js');
     await logout(deps, { accessToken });
     expect(await failureOf(resendVerification(deps, { accessToken }))).toBeInstanceOf(UnauthenticatedError);
     dispose();

@@ -3,11 +3,11 @@
  * just the raw WASM binding: the vector is the only published check of K and X handling.
  */
 import { describe, expect, it } from 'vitest';
-import { BackendUnavailableError } from '../src/hashing/errors.js';
-import { createNativeBackend } from '../src/hashing/backends/native.js';
-import type { Argon2RawInput } from '../src/hashing/backends/types.js';
-import { createWasmBackend } from '../src/hashing/backends/wasm.js';
-import { loadArgon2WasmModule } from '../src/hashing/backends/wasm/load-wasm-module-node.js';
+import { BackendUnavailableError } from '../packages/passlane/src/errors.js';
+import { createNativeBackend } from '../packages/passlane/src/backends/native.js';
+import type { Argon2RawInput } from '../packages/passlane/src/backends/types.js';
+import { createWasmBackend } from '../packages/passlane/src/backends/wasm.js';
+import { loadArgon2WasmModule } from '../packages/passlane/src/backends/wasm/load-wasm-module-node.js';
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString('hex');
 

@@ -1,5 +1,5 @@
 /**
- * One description (src/cdk/functions.ts), two deployments: serverless.yml's generated files are
+ * One description (packages/server/src/cdk/functions.ts), two deployments: serverless.yml's generated files are
  * what the description generates, the packaging bundles exactly the described functions, and a
  * permission changed in the description reaches both templates, the Serverless one through the
  * regenerated infra files and the CDK one through the construct.
@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LAMBDA_FUNCTIONS } from '../scripts/packaging/lambda-functions.js';
 import { renderEnvironmentSection, renderFunctionsSection, renderServerlessInfra, withGeneratedSections } from '../scripts/packaging/serverless-infra.js';
-import { PASSLANE_FUNCTIONS, type FunctionDescription } from '../src/cdk/functions.js';
+import { PASSLANE_FUNCTIONS, type FunctionDescription } from '../packages/server/src/cdk/functions.js';
 import { createResolver, functionEnvironment, functionRoles, type Template as ResolvableTemplate } from './support/iam/template-roles.js';
 import { logGroupNames, packageServerless, placeholderBundles, serverlessLogicalIds, serverlessShaped, synthConstruct, type CfnTemplate } from './support/deploy-templates.js';
 import { repoRoot } from './support/packaging.js';

@@ -12,8 +12,8 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
   process.env.POWERTOOLS_METRICS_NAMESPACE = 'passlane-test';
 });
-import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
-import { ensureTable } from '../src/storage/table.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
 import { createAuthDependencies } from './support/app-dependencies.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { httpApiEvent } from './support/http-api-event.js';

@@ -4,12 +4,12 @@
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicSessionId, parsePublicSessionId, parseRefreshToken } from '../src/features/sessions/refresh-token.js';
-import { sessionsKey } from '../src/storage/session-store.js';
-import { authenticateSession } from '../src/features/sessions/authenticate-session.js';
-import { changePassword } from '../src/features/password/change-password.js';
-import type { AuthDependencies } from '../src/accounts/dependencies.js';
-import { deleteSession, logout } from '../src/features/sessions/end-sessions.js';
+import { publicSessionId, parsePublicSessionId, parseRefreshToken } from '../packages/server/src/features/sessions/refresh-token.js';
+import { sessionsKey } from '../packages/server/src/storage/session-store.js';
+import { authenticateSession } from '../packages/server/src/features/sessions/authenticate-session.js';
+import { changePassword } from '../packages/server/src/features/password/change-password.js';
+import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
+import { deleteSession, logout } from '../packages/server/src/features/sessions/end-sessions.js';
 import {
   InvalidGrantError,
   InvalidRequestError,
@@ -18,11 +18,11 @@ import {
   SessionNotFoundError,
   UnauthenticatedError,
   UnsupportedGrantTypeError,
-} from '../src/accounts/errors.js';
-import { listSessions } from '../src/features/sessions/list-sessions.js';
-import { login, type LoginResponse } from '../src/features/login/login.js';
-import { refreshSession, SPENT_KEPT, type RefreshResponse } from '../src/features/sessions/refresh-session.js';
-import { register } from '../src/features/register/register.js';
+} from '../packages/server/src/accounts/errors.js';
+import { listSessions } from '../packages/server/src/features/sessions/list-sessions.js';
+import { login, type LoginResponse } from '../packages/server/src/features/login/login.js';
+import { refreshSession, SPENT_KEPT, type RefreshResponse } from '../packages/server/src/features/sessions/refresh-session.js';
+import { register } from '../packages/server/src/features/register/register.js';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { decodeJwt } from 'jose';
 import { countingHasher, createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
@@ -299,8 +299,8 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     const between = await signIn();
     await deps.sessions.purge(purgeRead, []);
     expect(await failureOf(refresh(deps, between.refreshToken))).toBeInstanceOf(InvalidGrantError);
-    const { startSession } = await import('../src/features/sessions/start-session.js');
-    const { SessionsChangedError } = await import('../src/storage/session-store.js');
+    const { startSession } = await import('../packages/server/src/features/sessions/start-session.js');
+    const { SessionsChangedError } = await import('../packages/server/src/storage/session-store.js');
     expect(await failureOf(startSession(deps, { userId, accountKey, read: staleRead, now: new Date() }))).toBeInstanceOf(SessionsChangedError);
     expect((await deps.sessions.read(accountKey)).sessions.size).toBe(0);
     dispose();
@@ -312,7 +312,7 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     const read = await deps.sessions.read(accountKey);
     const refreshed = await refresh(deps, first.refreshToken);
     const own = parseRefreshToken(first.refreshToken)!.sessionId;
-    const { SessionsChangedError } = await import('../src/storage/session-store.js');
+    const { SessionsChangedError } = await import('../packages/server/src/storage/session-store.js');
     expect(await failureOf(deps.sessions.purge(read, [own]))).toBeInstanceOf(SessionsChangedError);
     await refresh(deps, refreshed.refreshToken);
     dispose();
@@ -335,6 +335,6 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
 });
 
 async function defaults() {
-  const { DEFAULT_SESSION_CONFIG } = await import('../src/config/session-config.js');
+  const { DEFAULT_SESSION_CONFIG } = await import('../packages/server/src/config/session-config.js');
   return { ...DEFAULT_SESSION_CONFIG };
 }

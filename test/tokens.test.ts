@@ -6,15 +6,15 @@ import { build, type Plugin } from 'esbuild';
 import { base64url, compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JWK } from 'jose';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidTokenError, TokenConfigError } from '../src/features/tokens/errors.js';
-import { publicJwks } from '../src/features/tokens/jwks.js';
-import { ConfigError } from '../src/config/config-error.js';
-import { readTokenConfig } from '../src/config/token-config.js';
-import { createKeyring, generateSigningKey, keyringFromConfig, type Keyring, type SigningAlgorithm } from '../src/features/tokens/keys.js';
-import { LOCAL_SIGNING_KEY_FILE, loadOrCreateLocalSigningKey } from '../src/features/tokens/local-signing-key.js';
-import { createNodeJwsSigner } from '../src/features/tokens/node-jws-signer.js';
-import { createWebCryptoJwsSigner, signCompactJws } from '../src/features/tokens/sign-jws.js';
-import { createTokenService, publicTokenServiceFromConfig, tokenServiceFromConfig, type TokenService } from '../src/features/tokens/token-service.js';
+import { InvalidTokenError, TokenConfigError } from '../packages/server/src/features/tokens/errors.js';
+import { publicJwks } from '../packages/server/src/features/tokens/jwks.js';
+import { ConfigError } from '../packages/server/src/config/config-error.js';
+import { readTokenConfig } from '../packages/server/src/config/token-config.js';
+import { createKeyring, generateSigningKey, keyringFromConfig, type Keyring, type SigningAlgorithm } from '../packages/server/src/features/tokens/keys.js';
+import { LOCAL_SIGNING_KEY_FILE, loadOrCreateLocalSigningKey } from '../packages/server/src/features/tokens/local-signing-key.js';
+import { createNodeJwsSigner } from '../packages/server/src/features/tokens/node-jws-signer.js';
+import { createWebCryptoJwsSigner, signCompactJws } from '../packages/server/src/features/tokens/sign-jws.js';
+import { createTokenService, publicTokenServiceFromConfig, tokenServiceFromConfig, type TokenService } from '../packages/server/src/features/tokens/token-service.js';
 
 const USER_ID = 'user-6f1c';
 
@@ -443,9 +443,9 @@ describe('local signing key', () => {
 describe('edge runtimes', () => {
   // A Worker that drives the token code inside workerd: its own Web Crypto, no node: modules.
   const workerSource = `
-    import { generateSigningKey } from './src/features/tokens/keys.ts';
-    import { readTokenConfig } from './src/config/token-config.ts';
-    import { tokenServiceFromConfig } from './src/features/tokens/token-service.ts';
+    import { generateSigningKey } from './packages/server/src/features/tokens/keys.ts';
+    import { readTokenConfig } from './packages/server/src/config/token-config.ts';
+    import { tokenServiceFromConfig } from './packages/server/src/features/tokens/token-service.ts';
     const tokenServiceFromEnv = async (env) => tokenServiceFromConfig(readTokenConfig(env));
     export default {
       async fetch(request, env) {
@@ -475,7 +475,7 @@ describe('edge runtimes', () => {
       write: false,
       format: 'esm',
       platform: 'browser',
-      conditions: ['workerd', 'worker', 'browser'],
+      conditions: ['passlane-source', 'workerd', 'worker', 'browser'],
       plugins: [rejectNode],
       logLevel: 'silent',
     });
@@ -506,7 +506,7 @@ describe('edge runtimes', () => {
 
 describe('openid-configuration', () => {
   it('points at the JWKS under the public URL or the issuer, and under the request origin only when trusted', async () => {
-    const { openIdConfiguration } = await import('../src/features/tokens/openid-configuration.js');
+    const { openIdConfiguration } = await import('../packages/server/src/features/tokens/openid-configuration.js');
     const keyring = await createKeyring(await generateSigningKey('RS256'));
     const api = createTokenService({ keyring, issuer: 'https://auth.example.com/prod' });
     expect(openIdConfiguration(api, 'https://abc.execute-api.eu-west-1.amazonaws.com')).toEqual({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changePassword } from '../src/features/password/change-password.js';
+import { changePassword } from '../packages/server/src/features/password/change-password.js';
 import {
   AccountExistsConflictError,
   InvalidCredentialsError,
@@ -7,16 +7,16 @@ import {
   RateLimitedError,
   TemporarilyUnavailableError,
   UnauthenticatedError,
-} from '../src/accounts/errors.js';
-import { login } from '../src/features/login/login.js';
-import { register } from '../src/features/register/register.js';
+} from '../packages/server/src/accounts/errors.js';
+import { login } from '../packages/server/src/features/login/login.js';
+import { register } from '../packages/server/src/features/register/register.js';
 import { createAuthFixture, countingHasher, limits, sessionToken, uniqueEmail } from './support/auth-fixture.js';
 import { movableClock } from './support/clock.js';
 import { defaultPasswordPolicy } from './support/password-policy.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
-import { DEFAULT_SESSION_CONFIG } from '../src/config/session-config.js';
-import { DEFAULT_RECOVERY_CONFIG } from '../src/config/recovery-config.js';
+import { DEFAULT_SESSION_CONFIG } from '../packages/server/src/config/session-config.js';
+import { DEFAULT_RECOVERY_CONFIG } from '../packages/server/src/config/recovery-config.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'new password, longer and better';
@@ -212,7 +212,7 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
 
 describe('token check', () => {
   it('answers 401 only for a rejected token; a failing verifier is not an authentication verdict', async () => {
-    const { InvalidTokenError } = await import('../src/features/tokens/errors.js');
+    const { InvalidTokenError } = await import('../packages/server/src/features/tokens/errors.js');
     const fails = (error: Error) => ({
       hasher: countingHasher().hasher,
       passwordPolicy: defaultPasswordPolicy(),
@@ -239,11 +239,11 @@ describe('token check', () => {
 describe('storage outage', () => {
   it('answers 503-class errors for login and register, never a decision without storage', async () => {
     const { DynamoDBClient } = await import('@aws-sdk/client-dynamodb');
-    const { dynamoDbClientConfig } = await import('../src/storage/dynamodb-client.js');
-    const { AccountStore } = await import('../src/storage/account-store.js');
-    const { RateLimitStore } = await import('../src/storage/rate-limit-store.js');
-    const { LoginGuardStore } = await import('../src/storage/login-guard-store.js');
-    const { SessionStore } = await import('../src/storage/session-store.js');
+    const { dynamoDbClientConfig } = await import('../packages/server/src/storage/dynamodb-client.js');
+    const { AccountStore } = await import('../packages/server/src/storage/account-store.js');
+    const { RateLimitStore } = await import('../packages/server/src/storage/rate-limit-store.js');
+    const { LoginGuardStore } = await import('../packages/server/src/storage/login-guard-store.js');
+    const { SessionStore } = await import('../packages/server/src/storage/session-store.js');
     const { freePort } = await import('./support/dynamodb-servers.js');
     const counting = countingHasher();
     const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: `http://127.0.0.1:${await freePort()}` }));

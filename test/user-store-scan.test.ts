@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dynamoDbClientConfig } from '../src/storage/dynamodb-client.js';
-import { JobCursorChangedError } from '../src/storage/errors.js';
-import { ensureTable } from '../src/storage/table.js';
-import { JobCursorStore } from '../src/storage/job-cursor-store.js';
-import { RateLimitStore } from '../src/storage/rate-limit-store.js';
-import { AccountStore, type ScannedAccount } from '../src/storage/account-store.js';
+import { dynamoDbClientConfig } from '../packages/server/src/storage/dynamodb-client.js';
+import { JobCursorChangedError } from '../packages/server/src/storage/errors.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
+import { JobCursorStore } from '../packages/server/src/storage/job-cursor-store.js';
+import { RateLimitStore } from '../packages/server/src/storage/rate-limit-store.js';
+import { AccountStore, type ScannedAccount } from '../packages/server/src/storage/account-store.js';
 import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
 
 /** Every account of every segment, following lastKey, or resuming after a given item's pk. */

@@ -2,16 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Socket } from 'node:net';
 import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readStorageConfig } from '../src/config/storage-config.js';
-import { createDynamoDbClient, dynamoDbClientConfig, newDynamoDbClient } from '../src/storage/dynamodb-client.js';
+import { readStorageConfig } from '../packages/server/src/config/storage-config.js';
+import { createDynamoDbClient, dynamoDbClientConfig, newDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
 import {
   AccountExistsError,
   HashChangedError,
   StorageUnavailableError,
-} from '../src/storage/errors.js';
-import { ensureTable } from '../src/storage/table.js';
-import { RateLimitStore } from '../src/storage/rate-limit-store.js';
-import { AccountStore } from '../src/storage/account-store.js';
+} from '../packages/server/src/storage/errors.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
+import { RateLimitStore } from '../packages/server/src/storage/rate-limit-store.js';
+import { AccountStore } from '../packages/server/src/storage/account-store.js';
 import { dynamoDbServers, freePort, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { attachRecorder, type AwsRequest } from './support/iam/aws-call-recorder.js';
 

@@ -1,5 +1,5 @@
 /**
- * The Workers build end to end: src/runtimes/workers/worker.ts bundled by src/runtimes/workers/build-worker.ts (what deploys),
+ * The Workers build end to end: packages/server/src/runtimes/workers/worker.ts bundled by packages/server/src/runtimes/workers/build-worker.ts (what deploys),
  * run in workerd (Miniflare) against dynalite on loopback, secrets as bindings. The same HTTP
  * contract as the Lambda handlers (test/http-handlers.test.ts).
  */
@@ -10,19 +10,19 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWK } from 'jose';
 import { Miniflare, type WorkerOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorker } from '../src/runtimes/workers/build-worker.js';
-import type { WorkerEnv } from '../src/runtimes/workers/worker.js';
-import { createDynamoDbClient } from '../src/storage/dynamodb-client.js';
-import { AccountStore } from '../src/storage/account-store.js';
-import { ensureTable, USER_KEY_PREFIX } from '../src/storage/table.js';
-import { publicJwks } from '../src/features/tokens/jwks.js';
-import { createKeyring, generateSigningKey } from '../src/features/tokens/keys.js';
-import { createPasswordHasher } from '../src/index.js';
+import { buildWorker } from '../packages/server/src/runtimes/workers/build-worker.js';
+import type { WorkerEnv } from '../packages/server/src/runtimes/workers/worker.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { AccountStore } from '../packages/server/src/storage/account-store.js';
+import { ensureTable, USER_KEY_PREFIX } from '../packages/server/src/storage/table.js';
+import { publicJwks } from '../packages/server/src/features/tokens/jwks.js';
+import { createKeyring, generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
+import { createPasswordHasher } from '../packages/passlane/src/index.js';
 import { freePort, startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { storedFormOf } from './support/import-rows.js';
 import { onePerScheme } from './support/legacy-accounts.js';
-import { ISOLATE_HASH_LIMITS, ISOLATE_VERIFY_BUDGET } from '../src/runtimes/workers/edge-limits.js';
-import { limitsForBudget, tighterLimits } from '../src/hashing/verify-budget.js';
+import { ISOLATE_HASH_LIMITS, ISOLATE_VERIFY_BUDGET } from '../packages/server/src/runtimes/workers/edge-limits.js';
+import { limitsForBudget, tighterLimits } from '../packages/passlane/src/verify-budget.js';
 
 const TABLE = 'passlane-worker-test';
 const PASSWORD = 'correct horse battery staple';
@@ -210,7 +210,7 @@ describe('login', () => {
 });
 
 describe('every stored format', () => {
-  // The Worker's bounds (src/runtimes/workers/edge-limits.ts): what needs more memory or time than an isolate has is answered 401 (above).
+  // The Worker's bounds (packages/server/src/runtimes/workers/edge-limits.ts): what needs more memory or time than an isolate has is answered 401 (above).
   const fitsAnIsolate = createPasswordHasher({ pepper: false, limits: tighterLimits(ISOLATE_HASH_LIMITS, limitsForBudget(ISOLATE_VERIFY_BUDGET, false)) });
   const fits = (hash: string) => {
     try {

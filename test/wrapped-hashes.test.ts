@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPasswordHasher } from '../src/index.js';
+import { createPasswordHasher } from '../packages/passlane/src/index.js';
 import { legacyFixtures } from './support/fixtures.js';
 
 const native = createPasswordHasher({ backend: 'native', pepper: false });

@@ -3,7 +3,7 @@
  * encoding: the bench measures the hash itself. Imported dynamically, so a missing native
  * binding fails only when the native backend is asked for.
  */
-import type { HashingBackend } from '../../src/hashing/backends/types.js';
+import type { HashingBackend } from '../../packages/passlane/src/backends/types.js';
 import type { Argon2Params, BenchBackend } from './types.js';
 
 export interface BenchHasher {
@@ -27,12 +27,12 @@ export async function loadBenchHashers(backends: BenchBackend[], retainMemoryKiB
   const out: BenchHasher[] = [];
   for (const name of backends) {
     if (name === 'native') {
-      const { createNativeBackend } = await import('../../src/hashing/backends/native.js');
+      const { createNativeBackend } = await import('../../packages/passlane/src/backends/native.js');
       out.push(benchHasherFor(createNativeBackend()));
     } else {
       const [{ createWasmBackend }, { loadArgon2WasmModule }] = await Promise.all([
-        import('../../src/hashing/backends/wasm.js'),
-        import('../../src/hashing/backends/wasm/load-wasm-module-node.js'),
+        import('../../packages/passlane/src/backends/wasm.js'),
+        import('../../packages/passlane/src/backends/wasm/load-wasm-module-node.js'),
       ]);
       out.push(benchHasherFor(await createWasmBackend(await loadArgon2WasmModule(), { retainMemoryKiB })));
     }

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { detectRuntime } from '../../src/hashing/detect-runtime.js';
+import { detectRuntime } from '../../packages/passlane/src/detect-runtime.js';
 import type { EnvironmentInfo } from './types.js';
 
 const MiB = 1024 * 1024;

@@ -3,7 +3,7 @@
  * the recommendation, then sustained load on the recommended candidates. Shared by the CLI
  * (bench/run.ts, `passlane bench`) and the Lambda function (functions/bench.ts).
  */
-import { meetsOwaspFloor } from '../../src/hashing/policy.js';
+import { meetsOwaspFloor } from '../../packages/passlane/src/policy.js';
 import { loadBenchHashers, type BenchHasher } from './bench-hashers.js';
 import { describeEnvironment } from './environment.js';
 import { buildCandidates, validateSettings } from './grid.js';

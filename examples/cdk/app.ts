@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { App, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 // In your own project: import { PasslaneAuth } from 'passlane/cdk';
-import { PasslaneAuth, type PasslaneArchitecture, type PasslaneAuthProps } from '../../src/cdk/index.js';
+import { PasslaneAuth, type PasslaneArchitecture, type PasslaneAuthProps } from '../../packages/server/src/cdk/index.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 

@@ -13,9 +13,9 @@ import type { BindingPackage } from './native-packages.js';
 /** nodejs22.x; the same bundle runs on nodejs24.x. */
 export const NODE_TARGET = 'node22';
 
-/** The loader reads this file next to itself (src/hashing/backends/wasm/load-wasm-module-node.ts). */
-const WASM_LOADER = 'src/hashing/backends/wasm/load-wasm-module-node.ts';
-const WASM_FILE = 'src/hashing/backends/wasm/argon2.wasm';
+/** The loader reads this file next to itself (packages/passlane/src/backends/wasm/load-wasm-module-node.ts). */
+const WASM_LOADER = 'packages/passlane/src/backends/wasm/load-wasm-module-node.ts';
+const WASM_FILE = 'packages/passlane/src/backends/wasm/argon2.wasm';
 
 export interface BundleOptions {
   root: string;
@@ -47,6 +47,8 @@ export async function bundleFunction(fn: LambdaFunction, options: BundleOptions)
     outExtension: { '.js': '.mjs' },
     bundle: true,
     platform: 'node',
+    // The hashing core from its sources, as everything in this repository resolves it.
+    conditions: ['passlane-source'],
     format: 'esm',
     target: NODE_TARGET,
     minify: true,

@@ -1,10 +1,10 @@
 /**
  * Every Lambda function: its key in serverless.yml (also the zip's name) and its entry file, taken
- * from the one description of the functions (src/cdk/functions.ts), which serverless.yml's
+ * from the one description of the functions (packages/server/src/cdk/functions.ts), which serverless.yml's
  * generated files and the CDK construct read too. The packaging test checks the list against
  * functions/*.ts.
  */
-import { PASSLANE_FUNCTIONS } from '../../src/cdk/functions.js';
+import { PASSLANE_FUNCTIONS } from '../../packages/server/src/cdk/functions.js';
 
 export interface LambdaFunction {
   name: string;

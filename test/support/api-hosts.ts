@@ -4,11 +4,11 @@
  *   lambda        the functions/*.ts handlers in-process, API Gateway HTTP API (2.0) events,
  *                 dispatched by serverless.yml's routes (method and path template, as API Gateway
  *                 does; another method to the path's function, as its Function URL would)
- *   node          `npm start`'s server (src/runtimes/node/local-server.ts)
+ *   node          `npm start`'s server (packages/server/src/runtimes/node/local-server.ts)
  *   workerd       the Worker bundle wrangler deploys, in Miniflare
- *   edge-runtime  src/runtimes/vercel-edge/vercel-edge.ts bundled for the edge, in Vercel's EdgeVM, wasm code generation off
- *   deno          dist/src/runtimes/deno/deno.js in the `deno` binary from npm
- *   bun           src/runtimes/bun/bun.ts in the `bun` binary from npm
+ *   edge-runtime  packages/server/src/runtimes/vercel-edge/vercel-edge.ts bundled for the edge, in Vercel's EdgeVM, wasm code generation off
+ *   deno          packages/server/dist/runtimes/deno/deno.js in the `deno` binary from npm
+ *   bun           packages/server/src/runtimes/bun/bun.ts in the `bun` binary from npm
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -19,9 +19,9 @@ import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { Miniflare } from 'miniflare';
 import { parse as parseYaml } from 'yaml';
-import { bundleForEdge, buildWorker } from '../../src/runtimes/workers/build-worker.js';
+import { bundleForEdge, buildWorker } from '../../packages/server/src/runtimes/workers/build-worker.js';
 import { LAMBDA_FUNCTIONS } from '../../scripts/packaging/lambda-functions.js';
-import { startLocalServer } from '../../src/runtimes/node/local-server.js';
+import { startLocalServer } from '../../packages/server/src/runtimes/node/local-server.js';
 import { startEdgeVm } from './edge-vm.js';
 import { lambdaContext } from './lambda-context.js';
 import type { HttpAnswer } from './openapi.js';
@@ -57,11 +57,11 @@ export function startHost(name: HostName, env: Env): Promise<RunningHost> {
     case 'deno':
       return startProcess(
         join(ROOT, 'node_modules/.bin/deno'),
-        ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-ffi', '--allow-sys', 'dist/src/runtimes/deno/deno.js'],
+        ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-ffi', '--allow-sys', 'packages/server/dist/runtimes/deno/deno.js'],
         env,
       );
     case 'bun':
-      return startProcess(join(ROOT, 'node_modules/.bin/bun'), ['src/runtimes/bun/bun.ts'], env);
+      return startProcess(join(ROOT, 'node_modules/.bin/bun'), ['packages/server/src/runtimes/bun/bun.ts'], env);
   }
 }
 
@@ -212,7 +212,7 @@ async function startWorkerd(env: Env): Promise<RunningHost> {
 /** Vercel passes env as `process.env`. */
 async function startVercelEdge(env: Env): Promise<RunningHost> {
   const outdir = await mkdtemp(join(tmpdir(), 'passlane-contract-vercel-'));
-  const bundle = await bundleForEdge({ entry: join(ROOT, 'src/runtimes/vercel-edge/vercel-edge.ts'), outdir, conditions: ['edge-light', 'worker', 'browser'] });
+  const bundle = await bundleForEdge({ entry: join(ROOT, 'packages/server/src/runtimes/vercel-edge/vercel-edge.ts'), outdir, conditions: ['edge-light', 'worker', 'browser'] });
   const vm = await startEdgeVm(bundle, 'entry(request)', {
     process: { env },
     // Info lines (audit events) would flood the test output; warnings and errors still show.

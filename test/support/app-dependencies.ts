@@ -3,9 +3,9 @@
  * data directory for the local signing key, with parts a test wants to replace (a counting
  * hasher, a fixed clock). Async so that a configuration error rejects, as it does in a host.
  */
-import { readConfig } from '../../src/config/read-config.js';
-import { buildAuthDependencies, type AppDependencies } from '../../src/wiring/build-dependencies.js';
-import { nodePlatform } from '../../src/runtimes/node/node-platform.js';
+import { readConfig } from '../../packages/server/src/config/read-config.js';
+import { buildAuthDependencies, type AppDependencies } from '../../packages/server/src/wiring/build-dependencies.js';
+import { nodePlatform } from '../../packages/server/src/runtimes/node/node-platform.js';
 
 export type { AppDependencies };
 

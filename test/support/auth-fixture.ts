@@ -1,23 +1,23 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createPasswordHasher, type PasswordHasher } from '../../src/index.js';
-import { dynamoDbClientConfig } from '../../src/storage/dynamodb-client.js';
-import { sendItemRequestsDirectly } from '../../src/storage/direct-requests.js';
-import { ensureTable } from '../../src/storage/table.js';
-import { AccountStore } from '../../src/storage/account-store.js';
-import { JobCursorStore } from '../../src/storage/job-cursor-store.js';
-import { LoginGuardStore } from '../../src/storage/login-guard-store.js';
-import { RateLimitStore } from '../../src/storage/rate-limit-store.js';
-import { SessionStore } from '../../src/storage/session-store.js';
-import { OneTimeTokenStore } from '../../src/storage/one-time-token-store.js';
-import { DEFAULT_RECOVERY_CONFIG } from '../../src/config/recovery-config.js';
-import { DEFAULT_SESSION_CONFIG } from '../../src/config/session-config.js';
+import { createPasswordHasher, type PasswordHasher } from '../../packages/passlane/src/index.js';
+import { dynamoDbClientConfig } from '../../packages/server/src/storage/dynamodb-client.js';
+import { sendItemRequestsDirectly } from '../../packages/server/src/storage/direct-requests.js';
+import { ensureTable } from '../../packages/server/src/storage/table.js';
+import { AccountStore } from '../../packages/server/src/storage/account-store.js';
+import { JobCursorStore } from '../../packages/server/src/storage/job-cursor-store.js';
+import { LoginGuardStore } from '../../packages/server/src/storage/login-guard-store.js';
+import { RateLimitStore } from '../../packages/server/src/storage/rate-limit-store.js';
+import { SessionStore } from '../../packages/server/src/storage/session-store.js';
+import { OneTimeTokenStore } from '../../packages/server/src/storage/one-time-token-store.js';
+import { DEFAULT_RECOVERY_CONFIG } from '../../packages/server/src/config/recovery-config.js';
+import { DEFAULT_SESSION_CONFIG } from '../../packages/server/src/config/session-config.js';
 import { defaultPasswordPolicy } from './password-policy.js';
-import { createKeyring, generateSigningKey } from '../../src/features/tokens/keys.js';
-import { createTokenService } from '../../src/features/tokens/token-service.js';
-import type { AuditEvent } from '../../src/accounts/audit-events.js';
-import { startSession } from '../../src/features/sessions/start-session.js';
-import { createEmailFingerprint } from '../../src/accounts/fingerprint.js';
-import type { AccountMail, AuthDependencies, RateLimits } from '../../src/accounts/dependencies.js';
+import { createKeyring, generateSigningKey } from '../../packages/server/src/features/tokens/keys.js';
+import { createTokenService } from '../../packages/server/src/features/tokens/token-service.js';
+import type { AuditEvent } from '../../packages/server/src/accounts/audit-events.js';
+import { startSession } from '../../packages/server/src/features/sessions/start-session.js';
+import { createEmailFingerprint } from '../../packages/server/src/accounts/fingerprint.js';
+import type { AccountMail, AuthDependencies, RateLimits } from '../../packages/server/src/accounts/dependencies.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
 export async function createAuthFixture(endpoint: string, overrides: Partial<AuthDependencies> = {}) {

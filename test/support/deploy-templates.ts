@@ -20,8 +20,8 @@ import { zipSync } from 'fflate';
 import { passlaneApp, type PasslaneStack } from '../../examples/cdk/app.js';
 import type { LambdaArchitecture } from '../../scripts/packaging/architectures.js';
 import { BUNDLE_FILE } from '../../scripts/packaging/lambda-functions.js';
-import { capitalized, PASSLANE_FUNCTIONS, type FunctionDescription } from '../../src/cdk/functions.js';
-import { PasslaneAuth, type PasslaneAuthProps } from '../../src/cdk/passlane-auth.js';
+import { capitalized, PASSLANE_FUNCTIONS, type FunctionDescription } from '../../packages/server/src/cdk/functions.js';
+import { PasslaneAuth, type PasslaneAuthProps } from '../../packages/server/src/cdk/passlane-auth.js';
 import { repoRoot } from './packaging.js';
 
 const execFileAsync = promisify(execFile);

@@ -2,7 +2,7 @@
  * A minimal Worker over the edge entry, for test/edge-runtimes.test.ts: bundled by
  * build-edge-bundle.ts and run in workerd (Miniflare) and in Vercel's edge-runtime.
  */
-import { createPasswordHasher, PasslaneError } from '../../src/edge.js';
+import { createPasswordHasher, PasslaneError } from '../../packages/passlane/src/edge.js';
 
 // Created once per isolate, as a real Worker would: the WASM instance is reused across requests.
 const hasher = createPasswordHasher();

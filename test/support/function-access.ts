@@ -5,7 +5,7 @@
  * more; test/deploy-package.test.ts checks the roles' actions and parameters against it.
  *
  * One line per action and kind of item: `<action> <key prefix>` (the partition key's first
- * segment, src/storage/table.ts), `<action> index/<name>` for an index, a bare action where no
+ * segment, packages/server/src/storage/table.ts), `<action> index/<name>` for an index, a bare action where no
  * key applies (Scan), `ssm:GetParameter <variable>` for the parameter named by that environment
  * variable, and `ses:SendEmail <variable>` for the SES identity (PASSLANE_SES_IDENTITY_ARN) and
  * configuration set (PASSLANE_SES_CONFIGURATION_SET) a mail goes out as: SES authorizes both, the
@@ -27,7 +27,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   register: ['dynamodb:PutItem token#', 'dynamodb:PutItem user#', 'dynamodb:UpdateItem ratelimit#', PEPPER, FINGERPRINT_KEY, ...SEND_MAIL],
   // The account, its failure counters and its sessions in one read; failure counters after a
   // failed verify, cleared after a good login; the upgrade of an outdated hash
-  // (src/features/login/LIMITS.md); the new session. With a verified email required, a correct login
+  // (packages/server/src/features/login/LIMITS.md); the new session. With a verified email required, a correct login
   // on an unverified account: a new verification token and its mail, within the mail budget.
   // With lazy migration: the migrated account, a conditional create as registration's; the old
   // system's breaker, read with the rest, opened by an outage and closed by its next answer.

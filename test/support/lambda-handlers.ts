@@ -16,12 +16,12 @@ import {
   requestPasswordResetRoute,
   resendVerificationRoute,
   verifyEmailRoute,
-} from '../../src/api/routes.js';
-import type { PublicTokenService } from '../../src/features/tokens/token-service.js';
-import { lambdaHandler } from '../../src/runtimes/lambda/lambda-handler.js';
-import type { AccountDependencies, AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../../src/accounts/dependencies.js';
+} from '../../packages/server/src/api/routes.js';
+import type { PublicTokenService } from '../../packages/server/src/features/tokens/token-service.js';
+import { lambdaHandler } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
+import type { AccountDependencies, AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../../packages/server/src/accounts/dependencies.js';
 
-export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../src/runtimes/lambda/lambda-handler.js';
+export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
 
 type Get<T> = () => Promise<T>;
 

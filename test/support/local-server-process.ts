@@ -1,5 +1,5 @@
 /**
- * `npm start` for real: src/runtimes/node/local-server.ts in a child process (embedded dynalite persisted in the
+ * `npm start` for real: packages/server/src/runtimes/node/local-server.ts in a child process (embedded dynalite persisted in the
  * data dir), spoken to over HTTP only, its console captured. For the end-to-end tests.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -25,9 +25,9 @@ export function killServers(): void {
   for (const child of running) child.kill('SIGKILL');
 }
 
-/** Like `npm start` (tsx src/runtimes/node/local-server.ts), without npm in between so signals reach the server. */
+/** Like `npm start` (tsx packages/server/src/runtimes/node/local-server.ts), without npm in between so signals reach the server. */
 export async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/runtimes/node/local-server.ts'], {
+  const child = spawn(process.execPath, ['--conditions=passlane-source', '--import', 'tsx', 'packages/server/src/runtimes/node/local-server.ts'], {
     cwd: repoRoot,
     env: {
       ...process.env,

@@ -1,5 +1,5 @@
 /**
- * A stand-in for the old system a lazy migration asks (src/features/migration/README.md): accounts with
+ * A stand-in for the old system a lazy migration asks (packages/server/src/features/migration/README.md): accounts with
  * bcrypt hashes in memory, as a team's old app holds them, answering the contract's questions
  * behind an HTTP endpoint on 127.0.0.1 or as a Lambda handler for the local Lambda API. The HTTP
  * endpoint checks the signature itself with node:crypto, exactly as the README tells teams to,

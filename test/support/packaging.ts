@@ -19,7 +19,7 @@ export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..'
 export async function runPackaging(arch: LambdaArchitecture, templateDir: string, env: Record<string, string>): Promise<string> {
   const { stdout } = await execFileAsync(
     process.execPath,
-    ['--import', 'tsx', join(repoRoot, 'scripts/package-functions.ts'), '--arch', arch, '--package', templateDir],
+    ['--conditions=passlane-source', '--import', 'tsx', join(repoRoot, 'scripts/package-functions.ts'), '--arch', arch, '--package', templateDir],
     { cwd: repoRoot, env: { ...process.env, ...env }, maxBuffer: 16 * 1024 * 1024 },
   );
   return stdout;

@@ -1,6 +1,6 @@
-import { createNativeBackend } from '../../src/hashing/backends/native.js';
-import type { Argon2RawInput, HashingBackend } from '../../src/hashing/backends/types.js';
-import { createPasswordHasherWith, type PasswordHasherOptions } from '../../src/hashing/create-password-hasher.js';
+import { createNativeBackend } from '../../packages/passlane/src/backends/native.js';
+import type { Argon2RawInput, HashingBackend } from '../../packages/passlane/src/backends/types.js';
+import { createPasswordHasherWith, type PasswordHasherOptions } from '../../packages/passlane/src/create-password-hasher.js';
 
 /** The real native backend, recording each call, so tests can tell whether (and how) work was done. */
 export function recordingBackend(inner: HashingBackend = createNativeBackend()) {

@@ -34,7 +34,7 @@ export function runNode(args: string[], options: { stdin?: string; env?: Record<
 }
 
 /** The built bin, as `npm test` builds it first: this is what `passlane` runs once installed. */
-export const PASSLANE_BIN = fileURLToPath(new URL('../../dist/cli/passlane.js', import.meta.url));
+export const PASSLANE_BIN = fileURLToPath(new URL('../../packages/server/dist/cli/passlane.js', import.meta.url));
 
 export function runPasslane(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}): Promise<ProcessRun> {
   if (!existsSync(PASSLANE_BIN)) throw new Error(`${PASSLANE_BIN} is missing: run npm run build (npm test does)`);

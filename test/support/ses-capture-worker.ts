@@ -1,12 +1,12 @@
 /**
  * A Worker that sends one password-reset mail through SES the way the edge wiring does
- * (createAccountMail with src/runtimes/workers/ses-client.ts's client): bundled like the real Worker and run in
+ * (createAccountMail with packages/server/src/runtimes/workers/ses-client.ts's client): bundled like the real Worker and run in
  * workerd by test/mail-edge.test.ts, against the SES capture endpoint.
  */
-import { createWorkerSesClient } from '../../src/runtimes/workers/ses-client.js';
-import { stringBindings, type WorkerEnv } from '../../src/runtimes/workers/worker-env.js';
-import { readMailConfig } from '../../src/config/mail-config.js';
-import { createAccountMail } from '../../src/mail/account-mail.js';
+import { createWorkerSesClient } from '../../packages/server/src/runtimes/workers/ses-client.js';
+import { stringBindings, type WorkerEnv } from '../../packages/server/src/runtimes/workers/worker-env.js';
+import { readMailConfig } from '../../packages/server/src/config/mail-config.js';
+import { createAccountMail } from '../../packages/server/src/mail/account-mail.js';
 
 export default {
   async fetch(request: Request, env: WorkerEnv): Promise<Response> {

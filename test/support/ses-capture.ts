@@ -6,7 +6,7 @@
  * what it was given.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { MailSender, OutgoingMail } from '../../src/mail/mail-sender.js';
+import type { MailSender, OutgoingMail } from '../../packages/server/src/mail/mail-sender.js';
 
 export interface SesRequestRecord {
   method: string | undefined;

@@ -1,0 +1,59 @@
+import type { PasswordRejectionReason } from '../features/password/rules/policy.js';
+import type { MigrationUnavailableReason } from '../features/migration/migration-source.js';
+
+/**
+ * Security events, written as structured logs (and counted as metrics) by the host. They carry
+ * userIds and short email fingerprints, never emails, passwords, hashes or tokens.
+ */
+export type AuditEvent =
+  | { type: 'auth.registered'; userId: string }
+  | { type: 'auth.login_succeeded'; userId: string }
+  | {
+      type: 'auth.login_failed';
+      reason: 'unknown_account' | 'wrong_password' | 'unverifiable_record' | 'migration_rejected' | 'migration_unavailable';
+      userId?: string;
+      emailFingerprint: string;
+      /** It presented a known device: counted against that device alone. */
+      knownDevice?: boolean;
+    }
+  | { type: 'auth.account_migrated'; userId: string; emailVerified: boolean }
+  | { type: 'auth.migration_unavailable'; reason: MigrationUnavailableReason; status?: number; emailFingerprint: string }
+  | { type: 'auth.password_rehashed'; userId: string; from: string; to: string }
+  | { type: 'auth.password_rehash_skipped'; userId: string; reason: 'hash_changed' | 'storage_unavailable' }
+  | { type: 'auth.password_changed'; userId: string }
+  | { type: 'auth.password_change_failed'; userId: string; reason: 'wrong_password' }
+  | { type: 'auth.rate_limited'; scope: LimitScope | 'session' | 'refresh_source'; emailFingerprint?: string }
+  | { type: 'auth.session_refreshed'; userId: string; sessionId: string; grace: boolean }
+  | { type: 'auth.refresh_failed'; reason: 'malformed' | 'unknown_session' | 'expired' | 'mismatch' }
+  | { type: 'auth.refresh_token_reused'; userId: string; sessionId: string }
+  | { type: 'auth.sessions_ended'; userId: string; count: number; reason: SessionEndReason }
+  | { type: 'auth.devices_forgotten'; userId: string; count: number; reason: DeviceForgetReason }
+  | { type: 'auth.password_reset_requested'; outcome: 'sent' | 'unknown_account' | 'rate_limited'; emailFingerprint: string }
+  | { type: 'auth.password_reset'; userId: string }
+  | { type: 'auth.one_time_token_rejected'; purpose: 'reset' | 'verify'; reason: 'malformed' | 'unknown' | 'expired' | 'mismatch' | 'used' }
+  | { type: 'auth.verification_sent'; userId?: string; emailFingerprint: string }
+  | { type: 'auth.email_verified'; userId: string }
+  | { type: 'auth.registration_attempt_existing'; emailFingerprint: string }
+  | { type: 'auth.login_unverified'; userId: string }
+  | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt'; code: string }
+  | { type: 'auth.stored_hash_rejected'; userId: string; code: string }
+  | { type: 'auth.password_rejected'; action: PasswordSetAction; reason: PasswordRejectionReason; userId?: string }
+  | { type: 'auth.breach_check_unavailable'; action: PasswordSetAction; failClosed: boolean }
+  | { type: 'auth.login_weak_password'; userId: string; reason: CheapRejectionReason };
+
+/** Which login limit refused an attempt (login-guard.ts). */
+export type LimitScope = 'account' | 'account_source' | 'source' | 'device' | 'account_success' | 'source_success';
+
+/** Where a new password was being set. */
+export type PasswordSetAction = 'register' | 'password_change' | 'password_reset';
+
+/** What login can tell about an existing password without the blocklist or the network (packages/server/src/features/password/rules/README.md). */
+export type CheapRejectionReason = Extract<PasswordRejectionReason, 'too_short' | 'too_long' | 'context'>;
+
+/** Why sessions ended: a sign-out (of this, the others or all), one ended from the list, a password change, too many. */
+export type SessionEndReason = 'logout' | 'logout_others' | 'logout_global' | 'deleted' | 'password_changed' | 'evicted' | 'reused';
+
+/** Why known devices were forgotten: one removed from the list, a sign-out of the others or of all, a new password (change or reset). */
+export type DeviceForgetReason = 'deleted' | 'logout_others' | 'logout_global' | 'password_changed';
+
+export type AuditEventType = AuditEvent['type'];

@@ -1,0 +1,93 @@
+import type { Context } from 'hono';
+import { secureHeaders } from 'hono/secure-headers';
+// The smallest router: a handful of static paths need no RegExp or trie router.
+import { Hono } from 'hono/tiny';
+import { safeErrorFields } from '../observability/safe-error.js';
+import { InvalidRequestError } from '../accounts/errors.js';
+import { HttpError } from './http-error.js';
+import { mapError } from './map-error.js';
+import { readJsonBody } from './read-json-body.js';
+import { errorResponse, toWebResponse, type ApiResponse } from './responses.js';
+import type { Route } from './route.js';
+import type { ApiLog, RequestOrigin } from './services.js';
+
+/** What one request's steps pass each other (hono's typed context variables). */
+export interface ApiEnv {
+  Variables: { origin: RequestOrigin };
+}
+
+/** What a host adapter gives the API; everything else about the request is the web-standard Request. */
+export interface ApiHost<S> {
+  /** The services for this request: per process on Lambda and Node, per isolate's bindings on Workers. */
+  services(c: Context): S;
+  origin(c: Context): RequestOrigin;
+  /**
+   * The body, when the host holds it whole already (a Lambda event's): the API reads it from here
+   * and the host builds its Request without one, since a web Request copies its body into a
+   * stream that the API would only read back. Undefined, or no such method: the Request's body.
+   */
+  body?(c: Context): Uint8Array | undefined;
+  /**
+   * How a route's answer becomes the Response hono hands back to the host; toWebResponse unless
+   * given. The Lambda host makes one that holds its body as the string it must return
+   * (packages/server/src/runtimes/lambda/text-response.ts), since a web Response streams its body even to be read back
+   * whole. Together these cost a Lambda login 0.2-0.5 CPU ms (README, "Login CPU").
+   */
+  respond?(response: ApiResponse): Response;
+  log: ApiLog;
+}
+
+/**
+ * The HTTP API over web-standard Request/Response: routing, 404/405, body checks, errors as
+ * `{"error":{"code","message"}}`, security headers. Runtime-neutral: a host adapter turns its
+ * platform's requests into `app.fetch` calls (src/hosts).
+ */
+export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const respond = host.respond ?? toWebResponse;
+  // Asked once per request and passed on in the context, so every step sees the same request id.
+  app.use(async (c, next) => {
+    c.set('origin', host.origin(c));
+    await next();
+  });
+  // An API answers JSON only: no CSP for documents, but nosniff, no framing, HSTS and friends.
+  app.use(secureHeaders({ contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } }));
+
+  const methodsByPath = new Map<string, string[]>();
+  for (const route of routes) {
+    methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+    app.on(route.method, route.path, async (c) => {
+      const body = route.json ? await readJsonBody(c.req.raw, { form: route.form === true, held: host.body?.(c) }) : undefined;
+      const answer = await route.handle({ request: c.req.raw, body, params: c.req.param() as Record<string, string>, origin: c.var.origin, services: host.services(c) });
+      return answer instanceof Response ? answer : respond(answer);
+    });
+  }
+  // A Function URL (or a proxy) sends every method to the app: 405 names the ones served.
+  for (const [path, methods] of methodsByPath) {
+    const allow = methods.join(', ');
+    app.all(path, () => {
+      throw new HttpError(405, 'method_not_allowed', `use ${allow}`, { allow });
+    });
+  }
+  app.notFound(() => respond(errorResponse(404, 'not_found', 'no such route')));
+  app.onError((error, c) => {
+    // Known paths only in logs: an arbitrary path is user input (it could hold an email).
+    const route = methodsByPath.has(c.req.path) ? c.req.path : 'unknown';
+    return respond(respondToError(error, { route, requestId: c.var.origin?.requestId }, host.log));
+  });
+  return app;
+}
+
+/** Logs by severity (4xx INFO with field names only, 503 WARN, 500 ERROR) and answers the mapped error. */
+export function respondToError(error: unknown, fields: Record<string, unknown>, log: ApiLog): ApiResponse {
+  const mapped = mapError(error);
+  if (mapped.status >= 500 && mapped.code === 'internal_error') {
+    log.error('unhandled error', { ...fields, error: safeErrorFields(error) });
+  } else if (mapped.status >= 500) {
+    log.warn('request failed', { ...fields, status: mapped.status, code: mapped.code, cause: safeErrorFields(error) });
+  } else {
+    const field = error instanceof InvalidRequestError ? error.field : undefined;
+    log.info('request rejected', { ...fields, status: mapped.status, code: mapped.code, ...(field && { field }), ...(mapped.reason && { reason: mapped.reason }) });
+  }
+  return errorResponse(mapped.status, mapped.code, mapped.message, mapped.headers, mapped.reason);
+}

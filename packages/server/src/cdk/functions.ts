@@ -1,0 +1,536 @@
+/**
+ * The one description of passlane's Lambda functions: name, entry, handler, memory, timeout,
+ * environment, routes and permissions. Both deployments are rendered from it:
+ *   - the CDK construct (./passlane-auth.ts) builds its functions and roles from it at synth;
+ *   - `npm run generate:infra` (scripts/packaging/serverless-infra.ts) writes serverless.yml's
+ *     `functions` and `provider.environment` sections and infra/iam-roles.yml, and a test fails
+ *     when the committed files differ.
+ * scripts/packaging/lambda-functions.ts takes the list of functions (what to bundle) from here too.
+ *
+ * Values that depend on the deployment are named, never given: a table reference, a secret's SSM
+ * parameter name, or a setting (a serverless.yml param, a construct prop). This module holds data
+ * only and imports nothing, so the construct, the scripts and the tests all read the same thing.
+ */
+
+/** The SSM parameters the functions read at cold start (their names only ever reach a template). */
+export type SecretName = 'pepperKeys' | 'jwtPrivateKey' | 'fingerprintKey' | 'migrationSecret';
+
+/**
+ * Deploy-time settings. `custom`: serverless.yml computes the value (custom.<name>) and the
+ * construct from its props, each with the same default (test/cdk-construct.test.ts compares the
+ * two templates). `param`: a plain value with its default here; `null` means unset, and the
+ * variable is then left out of the function's environment in both templates.
+ */
+export interface Setting {
+  kind: 'custom' | 'param';
+  /** For `param`: the default, or null for "unset, no variable". */
+  default?: string | null;
+}
+
+export const SETTINGS = {
+  // Tokens: `iss` (the API's URL unless a custom domain is given), `aud`, the public JWKS.
+  jwtIssuer: { kind: 'custom' },
+  jwtAudience: { kind: 'custom' },
+  jwtPublicKeys: { kind: 'custom' },
+  jwtPreviousPublicKeys: { kind: 'param', default: '' },
+  // Changing it replaces every container, so all of them read the parameters again.
+  secretsRevision: { kind: 'param', default: '1' },
+  authorizerCacheSeconds: { kind: 'param', default: '5' },
+  hasherMemorySize: { kind: 'custom' },
+  // Mail: the sender, the app receiving the links, the identity (derived from the sender's domain).
+  mailFrom: { kind: 'custom' },
+  appUrl: { kind: 'custom' },
+  sesIdentity: { kind: 'custom' },
+  sesConfigurationSet: { kind: 'custom' },
+  emailVerification: { kind: 'custom' },
+  requireVerifiedEmail: { kind: 'custom' },
+  // Optional tuning: absent unless set (packages/server/src/config/README.md has ranges and defaults).
+  argon2Backend: { kind: 'param', default: null },
+  loginLimitPerIp: { kind: 'param', default: null },
+  loginLimitWindowSeconds: { kind: 'param', default: null },
+  passwordChangeLimitPerAccount: { kind: 'param', default: null },
+  loginFailuresPerAccountSource: { kind: 'param', default: null },
+  loginDelayBaseSeconds: { kind: 'param', default: null },
+  loginDelayMaxSeconds: { kind: 'param', default: null },
+  loginAccountFailureCeiling: { kind: 'param', default: null },
+  loginAccountLockSeconds: { kind: 'param', default: null },
+  loginFailureFloorMs: { kind: 'param', default: null },
+  loginSuccessLimitPerAccount: { kind: 'param', default: null },
+  loginSuccessLimitPerIp: { kind: 'param', default: null },
+  loginFailurePadFactor: { kind: 'param', default: null },
+  // Lazy migration from a legacy user store, at login and registration (packages/server/src/features/migration/README.md): an https endpoint
+  // (requests signed with a shared secret in SSM) or a Lambda function (signed by IAM). Unset: no
+  // variable, no permission.
+  migrationUrl: { kind: 'param', default: null },
+  migrationFunction: { kind: 'param', default: null },
+  migrationTimeoutMs: { kind: 'param', default: null },
+} as const satisfies Record<string, Setting>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+/** Where an environment variable's value comes from. */
+export type EnvSource =
+  | { kind: 'literal'; value: string }
+  /** The table's name (CloudFormation generates it). */
+  | { kind: 'table' }
+  /** A secret's SSM parameter name; `optional`: only when that secret is configured. */
+  | { kind: 'parameterName'; secret: SecretName; optional?: boolean }
+  | { kind: 'setting'; setting: SettingName };
+
+/** Which secrets are always there, and which only when their setting is given. */
+export const SECRETS: Record<SecretName, { optional: boolean; why: string }> = {
+  pepperKeys: { optional: false, why: 'the pepper keys, "id:base64" (SecureString)' },
+  jwtPrivateKey: { optional: false, why: 'the JWT signing key, a private JWK (SecureString)' },
+  fingerprintKey: { optional: false, why: 'the HMAC key of email fingerprints (SecureString)' },
+  migrationSecret: { optional: true, why: 'the key that signs requests to the legacy store\'s URL (SecureString); only with a migration by URL' },
+};
+
+export type DynamoDbItemAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:BatchGetItem';
+
+/**
+ * One permission of a function's role, beyond writing to its own log group (every role has that,
+ * and no other logs permission). `why` becomes the comment above the statement in iam-roles.yml.
+ */
+export type Grant =
+  /** Items of the table, limited to partition-key prefixes (dynamodb:LeadingKeys, ForAllValues). */
+  | { kind: 'items'; action: DynamoDbItemAction; keys: readonly string[]; exact?: boolean; why: string }
+  /** A query of an index (keys-only indexes carry no item data beyond keys). */
+  | { kind: 'index'; action: 'dynamodb:Query'; index: string; why: string }
+  /** The whole table: a Scan has no partition key, so no LeadingKeys condition can narrow it. */
+  | { kind: 'scan'; why: string }
+  /** ssm:GetParameter on these secrets' parameters (an optional secret: only when configured). */
+  | { kind: 'parameters'; secrets: readonly SecretName[]; why: string }
+  /** ses:SendEmail as the configured identity (and configuration set), only when mail is configured. */
+  | { kind: 'sendMail'; why: string }
+  /** lambda:InvokeFunction on the function a setting names, only when it is set. */
+  | { kind: 'invokeFunction'; setting: SettingName; why: string };
+
+export interface FunctionDescription {
+  /** Key in serverless.yml, the zip's name, the construct's id. */
+  name: string;
+  /** Bundled by scripts/package-functions.ts into `<name>.zip`, as index.mjs. */
+  entry: string;
+  /** What it is, for the comment above it. */
+  why: string;
+  /** MB, or the setting that sizes the hashing functions. */
+  memory: number | { setting: 'hasherMemorySize' };
+  /** Seconds. */
+  timeout: number;
+  /** One run at a time, where overlapping runs would fight. */
+  reservedConcurrency?: number;
+  /** HTTP API routes, `METHOD /path`. */
+  routes: readonly string[];
+  /** Its own variables, on top of COMMON_ENVIRONMENT. */
+  environment: Readonly<Record<string, EnvSource>>;
+  grants: readonly Grant[];
+}
+
+/** Every function's handler: scripts/package-functions.ts bundles each into index.mjs. */
+export const HANDLER = 'index.handler';
+export const DEFAULT_MEMORY_MB = 256;
+export const DEFAULT_TIMEOUT_S = 10;
+export const HASHER_MEMORY_MB = 1024;
+/** What CloudWatch keeps of the functions' logs and the API's access logs. */
+export const LOG_RETENTION_DAYS = 30;
+/** Stage throttling of the HTTP API (every route): a ceiling on cost and guesses per second. */
+export const DEFAULT_THROTTLING = { rateLimit: 50, burstLimit: 100 } as const;
+export const TABLE_INDEX = 'userId-index';
+
+const literal = (value: string): EnvSource => ({ kind: 'literal', value });
+const setting = (name: SettingName): EnvSource => ({ kind: 'setting', setting: name });
+const table: EnvSource = { kind: 'table' };
+const parameterName = (secret: SecretName): EnvSource => ({ kind: 'parameterName', secret, ...(SECRETS[secret].optional && { optional: true }) });
+
+/** Every function gets these (serverless.yml: provider.environment). */
+export const COMMON_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  POWERTOOLS_SERVICE_NAME: literal('passlane'),
+  PASSLANE_JWT_ISSUER: setting('jwtIssuer'),
+  PASSLANE_JWT_AUDIENCE: setting('jwtAudience'),
+  // Public keys still accepted and published during a key rotation (packages/server/src/features/tokens/README.md).
+  PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS: setting('jwtPreviousPublicKeys'),
+  // Time one verify may take (packages/passlane/SECURITY.md): half the timeout. Memory comes from the
+  // function's own size. Stored hashes that cannot fit are refused, not timed out on.
+  PASSLANE_VERIFY_TIME_MS: literal('5000'),
+  PASSLANE_SECRETS_REVISION: setting('secretsRevision'),
+};
+
+/** Only for the functions that send mail (register, login, recovery). */
+const MAIL_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  PASSLANE_MAIL_FROM: setting('mailFrom'),
+  PASSLANE_APP_URL: setting('appUrl'),
+  PASSLANE_SES_IDENTITY_ARN: setting('sesIdentity'),
+  PASSLANE_SES_CONFIGURATION_SET: setting('sesConfigurationSet'),
+  PASSLANE_EMAIL_VERIFICATION: setting('emailVerification'),
+  PASSLANE_REQUIRE_VERIFIED_EMAIL: setting('requireVerifiedEmail'),
+};
+
+/** Where passwords are counted: login failures, registrations and changes per source and account. */
+const RATE_LIMIT_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  PASSLANE_LOGIN_LIMIT_PER_IP: setting('loginLimitPerIp'),
+  PASSLANE_LOGIN_LIMIT_WINDOW_S: setting('loginLimitWindowSeconds'),
+  PASSLANE_PASSWORD_CHANGE_LIMIT_PER_ACCOUNT: setting('passwordChangeLimitPerAccount'),
+  PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE: setting('loginFailuresPerAccountSource'),
+  PASSLANE_LOGIN_DELAY_BASE_S: setting('loginDelayBaseSeconds'),
+  PASSLANE_LOGIN_DELAY_MAX_S: setting('loginDelayMaxSeconds'),
+  PASSLANE_LOGIN_ACCOUNT_FAILURE_CEILING: setting('loginAccountFailureCeiling'),
+  PASSLANE_LOGIN_ACCOUNT_LOCK_S: setting('loginAccountLockSeconds'),
+  PASSLANE_LOGIN_FAILURE_FLOOR_MS: setting('loginFailureFloorMs'),
+  PASSLANE_LOGIN_SUCCESS_LIMIT_PER_ACCOUNT: setting('loginSuccessLimitPerAccount'),
+  PASSLANE_LOGIN_SUCCESS_LIMIT_PER_IP: setting('loginSuccessLimitPerIp'),
+  PASSLANE_LOGIN_FAILURE_PAD_FACTOR: setting('loginFailurePadFactor'),
+};
+
+/** The functions that hash: the argon2 backend (auto, native or wasm). */
+const HASHER_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  PASSLANE_ARGON2_BACKEND: setting('argon2Backend'),
+};
+
+/**
+ * Lazy migration of accounts still in a legacy store (packages/server/src/features/migration/README.md): login asks it
+ * about unknown emails, registration whether it holds an email.
+ */
+const MIGRATION_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  PASSLANE_MIGRATION_URL: setting('migrationUrl'),
+  PASSLANE_MIGRATION_SECRET_PARAMETER: parameterName('migrationSecret'),
+  PASSLANE_MIGRATION_FUNCTION: setting('migrationFunction'),
+  PASSLANE_MIGRATION_TIMEOUT_MS: setting('migrationTimeoutMs'),
+};
+
+const MIGRATION_GRANTS = (when: string): Grant[] => [
+  { kind: 'parameters', secrets: ['migrationSecret'], why: `With a migration by URL (${when}): the key that signs its requests.` },
+  { kind: 'invokeFunction', setting: 'migrationFunction', why: 'With a migration through a Lambda function: that function, and no other.' },
+];
+
+const SEND_MAIL = (why: string): Grant => ({ kind: 'sendMail', why });
+const HASHER_MEMORY = { setting: 'hasherMemorySize' } as const;
+
+export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
+  {
+    name: 'register',
+    entry: 'functions/register.ts',
+    why: 'POST /register: a conditional create of the account.',
+    memory: HASHER_MEMORY,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: ['POST /register'],
+    environment: {
+      ...MAIL_ENVIRONMENT,
+      ...RATE_LIMIT_ENVIRONMENT,
+      ...HASHER_ENVIRONMENT,
+      PASSLANE_TABLE: table,
+      // No signing key: registration issues no token. The fingerprint key names the account's
+      // mail budget and verification token.
+      PASSLANE_PEPPER_KEYS_PARAMETER: parameterName('pepperKeys'),
+      PASSLANE_FINGERPRINT_KEY_PARAMETER: parameterName('fingerprintKey'),
+      ...MIGRATION_ENVIRONMENT,
+    },
+    grants: [
+      {
+        kind: 'items',
+        action: 'dynamodb:PutItem',
+        keys: ['user#*', 'token#verify#*'],
+        why: 'New accounts (conditional create) and, with email verification on, the account\'s verification token. Never a reset token (token#reset#): that would reset passwords.',
+      },
+      { kind: 'items', action: 'dynamodb:UpdateItem', keys: ['ratelimit#*'], why: 'The per-IP registration counter and the account\'s mail budgets (atomic ADD).' },
+      {
+        kind: 'parameters',
+        secrets: ['pepperKeys', 'fingerprintKey'],
+        why: 'The pepper and the fingerprint key (mail budgets and tokens are keyed by it); registration issues no token, so no signing key.',
+      },
+      SEND_MAIL('The verification mail, or "someone tried to register with your address".'),
+      ...MIGRATION_GRANTS('an email the legacy store still holds is taken'),
+    ],
+  },
+  {
+    name: 'login',
+    entry: 'functions/login.ts',
+    why: 'POST /login: verify, count failures, start a session.',
+    memory: HASHER_MEMORY,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: ['POST /login'],
+    environment: {
+      // Mail: a new verification link when an unverified account logs in (requireVerifiedEmail).
+      ...MAIL_ENVIRONMENT,
+      ...RATE_LIMIT_ENVIRONMENT,
+      ...HASHER_ENVIRONMENT,
+      PASSLANE_TABLE: table,
+      PASSLANE_PEPPER_KEYS_PARAMETER: parameterName('pepperKeys'),
+      PASSLANE_JWT_PRIVATE_KEY_PARAMETER: parameterName('jwtPrivateKey'),
+      PASSLANE_FINGERPRINT_KEY_PARAMETER: parameterName('fingerprintKey'),
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+      ...MIGRATION_ENVIRONMENT,
+    },
+    grants: [
+      {
+        kind: 'items',
+        action: 'dynamodb:BatchGetItem',
+        keys: ['user#*', 'failures#*', 'sessions#*', 'migration#*'],
+        why: 'The account, its failure counters and its sessions, in one BatchGetItem before the verify (packages/server/src/features/login/LIMITS.md); with lazy migration, its breaker (migration#breaker, at most once a second). The breaker\'s grants are there without a migration too: one item of no account\'s data.',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['failures#*', 'user#*', 'sessions#*', 'ratelimit#*', 'migration#*'],
+        why: 'Failure counters after a failed verify (atomic ADD; a known device\'s failures in the sessions item), the source\'s count of good logins, the upgrade of an outdated hash after a good login (conditional on the hash just verified), the new session with its known device and the account\'s count of good logins (conditional on the sessions item\'s version; ends the oldest beyond the limit), and the account\'s verification-mail budget (requireVerifiedEmail); with lazy migration, its breaker opened when the old system gives no answer.',
+      },
+      { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['failures#*', 'migration#*'], why: 'A good login after failures clears them; the old system\'s next answer closes its breaker.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:PutItem',
+        keys: ['token#verify#*', 'user#*'],
+        why: 'requireVerifiedEmail: a correct login on an unverified account gets a new verification token (never a reset token) and its mail. With lazy migration: the migrated account, created on the condition that the email is free (as registration does).',
+      },
+      SEND_MAIL('The new verification link (requireVerifiedEmail).'),
+      { kind: 'parameters', secrets: ['pepperKeys', 'jwtPrivateKey', 'fingerprintKey'], why: 'The pepper, the signing key and the fingerprint key.' },
+      ...MIGRATION_GRANTS('an unknown email is asked about'),
+    ],
+  },
+  {
+    name: 'token',
+    entry: 'functions/token.ts',
+    why: 'POST /token: rotate a refresh token.',
+    memory: DEFAULT_MEMORY_MB,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: ['POST /token'],
+    environment: {
+      ...RATE_LIMIT_ENVIRONMENT,
+      PASSLANE_TABLE: table,
+      PASSLANE_JWT_PRIVATE_KEY_PARAMETER: parameterName('jwtPrivateKey'),
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+    },
+    grants: [
+      {
+        kind: 'items',
+        action: 'dynamodb:BatchGetItem',
+        keys: ['sessions#*', 'failures#refresh#*'],
+        why: 'The refresh token\'s sessions item and this source\'s failed refreshes, in one consistent BatchGetItem (packages/server/src/features/sessions/refresh-session.ts).',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['sessions#*', 'failures#refresh#*'],
+        why: 'The rotation (conditional on the session\'s generation), the end of a session whose spent token came back, and one failed refresh more (atomic ADD). No account, no login counter: a refresh never touches them.',
+      },
+      { kind: 'parameters', secrets: ['jwtPrivateKey'], why: 'The signing key only: no pepper, no fingerprint key (the refresh token names its item).' },
+    ],
+  },
+  {
+    name: 'sessions',
+    entry: 'functions/sessions.ts',
+    why: 'POST /logout, GET /sessions, DELETE /sessions/{id} and /devices/{id}: verify with the public keys, read and end sessions, forget known devices.',
+    memory: DEFAULT_MEMORY_MB,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: ['POST /logout', 'GET /sessions', 'DELETE /sessions/{id}', 'DELETE /devices/{id}'],
+    environment: {
+      PASSLANE_TABLE: table,
+      // Public keys only: these routes verify access tokens and never issue one.
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+    },
+    grants: [
+      {
+        kind: 'items',
+        action: 'dynamodb:GetItem',
+        keys: ['sessions#*'],
+        why: 'The access token\'s sessions item (consistent read): is its session live, and what to list.',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['sessions#*'],
+        why: 'Logout and DELETE /sessions/{id}: sessions removed from that item; DELETE /devices/{id} and a global logout: known devices removed from it. No parameter: it verifies tokens with the public keys in its environment.',
+      },
+    ],
+  },
+  {
+    name: 'password',
+    entry: 'functions/password.ts',
+    why: 'POST /password: change the password with the current one.',
+    memory: HASHER_MEMORY,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: ['POST /password'],
+    environment: {
+      ...RATE_LIMIT_ENVIRONMENT,
+      ...HASHER_ENVIRONMENT,
+      PASSLANE_TABLE: table,
+      PASSLANE_PEPPER_KEYS_PARAMETER: parameterName('pepperKeys'),
+      PASSLANE_FINGERPRINT_KEY_PARAMETER: parameterName('fingerprintKey'),
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+    },
+    grants: [
+      { kind: 'index', action: 'dynamodb:Query', index: TABLE_INDEX, why: 'The token\'s userId -> the account key, through the keys-only index.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:GetItem',
+        keys: ['user#*', 'sessions#*'],
+        why: 'Read the account (after the index); the access token\'s sessions item (consistent read: is its session live), and again after a change, before the purge.',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['ratelimit#*', 'user#*', 'sessions#*'],
+        why: 'The attempt counters (atomic ADD), the compare-and-swap of the hash, and the end of every other session (conditional on the sessions item\'s version).',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:DeleteItem',
+        keys: ['failures#acct#*', 'token#*'],
+        why: 'A new password ends the account\'s run of failed logins and voids its outstanding reset and verification tokens. It never writes one (no PutItem).',
+      },
+      {
+        kind: 'parameters',
+        secrets: ['pepperKeys', 'fingerprintKey'],
+        why: 'The pepper (the new hash) and the fingerprint key. No signing key: it verifies the caller\'s access token with the public keys in its environment.',
+      },
+    ],
+  },
+  {
+    name: 'recovery',
+    entry: 'functions/recovery.ts',
+    why: 'Password reset and email verification: one-time links by mail (packages/server/src/features/recovery/README.md).',
+    memory: HASHER_MEMORY,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: ['POST /password/reset', 'POST /password/reset/confirm', 'POST /email/verify', 'POST /email/verify/resend'],
+    environment: {
+      ...MAIL_ENVIRONMENT,
+      ...RATE_LIMIT_ENVIRONMENT,
+      ...HASHER_ENVIRONMENT,
+      PASSLANE_TABLE: table,
+      PASSLANE_PEPPER_KEYS_PARAMETER: parameterName('pepperKeys'),
+      PASSLANE_FINGERPRINT_KEY_PARAMETER: parameterName('fingerprintKey'),
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+    },
+    grants: [
+      { kind: 'index', action: 'dynamodb:Query', index: TABLE_INDEX, why: 'Resend: the access token\'s userId -> the account key, through the keys-only index.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:GetItem',
+        keys: ['user#*', 'token#*', 'sessions#*'],
+        why: 'The account (reset request, confirm, verify, resend), the presented token\'s item (consistent read), the account\'s sessions (before the purge or the marking).',
+      },
+      { kind: 'items', action: 'dynamodb:PutItem', keys: ['token#*'], why: 'A new reset or verification token, replacing the outstanding one.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['ratelimit#*', 'token#*', 'user#*', 'sessions#*'],
+        why: 'Mail budgets and the per-source limit (atomic ADD); a wrong secret counted against the outstanding token; the new hash (compare-and-swap) and the verified email; every session ended by a reset (conditional on the epoch), or marked verified.',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:DeleteItem',
+        keys: ['token#*', 'failures#acct#*'],
+        why: 'A token used (conditional on its hash: of two racing confirms one wins) or voided (too many wrong secrets; a reset voids every outstanding one of the account); a reset ends the account\'s run of failed logins.',
+      },
+      SEND_MAIL('The reset and verification links.'),
+      {
+        kind: 'parameters',
+        secrets: ['pepperKeys', 'fingerprintKey'],
+        why: 'The pepper (the new hash) and the fingerprint key (token and counter keys). No signing key: resend verifies access tokens with the public keys in its environment.',
+      },
+    ],
+  },
+  {
+    name: 'jwks',
+    entry: 'functions/jwks.ts',
+    why: 'GET /.well-known/jwks.json: publishes PASSLANE_JWT_PUBLIC_KEYS (plain env), no secret, no table.',
+    memory: DEFAULT_MEMORY_MB,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: ['GET /.well-known/jwks.json'],
+    environment: {
+      // Public keys only: this function can neither read nor use the private key.
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+    },
+    grants: [],
+  },
+  {
+    name: 'openidConfiguration',
+    entry: 'functions/openid-configuration.ts',
+    why: 'GET /.well-known/openid-configuration: the discovery document, from plain env.',
+    memory: DEFAULT_MEMORY_MB,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: ['GET /.well-known/openid-configuration'],
+    environment: {
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+    },
+    grants: [],
+  },
+  {
+    name: 'authorizer',
+    entry: 'functions/authorizer.ts',
+    why: 'No route: API Gateway invokes it for routes that name the passlaneSession authorizer (another API needs its own invoke permission).',
+    memory: DEFAULT_MEMORY_MB,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: [],
+    environment: {
+      PASSLANE_TABLE: table,
+      // Public keys only: it verifies tokens and can neither read nor use the private key.
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+      // How long a container trusts what it read about a session (0 to 60 s; 0: every request reads).
+      PASSLANE_AUTHORIZER_CACHE_S: setting('authorizerCacheSeconds'),
+    },
+    grants: [
+      {
+        kind: 'items',
+        action: 'dynamodb:GetItem',
+        keys: ['sessions#*'],
+        why: 'Is the token\'s session live: one consistent read of its sessions item. Nothing else: tokens are verified with PASSLANE_JWT_PUBLIC_KEYS (plain env), no secret.',
+      },
+    ],
+  },
+  {
+    name: 'rehash',
+    entry: 'functions/rehash.ts',
+    why: 'No route: invoked by a schedule or Step Functions with { cursor?, dryRun?, segments? }.',
+    memory: HASHER_MEMORY,
+    timeout: 900,
+    // One run at a time: overlapping runs would fight over the stored cursor (the second one stops
+    // with ERR_STORAGE_CURSOR_CHANGED), so a schedule or a retry never starts a second.
+    reservedConcurrency: 1,
+    routes: [],
+    environment: {
+      ...HASHER_ENVIRONMENT,
+      PASSLANE_TABLE: table,
+      PASSLANE_PEPPER_KEYS_PARAMETER: parameterName('pepperKeys'),
+    },
+    grants: [
+      {
+        kind: 'scan',
+        why: 'Walk every account. A Scan has no partition key, so no LeadingKeys condition can narrow it: it may read the whole table (the code\'s filter keeps only accounts).',
+      },
+      { kind: 'items', action: 'dynamodb:UpdateItem', keys: ['user#*'], why: 'Upgrade hashes in place, conditional on the old hash.' },
+      { kind: 'items', action: 'dynamodb:GetItem', keys: ['job#rehash'], exact: true, why: 'Its cursor. (A lost condition hands back the stored item: no read of accounts.)' },
+      { kind: 'items', action: 'dynamodb:PutItem', keys: ['job#rehash'], exact: true, why: 'Its resumable cursor, a single item: job#rehash (packages/server/src/features/rehash/run-rehash-job.ts).' },
+      { kind: 'parameters', secrets: ['pepperKeys'], why: 'The pepper, to re-seal records under the current key; no signing key.' },
+    ],
+  },
+  {
+    name: 'bench',
+    entry: 'functions/bench.ts',
+    why: 'No route: `passlane bench --remote` invokes it across memory sizes (bench/engine/README.md). Hashes random passwords in memory: no table, no secrets.',
+    memory: 1769,
+    timeout: 900,
+    routes: [],
+    environment: {},
+    grants: [],
+  },
+];
+
+export function functionNamed(name: string, functions: readonly FunctionDescription[] = PASSLANE_FUNCTIONS): FunctionDescription {
+  const found = functions.find((fn) => fn.name === name);
+  if (found === undefined) throw new Error(`no function ${JSON.stringify(name)} in the description`);
+  return found;
+}
+
+/** `openidConfiguration` -> `OpenidConfiguration`: the prefix of its logical ids (as osls forms them). */
+export const capitalized = (name: string): string => `${name[0]!.toUpperCase()}${name.slice(1)}`;
+
+/** `openidConfiguration` -> `openid-configuration`: its inline policy's name. */
+export const kebabCase = (name: string): string => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+
+/** The secrets a function's grants name, in order. */
+export function secretsRead(fn: FunctionDescription): SecretName[] {
+  return fn.grants.flatMap((grant) => (grant.kind === 'parameters' ? grant.secrets : []));
+}

@@ -1,0 +1,157 @@
+import { parseArgs } from 'node:util';
+import { ImportAbortedError } from '../../features/import/errors.js';
+import { importFormatOf } from '../../features/import/import-format.js';
+import { DEFAULT_IMPORT_CONCURRENCY, DEFAULT_IMPORT_WRITES_PER_SECOND, importUsers, type ImportCounts } from '../../features/import/import-users.js';
+import { openImportFile } from '../../features/import/read-import-file.js';
+import { openRejectsFile } from '../../features/import/rejects-file.js';
+import { CommandUsageError, describeFailure, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
+import { createProgress, ratePerSecond } from './progress.js';
+import { buildAccountTools } from '../../wiring/build-dependencies.js';
+import { openBulkTools } from './bulk-tools.js';
+
+export const IMPORT_USAGE = `usage: passlane import FILE [--format jsonl|csv] [--rejects PATH] [--concurrency N]
+                       [--max-writes-per-second N] [--json]
+FILE: JSON lines or CSV (by extension, or --format) with email, hash, and optional userId, createdAt.
+Existing accounts are never overwritten (counted as skipped); rejected rows go to FILE.rejects.jsonl.
+Table and endpoint as the server: PASSLANE_TABLE, DYNAMODB_ENDPOINT, AWS_REGION.
+Exit: 0 all rows imported or skipped, 1 rows rejected or import stopped, 2 usage, 130 interrupted.`;
+
+interface ImportSummary extends ImportCounts {
+  rejectsFile: string;
+  rejectedByCode: Record<string, number>;
+  /** False when stopped early (Ctrl-C or a storage failure): run the same file again to finish. */
+  complete: boolean;
+  durationMs: number;
+}
+
+/** `passlane import FILE`: see IMPORT_USAGE and packages/server/src/features/rehash/README.md. Console output never holds a hash or an email. */
+export async function runImportCommand(args: string[], io: CommandIo): Promise<number> {
+  let options;
+  try {
+    options = parseImportArgs(args);
+  } catch (error) {
+    writeLine(io.stderr, `passlane import: ${describeFailure(error)}`);
+    writeLine(io.stderr, IMPORT_USAGE);
+    return 2;
+  }
+  const { file, format, rejectsPath, concurrency, maxWritesPerSecond, json } = options;
+
+  const tools = openBulkTools(io, 'import');
+  if (tools === undefined) return 2;
+  const { client } = tools;
+  const { hasher, users } = buildAccountTools(tools.config, tools.platform);
+  const startedAt = Date.now();
+  const progress = createProgress(io);
+  const rejectedByCode: Record<string, number> = {};
+  let counts: ImportCounts = { rows: 0, imported: 0, skipped: 0, rejected: 0 };
+  let failure: unknown;
+
+  let input;
+  try {
+    input = await openImportFile(file, format);
+  } catch (error) {
+    client.destroy();
+    writeLine(io.stderr, `passlane import: cannot read ${file}: ${describeFailure(error)}`);
+    return 2;
+  }
+  let rejects;
+  try {
+    rejects = openRejectsFile(rejectsPath);
+  } catch (error) {
+    input.close();
+    client.destroy();
+    writeLine(io.stderr, `passlane import: cannot write the rejects file ${rejectsPath}: ${describeFailure(error)}`);
+    return 2;
+  }
+  try {
+    counts = await importUsers({ hasher, users }, input.records, {
+      concurrency,
+      maxWritesPerSecond,
+      signal: io.signal,
+      onReject: async (reject) => {
+        rejectedByCode[reject.code] = (rejectedByCode[reject.code] ?? 0) + 1;
+        await rejects.write(reject);
+      },
+      onProgress: (current) => {
+        counts = current;
+        progress.update(() => ({
+          fraction: input.totalBytes > 0 ? input.bytesRead() / input.totalBytes : undefined,
+          text: `${current.rows} rows, ${current.imported} imported, ${current.skipped} skipped, ${current.rejected} rejected, ${ratePerSecond(current.rows, startedAt)}`,
+        }));
+      },
+    });
+  } catch (error) {
+    failure = error;
+    if (error instanceof ImportAbortedError) counts = { ...error.counts };
+  } finally {
+    progress.done();
+    client.destroy();
+    try {
+      await rejects.close();
+    } catch (error) {
+      // The rejects file is incomplete (disk full?): the run must not look clean.
+      failure ??= error;
+    }
+  }
+
+  const interrupted = io.signal?.aborted === true;
+  const summary: ImportSummary = {
+    ...counts,
+    rejectsFile: rejectsPath,
+    rejectedByCode,
+    complete: failure === undefined && !interrupted,
+    durationMs: Date.now() - startedAt,
+  };
+  if (json) writeLine(io.stdout, JSON.stringify(failure === undefined ? summary : { ...summary, error: describeFailure(failure) }));
+  else printSummary(io, summary);
+  if (failure !== undefined) {
+    writeLine(io.stderr, `passlane import: ${describeFailure(failure)}`);
+    if (failure instanceof ImportAbortedError) writeLine(io.stderr, 'Run the same import again to continue: imported rows are skipped.');
+    return failure instanceof ImportAbortedError ? 1 : 2;
+  }
+  if (interrupted) {
+    writeLine(io.stderr, 'passlane import: interrupted; run the same import again to continue (imported rows are skipped).');
+    return EXIT_INTERRUPTED;
+  }
+  return counts.rejected > 0 ? 1 : 0;
+}
+
+function parseImportArgs(args: string[]) {
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      format: { type: 'string' },
+      rejects: { type: 'string' },
+      concurrency: { type: 'string' },
+      'max-writes-per-second': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  if (positionals.length !== 1) throw new CommandUsageError('import takes exactly one FILE');
+  const file = positionals[0]!;
+  return {
+    file,
+    format: importFormatOf(file, values.format),
+    rejectsPath: values.rejects ?? `${file}.rejects.jsonl`,
+    concurrency: integerOption(values.concurrency, 'concurrency', DEFAULT_IMPORT_CONCURRENCY, 1, 256),
+    maxWritesPerSecond: integerOption(values['max-writes-per-second'], 'max-writes-per-second', DEFAULT_IMPORT_WRITES_PER_SECOND, 1, 100_000),
+    json: values.json === true,
+  };
+}
+
+function printSummary(io: CommandIo, summary: ImportSummary): void {
+  const seconds = (summary.durationMs / 1000).toFixed(1);
+  writeLine(
+    io.stdout,
+    `${summary.complete ? 'Read' : 'Stopped early after'} ${summary.rows} rows in ${seconds} s: ` +
+      `${summary.imported} imported, ${summary.skipped} skipped (account exists), ${summary.rejected} rejected`,
+  );
+  if (summary.rejected > 0) {
+    const byCode = Object.entries(summary.rejectedByCode)
+      .sort(([, a], [, b]) => b - a)
+      .map(([code, count]) => `${code} ${count}`)
+      .join(', ');
+    writeLine(io.stdout, `Rejected rows (line, reason, row): ${summary.rejectsFile} (${byCode})`);
+  }
+}

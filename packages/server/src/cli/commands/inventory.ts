@@ -1,0 +1,145 @@
+import { parseArgs } from 'node:util';
+import { MAX_SEGMENTS } from '../../features/rehash/job-cursor.js';
+import { takeInventory, type Inventory, type UpgradeStatus } from '../../features/rehash/take-inventory.js';
+import { CommandUsageError, describeFailure, integerOption, writeLine, type CommandIo } from './command-io.js';
+import { formatTable } from './format-table.js';
+import { createProgress, ratePerSecond } from './progress.js';
+import { buildAccountTools } from '../../wiring/build-dependencies.js';
+import { openBulkTools } from './bulk-tools.js';
+import { collectShapeSamples, MAX_TIMED_SHAPES, measureVerifyCosts, type VerifyCosts } from './measure-verify-costs.js';
+import { CURRENT_COST_SHAPE } from 'passlane/common';
+
+/** Verifies per shape for --timing: the median of 5 holds within a few percent on a quiet machine. */
+const TIMING_ROUNDS = 5;
+
+export const INVENTORY_USAGE = `usage: passlane inventory [--segments N] [--timing] [--json]
+Counts stored password hashes by scheme, parameters, wrapping and pepper key, and what each is
+waiting for, and accounts keyed by an email not in canonical form. Reads only (a parallel Scan);
+no hashing, no writes.
+--timing: then verifies one stored record of each cost shape with a wrong password, ${TIMING_ROUNDS} times,
+against the current argon2id verify, and prints the PASSLANE_LOGIN_FAILURE_PAD_FACTOR to set.`;
+
+const NEXT_STEP: Readonly<Record<UpgradeStatus, string>> = {
+  up_to_date: 'none',
+  awaiting_login: 'next login',
+  to_wrap: 'rehash job: wrap',
+  to_rotate: 'rehash job: re-seal',
+  unparseable: 'fix by hand',
+};
+
+/** `passlane inventory`: a table (or `--json`) of what the table holds; how far an upgrade has come. */
+export async function runInventoryCommand(args: string[], io: CommandIo): Promise<number> {
+  let segments: number;
+  let json: boolean;
+  let timing: boolean;
+  try {
+    const { positionals, values } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { segments: { type: 'string' }, json: { type: 'boolean' }, timing: { type: 'boolean' } },
+    });
+    if (positionals.length > 0) throw new CommandUsageError('inventory takes no arguments');
+    segments = integerOption(values.segments, 'segments', 4, 1, MAX_SEGMENTS);
+    json = values.json === true;
+    timing = values.timing === true;
+  } catch (error) {
+    writeLine(io.stderr, `passlane inventory: ${describeFailure(error)}`);
+    writeLine(io.stderr, INVENTORY_USAGE);
+    return 2;
+  }
+  const tools = openBulkTools(io, 'inventory');
+  if (tools === undefined) return 2;
+  const { client } = tools;
+  const progress = createProgress(io);
+  const startedAt = Date.now();
+  let inventory: Inventory;
+  const accountTools = buildAccountTools(tools.config, tools.platform);
+  // Only with --timing: one stored value per cost shape, held in memory for the run, never printed.
+  const samples = timing ? collectShapeSamples(accountTools.hasher) : undefined;
+  try {
+    inventory = await takeInventory(accountTools, {
+      segments,
+      onProgress: (scanned) => progress.update(() => ({ text: `${scanned} accounts read, ${ratePerSecond(scanned, startedAt)}` })),
+      ...(samples && { onRecord: (stored: string) => samples.add(stored) }),
+    });
+  } catch (error) {
+    writeLine(io.stderr, `passlane inventory: ${describeFailure(error)}`);
+    return 2;
+  } finally {
+    progress.done();
+    client.destroy();
+  }
+  let costs: VerifyCosts | undefined;
+  try {
+    costs = samples && (await measureVerifyCosts(accountTools.hasher, samples, { rounds: TIMING_ROUNDS }));
+  } catch (error) {
+    writeLine(io.stderr, `passlane inventory: --timing: ${describeFailure(error)}`);
+    return 2;
+  }
+  if (json) writeLine(io.stdout, JSON.stringify(costs ? { ...inventory, timing: costs } : inventory));
+  else {
+    printInventory(io, inventory);
+    if (costs && samples) printVerifyCosts(io, costs, samples.untimedAccounts);
+  }
+  return 0;
+}
+
+/** What each shape costs to verify against the current argon2id, and the factor to set. */
+function printVerifyCosts(io: CommandIo, costs: VerifyCosts, untimedAccounts: number): void {
+  writeLine(io.stdout);
+  writeLine(io.stdout, `Verify cost by shape (a wrong password, median of ${costs.rounds}; current argon2id verify ${costs.currentMs.toFixed(1)} ms here):`);
+  const rows = costs.shapes.map((cost) =>
+    'error' in cost ? [cost.shape, cost.accounts, '-', `cannot verify here (${cost.error}): logins answer it with the dummy`] : [cost.shape, cost.accounts, cost.medianMs.toFixed(1), `${cost.ratio.toFixed(2)}x`],
+  );
+  writeLine(io.stdout, formatTable(['shape', 'accounts', 'median ms', 'x current'], rows));
+  if (untimedAccounts > 0) writeLine(io.stdout, `${untimedAccounts} accounts have shapes beyond the first ${MAX_TIMED_SHAPES}: not timed.`);
+  writeLine(io.stdout);
+  writeLine(
+    io.stdout,
+    costs.slowest === undefined || costs.slowest === CURRENT_COST_SHAPE || costs.padFactor <= 1
+      ? 'Every stored shape verifies within the current argon2id cost: PASSLANE_LOGIN_FAILURE_PAD_FACTOR can stay unset.'
+      : `Set PASSLANE_LOGIN_FAILURE_PAD_FACTOR=${costs.padFactor} on the login functions: the slowest stored verify (${costs.slowest}) ` +
+          `costs ${costs.padFactor} current argon2id verifies, and failed logins then wait that long from a container's first request.`,
+  );
+}
+
+function printInventory(io: CommandIo, inventory: Inventory): void {
+  const rows = inventory.groups.map((group) => [
+    group.scheme,
+    group.parameters ?? '-',
+    group.pepperKeyId ?? '-',
+    group.wrapped ? 'yes' : 'no',
+    group.fastDigest ? 'FAST DIGEST' : '-',
+    group.needsRehash ? 'yes' : 'no',
+    NEXT_STEP[group.status],
+    group.count,
+  ]);
+  for (const [code, count] of Object.entries(inventory.unparseable)) rows.push([`(unparseable: ${code})`, '-', '-', '-', '-', '-', NEXT_STEP.unparseable, count]);
+  writeLine(io.stdout, formatTable(['scheme', 'parameters', 'pepper', 'wrapped', 'weakness', 'needs rehash', 'next step', 'accounts'], rows));
+  writeLine(io.stdout);
+  const { total, byStatus } = inventory;
+  const share = (count: number) => (total === 0 ? '0%' : `${((count / total) * 100).toFixed(1)}%`);
+  writeLine(
+    io.stdout,
+    `${total} accounts: ${byStatus.up_to_date} up to date (${share(byStatus.up_to_date)}), ` +
+      `${byStatus.awaiting_login} memory-hard awaiting login (${share(byStatus.awaiting_login)}), ` +
+      `${byStatus.to_wrap} to wrap, ${byStatus.to_rotate} to re-seal, ${byStatus.unparseable} unparseable`,
+  );
+  writeLine(io.stdout, `Upgrade progress (up to date or awaiting login): ${share(byStatus.up_to_date + byStatus.awaiting_login)}`);
+  if (inventory.fastDigests > 0) {
+    writeLine(
+      io.stdout,
+      `WARNING: ${inventory.fastDigests} accounts hold fast digests (MD5, SHA-1, SHA-2 in one round), which a stolen table gives up ` +
+        'at GPU speed: run passlane rehash now; it wraps them before anything else.',
+    );
+  }
+  const { rekey, collides, refused } = inventory.emails;
+  if (rekey + collides + refused > 0) {
+    writeLine(
+      io.stdout,
+      `WARNING: ${rekey + collides + refused} accounts are keyed by an email not in canonical form (${rekey} to re-key, ${collides} colliding ` +
+        `with another account, ${refused} refused) and cannot log in until migrated: their userIds are in --json (emails.accounts); ` +
+        'see packages/server/src/features/rehash/README.md, "Emails not in canonical form".',
+    );
+  }
+}

@@ -1,0 +1,55 @@
+import type { BackendChoice, PepperOptions, VerifyBudget } from 'passlane/common';
+import { ConfigError } from './config-error.js';
+import { oneOf, readOnLambda, text, wholeNumber, type Env } from './env.js';
+
+export interface HasherConfig {
+  /** PASSLANE_ARGON2_BACKEND: `auto` (unset), `native` or `wasm`. */
+  backend?: BackendChoice;
+  /** PASSLANE_PEPPER_KEYS: unset means no pepper. */
+  pepper?: PepperOptions;
+  /**
+   * PASSLANE_VERIFY_MEMORY_MB (on Lambda, the function's memory by default) and
+   * PASSLANE_VERIFY_TIME_MS: what one verify may use, so stored hashes that cannot fit are refused.
+   */
+  verifyBudget: VerifyBudget;
+  /** On Lambda, where CPU comes in proportion to memory. */
+  onLambda: boolean;
+}
+
+export function readHasherConfig(env: Env): HasherConfig {
+  const memoryMiB =
+    wholeNumber(env, 'PASSLANE_VERIFY_MEMORY_MB', { min: 64, max: 10_240 }) ??
+    wholeNumber(env, 'AWS_LAMBDA_FUNCTION_MEMORY_SIZE', { min: 64, max: 10_240 });
+  const timeMs = wholeNumber(env, 'PASSLANE_VERIFY_TIME_MS', { min: 100, max: 900_000 });
+  return {
+    backend: readArgon2Backend(env),
+    pepper: readPepperKeys(env),
+    verifyBudget: { ...(memoryMiB !== undefined && { memoryMiB }), ...(timeMs !== undefined && { timeMs }) },
+    onLambda: readOnLambda(env),
+  };
+}
+
+export function readArgon2Backend(env: Env): BackendChoice | undefined {
+  return oneOf(env, 'PASSLANE_ARGON2_BACKEND', ['auto', 'native', 'wasm']);
+}
+
+/**
+ * `PASSLANE_PEPPER_KEYS="2026-11:<base64>,2025-01:<base64>"`: the first key is current, the rest
+ * stay readable until the rotation job has moved every record. The keys themselves (length,
+ * base64, ids) are checked by createPepper, which also takes them from code.
+ */
+export function readPepperKeys(env: Env): PepperOptions | undefined {
+  const list = text(env, 'PASSLANE_PEPPER_KEYS');
+  if (list === undefined) return undefined;
+  const keys: Record<string, string> = {};
+  let currentKeyId: string | undefined;
+  for (const item of list.split(',')) {
+    const colon = item.indexOf(':');
+    if (colon <= 0) throw new ConfigError('PASSLANE_PEPPER_KEYS', 'must be "id:base64key[,id:base64key...]"');
+    const id = item.slice(0, colon).trim();
+    if (Object.hasOwn(keys, id)) throw new ConfigError('PASSLANE_PEPPER_KEYS', `names key ${JSON.stringify(id)} twice`);
+    keys[id] = item.slice(colon + 1).trim();
+    currentKeyId ??= id;
+  }
+  return { currentKeyId: currentKeyId!, keys };
+}

@@ -1,0 +1,77 @@
+/**
+ * The limits of a login, as decisions over the state read before the verify (LoginGuardStore).
+ * Failures are counted, never attempts, so a stranger who knows an email cannot keep its owner
+ * out below the account-wide ceiling; a known device (packages/server/src/features/sessions/device-token.ts) is counted
+ * on its own and not even then. Good logins are bounded too, so right passwords to one's own
+ * accounts cannot take all the hashing. Defaults and reasons in packages/server/src/config/rate-limit-config.ts
+ * and packages/server/src/features/login/LIMITS.md.
+ */
+import type { FailureUpdate, LoginState } from '../../storage/login-guard-store.js';
+import { FAILURE_MEMORY_SECONDS } from '../../storage/login-guard-store.js';
+import type { AccountSessions, LoginCount, StoredDevice } from '../../storage/session-store.js';
+import type { LimitScope } from '../../accounts/audit-events.js';
+import type { RateLimits } from '../../accounts/dependencies.js';
+
+/**
+ * Which limit, if any, stops this attempt before any hash is computed, and for how long. With a
+ * known device only that device's waits and the account's bound on good logins apply: not the
+ * account-wide ceiling a stranger can run up, nor a source's limits that others behind the same
+ * address share.
+ */
+export function limitReached(
+  state: LoginState,
+  limits: RateLimits,
+  nowSeconds: number,
+  device?: StoredDevice,
+): { scope: LimitScope; retryAfterSeconds: number } | undefined {
+  const wait = (until: number) => Math.max(1, until - nowSeconds);
+  const { login } = limits;
+  const windowStart = nowSeconds - (nowSeconds % limits.windowSeconds);
+  const windowEnd = windowStart + limits.windowSeconds;
+  if (device !== undefined) {
+    if (device.blockedUntil > nowSeconds) return { scope: 'device', retryAfterSeconds: wait(device.blockedUntil) };
+  } else {
+    if (state.account.failures >= login.accountFailureCeiling) return { scope: 'account', retryAfterSeconds: wait(state.account.expiresAt) };
+    if (state.accountSource.blockedUntil > nowSeconds) return { scope: 'account_source', retryAfterSeconds: wait(state.accountSource.blockedUntil) };
+    if (state.source.failures >= limits.perSource) return { scope: 'source', retryAfterSeconds: wait(state.source.windowEnd) };
+    if (state.source.successes >= login.successesPerSource) return { scope: 'source_success', retryAfterSeconds: wait(state.source.windowEnd) };
+  }
+  // Only the password's holder makes good logins: this tells a stranger nothing about the account.
+  const logins = state.sessions.logins;
+  if (logins.windowStart === windowStart && logins.count >= login.successesPerAccount) return { scope: 'account_success', retryAfterSeconds: wait(windowEnd) };
+  return undefined;
+}
+
+/** The account's good logins in this window, with this one. */
+export function countedLogin(sessions: AccountSessions, limits: RateLimits, nowSeconds: number): LoginCount {
+  const windowStart = nowSeconds - (nowSeconds % limits.windowSeconds);
+  const logins = sessions.logins;
+  return { windowStart, count: logins.windowStart === windowStart ? logins.count + 1 : 1 };
+}
+
+/**
+ * What one more failure writes: past `failuresPerAccountSource` failures of this email from this
+ * source, each next attempt waits, the wait doubling from `delayBaseSeconds` up to
+ * `delayMaxSeconds`; the account-wide run lasts `accountLockSeconds` past its last failure.
+ */
+export function failureUpdate(state: LoginState, limits: RateLimits, nowSeconds: number): FailureUpdate {
+  const { delayMaxSeconds, accountLockSeconds } = limits.login;
+  return {
+    accountExpiresAt: nowSeconds + accountLockSeconds,
+    blockedUntil: blockedUntil(state.accountSource.failures + 1, limits, nowSeconds),
+    accountSourceExpiresAt: nowSeconds + Math.max(FAILURE_MEMORY_SECONDS, delayMaxSeconds),
+  };
+}
+
+/** A known device's failures wait as one source's failures on the account do. */
+export function deviceFailureUpdate(device: StoredDevice, limits: RateLimits, nowSeconds: number): { blockedUntil: number } {
+  return { blockedUntil: blockedUntil(device.failures + 1, limits, nowSeconds) };
+}
+
+function blockedUntil(failures: number, limits: RateLimits, nowSeconds: number): number {
+  const { failuresPerAccountSource, delayBaseSeconds, delayMaxSeconds } = limits.login;
+  const over = failures - failuresPerAccountSource;
+  // 2^over overflows nothing: over is capped before the power (the delay is capped anyway).
+  const delay = over < 0 ? 0 : Math.min(delayMaxSeconds, delayBaseSeconds * 2 ** Math.min(over, 30));
+  return delay === 0 ? 0 : nowSeconds + delay;
+}

@@ -1,0 +1,317 @@
+import { PasslaneError, type VerifyResult } from 'passlane/common';
+import { HashChangedError, StorageUnavailableError } from '../../storage/errors.js';
+import { SessionsChangedError } from '../../storage/session-store.js';
+import type { UserRecord } from '../../storage/account-store.js';
+import type { LoginState, LoginTarget } from '../../storage/login-guard-store.js';
+import { auditExistingPassword } from '../password/check-new-password.js';
+import type { AuthDependencies } from '../../accounts/dependencies.js';
+import { EmailNotVerifiedError, InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
+import { askOldSystem, createMigratedAccount, MIGRATION_RETRY_AFTER_SECONDS } from '../migration/migrate-account.js';
+import type { MigrationAnswer, MigrationSource } from '../migration/migration-source.js';
+import { sendVerification } from '../recovery/send-verification.js';
+import { countedLogin, deviceFailureUpdate, failureUpdate, limitReached } from './login-guard.js';
+import { loginVerifyShape } from './login-failure-timing.js';
+import { knownDevice, type KnownDevice } from './known-device.js';
+import { sourceKeyOf } from './source-key.js';
+import { startSession, type StartedSession } from '../sessions/start-session.js';
+import { translateErrors } from '../../accounts/translate-errors.js';
+import { canonicalEmail } from '../../accounts/canonical-email.js';
+import { requireObject, requireString } from '../../accounts/validate-input.js';
+import { epochSeconds } from '../../shared/epoch-seconds.js';
+
+export interface LoginRequest {
+  body: unknown;
+  sourceIp?: string;
+  /** The User-Agent header: its family is what GET /sessions shows of the session. */
+  userAgent?: string;
+  /**
+   * Device tokens the client holds (the body's `deviceToken`, the `__Host-` cookies): one of
+   * this account's makes the login count against that device only (known-device.ts).
+   */
+  deviceTokens?: readonly string[];
+}
+
+export interface LoginResponse {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+  /** Spent by POST /token for a new pair (packages/server/src/features/sessions/README.md). */
+  refreshToken: string;
+  refreshExpiresIn: number;
+  /** Kept by the client and presented at its next logins (packages/server/src/features/sessions/device-token.ts). */
+  deviceToken: string;
+  deviceExpiresIn: number;
+}
+
+/** A password changed while we upgraded: read again and decide again, this many times at most. */
+const MAX_DECISIONS = 3;
+
+/**
+ * The password's bound first (the same answer whatever is stored), then one consistent read of
+ * the account and its failure counters, the limits, and one verify: against the stored hash, or
+ * a dummy at current parameters for an unknown email or a record that cannot be verified; every
+ * failure is padded to the slowest stored shape (login-failure-timing.ts): whatever is stored, a
+ * failure takes the same time and answers the same. A failure writes its counters after the
+ * verify; a good login with a current hash and no past failures writes nothing. An outdated hash
+ * is upgraded conditionally on the one just verified; if a password change overtook the read,
+ * the login reads again and decides again, and issues no token on the stale read. With lazy
+ * migration on (deps.migration), an email with no account is asked of the old system in the
+ * verify's place (migrate-account.ts): after the limits, padded alike on "no"; on "yes" the
+ * account is created conditionally and the login goes on as a good one.
+ */
+export async function login(deps: AuthDependencies, request: LoginRequest): Promise<LoginResponse> {
+  const body = requireObject(request.body);
+  const email = canonicalEmail(body.email);
+  const password = requireString(body, 'password');
+  return translateErrors(async () => {
+    deps.hasher.checkPassword(password);
+    const fingerprint = deps.fingerprint(email);
+    for (let decision = 1; ; decision++) {
+      const now = deps.now?.() ?? new Date();
+      const target: LoginTarget = { email, accountKey: fingerprint, sourceKey: sourceKeyOf(request.sourceIp), now };
+      const read = await deps.loginGuard.read(target, { breaker: deps.migration !== undefined });
+      const device = knownDevice(read.sessions, read.user?.userId, request.deviceTokens, epochSeconds(now));
+      // Failures this container holds for a hot key are written (and counted) before anything is decided.
+      const state = device === undefined ? await deps.loginGuard.settle(target, read) : read;
+      enforceLimits(deps, state, now, fingerprint, device);
+
+      const timing = deps.failureTiming?.start();
+      // Inside the window: the old system's latency is part of what every failure is padded to,
+      // so the time taken does not tell an email with an account from one without.
+      const verdict: Verdict =
+        !state.user && deps.migration
+          ? await askOldSystemUnlessDown(deps, deps.migration, state, { email, password, fingerprint }, now)
+          : await verifyOrDummy(deps, state.user, password);
+      const padding = timing?.done(loginVerifyShape(deps.hasher, state.user?.passwordHash, verdict)) ?? 0;
+      // While the old system is down (lately or just now) every failure answers 503, the unknown
+      // email's and the wrong password's alike, so an outage lists nobody (migrate-account.ts).
+      const outage = verdict.unavailable === true || (state.breaker !== undefined && verdict.migration === undefined);
+      if (!verdict.ok || (!state.user && !verdict.migration)) {
+        // Writes and padding together: the failure's answer waits for the slowest verify seen.
+        // A known device's failures count against that device alone (LIMITS.md).
+        await Promise.all([
+          device === undefined
+            ? deps.loginGuard.recordFailure(target, state, failureUpdate(state, deps.rateLimits, epochSeconds(now)))
+            : deps.sessions.recordDeviceFailure(fingerprint, device.device.deviceId, deviceFailureUpdate(device.device, deps.rateLimits, epochSeconds(now))),
+          deps.failureTiming?.pad(padding),
+          verdict.unavailable === true ? deps.loginGuard.openBreaker(now, epochSeconds(now) + MIGRATION_RETRY_AFTER_SECONDS) : undefined,
+          state.breaker !== undefined && verdict.migration !== undefined ? closeBreaker(deps, now) : undefined,
+        ]);
+        deps.audit({
+          type: 'auth.login_failed',
+          reason: verdict.unavailable ? 'migration_unavailable' : verdict.migration ? 'migration_rejected' : !state.user ? 'unknown_account' : verdict.unverifiable ? 'unverifiable_record' : 'wrong_password',
+          ...(state.user && { userId: state.user.userId }),
+          emailFingerprint: fingerprint,
+          ...(device !== undefined && { knownDevice: true }),
+        });
+        if (outage) throw new TemporarilyUnavailableError(retryAfter(state, verdict, now));
+        throw new InvalidCredentialsError();
+      }
+      // The old system answered "yes": it is up again.
+      if (state.breaker !== undefined && verdict.migration !== undefined) await closeBreaker(deps, now);
+      let user = state.user;
+      if (!user) {
+        // Only the old system's "yes" gets here. Lost to a registration (or a twin login): read again.
+        const created = await createMigratedAccount(deps, { email, password, emailVerified: migratedEmailVerified(verdict.migration) });
+        if (created === 'taken') {
+          if (decision < MAX_DECISIONS) continue;
+          throw new TemporarilyUnavailableError(1);
+        }
+        user = created;
+      }
+      // Only after the password verified, so it tells a guesser nothing.
+      if (deps.recovery.requireVerifiedEmail && user.emailVerified !== true) {
+        deps.audit({ type: 'auth.login_unverified', userId: user.userId });
+        await sendVerification(deps, { email: user.email, accountKey: fingerprint, userId: user.userId });
+        throw new EmailNotVerifiedError();
+      }
+      const upgrade = verdict.needsRehash ? await upgradeHash(deps, user, password) : undefined;
+      if (upgrade === 'overtaken') {
+        if (decision < MAX_DECISIONS) continue;
+        throw new TemporarilyUnavailableError(1);
+      }
+      const session = await startLoginSession(deps, request, target, state, user, typeof upgrade === 'object' ? upgrade.newHash : user.passwordHash);
+      if (session === 'overtaken') {
+        if (decision < MAX_DECISIONS) continue;
+        throw new TemporarilyUnavailableError(1);
+      }
+      // Best effort: the login is decided; failures left behind only expire later, and a good
+      // login not counted against its source only lets that source one more.
+      await Promise.all([
+        deps.loginGuard.clearFailures(target, state),
+        ...(session.knownDevice ? [] : [deps.loginGuard.recordSuccess(target, state)]),
+      ]).catch((error: unknown) => {
+        if (!(error instanceof StorageUnavailableError)) throw error;
+      });
+      deps.audit({ type: 'auth.login_succeeded', userId: user.userId });
+      // Counted, never refused: the rules apply when a password is set (check-new-password.ts).
+      auditExistingPassword(deps, user, password);
+      const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, emailVerified: user.emailVerified === true, now: deps.now?.() });
+      return {
+        ...access,
+        refreshToken: session.refreshToken,
+        refreshExpiresIn: session.refreshExpiresIn,
+        deviceToken: session.device.token,
+        deviceExpiresIn: session.device.expiresIn,
+      };
+    }
+  });
+}
+
+/** Session writes lost to another login of the account before the login gives up (each re-reads). */
+const MAX_SESSION_ATTEMPTS = 3;
+
+/**
+ * The login's session, written on the condition that no password change purged the sessions
+ * since the read (and that the device it presented was not forgotten meanwhile). Lost (to that,
+ * or to a first login of the account creating the item), it reads again: 'overtaken' when the
+ * password changed since the verify, else it retries with what it read.
+ */
+async function startLoginSession(
+  deps: AuthDependencies,
+  request: LoginRequest,
+  target: LoginTarget,
+  state: LoginState,
+  user: UserRecord,
+  verifiedHash: string,
+): Promise<(StartedSession & { knownDevice: boolean }) | 'overtaken'> {
+  let read = state.sessions;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { sourceIp, userAgent } = request;
+      const now = deps.now?.() ?? new Date();
+      const device: KnownDevice | undefined = knownDevice(read, user.userId, request.deviceTokens, epochSeconds(now));
+      const started = await startSession(deps, {
+        userId: user.userId,
+        emailVerified: user.emailVerified === true,
+        accountKey: target.accountKey,
+        read,
+        sourceIp,
+        userAgent,
+        ...(device !== undefined && { device }),
+        logins: countedLogin(read, deps.rateLimits, epochSeconds(now)),
+        now,
+      });
+      return { ...started, knownDevice: device !== undefined };
+    } catch (error) {
+      if (!(error instanceof SessionsChangedError)) throw error;
+      if (attempt >= MAX_SESSION_ATTEMPTS) throw new TemporarilyUnavailableError(1, { cause: error });
+    }
+    const fresh = await deps.loginGuard.read({ ...target, now: deps.now?.() ?? new Date() });
+    if (fresh.user?.passwordHash !== verifiedHash) return 'overtaken';
+    read = fresh.sessions;
+  }
+}
+
+/** A verify's result, or the old system's answer in its place (`migration`), or its silence (`unavailable`). */
+type Verdict = VerifyResult & { unverifiable?: boolean; migration?: MigrationAnswer; unavailable?: boolean };
+
+/**
+ * The old system's answer, unless its breaker is open: then only the dummy verify, until
+ * `retryAt`, from when one login at a time (per container) asks it again.
+ */
+async function askOldSystemUnlessDown(
+  deps: AuthDependencies,
+  migration: MigrationSource,
+  state: LoginState,
+  input: { email: string; password: string; fingerprint: string },
+  now: Date,
+): Promise<Verdict> {
+  if (state.breaker !== undefined && epochSeconds(now) < state.breaker.retryAt) {
+    return { ...(await deps.hasher.verifyDummy(input.password)), ok: false, needsRehash: false, unavailable: true };
+  }
+  return askOldSystem(deps, migration, input);
+}
+
+/** Best effort: a breaker left open only makes failures answer 503 until a question is answered. */
+async function closeBreaker(deps: AuthDependencies, now: Date): Promise<void> {
+  await deps.loginGuard.closeBreaker(now).catch((error: unknown) => {
+    if (!(error instanceof StorageUnavailableError)) throw error;
+  });
+}
+
+/** Until the old system may be asked again: the breaker's time, or a fresh outage's. */
+function retryAfter(state: LoginState, verdict: Verdict, now: Date): number {
+  if (verdict.unavailable !== true && state.breaker !== undefined) return Math.max(1, state.breaker.retryAt - epochSeconds(now));
+  return MIGRATION_RETRY_AFTER_SECONDS;
+}
+
+function migratedEmailVerified(answer: MigrationAnswer | undefined): boolean | undefined {
+  return answer?.valid ? answer.emailVerified : undefined;
+}
+
+function enforceLimits(deps: AuthDependencies, state: LoginState, now: Date, fingerprint: string, device: KnownDevice | undefined): void {
+  const reached = limitReached(state, deps.rateLimits, epochSeconds(now), device?.device);
+  if (reached === undefined) return;
+  deps.audit({ type: 'auth.rate_limited', scope: reached.scope, emailFingerprint: fingerprint });
+  throw new RateLimitedError(reached.retryAfterSeconds);
+}
+
+/**
+ * The stored hash, or the dummy when there is none or it cannot be verified (corrupt, unknown
+ * format, retired pepper key): that record answers like a wrong password, at the same cost,
+ * and raises an audit event (and its metric) for the operator instead of a 500.
+ */
+async function verifyOrDummy(
+  deps: AuthDependencies,
+  user: UserRecord | undefined,
+  password: string,
+): Promise<VerifyResult & { unverifiable?: boolean }> {
+  if (!user) return deps.hasher.verifyDummy(password);
+  try {
+    return await deps.hasher.verify(user.passwordHash, password);
+  } catch (error) {
+    if (!isUnverifiableRecord(error)) throw error;
+    deps.audit({ type: 'auth.stored_hash_rejected', userId: user.userId, code: (error as PasslaneError).code });
+    return { ...(await deps.hasher.verifyDummy(password)), unverifiable: true };
+  }
+}
+
+/** Errors about the stored value, not about the password or the hasher's health. */
+const RECORD_ERROR_CODES = new Set(['ERR_HASH_UNSUPPORTED', 'ERR_HASH_MALFORMED', 'ERR_HASH_PARAMS_OUT_OF_BOUNDS', 'ERR_PEPPER_KEY', 'ERR_OPTIONS_INVALID']);
+
+function isUnverifiableRecord(error: unknown): boolean {
+  return error instanceof PasslaneError && RECORD_ERROR_CODES.has(error.code);
+}
+
+/** A stored value the hasher refuses is a data problem to log, not a wrong password. */
+export async function verifyStoredHash(deps: Pick<AuthDependencies, 'hasher' | 'audit'>, user: UserRecord, password: string) {
+  try {
+    return await deps.hasher.verify(user.passwordHash, password);
+  } catch (error) {
+    if (error instanceof PasslaneError && error.code.startsWith('ERR_HASH_')) {
+      deps.audit({ type: 'auth.stored_hash_rejected', userId: user.userId, code: error.code });
+    }
+    throw error;
+  }
+}
+
+/**
+ * Replaces an outdated hash after a good login, conditionally on the hash just verified.
+ * 'overtaken': the stored hash changed since the read (a password change), so the verify that
+ * allowed this login is stale. Storage faults only delay the upgrade. Done: the hash now stored.
+ */
+async function upgradeHash(deps: AuthDependencies, user: UserRecord, password: string): Promise<{ newHash: string } | 'skipped' | 'overtaken'> {
+  const newHash = await deps.hasher.upgrade(user.passwordHash, password);
+  if (newHash === undefined) return 'skipped';
+  try {
+    await deps.users.replacePasswordHash({ email: user.email, expectedHash: user.passwordHash, newHash, reason: 'rehash', now: deps.now?.() });
+    deps.audit({ type: 'auth.password_rehashed', userId: user.userId, from: describe(deps, user.passwordHash), to: describe(deps, newHash) });
+    return { newHash };
+  } catch (error) {
+    if (error instanceof HashChangedError) {
+      deps.audit({ type: 'auth.password_rehash_skipped', userId: user.userId, reason: 'hash_changed' });
+      return 'overtaken';
+    }
+    if (error instanceof StorageUnavailableError) {
+      deps.audit({ type: 'auth.password_rehash_skipped', userId: user.userId, reason: 'storage_unavailable' });
+      return 'skipped';
+    }
+    throw error;
+  }
+}
+
+function describe(deps: AuthDependencies, stored: string): string {
+  const { scheme, parameters, pepperKeyId } = deps.hasher.describe(stored);
+  return [scheme, parameters, pepperKeyId && `pepper=${pepperKeyId}`].filter(Boolean).join(' ');
+}

@@ -1,0 +1,99 @@
+/**
+ * The wiring's entry to mail: the configured sender (createMailSender) and the mails accounts
+ * receive, rendered from the templates and sent through it (createAccountMail, the use-cases'
+ * `mail`). Nothing here connects or reads files until the first mail.
+ */
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
+import { ConfigError } from '../config/config-error.js';
+import type { MailConfig, SesConnection } from '../config/mail-config.js';
+import { onceUntilFailure } from '../shared/once-until-failure.js';
+import type { MailLog, MailSender } from './mail-sender.js';
+import { createOutboxMailSender } from './outbox-sender.js';
+import { createSesMailSender } from './ses-sender.js';
+import { loadTemplateDir } from './template-files.js';
+import {
+  mailLink,
+  renderEmailVerificationMail,
+  renderPasswordResetMail,
+  renderRegistrationAttemptMail,
+  withOverrides,
+  type MailTemplateOverrides,
+  type MailTemplates,
+} from './templates.js';
+
+/** What the use-cases call (the same shape as AccountMail in packages/server/src/accounts/dependencies.ts). */
+export interface AccountMail {
+  passwordReset(to: string, token: string, expiresInSeconds: number): Promise<void>;
+  emailVerification(to: string, token: string, expiresInSeconds: number): Promise<void>;
+  registrationAttempt(to: string): Promise<void>;
+  /**
+   * Reads and checks PASSLANE_MAIL_TEMPLATE_DIR now instead of at the first mail: long-lived
+   * hosts (`npm start`) await it at start, so a broken template stops the start with its name.
+   */
+  ready(): Promise<void>;
+}
+
+export interface MailWiringOptions {
+  /** "mail sent" lines (kind, message id); never the address. */
+  log?: MailLog;
+  /** The outbox's console line; default console.log. */
+  print?: (line: string) => void;
+  /** The SES client; default: the Node client, imported on the first send. The Worker passes createWorkerSesClient (packages/server/src/runtimes/workers/ses-client.ts). */
+  sesClient?: (connection: SesConnection) => SESv2Client;
+  /** Templates in code (the edge has no template files); files in PASSLANE_MAIL_TEMPLATE_DIR win over them. */
+  templates?: MailTemplateOverrides;
+  /** A sender of one's own instead of the configured transport (tests capture with one). */
+  sender?: MailSender;
+}
+
+/**
+ * The sender PASSLANE_MAIL_TRANSPORT names. SES needs PASSLANE_MAIL_FROM; the outbox falls back to
+ * `<service> <no-reply@localhost>`; `none` sends nothing and says so in the log.
+ */
+export function createMailSender(config: MailConfig, options: MailWiringOptions = {}): MailSender {
+  switch (config.transport) {
+    case 'ses':
+      if (config.from === undefined) throw new ConfigError('PASSLANE_MAIL_FROM', 'is not set: SES sends only from an address of a verified identity');
+      return createSesMailSender({ from: config.from, ses: config.ses, ...(options.log && { log: options.log }), ...(options.sesClient && { client: options.sesClient }) });
+    case 'outbox':
+      return createOutboxMailSender({
+        dir: config.outboxDir,
+        from: config.from ?? { name: config.serviceName, address: 'no-reply@localhost' },
+        ...(options.print && { print: options.print }),
+      });
+    case 'none':
+      return {
+        async send(mail) {
+          options.log?.info('mail not sent: PASSLANE_MAIL_TRANSPORT is none', { kind: mail.kind });
+        },
+      };
+  }
+}
+
+/** Throws ConfigError when a setting the transport needs is missing, so a function that sends fails at its start. */
+export function createAccountMail(config: MailConfig, options: MailWiringOptions = {}): AccountMail {
+  const sender = options.sender ?? createMailSender(config, options);
+  const { appUrl, paths, serviceName, templateDir } = config;
+  if (appUrl === undefined) throw new ConfigError('PASSLANE_APP_URL', 'is not set: the mails link to the app that takes the token (an https URL)');
+  // Overrides in code are checked now; files at the first mail, or at ready().
+  const base = withOverrides(options.templates ?? {});
+  const templates: () => Promise<MailTemplates> = onceUntilFailure(async () => (templateDir === undefined ? base : withOverrides(await loadTemplateDir(templateDir), base)));
+  const minutes = (seconds: number) => Math.ceil(seconds / 60);
+
+  return {
+    async passwordReset(to, token, expiresInSeconds) {
+      const link = mailLink(appUrl, paths.passwordReset, token);
+      await sender.send(renderPasswordResetMail({ to, link, expiresInMinutes: minutes(expiresInSeconds), serviceName }, await templates()));
+    },
+    async emailVerification(to, token, expiresInSeconds) {
+      const link = mailLink(appUrl, paths.emailVerification, token);
+      await sender.send(renderEmailVerificationMail({ to, link, expiresInMinutes: minutes(expiresInSeconds), serviceName }, await templates()));
+    },
+    async registrationAttempt(to) {
+      await sender.send(renderRegistrationAttemptMail({ to, link: mailLink(appUrl, paths.signIn), serviceName }, await templates()));
+    },
+    async ready() {
+      await templates();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * `npm start`'s sender: each mail becomes an RFC 5322 `.eml` file under the outbox directory
+ * (any mail client opens it), and one console line says which file and which link, so a
+ * developer can click through reset and verification without a mail server. It prints the link,
+ * token included, which is why it is refused on Lambda (packages/server/src/config/mail-config.ts); it never
+ * prints the address. Node, Bun and Deno: `node:fs` is reached through process.getBuiltinModule,
+ * so an edge bundle that carries the wiring imports no `node:` module.
+ */
+import { ConfigError } from '../config/config-error.js';
+import type { MailAddress } from '../config/mail-config.js';
+import { MailRejectedError, MailUnavailableError } from './errors.js';
+import type { MailKind, MailSender } from './mail-sender.js';
+import { buildMimeMessage, transportAddress } from './mime.js';
+
+export interface OutboxMailSenderOptions {
+  dir: string;
+  from: MailAddress;
+  /** The console line; default console.log. */
+  print?: (line: string) => void;
+  now?: () => Date;
+}
+
+const LABELS: Record<MailKind, string> = {
+  password_reset: 'password reset',
+  email_verification: 'email verification',
+  registration_attempt: 'registration attempt',
+};
+
+export function createOutboxMailSender(options: OutboxMailSenderOptions): MailSender {
+  const getBuiltinModule = globalThis.process?.getBuiltinModule;
+  if (typeof getBuiltinModule !== 'function') {
+    throw new ConfigError('PASSLANE_MAIL_TRANSPORT', 'is outbox, which needs a file system (Node.js 20.16+, Bun, Deno); here use ses or none');
+  }
+  const fs = process.getBuiltinModule('node:fs/promises');
+  const path = process.getBuiltinModule('node:path');
+  const print = options.print ?? ((line: string) => console.log(line));
+  const now = options.now ?? (() => new Date());
+  const domain = options.from.address.split('@')[1] ?? 'localhost';
+
+  return {
+    async send(mail) {
+      let to: string;
+      try {
+        to = transportAddress(mail.to);
+      } catch (error) {
+        throw new MailRejectedError('InvalidRecipient', { cause: error, detail: 'the recipient is not a mail address' });
+      }
+      const date = now();
+      const id = crypto.randomUUID();
+      const eml = buildMimeMessage({ ...mail, to, from: options.from, date, messageId: `${id}@${domain}`, boundary: `=_passlane_${id}` });
+      // Sorted by time in a listing; the kind, not the address, in the name.
+      const file = path.join(options.dir, `${date.toISOString().replace(/:/g, '-')}-${mail.kind}-${id.slice(0, 8)}.eml`);
+      try {
+        await fs.mkdir(options.dir, { recursive: true, mode: 0o700 });
+        // 0600: the file holds a live token.
+        await fs.writeFile(file, eml, { mode: 0o600, flag: 'wx' });
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        throw new MailUnavailableError(typeof code === 'string' ? code : 'write failed', { cause: error, detail: `cannot write to the outbox ${options.dir}` });
+      }
+      print(`${LABELS[mail.kind]} mail written to ${file}${mail.link === undefined ? '' : `; link: ${mail.link}`}`);
+    },
+  };
+}

@@ -1,0 +1,26 @@
+/**
+ * passlane on Bun: `bun packages/server/src/runtimes/bun/bun.ts` serves the API (native argon2, as on Node) on PORT (3000)
+ * and HOST (127.0.0.1). Configuration is the same env as every host; the table must exist
+ * (`npm start`'s dynalite, or the deployed one).
+ */
+import { readServerConfig } from '../../config/server-config.js';
+import { createFetchServerApi } from '../fetch-server.js';
+
+interface BunServer {
+  port: number;
+  requestIP(request: Request): { address: string } | null;
+}
+declare const Bun: {
+  env: Record<string, string | undefined>;
+  serve(options: { port: number; hostname: string; fetch(request: Request, server: BunServer): Promise<Response> | Response }): BunServer;
+};
+
+const env = Bun.env;
+const { port, host } = readServerConfig(env);
+const app = await createFetchServerApi(env);
+const server = Bun.serve({
+  port,
+  hostname: host,
+  fetch: (request, bunServer) => app.fetch(request, { ip: bunServer.requestIP(request)?.address }),
+});
+console.log(`passlane (bun) listening on http://${host}:${server.port}`);

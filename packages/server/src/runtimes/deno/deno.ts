@@ -1,0 +1,26 @@
+/**
+ * passlane on Deno: serves the API (native argon2 through Node-API, hence --allow-ffi) on PORT
+ * (3000) and HOST (127.0.0.1). Run from the repository after `npm ci` (see README.md):
+ *   deno run --allow-net --allow-env --allow-read --allow-write=.data --allow-ffi --allow-sys packages/server/dist/runtimes/deno/deno.js
+ */
+import { readServerConfig } from '../../config/server-config.js';
+import { createFetchServerApi } from '../fetch-server.js';
+
+interface DenoServeInfo {
+  remoteAddr: { hostname: string };
+}
+declare const Deno: {
+  env: { toObject(): Record<string, string> };
+  serve(
+    options: { port: number; hostname: string; onListen?(address: { port: number }): void },
+    handler: (request: Request, info: DenoServeInfo) => Promise<Response> | Response,
+  ): unknown;
+};
+
+const env = Deno.env.toObject();
+const { port, host: hostname } = readServerConfig(env);
+const app = await createFetchServerApi(env);
+Deno.serve(
+  { port, hostname, onListen: (address) => console.log(`passlane (deno) listening on http://${hostname}:${address.port}`) },
+  (request, info) => app.fetch(request, { ip: info.remoteAddr.hostname }),
+);

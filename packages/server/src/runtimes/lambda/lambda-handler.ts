@@ -1,0 +1,143 @@
+/**
+ * The AWS Lambda host: API Gateway HTTP API (payload 2.0), REST API (1.0) and Function URL events
+ * become `app.fetch` calls through hono's Lambda adapter. middy stays at the Lambda boundary for
+ * Powertools: the logger's Lambda context and the EMF metrics flush. The event's body goes to the
+ * API beside the Request, and answers come back as TextResponses: neither is copied into a stream
+ * (packages/server/src/api/README.md says why).
+ */
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import middy from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, Context as LambdaContext, LambdaFunctionURLEvent } from 'aws-lambda';
+import { handle } from 'hono/aws-lambda';
+import { createApi, respondToError } from '../../api/create-api.js';
+import { FALLBACK_RETRY_AFTER_SECONDS } from '../../api/map-error.js';
+import { errorResponse, type ApiResponse } from '../../api/responses.js';
+import type { Route } from '../../api/route.js';
+import { apiLog, logger } from '../../observability/logger.js';
+import { metrics } from '../../observability/metrics.js';
+import { TemporarilyUnavailableError } from '../../accounts/errors.js';
+import { TextResponse } from './text-response.js';
+
+export type LambdaHttpEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2 | LambdaFunctionURLEvent;
+
+/** The subset of a proxy result all three integrations accept; `body` always a string (REST API requires one). */
+export interface LambdaHttpResponse {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: string;
+  isBase64Encoded?: boolean;
+  /** Payload 2.0 (HTTP API, Function URL): Set-Cookie values, which it does not take as headers. */
+  cookies?: string[];
+}
+
+/** What hono's Lambda adapter passes the app as its env: the event as given to it, and its request context. */
+interface HonoLambdaEnv {
+  event?: object;
+  requestContext?: { requestId?: string; http?: { sourceIp?: string }; identity?: { sourceIp?: string } };
+}
+
+/**
+ * One function's handler for the given routes (one route per function in serverless.yml, so each
+ * function keeps its own permissions and secrets). `services` are built on first use, so a cold
+ * start pays only for what its route touches.
+ */
+export function lambdaHandler<S>(routes: readonly Route<S>[], services: S) {
+  // hono is handed each event without its body (withoutBody); the API reads the body from here,
+  // keyed by the event hono was handed (its env's `event`), so no stream is built for it.
+  const bodies = new WeakMap<object, Uint8Array>();
+  const app = createApi(routes, {
+    services: () => services,
+    origin: (c) => {
+      const context = (c.env as HonoLambdaEnv | undefined)?.requestContext;
+      return { sourceIp: context?.http?.sourceIp || context?.identity?.sourceIp || undefined, requestId: context?.requestId || undefined };
+    },
+    body: (c) => {
+      const event = (c.env as HonoLambdaEnv | undefined)?.event;
+      return event === undefined ? undefined : bodies.get(event);
+    },
+    respond: (answer) => new TextResponse(answer),
+    log: apiLog,
+  });
+  const serve = handle(app);
+  return (
+    middy<LambdaHttpEvent, LambdaHttpResponse>(async (event: LambdaHttpEvent, context: LambdaContext) => {
+      const bodiless = withoutBody(event);
+      if (event.body != null) bodies.set(bodiless, bodyBytes(event.body, event.isBase64Encoded));
+      return singleValueHeaders(await serve(bodiless as unknown as Parameters<typeof serve>[0], context));
+    })
+      // logEvent: false even if POWERTOOLS_LOGGER_LOG_EVENT is set: the event holds passwords.
+      .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+      .use(logMetrics(metrics))
+      .use({
+        before: ({ event }) => {
+          // A direct invoke or a misrouted trigger: a clear 400 rather than a crash in the adapter.
+          if (!isHttpEvent(event)) return toLambdaResponse(errorResponse(400, 'invalid_request', 'not an API Gateway or Function URL HTTP event'));
+          // API Gateway's request id (the one in its access logs and clients' reports) on every line.
+          logger.appendKeys({ requestId: event.requestContext?.requestId });
+          return undefined;
+        },
+        onError: (request) => {
+          // middy aborts just before the Lambda timeout (storage or hasher too slow): "try again", not a 500.
+          const response = isMiddyTimeout(request.error)
+            ? respondToError(new TemporarilyUnavailableError(FALLBACK_RETRY_AFTER_SECONDS, { cause: request.error }), { route: 'unknown' }, apiLog)
+            : respondToError(request.error, { route: 'unknown' }, apiLog);
+          // Set, not returned: a returned value would skip the remaining onError cleanup (logger keys, metrics flush).
+          request.response = toLambdaResponse(response);
+        },
+      })
+  );
+}
+
+/**
+ * The event as hono is handed it: no body, so its Request has none (see ApiHost.body). That also
+ * spares a GET the error a web Request raises for a body, which API Gateway passes on any method.
+ */
+function withoutBody(event: LambdaHttpEvent): LambdaHttpEvent {
+  return { ...event, body: undefined, isBase64Encoded: false } as LambdaHttpEvent;
+}
+
+/** The body's bytes: API Gateway and Function URLs send binary (or any, as configured) bodies base64-encoded. */
+function bodyBytes(body: string, isBase64Encoded: boolean): Uint8Array {
+  return Buffer.from(body, isBase64Encoded ? 'base64' : 'utf8');
+}
+
+function isHttpEvent(event: unknown): event is LambdaHttpEvent {
+  const candidate = event as { httpMethod?: unknown; requestContext?: { http?: { method?: unknown } } } | null;
+  return typeof candidate?.httpMethod === 'string' || typeof candidate?.requestContext?.http?.method === 'string';
+}
+
+/**
+ * hono answers REST API events with `multiValueHeaders`; one shape for all three keeps callers
+ * simple. Set-Cookie is the exception: payload 2.0 takes it only as `cookies`, kept as hono made
+ * it, and a REST API's one Set-Cookie (the login's device cookie) becomes a header.
+ */
+function singleValueHeaders(result: {
+  statusCode: number;
+  body: string;
+  isBase64Encoded?: boolean;
+  headers?: Record<string, string | string[]>;
+  multiValueHeaders?: Record<string, string[]>;
+  cookies?: string[];
+}): LambdaHttpResponse {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries({ ...result.headers, ...result.multiValueHeaders })) {
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return {
+    statusCode: result.statusCode,
+    headers,
+    body: result.body,
+    ...(result.isBase64Encoded && { isBase64Encoded: true }),
+    ...(result.cookies !== undefined && { cookies: result.cookies }),
+  };
+}
+
+/** An answer made outside hono (a non-HTTP event, a middy timeout), as the Lambda response. */
+function toLambdaResponse(answer: ApiResponse): LambdaHttpResponse {
+  return { statusCode: answer.status, headers: { ...answer.headers }, body: answer.body ?? '' };
+}
+
+function isMiddyTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TimeoutError' && (error.cause as { package?: unknown } | undefined)?.package === '@middy/core';
+}

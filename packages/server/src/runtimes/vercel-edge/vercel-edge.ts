@@ -1,0 +1,27 @@
+/**
+ * passlane as a Vercel Edge Function: the same API, WASM argon2 from the statically imported
+ * module (packages/passlane/src/edge.ts). Vercel passes environment variables as `process.env`; set the same ones
+ * as the Worker's bindings (packages/server/src/runtimes/workers/worker-env.ts). Deploy the bundle `npm run build:vercel` writes.
+ */
+import { createApi } from '../../api/create-api.js';
+import { API_ROUTES } from '../../api/routes.js';
+import type { ApiServices } from '../../api/services.js';
+import { readProcessEnv } from '../../shared/process-env.js';
+import { edgeServices } from '../workers/edge-dependencies.js';
+import { edgeLog } from '../workers/edge-log.js';
+
+export const config = { runtime: 'edge' };
+
+// One object for the isolate's life: the dependencies built from it are kept per object.
+const env = { ...readProcessEnv() };
+
+const app = createApi<ApiServices>(API_ROUTES, {
+  services: () => edgeServices(env),
+  // Vercel sets x-real-ip to the client's address itself (a client-sent value is overwritten).
+  origin: (c) => ({ sourceIp: c.req.header('x-real-ip'), requestId: c.req.header('x-vercel-id') }),
+  log: edgeLog,
+});
+
+export default function handler(request: Request): Promise<Response> {
+  return Promise.resolve(app.fetch(request));
+}

@@ -1,0 +1,310 @@
+import {
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import {
+  AccountExistsError,
+  HashChangedError,
+  StorageRecordInvalidError,
+  StorageUnavailableError,
+} from './errors.js';
+import { assertPositiveInteger, isConditionalCheckFailed } from './checks.js';
+import { USER_ID_INDEX, USER_KEY_PREFIX } from './table.js';
+
+export interface UserRecord {
+  userId: string;
+  /** In canonical form, by the caller (packages/server/src/accounts/canonical-email.ts). */
+  email: string;
+  /** Opaque to the store. */
+  passwordHash: string;
+  createdAt: Date;
+  /** Set by password changes and resets, not by rehashes: compare with token `iat`. */
+  passwordChangedAt?: Date;
+  /** True once the owner followed a verification link; absent on accounts made before verification was on. */
+  emailVerified?: boolean;
+}
+
+export interface NewUser {
+  email: string;
+  userId: string;
+  passwordHash: string;
+  createdAt: Date;
+  /** False when registration sends a verification mail; unset when it does not. */
+  emailVerified?: boolean;
+}
+
+/**
+ * 'rehash' re-encodes the same password under new parameters (same secret, sessions stay valid);
+ * the others change the secret and set passwordChangedAt.
+ */
+export type PasswordHashChangeReason = 'rehash' | 'password-change' | 'password-reset';
+
+export interface ReplacePasswordHashInput {
+  email: string;
+  /** The hash the caller read and verified against; the write only lands if it is still stored. */
+  expectedHash: string;
+  newHash: string;
+  reason: PasswordHashChangeReason;
+  now?: Date;
+}
+
+export interface ScanAccountsInput {
+  /** 0-based; with totalSegments, one slice of a parallel Scan. */
+  segment: number;
+  totalSegments: number;
+  /** The `lastKey` of the previous page of this segment, or the pk of the last item handled. */
+  startKey?: string;
+  /** Items read per page, before the filter (DynamoDB's Limit); default 100. */
+  limit?: number;
+}
+
+/**
+ * An account item as scanned, attributes as stored: a corrupt item is returned (fields missing),
+ * not thrown, so a bulk job can report it by userId and go on.
+ */
+export interface ScannedAccount {
+  /** The partition key ("user#" + email). */
+  pk: string;
+  email?: string;
+  userId?: string;
+  passwordHash?: string;
+}
+
+export interface ScanAccountsPage {
+  items: ScannedAccount[];
+  /** Absent when the segment is finished. */
+  lastKey?: string;
+}
+
+/**
+ * Accounts on the one DynamoDB table (layout in table.ts); rate-limit counters and job cursors
+ * have stores of their own. Every write that can race is conditional. SDK errors other than lost conditions become
+ * StorageUnavailableError, so no caller decides authentication without storage. Nothing here
+ * logs; error messages carry no emails or hashes.
+ */
+export class AccountStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** Throws AccountExistsError if the email is taken. */
+  async createUser(user: NewUser): Promise<void> {
+    const createdAt = user.createdAt.toISOString();
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: { S: userKey(user.email) },
+            userId: { S: user.userId },
+            email: { S: user.email },
+            passwordHash: { S: user.passwordHash },
+            createdAt: { S: createdAt },
+            updatedAt: { S: createdAt },
+            ...(user.emailVerified !== undefined && { emailVerified: { BOOL: user.emailVerified } }),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+          // The failed condition hands back the stored item, so telling our own landed retry
+          // from a duplicate needs no GetItem (the register role may not read accounts).
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw new StorageUnavailableError('createUser', error);
+      // The SDK retries timeouts; if an earlier attempt of this very call landed, the retry
+      // fails its condition against our own item. That is success, not a duplicate.
+      const stored = await this.storedAfterFailedCondition(error, user.email);
+      if (stored?.userId === user.userId && stored.passwordHash === user.passwordHash) return;
+      throw new AccountExistsError({ cause: error });
+    }
+  }
+
+  /** Strongly consistent read, so a login right after registration or a password change sees it. */
+  async getUserByEmail(email: string): Promise<UserRecord | undefined> {
+    let item: Record<string, AttributeValue> | undefined;
+    try {
+      const result = await this.client.send(
+        new GetItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: userKey(email) } },
+          ConsistentRead: true,
+        }),
+      );
+      item = result.Item;
+    } catch (error) {
+      throw new StorageUnavailableError('getUserByEmail', error);
+    }
+    return item === undefined ? undefined : toUserRecord(item);
+  }
+
+  /**
+   * The account behind a userId (from an access token). The index is eventually consistent, so
+   * the record itself is then read consistently and must still carry that userId.
+   */
+  async getUserById(userId: string): Promise<UserRecord | undefined> {
+    let email: string | undefined;
+    try {
+      const result = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: USER_ID_INDEX,
+          KeyConditionExpression: 'userId = :userId',
+          ExpressionAttributeValues: { ':userId': { S: userId } },
+          Limit: 1,
+        }),
+      );
+      const pk = result.Items?.[0]?.pk?.S;
+      if (pk?.startsWith(USER_KEY_PREFIX)) email = pk.slice(USER_KEY_PREFIX.length);
+    } catch (error) {
+      throw new StorageUnavailableError('getUserById', error);
+    }
+    if (email === undefined) return undefined;
+    const user = await this.getUserByEmail(email);
+    return user?.userId === userId ? user : undefined;
+  }
+
+  /** The owner proved the mailbox. False when the account is gone. */
+  async markEmailVerified(email: string, now = new Date()): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: userKey(email) } },
+          UpdateExpression: 'SET emailVerified = :true, updatedAt = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':true': { BOOL: true }, ':now': { S: now.toISOString() } },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw new StorageUnavailableError('markEmailVerified', error);
+    }
+  }
+
+  /**
+   * Compare-and-swap of the password hash. Throws HashChangedError if the stored hash is no
+   * longer `expectedHash` (e.g. a stale rehash after a password change) or the account is gone.
+   */
+  async replacePasswordHash(input: ReplacePasswordHashInput): Promise<void> {
+    const now = (input.now ?? new Date()).toISOString();
+    const changesSecret = input.reason !== 'rehash';
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: userKey(input.email) } },
+          ConditionExpression: 'attribute_exists(pk) AND passwordHash = :expected',
+          UpdateExpression: changesSecret
+            ? 'SET passwordHash = :new, updatedAt = :now, passwordChangedAt = :now'
+            : 'SET passwordHash = :new, updatedAt = :now',
+          ExpressionAttributeValues: {
+            ':expected': { S: input.expectedHash },
+            ':new': { S: input.newHash },
+            ':now': { S: now },
+          },
+          // As in createUser: the failed condition hands back what is stored.
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) {
+        throw new StorageUnavailableError('replacePasswordHash', error);
+      }
+      // Same retry case as createUser: hashes are salted, so finding exactly our new hash
+      // means our own earlier attempt landed. No item: the account is gone.
+      const stored = await this.storedAfterFailedCondition(error, input.email);
+      if (stored?.passwordHash === input.newHash) return;
+      throw new HashChangedError({ cause: error });
+    }
+  }
+
+  /**
+   * What is stored when a write's condition failed: from the error (ALL_OLD), so no read (and no
+   * GetItem in the register, login and rehash roles) is needed to judge it. DynamoDB and
+   * DynamoDB Local return the item whenever there is one; dynalite ignores the option, and an
+   * account that is gone has no item, so only then is it read (a read those roles may not make,
+   * which then fails as storage trouble: the write is not confirmed).
+   */
+  private async storedAfterFailedCondition(error: unknown, email: string): Promise<{ userId?: string; passwordHash?: string } | undefined> {
+    const old = (error as { Item?: Record<string, AttributeValue> }).Item;
+    return old !== undefined ? { userId: old.userId?.S, passwordHash: old.passwordHash?.S } : this.getUserByEmail(email);
+  }
+
+  /**
+   * One page of one segment of a parallel Scan over accounts only (rate-limit and job items are
+   * filtered out, so a page may hold fewer than `limit` items, even none, and still have a
+   * lastKey). Eventually consistent: bulk jobs write conditionally on what they read.
+   */
+  async scanAccounts(input: ScanAccountsInput): Promise<ScanAccountsPage> {
+    const limit = input.limit ?? 100;
+    assertPositiveInteger('totalSegments', input.totalSegments);
+    assertPositiveInteger('limit', limit);
+    if (!Number.isSafeInteger(input.segment) || input.segment < 0 || input.segment >= input.totalSegments) {
+      throw new RangeError('segment must be an integer from 0 to totalSegments - 1');
+    }
+    try {
+      const result = await this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          Segment: input.segment,
+          TotalSegments: input.totalSegments,
+          Limit: limit,
+          ...(input.startKey !== undefined && { ExclusiveStartKey: { pk: { S: input.startKey } } }),
+          FilterExpression: 'begins_with(#pk, :userPrefix)',
+          ProjectionExpression: '#pk, #email, #userId, #passwordHash',
+          ExpressionAttributeNames: { '#pk': 'pk', '#email': 'email', '#userId': 'userId', '#passwordHash': 'passwordHash' },
+          ExpressionAttributeValues: { ':userPrefix': { S: USER_KEY_PREFIX } },
+        }),
+      );
+      const items = (result.Items ?? []).map((item) => ({
+        pk: item.pk?.S ?? '',
+        email: item.email?.S,
+        userId: item.userId?.S,
+        passwordHash: item.passwordHash?.S,
+      }));
+      const lastKey = result.LastEvaluatedKey?.pk?.S;
+      return lastKey === undefined ? { items } : { items, lastKey };
+    } catch (error) {
+      throw new StorageUnavailableError('scanAccounts', error);
+    }
+  }
+
+}
+
+export function userKey(email: string): string {
+  return USER_KEY_PREFIX + email;
+}
+
+export function toUserRecord(item: Record<string, AttributeValue>): UserRecord {
+  const record: UserRecord = {
+    userId: requiredString(item, 'userId'),
+    email: requiredString(item, 'email'),
+    passwordHash: requiredString(item, 'passwordHash'),
+    createdAt: requiredDate(item, 'createdAt'),
+  };
+  if (item.passwordChangedAt !== undefined) {
+    record.passwordChangedAt = requiredDate(item, 'passwordChangedAt');
+  }
+  if (item.emailVerified?.BOOL !== undefined) record.emailVerified = item.emailVerified.BOOL;
+  return record;
+}
+
+function requiredString(item: Record<string, AttributeValue>, name: string): string {
+  const value = item[name]?.S;
+  if (value === undefined || value === '') throw new StorageRecordInvalidError(`user.${name}`);
+  return value;
+}
+
+function requiredDate(item: Record<string, AttributeValue>, name: string): Date {
+  const date = new Date(requiredString(item, name));
+  if (Number.isNaN(date.getTime())) throw new StorageRecordInvalidError(`user.${name}`);
+  return date;
+}
+

@@ -1,0 +1,155 @@
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  UpdateTimeToLiveCommand,
+  waitUntilTableExists,
+  type CreateTableCommandInput,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { StorageUnavailableError } from './errors.js';
+
+/**
+ * One table for everything passlane stores, keyed by a string partition key `pk` alone (every
+ * access is by exact key, so no sort key). One sparse, keys-only index on `userId` finds the
+ * account behind an access token (tokens carry the userId, never the email).
+ *
+ * Accounts      pk = "user#" + email (in canonical form: packages/server/src/accounts/canonical-email.ts)
+ *               userId S, email S, passwordHash S (opaque to the store),
+ *               createdAt S, updatedAt S, passwordChangedAt S? (ISO 8601, UTC)
+ * Rate limits   pk = "ratelimit#" + key + "#" + windowStart (epoch seconds)
+ *               count N (atomic ADD), expiresAt N (epoch seconds; the table's TTL attribute)
+ * Failures      pk = "failures#acct#" + email fingerprint
+ *               failures N, expiresAt N: consecutive failed logins on one email, any source
+ *               pk = "failures#acct#" + email fingerprint + "#src#" + source
+ *               failures N, blockedUntil N, expiresAt N: one email from one source
+ *               pk = "failures#src#" + source + "#" + windowStart
+ *               count N, successes N, expiresAt N: failed logins from one source, on any
+ *               account, and its good logins without a known device
+ *               pk = "failures#refresh#src#" + source + "#" + windowStart
+ *               count N, expiresAt N: failed refreshes from one source
+ * Sessions      pk = "sessions#" + email fingerprint
+ *               sessions M (session id -> one session, session-store.ts), devices M (device id
+ *               -> one known device), epoch N (moves on when a password change purges them),
+ *               loginWindow N, loginCount N (good logins in the current window), expiresAt N
+ *               (the latest end of a session or a device)
+ * One-time      pk = "token#reset#" or "token#verify#" + email fingerprint
+ * tokens        tokenHash S (SHA-256 of the secret), email S, wrongGuesses N, expiresAt N:
+ *               the account's outstanding password-reset or email-verification token
+ * Migration     pk = "migration#breaker"
+ *               openedAt N, retryAt N, expiresAt N: lazy migration's old system gave no answer
+ *               (packages/server/src/features/migration/migrate-account.ts); gone when it answers again
+ * Job cursors   pk = "job#" + job name (e.g. "job#rehash")
+ *               cursor S (opaque to the store), updatedAt S; replaced conditionally
+ *
+ * The prefixes keep the kinds apart; TTL only ever applies to rate-limit, failure, session,
+ * one-time token and migration items because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
+ */
+export { DEFAULT_TABLE_NAME } from '../config/storage-config.js';
+export const PARTITION_KEY = 'pk';
+export const TTL_ATTRIBUTE = 'expiresAt';
+export const USER_KEY_PREFIX = 'user#';
+export const RATE_LIMIT_KEY_PREFIX = 'ratelimit#';
+export const JOB_KEY_PREFIX = 'job#';
+export const FAILURE_KEY_PREFIX = 'failures#';
+export const SESSIONS_KEY_PREFIX = 'sessions#';
+export const ONE_TIME_TOKEN_KEY_PREFIX = 'token#';
+export const MIGRATION_KEY_PREFIX = 'migration#';
+export const USER_ID_INDEX = 'userId-index';
+
+/** The table definition as data, for ensureTable and for infrastructure code to share. */
+export function tableDefinition(tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    AttributeDefinitions: [
+      { AttributeName: PARTITION_KEY, AttributeType: 'S' },
+      { AttributeName: 'userId', AttributeType: 'S' },
+    ],
+    KeySchema: [{ AttributeName: PARTITION_KEY, KeyType: 'HASH' }],
+    GlobalSecondaryIndexes: [
+      {
+        IndexName: USER_ID_INDEX,
+        KeySchema: [{ AttributeName: 'userId', KeyType: 'HASH' }],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      },
+    ],
+    BillingMode: 'PAY_PER_REQUEST',
+  };
+}
+
+export interface EnsureTableOptions {
+  /** Longest wait for the table to become ACTIVE, in seconds (real AWS takes a few seconds). */
+  maxWaitSeconds?: number;
+}
+
+/**
+ * Creates the table if missing, waits until it is ACTIVE and enables TTL on `expiresAt`.
+ * Idempotent and safe to run concurrently (a lost CreateTable race counts as "exists").
+ * Meant for local development and tests; in AWS the infrastructure code owns the table.
+ */
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+  options: EnsureTableOptions = {},
+): Promise<void> {
+  try {
+    if (!(await tableExists(client, tableName))) {
+      try {
+        await client.send(new CreateTableCommand(tableDefinition(tableName)));
+      } catch (error) {
+        if (errorName(error) !== 'ResourceInUseException') throw error;
+      }
+    }
+    const result = await waitUntilTableExists(
+      { client, minDelay: 1, maxDelay: 5, maxWaitTime: options.maxWaitSeconds ?? 120 },
+      { TableName: tableName },
+    );
+    if (result.state !== 'SUCCESS') throw new Error(`table did not become ACTIVE: ${result.state}`);
+    await enableTimeToLive(client, tableName);
+  } catch (error) {
+    throw new StorageUnavailableError('ensureTable', error);
+  }
+}
+
+async function tableExists(client: DynamoDBClient, tableName: string): Promise<boolean> {
+  try {
+    await client.send(new DescribeTableCommand({ TableName: tableName }));
+    return true;
+  } catch (error) {
+    if (errorName(error) === 'ResourceNotFoundException') return false;
+    throw error;
+  }
+}
+
+/**
+ * TTL is housekeeping only (old rate-limit windows are never read again, and real DynamoDB
+ * deletes expired items lazily anyway), so an emulator without UpdateTimeToLive (dynalite)
+ * is tolerated.
+ */
+async function enableTimeToLive(client: DynamoDBClient, tableName: string): Promise<void> {
+  try {
+    const { TimeToLiveDescription: ttl } = await client.send(
+      new DescribeTimeToLiveCommand({ TableName: tableName }),
+    );
+    if (ttl?.TimeToLiveStatus === 'ENABLED' || ttl?.TimeToLiveStatus === 'ENABLING') return;
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+      }),
+    );
+  } catch (error) {
+    if (errorName(error) === 'UnknownOperationException') return;
+    // A concurrent ensureTable enabled it first.
+    if (errorName(error) === 'ValidationException' && /already enabled/i.test(errorMessage(error))) return;
+    throw error;
+  }
+}
+
+function errorName(error: unknown): string | undefined {
+  return error instanceof Error ? error.name : undefined;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : '';
+}

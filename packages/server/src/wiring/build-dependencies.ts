@@ -1,0 +1,238 @@
+/**
+ * The one place that turns configuration into services: the hasher, the stores and the token
+ * service, the same way for every host (Lambda, `npm start`, Deno, Bun, the Worker, Vercel Edge),
+ * the CLI and the rehash job. What differs per host comes in as a Platform. No I/O here besides
+ * reading (or, locally, creating) the signing key: DynamoDB clients connect on first use and the
+ * hasher loads its backend on first hash.
+ */
+import type { ApiServices } from '../api/services.js';
+import { ConfigError } from '../config/config-error.js';
+import { decodeFingerprintKey } from '../config/fingerprint-config.js';
+import type { PasslaneConfig } from '../config/read-config.js';
+import { encodeBase64Padded } from 'passlane/encoding';
+import { limitsForBudget, type PasswordHasher, tighterLimits } from 'passlane/common';
+import { createBreachCheck } from '../features/password/rules/breach-check.js';
+import { createPasswordPolicy, type PasswordPolicy } from '../features/password/rules/policy.js';
+import type { RehashJobDependencies } from '../features/rehash/run-rehash-job.js';
+import { AccountStore } from '../storage/account-store.js';
+import { JobCursorStore } from '../storage/job-cursor-store.js';
+import { LoginGuardStore } from '../storage/login-guard-store.js';
+import { RateLimitStore } from '../storage/rate-limit-store.js';
+import { OneTimeTokenStore } from '../storage/one-time-token-store.js';
+import { createAccountMail } from '../mail/account-mail.js';
+import { SessionStore } from '../storage/session-store.js';
+import { publicTokenServiceFromConfig, tokenServiceFromConfig, type PublicTokenService, type TokenService } from '../features/tokens/token-service.js';
+import type { AccountMail, AuthDependencies, RegisterDependencies, SessionDependencies } from '../accounts/dependencies.js';
+import { createFailureTiming } from '../accounts/failure-timing.js';
+import { createLoginFailureTiming } from '../features/login/login-failure-timing.js';
+import { createEmailFingerprint, type EmailFingerprint } from '../accounts/fingerprint.js';
+import { localSecretsRefusedOn, readOrCreateLocalSecret } from '../shared/local-secret-file.js';
+import { buildMigrationSource } from './build-migration-source.js';
+import type { Platform } from './platform.js';
+
+/** What the API needs: the use-cases' dependencies, with the full token service (for the JWKS). */
+export interface AppDependencies extends AuthDependencies {
+  tokens: TokenService;
+}
+
+/** The configured policy and pepper keys, within the platform's limits. */
+export function buildHasher(config: PasslaneConfig, platform: Platform): PasswordHasher {
+  const { onLambda } = config.hasher;
+  const verifyBudget = { ...platform.defaultVerifyBudget, ...config.hasher.verifyBudget };
+  return platform.createPasswordHasher({
+    ...platform.hasherLimits,
+    // Stored hashes must fit where they are verified: the host's bounds and the budget's, whichever is tighter.
+    limits: tighterLimits(platform.hasherLimits?.limits, limitsForBudget(verifyBudget, onLambda)),
+    backend: config.hasher.backend,
+    pepper: config.hasher.pepper ?? false,
+    logger: { warn: (message, fields) => platform.warn(message, fields) },
+  });
+}
+
+/**
+ * Registration: everything but a token service, so its function needs no signing key. Explicit
+ * parts in `overrides` win, so tests can inject a counting hasher or a fixed clock.
+ */
+export async function buildRegisterDependencies(
+  config: PasslaneConfig,
+  platform: Platform,
+  overrides: Partial<RegisterDependencies> = {},
+  options: BuildOptions = {},
+): Promise<RegisterDependencies> {
+  const client = platform.dynamoDb(config.storage);
+  const { table } = config.storage;
+  const [fingerprint, migration] = await Promise.all([
+    overrides.fingerprint ?? buildFingerprint(config),
+    // Built at start when configured, so a bad setting fails the cold start, not a request.
+    'migration' in overrides ? overrides.migration : buildMigrationSource(config.migration, platform),
+  ]);
+  return {
+    rateLimits: config.rateLimits,
+    hasher: buildHasher(config, platform),
+    passwordPolicy: buildPasswordPolicy(config, platform),
+    users: new AccountStore(client, table),
+    counters: new RateLimitStore(client, table),
+    oneTimeTokens: new OneTimeTokenStore(client, table),
+    recovery: config.recovery,
+    mail: overrides.mail ?? buildAccountMail(config, platform, options),
+    fingerprint,
+    // One per container: it remembers how long recent reset and registration answers took.
+    replyTiming: createFailureTiming(),
+    audit: platform.audit,
+    ...(migration && { migration }),
+    ...overrides,
+  };
+}
+
+/**
+ * The rules for new passwords (src/passwords): the configured minimum and service name, the
+ * platform's blocklist (none on the login function: its policy only counts, see
+ * check-new-password.ts) and, when enabled, the breach check (the runtime's own fetch).
+ */
+export function buildPasswordPolicy(config: Pick<PasslaneConfig, 'passwords'>, platform: Pick<Platform, 'passwordBlocklist'>): PasswordPolicy {
+  const { minLength, serviceName, breachCheck } = config.passwords;
+  return createPasswordPolicy({
+    minLength,
+    serviceName,
+    ...(platform.passwordBlocklist !== undefined && { blocklist: platform.passwordBlocklist }),
+    ...(breachCheck.enabled && {
+      breachCheck: {
+        check: createBreachCheck({ url: breachCheck.url, timeoutMs: breachCheck.timeoutMs, minCount: breachCheck.minCount }),
+        failClosed: breachCheck.failClosed,
+      },
+    }),
+  });
+}
+
+export interface BuildOptions {
+  /**
+   * Build the mail sender now, so a missing setting (PASSLANE_MAIL_FROM, PASSLANE_APP_URL) stops
+   * the start: for hosts that serve the recovery routes. It is built now anyway when
+   * registration sends verification mail; otherwise at the first mail.
+   */
+  mailAtStart?: boolean;
+}
+
+/**
+ * The account mails over the configured transport (src/mail). Functions that may never send
+ * (a login without verification) build it at the first mail, so they start without mail settings.
+ */
+export function buildAccountMail(config: PasslaneConfig, platform: Pick<Platform, 'mail'>, options: BuildOptions = {}): AccountMail {
+  const create = () => createAccountMail(config.mail, platform.mail ?? {});
+  if (options.mailAtStart === true || config.recovery.emailVerification) return create();
+  let built: AccountMail | undefined;
+  const mail = () => (built ??= create());
+  return {
+    passwordReset: (...args) => mail().passwordReset(...args),
+    emailVerification: (...args) => mail().emailVerification(...args),
+    registrationAttempt: (...args) => mail().registrationAttempt(...args),
+  };
+}
+
+/** Login (and the long-lived hosts, which serve every route): everything, with the signing key. */
+export async function buildAuthDependencies(
+  config: PasslaneConfig,
+  platform: Platform,
+  overrides: Partial<AppDependencies> = {},
+  options: BuildOptions = {},
+): Promise<AppDependencies> {
+  return buildAccountDependencies(config, platform, overrides.tokens ?? buildTokenService(config, platform), overrides, options);
+}
+
+/**
+ * Everything a login has, with the given token service: the full one (buildAuthDependencies), or
+ * a verifying one for password change, reset and email verification, whose functions never hold
+ * the signing key.
+ */
+export async function buildAccountDependencies<T extends Pick<TokenService, 'verify'>>(
+  config: PasslaneConfig,
+  platform: Platform,
+  tokenService: T | Promise<T>,
+  overrides: Partial<Omit<AppDependencies, 'tokens'>> = {},
+  options: BuildOptions = {},
+): Promise<Omit<AppDependencies, 'tokens'> & { tokens: T }> {
+  // Everything that reads a secret or builds the migration source at start, together.
+  const [tokens, registerDependencies] = await Promise.all([tokenService, buildRegisterDependencies(config, platform, overrides, options)]);
+  const loginGuard = overrides.loginGuard ?? new LoginGuardStore(platform.dynamoDb(config.storage), config.storage.table, config.rateLimits.windowSeconds);
+  // One per container: it remembers this container's verify costs per stored shape.
+  const { failureFloorMs: floorMs, failurePadFactor: padFactor } = config.rateLimits.login;
+  const failureTiming = overrides.failureTiming ?? createLoginFailureTiming({ floorMs, ...(padFactor !== undefined && { padFactor }) });
+  const sessions = overrides.sessions ?? new SessionStore(platform.dynamoDb(config.storage), config.storage.table);
+  const sessionConfig = overrides.sessionConfig ?? config.sessions;
+  return { ...registerDependencies, tokens, loginGuard, failureTiming, sessions, sessionConfig };
+}
+
+/** Refresh (with the full token service) or session management (with a verifying one): the sessions, nothing that hashes. */
+export function buildSessionDependencies<T extends Pick<TokenService, 'verify'>>(
+  config: PasslaneConfig,
+  platform: Pick<Platform, 'dynamoDb' | 'audit'>,
+  tokens: T,
+): Omit<SessionDependencies, 'tokens'> & { tokens: T } {
+  return {
+    tokens,
+    sessions: new SessionStore(platform.dynamoDb(config.storage), config.storage.table),
+    sessionConfig: config.sessions,
+    rateLimits: config.rateLimits,
+    audit: platform.audit,
+  };
+}
+
+/**
+ * The keyed email fingerprint. Without PASSLANE_FINGERPRINT_KEY, a developer's machine generates
+ * one into the data directory; on Lambda and the edge that would give every container its own
+ * key (and unrelated counters), so there the key must be configured.
+ */
+export async function buildFingerprint(config: PasslaneConfig): Promise<EmailFingerprint> {
+  const { key, localKeyDir, onLambda } = config.fingerprint;
+  if (key !== undefined) return createEmailFingerprint(key);
+  const refusedOn = localSecretsRefusedOn(onLambda);
+  if (refusedOn !== undefined) {
+    throw new ConfigError('PASSLANE_FINGERPRINT_KEY', `is not set; on ${refusedOn === 'lambda' ? 'AWS Lambda' : refusedOn} it must be configured (a secret), never generated`);
+  }
+  const local = await readOrCreateLocalSecret(
+    localKeyDir,
+    LOCAL_FINGERPRINT_KEY_FILE,
+    async () => `${encodeBase64Padded(crypto.getRandomValues(new Uint8Array(32)))}\n`,
+    (message) => new ConfigError('PASSLANE_FINGERPRINT_KEY', `is not set, and the local key failed: ${message}`),
+  );
+  return createEmailFingerprint(decodeFingerprintKey(local.text, local.path));
+}
+
+export const LOCAL_FINGERPRINT_KEY_FILE = 'fingerprint-key';
+
+/** Issue, verify and publish, signing the host's way (Platform.jwsSigner). */
+export function buildTokenService(config: PasslaneConfig, platform: Pick<Platform, 'jwsSigner'>): Promise<TokenService> {
+  return tokenServiceFromConfig(config.tokens, { signer: platform.jwsSigner });
+}
+
+/** Verify and publish only: from the public keys when configured, so no private key is needed. */
+export function buildPublicTokenService(config: PasslaneConfig): Promise<PublicTokenService> {
+  return publicTokenServiceFromConfig(config.tokens);
+}
+
+/**
+ * The rehash job (Lambda and `passlane rehash`): the same table and the same hashing policy and
+ * pepper keys as the API, so wrapped and re-sealed records are exactly what a login accepts.
+ */
+export function buildRehashDependencies(config: PasslaneConfig, platform: Platform): RehashJobDependencies {
+  const client = platform.dynamoDb(config.storage);
+  const { table } = config.storage;
+  return { hasher: buildHasher(config, platform), users: new AccountStore(client, table), cursors: new JobCursorStore(client, table) };
+}
+
+/** `passlane import` and `passlane inventory`: the hasher and the accounts. */
+export function buildAccountTools(config: PasslaneConfig, platform: Platform): { hasher: PasswordHasher; users: AccountStore } {
+  return { hasher: buildHasher(config, platform), users: new AccountStore(platform.dynamoDb(config.storage), config.storage.table) };
+}
+
+/** The API's services over dependencies already built (long-lived hosts build them once at start). */
+export function servicesOf(deps: AppDependencies): ApiServices {
+  return {
+    register: async () => deps,
+    auth: async () => deps,
+    account: async () => deps,
+    sessions: async () => deps,
+    sessionManagement: async () => deps,
+    publicTokens: async () => deps.tokens,
+  };
+}
