@@ -322,7 +322,7 @@ describe('readConfig: mail', () => {
 /** Every .ts file under the folders that make up the service. */
 async function sources(): Promise<Array<{ path: string; text: string }>> {
   const files: Array<{ path: string; text: string }> = [];
-  for (const folder of ['src', 'functions', 'bench/engine']) {
+  for (const folder of ['packages/passlane/src', 'packages/server/src', 'functions', 'bench/engine']) {
     for (const entry of await readdir(join(root, folder), { recursive: true, withFileTypes: true })) {
       if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
       const path = join(entry.parentPath, entry.name);
@@ -341,9 +341,9 @@ describe('one configuration module, one wiring', () => {
   // measures (memory size, region, thread pool): the platform, not passlane's configuration.
   const ALLOWED = (path: string) => path === 'packages/passlane/src/detect-runtime.ts' || path === 'functions/bench.ts' || path.startsWith('bench/engine/');
 
-  it('reads environment variables nowhere but src/config', async () => {
+  it('reads environment variables nowhere but the server\'s config', async () => {
     const offenders = (await sources())
-      .filter(({ path }) => !path.startsWith('src/config/') && !ALLOWED(path))
+      .filter(({ path }) => !path.startsWith('packages/server/src/config/') && !ALLOWED(path))
       .flatMap(({ path, text }) =>
         text
           .split('\n')
@@ -353,10 +353,10 @@ describe('one configuration module, one wiring', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('builds stores and token services only in src/wiring and the runtimes\' own wiring', async () => {
+  it('builds stores and token services only in the server\'s wiring and the runtimes\' own', async () => {
     const BUILDS = /new (AccountStore|RateLimitStore|JobCursorStore)\(|\b(tokenServiceFromConfig|publicTokenServiceFromConfig)\(/;
     const offenders = (await sources())
-      .filter(({ path }) => !path.startsWith('src/wiring/') && !path.startsWith('src/runtimes/') && !path.startsWith('src/features/tokens/'))
+      .filter(({ path }) => !/^packages\/server\/src\/(wiring|runtimes|features\/tokens)\//.test(path))
       .filter(({ text }) => text.split('\n').some((line) => !/^\s*(\*|\/\/)/.test(line) && BUILDS.test(line)))
       .map(({ path }) => path);
     expect(offenders).toEqual([]);
