@@ -40,6 +40,8 @@ beforeAll(async () => {
             to: { path: '^(functions|bench|test|scripts)/' },
           },
           { name: 'library-imports-cli', severity: 'error', from: { path: '^packages/server/src/', pathNot: '^packages/server/src/cli/' }, to: { path: '^packages/server/src/cli/' } },
+          // The HTTP toolkit (and its error table) is written once for every host: it knows no env reader, wiring or host.
+          { name: 'api-imports-hosts', severity: 'error', from: { path: '^packages/server/src/api/' }, to: { path: '^packages/server/src/(config|wiring|runtimes)/' } },
         ],
       },
     },
@@ -79,5 +81,9 @@ describe('import graph (dependency-cruiser)', () => {
 
   it('keeps the library from importing the CLI', () => {
     expect(violationsOf('library-imports-cli').map(describeViolation)).toEqual([]);
+  });
+
+  it('keeps the HTTP toolkit from importing config, wiring or a runtime', () => {
+    expect(violationsOf('api-imports-hosts').map(describeViolation)).toEqual([]);
   });
 });

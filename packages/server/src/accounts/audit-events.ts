@@ -1,4 +1,4 @@
-import type { PasswordRejectionReason } from '../features/password/rules/policy.js';
+import type { PasswordRejectionReason } from './errors.js';
 import type { MigrationUnavailableReason } from '../features/migration/migration-source.js';
 
 /**

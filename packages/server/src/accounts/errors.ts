@@ -1,155 +1,182 @@
-import type { PasswordRejectionReason } from '../features/password/rules/policy.js';
-
 /**
- * What a use-case can answer besides success, independent of HTTP. The HTTP layer maps each
- * class to a status; other runtimes (edge, CLI) map them their own way.
+ * The server's one error model. Every error the API answers is a PasslaneServerError: `code` is
+ * the API's error code (the body's `error.code`, which clients branch on), the message is for a
+ * person and never holds an email, password, hash or token. How a code is answered over HTTP
+ * (status, headers, body) is one table, src/api/error-table.ts; use cases know no HTTP, and
+ * other hosts (the CLI, jobs) read `code`. The hashing core keeps its own base (PasslaneError,
+ * `ERR_*` codes), as do the internal errors that never reach a client (storage's lost races,
+ * mail, import rows, settings); translate-errors.ts turns the few a use case meets into these.
  */
-export abstract class UseCaseError extends Error {
-  abstract readonly code: string;
 
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+/** Every code the API answers; the error table gives each its status (README.md in src/api lists them). */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'invalid_json'
+  | 'password_rejected'
+  | 'unsupported_grant_type'
+  | 'invalid_token'
+  | 'invalid_credentials'
+  | 'invalid_grant'
+  | 'refresh_token_reused'
+  | 'unauthenticated'
+  | 'email_not_verified'
+  | 'not_found'
+  | 'session_not_found'
+  | 'device_not_found'
+  | 'method_not_allowed'
+  | 'account_exists'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'temporarily_unavailable';
+
+/** Why the password rules refused a new password: answered as the body's `error.reason`. */
+export type PasswordRejectionReason = 'too_short' | 'too_long' | 'common' | 'breached' | 'context';
+
+/** What an error may carry besides its code and message; the error table says which parts are answered. */
+export interface ErrorDetails {
+  /** The request field at fault: logged (its name only), not answered. */
+  field?: string;
+  /** Why, as a word from a closed list (`password_rejected`'s rule). */
+  reason?: string;
+  /** How long a client should wait before trying again (Retry-After). */
+  retryAfterSeconds?: number;
+  /** The methods the path serves (Allow). */
+  allow?: string;
+  cause?: unknown;
+}
+
+/** The base of every error the API answers: a named subclass says which, and its code how. */
+export abstract class PasslaneServerError extends Error {
+  readonly code: ErrorCode;
+  // Declared, not initialised: an error carries only the details it was given (logs and
+  // toMatchObject see no `undefined` fields).
+  declare readonly field?: string;
+  declare readonly reason?: string;
+  declare readonly retryAfterSeconds?: number;
+  declare readonly allow?: string;
+
+  constructor(code: ErrorCode, message: string, { field, reason, retryAfterSeconds, allow, cause }: ErrorDetails = {}) {
+    super(message, cause === undefined ? undefined : { cause });
     this.name = new.target.name;
+    this.code = code;
+    if (field !== undefined) this.field = field;
+    if (reason !== undefined) this.reason = reason;
+    if (retryAfterSeconds !== undefined) this.retryAfterSeconds = retryAfterSeconds;
+    if (allow !== undefined) this.allow = allow;
   }
 }
 
-/** The request is malformed or a field is invalid (400). */
-export class InvalidRequestError extends UseCaseError {
-  readonly code = 'invalid_request';
-
-  constructor(
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
+/** The request is malformed or a field is invalid. */
+export class InvalidRequestError extends PasslaneServerError {
+  constructor(message: string, field?: string) {
+    super('invalid_request', message, { field });
   }
 }
 
-/** Unknown account and wrong password alike, so the answer reveals neither (401). */
-export class InvalidCredentialsError extends UseCaseError {
-  readonly code = 'invalid_credentials';
-
+/** Unknown account and wrong password alike, so the answer reveals neither. */
+export class InvalidCredentialsError extends PasslaneServerError {
   constructor() {
-    super('email or password is incorrect');
+    super('invalid_credentials', 'email or password is incorrect');
   }
 }
 
-/** Missing, expired or superseded access token (401). */
-export class UnauthenticatedError extends UseCaseError {
-  readonly code = 'unauthenticated';
+/** Missing, expired or superseded access token. */
+export class UnauthenticatedError extends PasslaneServerError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('unauthenticated', message, options);
+  }
 }
 
-export class AccountExistsConflictError extends UseCaseError {
-  readonly code = 'account_exists';
-
+export class AccountExistsConflictError extends PasslaneServerError {
   constructor() {
-    super('an account with this email already exists');
+    super('account_exists', 'an account with this email already exists');
   }
 }
 
-/** The password changed between our read and our write (409); the caller may retry. */
-export class ConcurrentUpdateError extends UseCaseError {
-  readonly code = 'conflict';
-
+/** The password changed between our read and our write; the caller may retry. */
+export class ConcurrentUpdateError extends PasslaneServerError {
   constructor() {
-    super('the password was changed concurrently; try again');
+    super('conflict', 'the password was changed concurrently; try again');
   }
 }
 
-export class RateLimitedError extends UseCaseError {
-  readonly code = 'rate_limited';
+export class RateLimitedError extends PasslaneServerError {
+  declare readonly retryAfterSeconds: number;
 
-  constructor(readonly retryAfterSeconds: number) {
-    super('too many attempts; try again later');
+  constructor(retryAfterSeconds: number) {
+    super('rate_limited', 'too many attempts; try again later', { retryAfterSeconds });
   }
 }
 
-/** Storage down or the hasher saturated: answer 503 rather than decide without storage (503). */
-export class TemporarilyUnavailableError extends UseCaseError {
-  readonly code = 'temporarily_unavailable';
+/** Storage down or the hasher saturated: no decision without them. */
+export class TemporarilyUnavailableError extends PasslaneServerError {
+  declare readonly retryAfterSeconds: number;
 
-  constructor(
-    readonly retryAfterSeconds: number,
-    options?: { cause?: unknown },
-  ) {
-    super('the service is temporarily unavailable; try again later', options);
+  constructor(retryAfterSeconds: number, options?: { cause?: unknown }) {
+    super('temporarily_unavailable', 'the service is temporarily unavailable; try again later', { retryAfterSeconds, cause: options?.cause });
   }
 }
 
-/** A refresh token that is unknown, expired, of an ended session or not ours (401, RFC 6749's `invalid_grant`). */
-export class InvalidGrantError extends UseCaseError {
-  readonly code = 'invalid_grant';
-
+/** A refresh token that is unknown, expired, of an ended session or not ours (RFC 6749's `invalid_grant`). */
+export class InvalidGrantError extends PasslaneServerError {
   constructor() {
-    super('the refresh token is invalid, expired or revoked');
+    super('invalid_grant', 'the refresh token is invalid, expired or revoked');
   }
 }
 
-/** A spent refresh token came back after the grace window: the session is ended (401). */
-export class RefreshTokenReusedError extends UseCaseError {
-  readonly code = 'refresh_token_reused';
-
+/** A spent refresh token came back after the grace window: the session is ended. */
+export class RefreshTokenReusedError extends PasslaneServerError {
   constructor() {
-    super('the refresh token was already used; the session has been ended');
+    super('refresh_token_reused', 'the refresh token was already used; the session has been ended');
   }
 }
 
-/** POST /token with a grant type other than refresh_token (400, RFC 6749 §5.2). */
-export class UnsupportedGrantTypeError extends UseCaseError {
-  readonly code = 'unsupported_grant_type';
-
+/** POST /token with a grant type other than refresh_token (RFC 6749 §5.2). */
+export class UnsupportedGrantTypeError extends PasslaneServerError {
   constructor() {
-    super('grant_type must be refresh_token');
+    super('unsupported_grant_type', 'grant_type must be refresh_token');
   }
 }
 
-/** No live session of the caller's account has this id (404). */
-export class SessionNotFoundError extends UseCaseError {
-  readonly code = 'session_not_found';
-
+/** No live session of the caller's account has this id. */
+export class SessionNotFoundError extends PasslaneServerError {
   constructor() {
-    super('no such session');
+    super('session_not_found', 'no such session');
   }
 }
 
-/** `DELETE /devices/{id}` of no known device of the caller's account (404, `device_not_found`). */
-export class DeviceNotFoundError extends UseCaseError {
-  readonly code = 'device_not_found';
-
+/** `DELETE /devices/{id}` of no known device of the caller's account. */
+export class DeviceNotFoundError extends PasslaneServerError {
   constructor() {
-    super('no such device');
+    super('device_not_found', 'no such device');
   }
 }
 
-/** A reset or verification token that is unknown, used, expired or voided (400, `invalid_token`). */
-export class InvalidOneTimeTokenError extends UseCaseError {
-  readonly code = 'invalid_token';
-
+/** A reset or verification token that is unknown, used, expired or voided. */
+export class InvalidOneTimeTokenError extends PasslaneServerError {
   constructor() {
-    super('the link is invalid, expired or already used; ask for a new one');
+    super('invalid_token', 'the link is invalid, expired or already used; ask for a new one');
   }
 }
 
-/** A correct password on an account whose email is not verified yet, where verification is required (403). */
-export class EmailNotVerifiedError extends UseCaseError {
-  readonly code = 'email_not_verified';
-
+/** A correct password on an account whose email is not verified yet, where verification is required. */
+export class EmailNotVerifiedError extends PasslaneServerError {
   constructor() {
-    super('the email address is not verified yet; a new verification link has been sent');
+    super('email_not_verified', 'the email address is not verified yet; a new verification link has been sent');
   }
 }
 
 /**
- * A new password the rules refuse (400 `password_rejected`, src/passwords): `reason` is one of
- * `too_short`, `too_long`, `common`, `breached`, `context`; the message says what to do instead.
+ * A new password the rules refuse (src/features/password/rules): the message says what to do
+ * instead, never the password.
  */
-export class PasswordRejectedError extends UseCaseError {
-  readonly code = 'password_rejected';
+export class PasswordRejectedError extends PasslaneServerError {
+  declare readonly reason: PasswordRejectionReason;
 
-  constructor(
-    readonly reason: PasswordRejectionReason,
-    message: string,
-  ) {
-    super(message);
+  constructor(reason: PasswordRejectionReason, message: string) {
+    super('password_rejected', message, { reason });
   }
 }

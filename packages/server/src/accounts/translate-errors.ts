@@ -3,19 +3,26 @@ import { StorageUnavailableError } from '../storage/errors.js';
 import { InvalidRequestError, TemporarilyUnavailableError } from './errors.js';
 
 /** Seconds a client should wait after a storage fault: the SDK has already retried with backoff. */
-const STORAGE_RETRY_AFTER_SECONDS = 2;
+export const STORAGE_RETRY_AFTER_SECONDS = 2;
 
 /**
- * Runs a step and turns the lower layers' typed errors into use-case errors: a bad password
- * into 400, an overloaded hasher or unavailable storage into 503. Anything else propagates.
+ * The lower layers' errors that have an answer, as the server's own: a password the hasher
+ * refuses is an invalid request, an overloaded hasher or unavailable storage is "try again".
+ * Anything else is returned as it is. The one translation: use cases apply it to their steps
+ * (translateErrors), and the API to whatever escaped one (map-error.ts).
  */
+export function translateError(error: unknown): unknown {
+  if (error instanceof InvalidPasswordError) return new InvalidRequestError(error.message, 'password');
+  if (error instanceof HasherOverloadedError) return new TemporarilyUnavailableError(error.retryAfterSeconds, { cause: error });
+  if (error instanceof StorageUnavailableError) return new TemporarilyUnavailableError(STORAGE_RETRY_AFTER_SECONDS, { cause: error });
+  return error;
+}
+
+/** Runs a use case's step, throwing its errors translated (translateError). */
 export async function translateErrors<T>(step: () => Promise<T>): Promise<T> {
   try {
     return await step();
   } catch (error) {
-    if (error instanceof InvalidPasswordError) throw new InvalidRequestError(error.message, 'password');
-    if (error instanceof HasherOverloadedError) throw new TemporarilyUnavailableError(error.retryAfterSeconds, { cause: error });
-    if (error instanceof StorageUnavailableError) throw new TemporarilyUnavailableError(STORAGE_RETRY_AFTER_SECONDS, { cause: error });
-    throw error;
+    throw translateError(error);
   }
 }

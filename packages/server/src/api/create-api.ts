@@ -3,11 +3,10 @@ import { secureHeaders } from 'hono/secure-headers';
 // The smallest router: a handful of static paths need no RegExp or trie router.
 import { Hono } from 'hono/tiny';
 import { safeErrorFields } from '../observability/safe-error.js';
-import { InvalidRequestError } from '../accounts/errors.js';
 import { HttpError } from './http-error.js';
-import { mapError } from './map-error.js';
+import { mapError, toErrorResponse } from './map-error.js';
 import { readJsonBody } from './read-json-body.js';
-import { errorResponse, toWebResponse, type ApiResponse } from './responses.js';
+import { toWebResponse, type ApiResponse } from './responses.js';
 import type { Route } from './route.js';
 import type { ApiLog, RequestOrigin } from './services.js';
 
@@ -38,9 +37,9 @@ export interface ApiHost<S> {
 }
 
 /**
- * The HTTP API over web-standard Request/Response: routing, 404/405, body checks, errors as
- * `{"error":{"code","message"}}`, security headers. Runtime-neutral: a host adapter turns its
- * platform's requests into `app.fetch` calls (src/hosts).
+ * The HTTP API over web-standard Request/Response: routing, unknown paths and methods, body
+ * checks, errors as `{"error":{"code","message"}}`, security headers. Runtime-neutral: a host
+ * adapter turns its platform's requests into `app.fetch` calls (src/runtimes).
  */
 export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -62,14 +61,14 @@ export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hon
       return answer instanceof Response ? answer : respond(answer);
     });
   }
-  // A Function URL (or a proxy) sends every method to the app: 405 names the ones served.
+  // A Function URL (or a proxy) sends every method to the app: `method_not_allowed` names the ones served.
   for (const [path, methods] of methodsByPath) {
     const allow = methods.join(', ');
     app.all(path, () => {
-      throw new HttpError(405, 'method_not_allowed', `use ${allow}`, { allow });
+      throw new HttpError('method_not_allowed', `use ${allow}`, { allow });
     });
   }
-  app.notFound(() => respond(errorResponse(404, 'not_found', 'no such route')));
+  app.notFound(() => respond(toErrorResponse(mapError(new HttpError('not_found', 'no such route')))));
   app.onError((error, c) => {
     // Known paths only in logs: an arbitrary path is user input (it could hold an email).
     const route = methodsByPath.has(c.req.path) ? c.req.path : 'unknown';
@@ -78,16 +77,19 @@ export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hon
   return app;
 }
 
-/** Logs by severity (4xx INFO with field names only, 503 WARN, 500 ERROR) and answers the mapped error. */
+/**
+ * Logs by severity and answers the mapped error: the client's fault (4xx) as INFO with field
+ * names only, "try again" (5xx but `internal_error`) as WARN with the cause, the rest as ERROR.
+ */
 export function respondToError(error: unknown, fields: Record<string, unknown>, log: ApiLog): ApiResponse {
   const mapped = mapError(error);
-  if (mapped.status >= 500 && mapped.code === 'internal_error') {
+  const { status, code, field, reason } = mapped;
+  if (code === 'internal_error') {
     log.error('unhandled error', { ...fields, error: safeErrorFields(error) });
-  } else if (mapped.status >= 500) {
-    log.warn('request failed', { ...fields, status: mapped.status, code: mapped.code, cause: safeErrorFields(error) });
+  } else if (status >= 500) {
+    log.warn('request failed', { ...fields, status, code, cause: safeErrorFields(error) });
   } else {
-    const field = error instanceof InvalidRequestError ? error.field : undefined;
-    log.info('request rejected', { ...fields, status: mapped.status, code: mapped.code, ...(field && { field }), ...(mapped.reason && { reason: mapped.reason }) });
+    log.info('request rejected', { ...fields, status, code, ...(field && { field }), ...(reason && { reason }) });
   }
-  return errorResponse(mapped.status, mapped.code, mapped.message, mapped.headers, mapped.reason);
+  return toErrorResponse(mapped);
 }

@@ -1,25 +1,19 @@
-/**
- * Protocol-level rejections raised by the HTTP middlewares (bad JSON, wrong content type, body
- * too large, wrong method): problems with the request's envelope, which the use-cases never see.
- * The error handler turns each into `{"error":{"code","message"}}` with its status.
- */
-export type HttpErrorCode =
-  | 'invalid_json'
-  | 'invalid_request'
-  | 'not_found'
-  | 'method_not_allowed'
-  | 'payload_too_large'
-  | 'unsupported_media_type';
+import { PasslaneServerError, type ErrorCode } from '../accounts/errors.js';
 
-export class HttpError extends Error {
-  constructor(
-    readonly statusCode: number,
-    readonly code: HttpErrorCode,
-    message: string,
-    /** Extra response headers, e.g. `allow` for 405. */
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
+/** The codes of the request's envelope (its method, path, content type, size, encoding). */
+export type HttpErrorCode = Extract<ErrorCode, 'invalid_json' | 'invalid_request' | 'not_found' | 'method_not_allowed' | 'payload_too_large' | 'unsupported_media_type'>;
+
+/**
+ * Protocol-level rejections raised by the HTTP toolkit (bad JSON, wrong content type, body too
+ * large, wrong method, no such path): problems with the request's envelope, which the use cases
+ * never see. Answered by the error table like every other server error.
+ */
+export class HttpError extends PasslaneServerError {
+  declare readonly code: HttpErrorCode;
+
+  constructor(code: HttpErrorCode, message: string, details?: { allow?: string }) {
+    super(code, message, details);
+    // Spelled out: the Lambda bundle is minified, and this name is what its logs show.
     this.name = 'HttpError';
   }
 }

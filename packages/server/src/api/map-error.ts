@@ -1,77 +1,42 @@
-import { SecretsUnavailableError } from '../runtimes/lambda/load-secrets.js';
-import { StorageUnavailableError } from '../storage/errors.js';
-import {
-  AccountExistsConflictError,
-  ConcurrentUpdateError,
-  InvalidCredentialsError,
-  InvalidGrantError,
-  InvalidRequestError,
-  RateLimitedError,
-  RefreshTokenReusedError,
-  InvalidOneTimeTokenError,
-  PasswordRejectedError,
-  EmailNotVerifiedError,
-  SessionNotFoundError,
-  DeviceNotFoundError,
-  TemporarilyUnavailableError,
-  UnauthenticatedError,
-  UnsupportedGrantTypeError,
-  UseCaseError,
-} from '../accounts/errors.js';
-import { HttpError } from './http-error.js';
-
-/** How long to tell clients to wait when storage failed outside a use-case (SDK retries already spent). */
-export const FALLBACK_RETRY_AFTER_SECONDS = 2;
+import { PasslaneServerError, type ErrorCode } from '../accounts/errors.js';
+import { translateError } from '../accounts/translate-errors.js';
+import { ERROR_HEADERS, ERROR_TABLE, type ErrorAnswer } from './error-table.js';
+import { errorResponse, type ApiResponse } from './responses.js';
 
 export interface MappedError {
   status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
-  headers?: Record<string, string>;
-  /** Why a new password was refused (`password_rejected`): the body's `error.reason`. */
+  headers: Record<string, string>;
+  /** The body's `error.reason`, where the table answers it (`password_rejected`). */
   reason?: string;
+  /** The request field at fault: for the log line, never the body. */
+  field?: string;
 }
+
+const INTERNAL_ERROR: MappedError = { status: ERROR_TABLE.internal_error.status, code: 'internal_error', message: ERROR_TABLE.internal_error.message, headers: {} };
 
 /**
- * The one place errors become statuses (table in README.md). Use-case and protocol errors keep
- * their code and message; anything else is a 500 with a fixed body, so no internals reach the client.
+ * The one place errors become answers: the error's code looked up in ERROR_TABLE. Lower layers'
+ * errors that escaped a use case (storage down) are translated first, as use cases translate
+ * them. Anything else is a 500 with a fixed body, so no internals reach the client.
  */
 export function mapError(error: unknown): MappedError {
-  if (error instanceof HttpError) {
-    return { status: error.statusCode, code: error.code, message: error.message, headers: error.headers };
-  }
-  if (error instanceof UseCaseError) {
-    const { code, message } = error;
-    if (error instanceof InvalidRequestError || error instanceof UnsupportedGrantTypeError || error instanceof InvalidOneTimeTokenError) {
-      return { status: 400, code, message };
-    }
-    if (error instanceof PasswordRejectedError) return { status: 400, code, message, reason: error.reason };
-    if (error instanceof EmailNotVerifiedError) return { status: 403, code, message };
-    if (error instanceof InvalidGrantError || error instanceof RefreshTokenReusedError) return { status: 401, code, message };
-    if (error instanceof SessionNotFoundError || error instanceof DeviceNotFoundError) return { status: 404, code, message };
-    if (error instanceof InvalidCredentialsError) return { status: 401, code, message };
-    // RFC 6750 §3: a 401 for a missing or bad bearer token names the scheme.
-    if (error instanceof UnauthenticatedError) return { status: 401, code, message, headers: { 'www-authenticate': 'Bearer' } };
-    if (error instanceof AccountExistsConflictError || error instanceof ConcurrentUpdateError) return { status: 409, code, message };
-    if (error instanceof RateLimitedError) return { status: 429, code, message, headers: retryAfter(error.retryAfterSeconds) };
-    if (error instanceof TemporarilyUnavailableError) return { status: 503, code, message, headers: retryAfter(error.retryAfterSeconds) };
-  }
-  // Defence in depth: storage trouble that escaped a use-case is "try again", not a final 500.
-  if (error instanceof StorageUnavailableError) return temporarilyUnavailable();
-  // The secret store unreachable at cold start: the next attempt can succeed.
-  if (error instanceof SecretsUnavailableError) return temporarilyUnavailable(error.retryAfterSeconds);
-  return { status: 500, code: 'internal_error', message: 'internal error' };
-}
-
-function temporarilyUnavailable(seconds = FALLBACK_RETRY_AFTER_SECONDS): MappedError {
+  const known = translateError(error);
+  // A code the table lacks can only come from JavaScript that ignored the types: still a 500.
+  if (!(known instanceof PasslaneServerError) || !Object.hasOwn(ERROR_TABLE, known.code)) return INTERNAL_ERROR;
+  const answer: ErrorAnswer = ERROR_TABLE[known.code];
   return {
-    status: 503,
-    code: 'temporarily_unavailable',
-    message: 'the service is temporarily unavailable; try again later',
-    headers: retryAfter(seconds),
+    status: answer.status,
+    code: known.code,
+    message: answer.message ?? known.message,
+    headers: Object.fromEntries((answer.headers ?? []).map((name) => [name, ERROR_HEADERS[name](known)])),
+    ...(answer.body?.includes('reason') && known.reason !== undefined && { reason: known.reason }),
+    ...(known.field !== undefined && { field: known.field }),
   };
 }
 
-function retryAfter(seconds: number): Record<string, string> {
-  return { 'retry-after': String(Math.max(1, Math.ceil(seconds))) };
+/** `{"error":{"code","message"}}` (with `reason` where mapped) and the mapped status and headers. */
+export function toErrorResponse(mapped: MappedError): ApiResponse {
+  return errorResponse(mapped.status, mapped.code, mapped.message, mapped.headers, mapped.reason);
 }

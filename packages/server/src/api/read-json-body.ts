@@ -16,8 +16,9 @@ export interface ReadJsonBodyOptions {
 
 /**
  * Our own reader rather than hono's bodyLimit + `c.req.json()`: the checks must run in this
- * order (415, then 413 counted while reading, so a chunked upload without Content-Length is cut
- * off too, then strict UTF-8 and JSON), and no error may quote the body (JSON.parse's does).
+ * order (content type, then size counted while reading, so a chunked upload without
+ * Content-Length is cut off too, then strict UTF-8 and JSON), and no error may quote the body
+ * (JSON.parse's does).
  */
 export async function readJsonBody(request: Request, options: ReadJsonBodyOptions = {}): Promise<unknown> {
   const { maxBytes = MAX_JSON_BODY_BYTES, held } = options;
@@ -25,9 +26,9 @@ export async function readJsonBody(request: Request, options: ReadJsonBodyOption
   const form = options.form === true && isFormContentType(contentType);
   if (!form && !isJsonContentType(contentType)) {
     const accepted = options.form ? 'application/json or application/x-www-form-urlencoded' : 'application/json';
-    throw new HttpError(415, 'unsupported_media_type', `Content-Type must be ${accepted}`);
+    throw new HttpError('unsupported_media_type', `Content-Type must be ${accepted}`);
   }
-  const tooLarge = () => new HttpError(413, 'payload_too_large', `request body must be at most ${maxBytes} bytes`);
+  const tooLarge = () => new HttpError('payload_too_large', `request body must be at most ${maxBytes} bytes`);
   const declared = Number(request.headers.get('content-length') ?? NaN);
   if (declared > maxBytes || (held !== undefined && held.byteLength > maxBytes)) throw tooLarge();
   const bytes = held ?? (await readAtMost(request, maxBytes, tooLarge));
@@ -45,11 +46,11 @@ export function parseForm(bytes: Uint8Array): Record<string, string> {
   try {
     text = utf8.decode(bytes);
   } catch {
-    throw new HttpError(400, 'invalid_request', 'request body is not valid UTF-8');
+    throw new HttpError('invalid_request', 'request body is not valid UTF-8');
   }
   const fields: Record<string, string> = {};
   for (const [name, value] of new URLSearchParams(text)) {
-    if (Object.hasOwn(fields, name)) throw new HttpError(400, 'invalid_request', `${name.slice(0, 40)} is given more than once`);
+    if (Object.hasOwn(fields, name)) throw new HttpError('invalid_request', `${name.slice(0, 40)} is given more than once`);
     fields[name] = value;
   }
   return fields;
@@ -74,13 +75,13 @@ export function parseJson(bytes: Uint8Array): unknown {
   try {
     text = utf8.decode(bytes);
   } catch {
-    throw new HttpError(400, 'invalid_json', 'request body is not valid UTF-8');
+    throw new HttpError('invalid_json', 'request body is not valid UTF-8');
   }
   try {
     return JSON.parse(text);
   } catch {
     // JSON.parse's message quotes the input (a password, perhaps): never pass it on.
-    throw new HttpError(400, 'invalid_json', 'request body is not valid JSON');
+    throw new HttpError('invalid_json', 'request body is not valid JSON');
   }
 }
 

@@ -1,7 +1,8 @@
 import { PasslaneError } from 'passlane/common';
+import { MailError } from '../mail/errors.js';
 import { StorageError } from '../storage/errors.js';
 import { TokenError } from '../features/tokens/errors.js';
-import { UseCaseError } from '../accounts/errors.js';
+import { PasslaneServerError } from '../accounts/errors.js';
 
 /**
  * What of an error may be logged. Powertools would copy every enumerable attribute into the log
@@ -19,10 +20,10 @@ export interface SafeErrorFields {
   cause?: SafeErrorFields;
 }
 
-const CLEAN_MESSAGE_TYPES = [PasslaneError, StorageError, TokenError, UseCaseError, TypeError, RangeError, ReferenceError];
-/** By name where importing the class would make a cycle (src/api, src/app import this module's users). */
 // The mail errors' messages never hold the address (SES's own message stays in `cause`).
-const CLEAN_MESSAGE_NAMES = new Set(['HttpError', 'ConfigError', 'SecretLoadError', 'SecretsUnavailableError', 'MailUnavailableError', 'MailRejectedError']);
+const CLEAN_MESSAGE_TYPES = [PasslaneError, PasslaneServerError, StorageError, MailError, TokenError, TypeError, RangeError, ReferenceError];
+/** By name where the class lives above this layer (config/, runtimes/): importing it would point up. */
+const CLEAN_MESSAGE_NAMES = new Set(['ConfigError', 'SecretLoadError']);
 
 export function safeErrorFields(error: unknown, depth = 0): SafeErrorFields {
   if (!(error instanceof Error)) return { name: typeof error };

@@ -14,7 +14,7 @@ export const openIdConfigurationRoute = defineRoute<Pick<ApiServices, 'publicTok
   handle: async ({ request, services }) => {
     const document = openIdConfiguration(await services.publicTokens(), new URL(request.url).origin);
     if (document === undefined) {
-      throw new HttpError(404, 'not_found', 'discovery is not configured: set PASSLANE_PUBLIC_URL, or PASSLANE_JWT_ISSUER to the API URL');
+      throw new HttpError('not_found', 'discovery is not configured: set PASSLANE_PUBLIC_URL, or PASSLANE_JWT_ISSUER to the API URL');
     }
     return jsonResponse(200, document, PUBLIC_CACHE);
   },

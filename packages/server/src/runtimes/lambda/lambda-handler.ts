@@ -11,12 +11,13 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, Context as LambdaContext, LambdaFunctionURLEvent } from 'aws-lambda';
 import { handle } from 'hono/aws-lambda';
 import { createApi, respondToError } from '../../api/create-api.js';
-import { FALLBACK_RETRY_AFTER_SECONDS } from '../../api/map-error.js';
-import { errorResponse, type ApiResponse } from '../../api/responses.js';
+import { FALLBACK_RETRY_AFTER_SECONDS } from '../../api/error-table.js';
+import { mapError, toErrorResponse } from '../../api/map-error.js';
+import type { ApiResponse } from '../../api/responses.js';
 import type { Route } from '../../api/route.js';
 import { apiLog, logger } from '../../observability/logger.js';
 import { metrics } from '../../observability/metrics.js';
-import { TemporarilyUnavailableError } from '../../accounts/errors.js';
+import { InvalidRequestError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { TextResponse } from './text-response.js';
 
 export type LambdaHttpEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2 | LambdaFunctionURLEvent;
@@ -71,14 +72,14 @@ export function lambdaHandler<S>(routes: readonly Route<S>[], services: S) {
       .use(logMetrics(metrics))
       .use({
         before: ({ event }) => {
-          // A direct invoke or a misrouted trigger: a clear 400 rather than a crash in the adapter.
-          if (!isHttpEvent(event)) return toLambdaResponse(errorResponse(400, 'invalid_request', 'not an API Gateway or Function URL HTTP event'));
+          // A direct invoke or a misrouted trigger: a clear `invalid_request` rather than a crash in the adapter.
+          if (!isHttpEvent(event)) return toLambdaResponse(toErrorResponse(mapError(new InvalidRequestError('not an API Gateway or Function URL HTTP event'))));
           // API Gateway's request id (the one in its access logs and clients' reports) on every line.
           logger.appendKeys({ requestId: event.requestContext?.requestId });
           return undefined;
         },
         onError: (request) => {
-          // middy aborts just before the Lambda timeout (storage or hasher too slow): "try again", not a 500.
+          // middy aborts just before the Lambda timeout (storage or hasher too slow): "try again", not `internal_error`.
           const response = isMiddyTimeout(request.error)
             ? respondToError(new TemporarilyUnavailableError(FALLBACK_RETRY_AFTER_SECONDS, { cause: request.error }), { route: 'unknown' }, apiLog)
             : respondToError(request.error, { route: 'unknown' }, apiLog);

@@ -4,6 +4,7 @@
  * variables instead, and then no secret store is contacted at all.
  */
 
+import { PasslaneServerError } from '../../accounts/errors.js';
 import { text, type Env } from '../../config/env.js';
 
 /** Where secret values are kept (SSM Parameter Store on Lambda; anything else in tests). */
@@ -31,15 +32,18 @@ export class SecretLoadError extends Error {
 
 /**
  * The secret store could not be reached or did not answer (network, timeout, throttling, 5xx,
- * retries spent): a cold start that should be retried shortly, answered 503 with Retry-After.
- * A refusal (no such parameter, access denied) stays a SecretLoadError: a deployment to fix.
+ * retries spent): a cold start that should be retried shortly, so an API answer
+ * (`temporarily_unavailable`, with Retry-After); the message, naming variable and parameter, is
+ * for the logs. A refusal (no such parameter, access denied) is a SecretLoadError: a deployment
+ * to fix, answered `internal_error` like any fault of ours.
  */
-export class SecretsUnavailableError extends SecretLoadError {
-  /** The SDK already retried with backoff; a client's next attempt usually lands on a warm container or a recovered SSM. */
-  readonly retryAfterSeconds = 2;
+export class SecretsUnavailableError extends PasslaneServerError {
+  declare readonly retryAfterSeconds: number;
 
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
+  constructor(message: string, options?: { cause?: unknown }) {
+    // The SDK already retried with backoff; a client's next attempt usually lands on a warm container or a recovered SSM.
+    super('temporarily_unavailable', message, { retryAfterSeconds: 2, cause: options?.cause });
+    // Spelled out: the Lambda bundle is minified, and this name is what its logs show.
     this.name = 'SecretsUnavailableError';
   }
 }

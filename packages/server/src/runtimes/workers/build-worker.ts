@@ -63,7 +63,7 @@ export async function bundleForEdge({
     loader: { '.wasm': 'copy' },
     assetNames: '[name]',
     minify,
-    // Names survive minification: UseCaseError & co. set `name` from new.target.name, and logs use it.
+    // Names survive minification: PasslaneServerError & co. set `name` from new.target.name, and logs use it.
     keepNames: true,
     sourcemap: 'linked',
     metafile: true,

@@ -11,6 +11,7 @@
  */
 import { DEFAULT_PASSWORD_RULES } from 'passlane/common';
 import { utf8Length } from 'passlane/encoding';
+import type { PasswordRejectionReason } from '../../../accounts/errors.js';
 import type { Blocklist } from './blocklist.js';
 import type { BreachCheck } from './breach-check.js';
 import { emailWords, findContextWord, serviceWords, type ContextWordSource } from './context-words.js';
@@ -22,7 +23,8 @@ export const MIN_LENGTH_FLOOR = 8;
 /** NIST's "at least 64 characters" must be accepted; this many are (4 UTF-8 bytes each fill the hasher's 1024-byte bound exactly). */
 export const DEFAULT_MAX_LENGTH = 256;
 
-export type PasswordRejectionReason = 'too_short' | 'too_long' | 'common' | 'breached' | 'context';
+// The API answers it (`error.reason`), so the error model owns it.
+export type { PasswordRejectionReason };
 
 /**
  * Why a password is `too_short`, for its message: `spaces`, it is only whitespace; `invisible`,
