@@ -26,7 +26,7 @@ const URL_DELIMITERS = /[/\\?#:%]/;
  * full-width letters, digits and `＠` are the ASCII ones; the domain as the URL parser's UTS #46
  * processing leaves it: A-labels, the ASCII form DNS and SMTP deliver to and the form the mail
  * layer sends to. An ASCII address with a host name for its domain keeps the key
- * `trim().toLowerCase()` gave it before. Throws InvalidRequestError (400 `invalid_request`, field
+ * `trim().toLowerCase()` gave it before. Throws InvalidRequestError (`invalid_request`, field
  * `email`). Idempotent.
  */
 export function canonicalEmail(value: unknown): string {

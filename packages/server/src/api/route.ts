@@ -22,7 +22,7 @@ export interface Route<S> {
   method: 'GET' | 'POST' | 'DELETE';
   /** hono's syntax: `/sessions/:id`. */
   path: string;
-  /** Read and check a JSON body (415, 413, 400) before the handler runs. */
+  /** Read and check a JSON body (content type, size, UTF-8 JSON) before the handler runs. */
   json: boolean;
   /** Also accept an `application/x-www-form-urlencoded` body, read into the same shape (OAuth 2.0 clients). */
   form?: boolean;

@@ -20,8 +20,9 @@ export abstract class StorageError extends Error {
 
 /**
  * DynamoDB could not be reached or did not answer usefully (network, timeout, 5xx, throttling
- * after retries, missing table, ...). The HTTP layer maps this to 503: auth is never decided
- * without storage. `cause` keeps the SDK error for logs.
+ * after retries, missing table, ...). Use cases answer it `temporarily_unavailable`
+ * (accounts/translate-errors.ts): auth is never decided without storage. `cause` keeps the SDK
+ * error for logs.
  */
 export class StorageUnavailableError extends StorageError {
   readonly code = 'ERR_STORAGE_UNAVAILABLE';

@@ -163,7 +163,7 @@ export class LoginGuardStore {
 
   /**
    * One failure more on each counter, in parallel. A counter DynamoDB throttles is held in this
-   * container instead (the failure still counts: `settle` adds it), so the answer stays a 401.
+   * container instead (the failure still counts: `settle` adds it), so the answer stays `invalid_credentials`.
    */
   async recordFailure(target: LoginTarget, state: LoginState, update: FailureUpdate): Promise<void> {
     const keys = this.keysOf(target);
@@ -180,7 +180,7 @@ export class LoginGuardStore {
   /**
    * Before a login without a known device is decided: the failures this container holds for its
    * counters (DynamoDB throttled them) are written first and added to what was read. Still
-   * throttled: StorageUnavailableError, so the login answers 503 before any verify, and the
+   * throttled: StorageUnavailableError, so the login is `temporarily_unavailable` before any verify, and the
    * flood that heated the key gets no more guesses than were counted. Costs nothing (a Map
    * lookup) while nothing is held.
    */

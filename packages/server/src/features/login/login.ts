@@ -83,7 +83,7 @@ export async function login(deps: AuthDependencies, request: LoginRequest): Prom
           ? await askOldSystemUnlessDown(deps, deps.migration, state, { email, password, fingerprint }, now)
           : await verifyOrDummy(deps, state.user, password);
       const padding = timing?.done(loginVerifyShape(deps.hasher, state.user?.passwordHash, verdict)) ?? 0;
-      // While the old system is down (lately or just now) every failure answers 503, the unknown
+      // While the old system is down (lately or just now) every failure is `temporarily_unavailable`, the unknown
       // email's and the wrong password's alike, so an outage lists nobody (migrate-account.ts).
       const outage = verdict.unavailable === true || (state.breaker !== undefined && verdict.migration === undefined);
       if (!verdict.ok || (!state.user && !verdict.migration)) {
@@ -223,7 +223,7 @@ async function askOldSystemUnlessDown(
   return askOldSystem(deps, migration, input);
 }
 
-/** Best effort: a breaker left open only makes failures answer 503 until a question is answered. */
+/** Best effort: a breaker left open only makes failures `temporarily_unavailable` until a question is answered. */
 async function closeBreaker(deps: AuthDependencies, now: Date): Promise<void> {
   await deps.loginGuard.closeBreaker(now).catch((error: unknown) => {
     if (!(error instanceof StorageUnavailableError)) throw error;
@@ -250,7 +250,7 @@ function enforceLimits(deps: AuthDependencies, state: LoginState, now: Date, fin
 /**
  * The stored hash, or the dummy when there is none or it cannot be verified (corrupt, unknown
  * format, retired pepper key): that record answers like a wrong password, at the same cost,
- * and raises an audit event (and its metric) for the operator instead of a 500.
+ * and raises an audit event (and its metric) for the operator instead of an `internal_error`.
  */
 async function verifyOrDummy(
   deps: AuthDependencies,

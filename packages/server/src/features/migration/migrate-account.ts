@@ -16,9 +16,10 @@ export const MIGRATION_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The dummy verify first, so a "no" costs what any unknown email costs (and an overloaded
- * hasher answers 503 before the old system is asked), then the one question. Without an answer:
- * audited, and `unavailable` (login.ts opens the breaker and answers every failure 503 while it
- * is open, so the outage shows nobody which emails have an account here); nothing is created.
+ * hasher is `temporarily_unavailable` before the old system is asked), then the one question.
+ * Without an answer: audited, and `unavailable` (login.ts opens the breaker and answers every
+ * failure `temporarily_unavailable` while it is open, so the outage shows nobody which emails
+ * have an account here); nothing is created.
  */
 export async function askOldSystem(
   deps: AuthDependencies,
@@ -39,7 +40,7 @@ export async function askOldSystem(
 /**
  * At registration: whether the old system still holds the email. Such an email is taken, so
  * nobody can register an account its owner has yet to bring over by logging in. Without an
- * answer: audited, and 503 with Retry-After, as at login; nothing is created.
+ * answer: audited, and `temporarily_unavailable`, as at login; nothing is created.
  */
 export async function oldSystemHolds(deps: Pick<RegisterDependencies, 'audit' | 'fingerprint'>, migration: MigrationSource, email: string): Promise<boolean> {
   return answerOrUnavailable(deps, deps.fingerprint(email), () => migration.holds(email));

@@ -36,7 +36,7 @@ export type MigrationUnavailableReason =
   | 'malformed_answer';
 
 /**
- * The old system could not answer: login answers 503 with Retry-After, creates no account and
+ * The old system could not answer: login answers `temporarily_unavailable`, creates no account and
  * counts no failure. The message names the reason and, for `status`, the status; never the
  * email, the password or the answer's body.
  */

@@ -9,8 +9,9 @@ const BREACH_CHECK_RETRY_AFTER_SECONDS = 5;
 /**
  * The one gate every new password passes (register, password change, password reset): the
  * rules of src/passwords, before any hash is spent on it. A refusal is audited (reason and
- * action, never the password) and thrown as PasswordRejectedError (400 `password_rejected`);
- * a breach check that cannot answer is audited and, when it fails closed, answered 503.
+ * action, never the password) and thrown as PasswordRejectedError (`password_rejected`);
+ * a breach check that cannot answer is audited and, when it fails closed, answered
+ * `temporarily_unavailable`.
  */
 export async function checkNewPassword(
   deps: Pick<AuthDependencies, 'passwordPolicy' | 'audit'>,

@@ -44,7 +44,7 @@ export async function confirmPasswordReset(deps: AccountDependencies, request: {
       await deps.loginGuard.clearAccountFailures(checked.accountKey, sourceKeyOf(request.sourceIp));
       if (user.emailVerified !== true) await deps.users.markEmailVerified(email, deps.now?.());
       // After the mark: an outstanding verification link has nothing left to prove, and if the
-      // mark failed (503) that link still works. A reset link requested since this one was used
+      // mark failed (storage down) that link still works. A reset link requested since this one was used
       // goes too: no link mailed before the new password outlives it.
       await voidOneTimeTokens(deps, checked.accountKey);
       return;

@@ -21,7 +21,7 @@ export const requestPasswordResetRoute = defineRoute<Pick<ApiServices, 'account'
   },
 });
 
-/** POST /password/reset/confirm `{ token, newPassword }` -> 204; 400 `invalid_token`. */
+/** POST /password/reset/confirm `{ token, newPassword }` -> 204; `invalid_token`. */
 export const confirmPasswordResetRoute = defineRoute<Pick<ApiServices, 'account'>>({
   name: 'password-reset-confirm',
   method: 'POST',
@@ -33,7 +33,7 @@ export const confirmPasswordResetRoute = defineRoute<Pick<ApiServices, 'account'
   },
 });
 
-/** POST /email/verify `{ token }` -> 204; 400 `invalid_token`. */
+/** POST /email/verify `{ token }` -> 204; `invalid_token`. */
 export const verifyEmailRoute = defineRoute<Pick<ApiServices, 'account'>>({
   name: 'email-verify',
   method: 'POST',

@@ -15,7 +15,7 @@ export interface CheckedOneTimeToken {
 /**
  * The account's outstanding token of this purpose, if the presented one is it and still valid.
  * A wrong secret counts against the outstanding token (voided at the limit); anything else is
- * the same 400 `invalid_token`. Expiry is checked here: TTL deletes late.
+ * the same `invalid_token`. Expiry is checked here: TTL deletes late.
  */
 export async function checkOneTimeToken(
   deps: Pick<AuthDependencies, 'oneTimeTokens' | 'recovery' | 'audit' | 'now'>,

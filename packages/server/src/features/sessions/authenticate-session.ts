@@ -28,7 +28,7 @@ export async function authenticateSession(
 ): Promise<AuthenticatedSession> {
   if (!accessToken) throw new UnauthenticatedError('a Bearer access token is required');
   const token = await deps.tokens.verify(accessToken).catch((cause: unknown) => {
-    // Only a verdict on the token is a 401; anything else (a bug, a broken key) stays a 500.
+    // Only a verdict on the token is `unauthenticated`; anything else (a bug, a broken key) stays an `internal_error`.
     if (cause instanceof InvalidTokenError) throw new UnauthenticatedError('the access token is invalid or expired', { cause });
     throw cause;
   });

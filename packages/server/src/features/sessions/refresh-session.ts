@@ -44,7 +44,7 @@ type Failure = 'malformed' | 'unknown_session' | 'expired' | 'mismatch';
 /**
  * POST /token: spends the refresh token and returns a new one with a new access token. One
  * consistent read (the account's sessions and this source's failed refreshes, in one request;
- * a source over its limit gets 429 instead of each further failure)
+ * a source over its limit gets `rate_limited` instead of each further failure)
  * and one write conditional on the session's generation: of two refreshes racing with one
  * token exactly one rotates. The other reads again and, within the grace window, receives the
  * same new token (sealed under the spent one, packages/server/src/features/sessions/refresh-token.ts), so the session

@@ -15,7 +15,7 @@ export const listSessionsRoute = defineRoute<Pick<ApiServices, 'sessionManagemen
     jsonResponse(200, await listSessions(await services.sessionManagement(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined) })),
 });
 
-/** DELETE /sessions/{id} with a Bearer token -> 204; 404 for an id that is not a live session of the account. */
+/** DELETE /sessions/{id} with a Bearer token -> 204; `session_not_found` for an id that is not a live session of the account. */
 export const deleteSessionRoute = defineRoute<Pick<ApiServices, 'sessionManagement'>>({
   name: 'session',
   method: 'DELETE',
@@ -27,7 +27,7 @@ export const deleteSessionRoute = defineRoute<Pick<ApiServices, 'sessionManageme
   },
 });
 
-/** DELETE /devices/{id} with a Bearer token -> 204; 404 for an id that is not a known device of the account. */
+/** DELETE /devices/{id} with a Bearer token -> 204; `device_not_found` for an id that is not a known device of the account. */
 export const deleteDeviceRoute = defineRoute<Pick<ApiServices, 'sessionManagement'>>({
   name: 'device',
   method: 'DELETE',

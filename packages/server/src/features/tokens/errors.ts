@@ -17,8 +17,8 @@ export abstract class TokenError extends Error {
 export type InvalidTokenReason = 'malformed' | 'unknown-key' | 'algorithm' | 'signature' | 'expired' | 'claims';
 
 /**
- * The access token was rejected. The HTTP layer answers 401 with the same body whatever the
- * reason, so clients learn nothing about which check failed. No `cause`: jose's errors carry the
+ * The access token was rejected. The API answers `unauthenticated` with the same body whatever
+ * the reason, so clients learn nothing about which check failed. No `cause`: jose's errors carry the
  * decoded payload, which must not reach logs.
  */
 export class InvalidTokenError extends TokenError {

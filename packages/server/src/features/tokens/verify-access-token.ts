@@ -67,7 +67,7 @@ export async function verifyAccessToken(
   } catch (error) {
     if (error instanceof InvalidTokenError) throw error;
     if (error instanceof errors.JOSEError) throw new InvalidTokenError(reasonFor(error));
-    throw error; // not a verdict on the token but a bug: let it surface as a 500
+    throw error; // not a verdict on the token but a bug: let it surface as an `internal_error`
   }
 }
 

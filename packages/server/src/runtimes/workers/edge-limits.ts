@@ -18,7 +18,7 @@ export const ISOLATE_HASH_LIMITS: Readonly<Partial<StoredHashLimits>> = Object.f
  * password at a time on its only thread, and a request waits at most 2 s for it (the hasher's
  * queue timeout, edge-platform.ts): a stored cost past ~1 s (SHA-crypt past ~25,000 rounds,
  * bcrypt past cost 13, PBKDF2 past 1,000,000 iterations, at the speeds verify-budget.ts assumes)
- * would turn every login queued behind it into a 503. Such records are refused like the ones
+ * would turn every login queued behind it into a `temporarily_unavailable`. Such records are refused like the ones
  * above, and verify on Lambda.
  */
 export const ISOLATE_VERIFY_BUDGET: Readonly<VerifyBudget> = Object.freeze({ timeMs: 1000 });

@@ -15,8 +15,8 @@ export const edgePlatform: Platform = {
   hasherLimits: {
     /**
      * One hash at a time: an isolate has 128 MB, and WASM argon2 runs synchronously
-     * anyway, so a second request could only wait. Waiting is bounded so a burst answers 503
-     * with Retry-After instead of queueing for ever.
+     * anyway, so a second request could only wait. Waiting is bounded so a burst answers
+     * `temporarily_unavailable` instead of queueing for ever.
      */
     // One at a time whatever the format: a bcrypt or PBKDF2 verify needs little memory but all of
     // the isolate's one thread, so memory alone would admit thousands at once.
