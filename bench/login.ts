@@ -97,7 +97,7 @@ function errorOf(line: string): string {
 }
 
 /** A child process spoken to over IPC, one request at a time. */
-class Child {
+export class Child {
   private stderr = '';
   lastError = '';
   private exited: Promise<never>;
@@ -169,7 +169,7 @@ process.on('message', () => process.send({ counts }));
 process.on('disconnect', () => process.exit(0));
 `;
 
-async function startDynalite(): Promise<{ endpoint: string; counts(): Promise<Record<string, number>>; child: Child }> {
+export async function startDynalite(): Promise<{ endpoint: string; counts(): Promise<Record<string, number>>; child: Child }> {
   const child = new Child('dynalite', spawn(process.execPath, ['-e', DYNALITE_SCRIPT], { cwd: root, stdio: ['ignore', 'ignore', 'pipe', 'ipc'] }));
   const { port } = await child.next<{ port: number }>(30_000);
   return {

@@ -22,15 +22,13 @@ export interface ApiHost<S> {
   origin(c: Context): RequestOrigin;
   /**
    * The body, when the host holds it whole already (a Lambda event's): the API reads it from here
-   * and the host builds its Request without one, since a web Request copies its body into a
-   * stream that the API would only read back. Undefined, or no such method: the Request's body.
+   * and the host builds its Request without one. Undefined, or no such method: the Request's body.
    */
   body?(c: Context): Uint8Array | undefined;
   /**
    * How a route's answer becomes the Response hono hands back to the host; toWebResponse unless
-   * given. The Lambda host makes one that holds its body as the string it must return
-   * (packages/server/src/runtimes/lambda/text-response.ts), since a web Response streams its body even to be read back
-   * whole. Together these cost a Lambda login 0.2-0.5 CPU ms (README, "Login CPU").
+   * given. Only the Lambda host gives this and `body`, to keep bodies out of streams
+   * (streamlessBodies in runtimes/lambda/text-response.ts).
    */
   respond?(response: ApiResponse): Response;
   log: ApiLog;

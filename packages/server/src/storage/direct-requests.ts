@@ -4,11 +4,11 @@ import { SignatureV4 } from '@smithy/signature-v4';
 
 /**
  * The item operations the functions make on every request (the login's read and session write,
- * registration's put, ...), sent by a short path instead of the SDK's full one: the SDK's
- * per-request work (schema serde, endpoint rules, auth-scheme selection, user agent, its
- * middleware chain) is most of the CPU a login spends outside its hash (README: "Login CPU").
- * DynamoDB's wire format is plain JSON whose shapes are the commands' inputs and outputs, so a
- * command's `input` is the body and the parsed answer is its output.
+ * registration's put, ...), sent by a short path instead of the SDK's full one, which spends
+ * CPU on per-request work these operations do not need (schema serde, endpoint rules,
+ * auth-scheme selection, user agent, its middleware chain); the README's "Login CPU" has what
+ * it saves. DynamoDB's wire format is plain JSON whose shapes are the commands' inputs and
+ * outputs, so a command's `input` is the body and the parsed answer is its output.
  *
  * It is an SDK middleware, the last of the initialize step: callers still send SDK commands,
  * middleware that runs before it (a test's call recorder or fault injection) still sees each
@@ -17,11 +17,15 @@ import { SignatureV4 } from '@smithy/signature-v4';
  * region, endpoint rules, HTTP handler (keep-alive sockets, connection and request timeouts) and
  * retry strategy (the same backoff and client-wide retry quota as every other call of the
  * client), and AWS's SigV4 signer. The rest is ~100 lines: build the request, read the answer,
- * name the error.
+ * name the error. What it reads of the SDK's internals (ResolvedConfig below, the middleware
+ * step, the @smithy packages) is pinned by test/direct-requests-sdk-pin.test.ts, which fails on
+ * an SDK upgrade that changes any of it.
  *
  * Left to the SDK: every other operation (table management, Scan, transactions). Not
- * reproduced: clock-skew correction, and per-call options (`send(command, { abortSignal })`
- * never reaches a middleware; no store passes any).
+ * reproduced: clock-skew correction, Retry-After hints, account-based endpoints (the SDK's
+ * `<account>.ddb.<region>` hosts, which it picks when the credentials carry an account id; the
+ * regional endpoint used here serves every account), and per-call options
+ * (`send(command, { abortSignal })` never reaches a middleware; no store passes any).
  */
 const DIRECT_OPERATIONS: ReadonlySet<string> = new Set(['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query']);
 
@@ -101,8 +105,8 @@ class DynamoDbServiceError extends Error {
 }
 
 /**
- * Serves DIRECT_OPERATIONS of this client by the short path. Call once per client, before its
- * first request (createDynamoDbClient does).
+ * Serves DIRECT_OPERATIONS of this client by the short path: the one switch, turned on in one
+ * place (newDynamoDbClient). Call once per client, before its first request.
  */
 export function sendItemRequestsDirectly(client: DynamoDBClient): void {
   const config = client.config as unknown as ResolvedConfig;

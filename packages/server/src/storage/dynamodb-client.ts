@@ -26,9 +26,9 @@ export const DYNAMODB_REQUEST_TIMEOUT_MS = 1_000;
 export function dynamoDbClientConfig(storage: DynamoDbConnection): DynamoDBClientConfig {
   return {
     retryMode: DYNAMODB_RETRY_MODE,
-    // The middleware stack is resolved once per command class instead of on every send (a few
-    // tenths of a millisecond of CPU per request, on the login path too). We never change a
-    // client's stack after its first request; a test that does must use a fresh client.
+    // The middleware stack is resolved once per command class instead of on every send, the
+    // login's requests included. We never change a client's stack after its first request; a
+    // test that does must use a fresh client.
     cacheMiddleware: true,
     maxAttempts: DYNAMODB_MAX_ATTEMPTS,
     // Options object rather than `new NodeHttpHandler(...)`: the SDK builds its own

@@ -21,7 +21,7 @@ export interface Platform {
   /** What one verify may use here where the configuration does not say (PASSLANE_VERIFY_*). */
   defaultVerifyBudget?: VerifyBudget;
   dynamoDb(connection: DynamoDbConnection): DynamoDBClient;
-  /** How access tokens are signed here; Web Crypto where not given (packages/server/src/features/tokens/sign-jws.ts). */
+  /** How access tokens are signed here; Web Crypto where not given (features/tokens/README.md, "The signer"). */
   jwsSigner?: CreateJwsSigner;
   warn(message: string, fields?: Record<string, unknown>): void;
   audit: AuthDependencies['audit'];

@@ -13,9 +13,9 @@ export interface PrivateSigningKey {
 }
 
 /**
- * How a host turns the private key into a signer. Each host brings its cheapest: Web Crypto by
- * default, node:crypto on Node (node-jws-signer.ts, through the platform), where Web Crypto runs
- * every signature on the thread pool.
+ * How a host turns the private key into a signer: the one seam for signing, given by the host's
+ * platform (Platform.jwsSigner). Web Crypto where none is given; node:crypto on Node
+ * (node-jws-signer.ts). README.md here, "The signer", says why.
  */
 export type CreateJwsSigner = (key: PrivateSigningKey) => JwsSigner;
 

@@ -1,9 +1,8 @@
 /**
  * The AWS Lambda host: API Gateway HTTP API (payload 2.0), REST API (1.0) and Function URL events
  * become `app.fetch` calls through hono's Lambda adapter. middy stays at the Lambda boundary for
- * Powertools: the logger's Lambda context and the EMF metrics flush. The event's body goes to the
- * API beside the Request, and answers come back as TextResponses: neither is copied into a stream
- * (packages/server/src/api/README.md says why).
+ * Powertools: the logger's Lambda context and the EMF metrics flush. Bodies go in and out
+ * without a stream (streamlessBodies, text-response.ts).
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
@@ -18,7 +17,7 @@ import type { Route } from '../../api/route.js';
 import { apiLog, logger } from '../../observability/logger.js';
 import { metrics } from '../../observability/metrics.js';
 import { InvalidRequestError, TemporarilyUnavailableError } from '../../accounts/errors.js';
-import { TextResponse } from './text-response.js';
+import { streamlessBodies } from './text-response.js';
 
 export type LambdaHttpEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2 | LambdaFunctionURLEvent;
 
@@ -32,9 +31,8 @@ export interface LambdaHttpResponse {
   cookies?: string[];
 }
 
-/** What hono's Lambda adapter passes the app as its env: the event as given to it, and its request context. */
+/** What the origin reads of the env hono's Lambda adapter passes the app (streamlessBodies reads its `event`). */
 interface HonoLambdaEnv {
-  event?: object;
   requestContext?: { requestId?: string; http?: { sourceIp?: string }; identity?: { sourceIp?: string } };
 }
 
@@ -44,28 +42,21 @@ interface HonoLambdaEnv {
  * start pays only for what its route touches.
  */
 export function lambdaHandler<S>(routes: readonly Route<S>[], services: S) {
-  // hono is handed each event without its body (withoutBody); the API reads the body from here,
-  // keyed by the event hono was handed (its env's `event`), so no stream is built for it.
-  const bodies = new WeakMap<object, Uint8Array>();
+  const streamless = streamlessBodies();
   const app = createApi(routes, {
     services: () => services,
     origin: (c) => {
       const context = (c.env as HonoLambdaEnv | undefined)?.requestContext;
       return { sourceIp: context?.http?.sourceIp || context?.identity?.sourceIp || undefined, requestId: context?.requestId || undefined };
     },
-    body: (c) => {
-      const event = (c.env as HonoLambdaEnv | undefined)?.event;
-      return event === undefined ? undefined : bodies.get(event);
-    },
-    respond: (answer) => new TextResponse(answer),
+    body: streamless.body,
+    respond: streamless.respond,
     log: apiLog,
   });
   const serve = handle(app);
   return (
     middy<LambdaHttpEvent, LambdaHttpResponse>(async (event: LambdaHttpEvent, context: LambdaContext) => {
-      const bodiless = withoutBody(event);
-      if (event.body != null) bodies.set(bodiless, bodyBytes(event.body, event.isBase64Encoded));
-      return singleValueHeaders(await serve(bodiless as unknown as Parameters<typeof serve>[0], context));
+      return singleValueHeaders(await serve(streamless.withoutBody(event) as unknown as Parameters<typeof serve>[0], context));
     })
       // logEvent: false even if POWERTOOLS_LOGGER_LOG_EVENT is set: the event holds passwords.
       .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
@@ -88,19 +79,6 @@ export function lambdaHandler<S>(routes: readonly Route<S>[], services: S) {
         },
       })
   );
-}
-
-/**
- * The event as hono is handed it: no body, so its Request has none (see ApiHost.body). That also
- * spares a GET the error a web Request raises for a body, which API Gateway passes on any method.
- */
-function withoutBody(event: LambdaHttpEvent): LambdaHttpEvent {
-  return { ...event, body: undefined, isBase64Encoded: false } as LambdaHttpEvent;
-}
-
-/** The body's bytes: API Gateway and Function URLs send binary (or any, as configured) bodies base64-encoded. */
-function bodyBytes(body: string, isBase64Encoded: boolean): Uint8Array {
-  return Buffer.from(body, isBase64Encoded ? 'base64' : 'utf8');
 }
 
 function isHttpEvent(event: unknown): event is LambdaHttpEvent {
