@@ -1,4 +1,4 @@
-import type { PasswordRejectionReason } from '../features/password/rules/policy.js';
+import type { PasswordRejectionReason } from './audit-events.js';
 
 /**
  * What a use-case can answer besides success, independent of HTTP. The HTTP layer maps each

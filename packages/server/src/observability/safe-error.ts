@@ -22,7 +22,7 @@ export interface SafeErrorFields {
 const CLEAN_MESSAGE_TYPES = [PasslaneError, StorageError, TokenError, UseCaseError, TypeError, RangeError, ReferenceError];
 /** By name where importing the class would make a cycle (src/api, src/app import this module's users). */
 // The mail errors' messages never hold the address (SES's own message stays in `cause`).
-const CLEAN_MESSAGE_NAMES = new Set(['HttpError', 'ConfigError', 'SecretLoadError', 'SecretsUnavailableError', 'MailUnavailableError', 'MailRejectedError']);
+const CLEAN_MESSAGE_NAMES = new Set(['HttpError', 'ConfigError', 'SecretLoadError', 'SecretsUnavailableError', 'MailUnavailableError', 'MailRejectedError', 'MailConfigError']);
 
 export function safeErrorFields(error: unknown, depth = 0): SafeErrorFields {
   if (!(error instanceof Error)) return { name: typeof error };

@@ -10,6 +10,7 @@
  * Nothing here logs, and no verdict holds the password.
  */
 import { DEFAULT_PASSWORD_RULES } from 'passlane/common';
+import type { PasswordRejectionReason } from '../../../accounts/audit-events.js';
 import { utf8Length } from 'passlane/encoding';
 import type { Blocklist } from './blocklist.js';
 import type { BreachCheck } from './breach-check.js';
@@ -21,8 +22,6 @@ import { codePointCount, countedForm, countedLength, foldCounted, normalisePassw
 export const MIN_LENGTH_FLOOR = 8;
 /** NIST's "at least 64 characters" must be accepted; this many are (4 UTF-8 bytes each fill the hasher's 1024-byte bound exactly). */
 export const DEFAULT_MAX_LENGTH = 256;
-
-export type PasswordRejectionReason = 'too_short' | 'too_long' | 'common' | 'breached' | 'context';
 
 /**
  * Why a password is `too_short`, for its message: `spaces`, it is only whitespace; `invisible`,
