@@ -23,7 +23,7 @@ import { createApi } from '../packages/server/src/api/create-api.js';
 import type { Route } from '../packages/server/src/api/route.js';
 import type { ApiServices } from '../packages/server/src/api/services.js';
 import { readConfig, type PasslaneConfig } from '../packages/server/src/config/read-config.js';
-import type { DynamoDbConnection } from '../packages/server/src/config/storage-config.js';
+import type { DynamoDbConnection } from '../packages/server/src/storage/settings.js';
 import { loginRoute } from '../packages/server/src/features/login/login-route.js';
 import { registerRoute } from '../packages/server/src/features/register/register-route.js';
 import { createNodeJwsSigner } from '../packages/server/src/features/tokens/node-jws-signer.js';

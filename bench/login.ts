@@ -47,7 +47,7 @@ import { bundleFunction } from '../scripts/packaging/bundle-function.js';
 import { BUNDLE_FILE, LAMBDA_FUNCTIONS, type LambdaFunction } from '../scripts/packaging/lambda-functions.js';
 import { resolveBindingPackages } from '../scripts/packaging/native-packages.js';
 import { ms, textTable } from './engine/format.js';
-import { DEFAULT_SESSION_CONFIG } from '../packages/server/src/config/session-config.js';
+import { DEFAULT_SESSION_CONFIG } from '../packages/server/src/features/sessions/settings.js';
 import { withLiftedLoginLimits } from './load/lifted-limits.js';
 import { median, summarize } from './engine/statistics.js';
 import { generateSigningKey } from '../packages/server/src/features/tokens/keys.js';

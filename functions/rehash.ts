@@ -7,7 +7,8 @@ import { readRehashConfig } from '../packages/server/src/config/rehash-config.js
 import { logger } from '../packages/server/src/observability/logger.js';
 import { createRehashHandler } from '../packages/server/src/features/rehash/rehash-handler.js';
 import { getRehashDependencies } from '../packages/server/src/runtimes/lambda/lambda-dependencies.js';
+import { lambdaEnv } from '../packages/server/src/runtimes/lambda/lambda-env.js';
 
-const { writesPerSecond } = readRehashConfig(process.env);
+const { writesPerSecond } = readRehashConfig(lambdaEnv());
 
 export const handler = createRehashHandler(getRehashDependencies, logger, writesPerSecond === undefined ? {} : { maxWritesPerSecond: writesPerSecond });

@@ -4,7 +4,9 @@
  * (packages/passlane) imports nothing of the server; the server reaches the core only through its
  * package name (`passlane`, as an installed package would), never into its files; neither package
  * reaches into the entry points, scripts, tests or the bench around it, but the CLI, which bundles
- * the bench engine.
+ * the bench engine; the server's config (the environment's readers) stands above the settings it
+ * fills (shared, storage, mail, accounts, api, features, observability own their types) and below
+ * the wiring and the runtimes that use it.
  */
 import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
 import { fileURLToPath } from 'node:url';
@@ -42,6 +44,14 @@ beforeAll(async () => {
           { name: 'library-imports-cli', severity: 'error', from: { path: '^packages/server/src/', pathNot: '^packages/server/src/cli/' }, to: { path: '^packages/server/src/cli/' } },
           // The HTTP toolkit (and its error table) is written once for every host: it knows no env reader, wiring or host.
           { name: 'api-imports-hosts', severity: 'error', from: { path: '^packages/server/src/api/' }, to: { path: '^packages/server/src/(config|wiring|runtimes)/' } },
+          // Config at the top: the environment's readers fill settings types that the parts below own.
+          {
+            name: 'below-config-imports-config',
+            severity: 'error',
+            from: { path: '^packages/server/src/(shared|storage|mail|accounts|api|features|observability)/' },
+            to: { path: '^packages/server/src/config/' },
+          },
+          { name: 'config-imports-above', severity: 'error', from: { path: '^packages/server/src/config/' }, to: { path: '^packages/server/src/(wiring|runtimes|cli|cdk)/' } },
         ],
       },
     },
@@ -85,5 +95,10 @@ describe('import graph (dependency-cruiser)', () => {
 
   it('keeps the HTTP toolkit from importing config, wiring or a runtime', () => {
     expect(violationsOf('api-imports-hosts').map(describeViolation)).toEqual([]);
+  });
+
+  it('keeps config above what it configures: nothing below imports it, and it imports nothing above', () => {
+    expect(violationsOf('below-config-imports-config').map(describeViolation)).toEqual([]);
+    expect(violationsOf('config-imports-above').map(describeViolation)).toEqual([]);
   });
 });

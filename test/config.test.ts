@@ -1,7 +1,7 @@
 /**
  * The configuration module (src/config): every variable read and checked in one place, errors
- * that name the variable, and the guard that keeps it the only place (and src/wiring the only
- * place that builds services from it).
+ * that name the variable, and the guard that keeps it, with each runtime's one read of its
+ * environment, the only place (and src/wiring the only place that builds services from it).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../packages/server/src/config/config-error.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import { readServerConfig } from '../packages/server/src/config/server-config.js';
-import { stringBindings } from '../packages/server/src/runtimes/workers/worker-env.js';
+import { readWorkerConfig, stringBindings } from '../packages/server/src/runtimes/workers/worker-env.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -237,6 +237,9 @@ describe('readConfig', () => {
   it('reads a Worker\'s bindings the same way, ignoring the ones that are not strings', () => {
     const bindings = { PASSLANE_TABLE: 'edge', PASSLANE_LOGIN_LIMIT_PER_IP: '7', ASSETS: { fetch() {} }, RATE: 3 };
     expect(readConfig(stringBindings(bindings))).toEqual(readConfig({ PASSLANE_TABLE: 'edge', PASSLANE_LOGIN_LIMIT_PER_IP: '7' }));
+    // The Worker's reader: no file system for an outbox, so mail is off unless a transport is bound.
+    expect(readWorkerConfig(bindings)).toEqual(readConfig({ PASSLANE_TABLE: 'edge', PASSLANE_LOGIN_LIMIT_PER_IP: '7', PASSLANE_MAIL_TRANSPORT: 'none' }));
+    expect(readWorkerConfig({ ...bindings, PASSLANE_MAIL_TRANSPORT: 'ses' }).mail.transport).toBe('ses');
   });
 });
 
@@ -332,25 +335,36 @@ async function sources(): Promise<Array<{ path: string; text: string }>> {
   return files;
 }
 
-describe('one configuration module, one wiring', () => {
-  // Reading a variable by name: env.X, env?.X, env['X'], process.env.X. Comments are skipped.
-  const READS_VARIABLE = /\b(?:env|process\.env)\??\.[A-Z][A-Z0-9_]*\b|\benv\[['"`]/;
+describe('one configuration module, one reader per runtime, one wiring', () => {
+  // Reading a variable by name (env.X, env?.X, env['X'], process.env.X) or the whole environment
+  // (process.env, Deno.env, Bun.env). Comments are skipped.
+  const READS_VARIABLE = /\b(?:env|process\.env)\??\.[A-Z][A-Z0-9_]*\b|\benv\[['"`]|\b(?:process|Deno|Bun)\??\.env\b/;
   // Setting a default for Powertools (which reads its own POWERTOOLS_* variables) is not a read.
   const SETS_DEFAULT = /process\.env\.[A-Z_]+ \?\?=/;
+  // Each runtime's (and the CLI's) one read of its environment, handed to src/config's readers.
+  // A Worker's bindings arrive as an argument, not from a global (worker-env.ts reads them).
+  const RUNTIME_READERS = [
+    'packages/server/src/runtimes/lambda/lambda-env.ts',
+    'packages/server/src/runtimes/vercel-edge/vercel-edge.ts',
+    'packages/server/src/runtimes/node/local-server.ts',
+    'packages/server/src/runtimes/deno/deno.ts',
+    'packages/server/src/runtimes/bun/bun.ts',
+    'packages/server/src/cli/commands/command-io.ts',
+  ];
   // Runtime detection (is this Lambda?) and the benchmark's description of the machine it
   // measures (memory size, region, thread pool): the platform, not passlane's configuration.
-  const ALLOWED = (path: string) => path === 'packages/passlane/src/detect-runtime.ts' || path === 'functions/bench.ts' || path.startsWith('bench/engine/');
+  const PLATFORM = (path: string) => path === 'packages/passlane/src/detect-runtime.ts' || path === 'functions/bench.ts' || path.startsWith('bench/engine/');
+  const ALLOWED = (path: string) => path.startsWith('packages/server/src/config/') || RUNTIME_READERS.includes(path) || PLATFORM(path);
 
-  it('reads environment variables nowhere but the server\'s config', async () => {
-    const offenders = (await sources())
-      .filter(({ path }) => !path.startsWith('packages/server/src/config/') && !ALLOWED(path))
-      .flatMap(({ path, text }) =>
-        text
-          .split('\n')
-          .filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line) && READS_VARIABLE.test(line) && !SETS_DEFAULT.test(line))
-          .map((line) => `${path}: ${line.trim()}`),
-      );
+  const reads = (text: string) =>
+    text.split('\n').filter((line) => !/^\s*(\*|\/\/|\/\*)/.test(line) && READS_VARIABLE.test(line) && !SETS_DEFAULT.test(line));
+
+  it('reads environment variables nowhere but the server\'s config and each runtime\'s one reader', async () => {
+    const files = await sources();
+    const offenders = files.filter(({ path }) => !ALLOWED(path)).flatMap(({ path, text }) => reads(text).map((line) => `${path}: ${line.trim()}`));
     expect(offenders).toEqual([]);
+    // Each reader still reads (a renamed or emptied one would leave a stale entry here).
+    expect(RUNTIME_READERS.filter((path) => !files.some((file) => file.path === path && reads(file.text).length > 0))).toEqual([]);
   });
 
   it('builds stores and token services only in the server\'s wiring and the runtimes\' own', async () => {

@@ -7,7 +7,7 @@
  */
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sourceKeyOf } from '../packages/server/src/features/login/source-key.js';
+import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
 import { InvalidCredentialsError, TemporarilyUnavailableError } from '../packages/server/src/accounts/errors.js';
 import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';

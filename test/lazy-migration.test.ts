@@ -19,7 +19,7 @@ vi.hoisted(() => {
 });
 import { startLocalLambdaApi, type LocalLambdaApi } from '../bench/engine/remote/local-lambda-api.js';
 import { ConfigError } from '../packages/server/src/config/config-error.js';
-import { DEFAULT_RECOVERY_CONFIG } from '../packages/server/src/config/recovery-config.js';
+import { DEFAULT_RECOVERY_CONFIG } from '../packages/server/src/features/recovery/settings.js';
 import { loadSecrets } from '../packages/server/src/runtimes/lambda/load-secrets.js';
 import { readMigrationConfig } from '../packages/server/src/config/migration-config.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
@@ -42,7 +42,7 @@ import { createLoginFailureTiming } from '../packages/server/src/features/login/
 import { login, type LoginResponse } from '../packages/server/src/features/login/login.js';
 import type { MigrationSource } from '../packages/server/src/features/migration/migration-source.js';
 import { register } from '../packages/server/src/features/register/register.js';
-import { sourceKeyOf } from '../packages/server/src/features/login/source-key.js';
+import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
 import { buildMigrationSource } from '../packages/server/src/wiring/build-migration-source.js';
 import { createAuthDependencies } from './support/app-dependencies.js';
 import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidCredentialsError, InvalidRequestError, RateLimitedError } from '../packages/server/src/accounts/errors.js';
 import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
-import { sourceKeyOf } from '../packages/server/src/features/login/source-key.js';
+import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
 import { changePassword } from '../packages/server/src/features/password/change-password.js';
 import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
 import { createLoginFailureTiming } from '../packages/server/src/features/login/login-failure-timing.js';

@@ -7,10 +7,10 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../packages/server/src/config/config-error.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import { createAccountMail, type MailWiringOptions } from '../packages/server/src/mail/account-mail.js';
-import { MailRejectedError, MailUnavailableError } from '../packages/server/src/mail/errors.js';
+import { MailConfigError, MailRejectedError, MailUnavailableError } from '../packages/server/src/mail/errors.js';
+import { DEFAULT_APP_PATHS, DEFAULT_SERVICE_NAME, type MailConfig } from '../packages/server/src/mail/settings.js';
 import { safeErrorFields } from '../packages/server/src/observability/safe-error.js';
 import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 
@@ -163,9 +163,30 @@ describe('SES sender (real SDK, local endpoint)', () => {
 describe('mail wiring', () => {
   it('refuses to wire SES without a sender or an app URL, naming the variable', () => {
     const wire = (env: Record<string, string>) => () => createAccountMail(readConfig({ PASSLANE_MAIL_TRANSPORT: 'ses', ...env }).mail);
-    expect(wire({ PASSLANE_APP_URL: 'https://app.example.com' })).toThrow(ConfigError);
+    expect(wire({ PASSLANE_APP_URL: 'https://app.example.com' })).toThrow(MailConfigError);
     expect(wire({ PASSLANE_APP_URL: 'https://app.example.com' })).toThrow(/^PASSLANE_MAIL_FROM /);
     expect(wire({ PASSLANE_MAIL_FROM: 'no-reply@example.com' })).toThrow(/^PASSLANE_APP_URL /);
+  });
+
+  it('takes its settings in code, without the environment, and names the one missing', async () => {
+    const settings: MailConfig = {
+      transport: 'ses',
+      from: { address: 'no-reply@example.com', name: 'Example' },
+      appUrl: 'https://app.example.com',
+      paths: DEFAULT_APP_PATHS,
+      serviceName: DEFAULT_SERVICE_NAME,
+      outboxDir: '/nowhere',
+      ses: { endpoint: ses.endpoint, region: 'eu-west-1' },
+    };
+    await createAccountMail(settings).passwordReset(ADDRESS, 'tok', 3600);
+    expect(ses.requests).toHaveLength(1);
+    const { from: _from, ...withoutFrom } = settings;
+    const error = failureOf(() => createAccountMail(withoutFrom));
+    expect(error).toBeInstanceOf(MailConfigError);
+    expect(error).toMatchObject({ code: 'ERR_MAIL_CONFIG', setting: 'from' });
+    // Logged with its message, as a ConfigError is: it holds no address.
+    expect(safeErrorFields(error).message).toMatch(/^PASSLANE_MAIL_FROM is not set/);
+    expect(failureOf(() => createAccountMail({ ...settings, appUrl: undefined }))).toMatchObject({ setting: 'appUrl' });
   });
 
   it('with transport none sends nothing and logs only the kind', async () => {
@@ -185,3 +206,12 @@ describe('mail wiring', () => {
     expect(runtimeImports).toEqual(['ses-client.ts']);
   });
 });
+
+function failureOf(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a failure');
+}

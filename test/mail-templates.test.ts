@@ -7,9 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../packages/server/src/config/config-error.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import { createAccountMail } from '../packages/server/src/mail/account-mail.js';
+import { MailConfigError } from '../packages/server/src/mail/errors.js';
 import {
   describeMinutes,
   mailLink,
@@ -150,13 +150,13 @@ describe('customisation', () => {
 
     it('fails ready() with the file named, for a misspelt file or a bad placeholder', async () => {
       await writeFile(join(dir, 'password-reset.txt'), '{{link}}');
-      await expect(wire().mail.ready()).rejects.toThrow(ConfigError);
+      await expect(wire().mail.ready()).rejects.toThrow(MailConfigError);
       await expect(wire().mail.ready()).rejects.toThrow(/^PASSLANE_MAIL_TEMPLATE_DIR holds password-reset\.txt, which is no template/);
       await rm(join(dir, 'password-reset.txt'));
       await writeFile(join(dir, 'password_reset.txt'), 'Your password: {{password}}');
       await expect(wire().mail.ready()).rejects.toThrow(/^PASSLANE_MAIL_TEMPLATE_DIR file password_reset\.txt: password_reset text: unknown placeholder \{\{password\}\}/);
       // The same error at the first mail when nobody called ready().
-      await expect(wire().mail.passwordReset(TO, 'tok', 3600)).rejects.toThrow(ConfigError);
+      await expect(wire().mail.passwordReset(TO, 'tok', 3600)).rejects.toThrow(MailConfigError);
     });
 
     it('fails for a directory that cannot be read', async () => {

@@ -335,6 +335,6 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
 });
 
 async function defaults() {
-  const { DEFAULT_SESSION_CONFIG } = await import('../packages/server/src/config/session-config.js');
+  const { DEFAULT_SESSION_CONFIG } = await import('../packages/server/src/features/sessions/settings.js');
   return { ...DEFAULT_SESSION_CONFIG };
 }

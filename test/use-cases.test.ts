@@ -15,8 +15,8 @@ import { movableClock } from './support/clock.js';
 import { defaultPasswordPolicy } from './support/password-policy.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
-import { DEFAULT_SESSION_CONFIG } from '../packages/server/src/config/session-config.js';
-import { DEFAULT_RECOVERY_CONFIG } from '../packages/server/src/config/recovery-config.js';
+import { DEFAULT_SESSION_CONFIG } from '../packages/server/src/features/sessions/settings.js';
+import { DEFAULT_RECOVERY_CONFIG } from '../packages/server/src/features/recovery/settings.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'new password, longer and better';

@@ -2,7 +2,7 @@
  * Benches log one account in thousands of times from one address, and refresh one session
  * hundreds of times; the login limits (packages/server/src/features/login/LIMITS.md: failures, and good logins per
  * account and per source) would answer 429 long before,
- * and so would the per-session refresh budget (packages/server/src/config/session-config.ts, 60 an hour). These
+ * and so would the per-session refresh budget (packages/server/src/features/sessions/settings.ts, 60 an hour). These
  * lift them as far as the configuration allows (the account-wide ceiling stays at NIST's 100:
  * the benches' logins succeed, and a success clears it; the refresh budget's maximum is 10000
  * an hour per session).

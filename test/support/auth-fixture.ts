@@ -9,15 +9,16 @@ import { LoginGuardStore } from '../../packages/server/src/storage/login-guard-s
 import { RateLimitStore } from '../../packages/server/src/storage/rate-limit-store.js';
 import { SessionStore } from '../../packages/server/src/storage/session-store.js';
 import { OneTimeTokenStore } from '../../packages/server/src/storage/one-time-token-store.js';
-import { DEFAULT_RECOVERY_CONFIG } from '../../packages/server/src/config/recovery-config.js';
-import { DEFAULT_SESSION_CONFIG } from '../../packages/server/src/config/session-config.js';
+import { DEFAULT_RECOVERY_CONFIG } from '../../packages/server/src/features/recovery/settings.js';
+import { DEFAULT_SESSION_CONFIG } from '../../packages/server/src/features/sessions/settings.js';
 import { defaultPasswordPolicy } from './password-policy.js';
 import { createKeyring, generateSigningKey } from '../../packages/server/src/features/tokens/keys.js';
 import { createTokenService } from '../../packages/server/src/features/tokens/token-service.js';
 import type { AuditEvent } from '../../packages/server/src/accounts/audit-events.js';
 import { startSession } from '../../packages/server/src/features/sessions/start-session.js';
 import { createEmailFingerprint } from '../../packages/server/src/accounts/fingerprint.js';
-import type { AccountMail, AuthDependencies, RateLimits } from '../../packages/server/src/accounts/dependencies.js';
+import type { AccountMail, AuthDependencies } from '../../packages/server/src/accounts/dependencies.js';
+import type { RateLimits } from '../../packages/server/src/features/login/settings.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
 export async function createAuthFixture(endpoint: string, overrides: Partial<AuthDependencies> = {}) {

@@ -1,6 +1,3 @@
-import type { PasswordRejectionReason } from './errors.js';
-import type { MigrationUnavailableReason } from '../features/migration/migration-source.js';
-
 /**
  * Security events, written as structured logs (and counted as metrics) by the host. They carry
  * userIds and short email fingerprints, never emails, passwords, hashes or tokens.
@@ -47,6 +44,9 @@ export type LimitScope = 'account' | 'account_source' | 'source' | 'device' | 'a
 /** Where a new password was being set. */
 export type PasswordSetAction = 'register' | 'password_change' | 'password_reset';
 
+/** Why a new password was refused (features/password/rules/policy.ts): PasswordRejectedError and the audit event carry it. */
+export type PasswordRejectionReason = 'too_short' | 'too_long' | 'common' | 'breached' | 'context';
+
 /** What login can tell about an existing password without the blocklist or the network (packages/server/src/features/password/rules/README.md). */
 export type CheapRejectionReason = Extract<PasswordRejectionReason, 'too_short' | 'too_long' | 'context'>;
 
@@ -55,5 +55,21 @@ export type SessionEndReason = 'logout' | 'logout_others' | 'logout_global' | 'd
 
 /** Why known devices were forgotten: one removed from the list, a sign-out of the others or of all, a new password (change or reset). */
 export type DeviceForgetReason = 'deleted' | 'logout_others' | 'logout_global' | 'password_changed';
+
+/**
+ * Why lazy migration's old system gave no answer (features/migration/migration-source.ts):
+ * audited (`auth.migration_unavailable`), never shown to the client.
+ */
+export type MigrationUnavailableReason =
+  /** No complete answer within the timeout. */
+  | 'timeout'
+  /** Connection refused or reset, DNS, TLS, credentials, throttling: the request did not get an answer. */
+  | 'network'
+  /** An HTTP status other than 200 (a refused signature is a 401 here), or a Lambda status other than 200. */
+  | 'status'
+  /** The Lambda function threw (X-Amz-Function-Error). */
+  | 'function_error'
+  /** 200, but not the contract's JSON (or too large). */
+  | 'malformed_answer';
 
 export type AuditEventType = AuditEvent['type'];

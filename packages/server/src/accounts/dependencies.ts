@@ -4,53 +4,19 @@ import type { AccountStore } from '../storage/account-store.js';
 import type { LoginGuardStore } from '../storage/login-guard-store.js';
 import type { RateLimitStore } from '../storage/rate-limit-store.js';
 import type { SessionStore } from '../storage/session-store.js';
-import type { SessionConfig } from '../config/session-config.js';
-import type { RecoveryConfig } from '../config/recovery-config.js';
 import type { OneTimeTokenStore } from '../storage/one-time-token-store.js';
 import type { AuditEvent } from './audit-events.js';
 import type { FailureTiming } from './failure-timing.js';
 import type { EmailFingerprint } from './fingerprint.js';
 import type { MigrationSource } from '../features/migration/migration-source.js';
+import type { RateLimits } from '../features/login/settings.js';
+import type { RecoveryConfig } from '../features/recovery/settings.js';
+import type { SessionConfig } from '../features/sessions/settings.js';
 
 /** The token operations the use-cases need; the jose-based service in src/tokens provides them. */
 export interface AccessTokens {
   issue(input: { userId: string; sessionId?: string; emailVerified?: boolean; now?: Date }): Promise<{ accessToken: string; tokenType: 'Bearer'; expiresIn: number }>;
   verify(token: string): Promise<{ userId: string; issuedAt: Date; sessionId?: string }>;
-}
-
-/** Limits on guessing; defaults and reasons in packages/server/src/config/rate-limit-config.ts. */
-export interface RateLimits {
-  /** Failed logins (and registration attempts) per source (IPv4 address, IPv6 /64) per window. */
-  perSource: number;
-  windowSeconds: number;
-  /** Password-change attempts per account per window: only a token holder can make them. */
-  passwordChangePerAccount: number;
-  login: LoginLimits;
-}
-
-/** A login's limits: failures (never attempts) before the verify, and a bound on good logins. */
-export interface LoginLimits {
-  /** Failures per (account, source) before each further attempt waits. */
-  failuresPerAccountSource: number;
-  /** The first wait after that; each further failure doubles it, up to delayMaxSeconds. */
-  delayBaseSeconds: number;
-  delayMaxSeconds: number;
-  /** Consecutive failures on an account, from anywhere, before it waits accountLockSeconds. */
-  accountFailureCeiling: number;
-  accountLockSeconds: number;
-  /** Failed logins never answer faster than this (ms); they also wait for the slowest stored shape's verify. */
-  failureFloorMs: number;
-  /**
-   * Good logins per account per window, and per source per window for logins without a known
-   * device: one account, or one address, cannot take all the hashing with right passwords.
-   */
-  successesPerAccount: number;
-  successesPerSource: number;
-  /**
-   * The slowest stored verify in current argon2id verifies: failed logins wait at least this many
-   * current verifies, before the container has seen a legacy record (login-failure-timing.ts).
-   */
-  failurePadFactor?: number;
 }
 
 /** Everything the use-cases touch, passed in: no globals, so Lambda, the local server and the edge share them. */
@@ -73,16 +39,17 @@ export interface AuthDependencies {
     SessionStore,
     'read' | 'readForRefresh' | 'create' | 'rotate' | 'end' | 'purge' | 'markEmailVerified' | 'recordRefreshFailure' | 'recordDeviceFailure'
   >;
-  /** Lifetimes and limits of sessions (packages/server/src/config/session-config.ts). */
+  /** Lifetimes and limits of sessions (packages/server/src/features/sessions/settings.ts). */
   sessionConfig: SessionConfig;
   /** Outstanding password-reset and email-verification tokens (one-time-token-store.ts). */
   oneTimeTokens: Pick<OneTimeTokenStore, 'put' | 'read' | 'consume' | 'recordWrongGuess' | 'discard'>;
   /** The mails accounts receive (src/mail). */
   mail: AccountMail;
-  /** Reset and verification settings (packages/server/src/config/recovery-config.ts). */
+  /** Reset and verification settings (packages/server/src/features/recovery/settings.ts). */
   recovery: RecoveryConfig;
   /** Keyed email fingerprints for logs and counter keys (fingerprint.ts). */
   fingerprint: EmailFingerprint;
+  /** Limits on guessing (packages/server/src/features/login/settings.ts). */
   rateLimits: RateLimits;
   audit(event: AuditEvent): void;
   /**

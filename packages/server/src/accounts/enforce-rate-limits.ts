@@ -1,6 +1,6 @@
 import type { RegisterDependencies } from './dependencies.js';
 import { RateLimitedError } from './errors.js';
-import { sourceKeyOf } from '../features/login/source-key.js';
+import { sourceKeyOf } from './source-key.js';
 
 /**
  * Attempt counters for the paths where every attempt may count: registration (per source) and

@@ -1,3 +1,7 @@
+import type { PasswordRejectionReason } from './audit-events.js';
+
+export type { PasswordRejectionReason };
+
 /**
  * The server's one error model. Every error the API answers is a PasslaneServerError: `code` is
  * the API's error code (the body's `error.code`, which clients branch on), the message is for a
@@ -32,8 +36,6 @@ export type ErrorCode =
   | 'internal_error'
   | 'temporarily_unavailable';
 
-/** Why the password rules refused a new password: answered as the body's `error.reason`. */
-export type PasswordRejectionReason = 'too_short' | 'too_long' | 'common' | 'breached' | 'context';
 
 /** What an error may carry besides its code and message; the error table says which parts are answered. */
 export interface ErrorDetails {

@@ -97,7 +97,7 @@ export interface PasslaneMailProps {
   readonly requireVerifiedEmail?: boolean;
 }
 
-/** packages/server/src/config/rate-limit-config.ts has the defaults and why; unset values keep them. */
+/** packages/server/src/features/login/settings.ts has the defaults and why; unset values keep them. */
 export interface PasslaneRateLimits {
   readonly perSource?: number;
   readonly windowSeconds?: number;

@@ -103,7 +103,7 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'check-password': {
       // The new-password rules, as register and password change apply them; the email gives the context words.
-      const { line, code } = await checkPasswordCommand(await readPassword(), { ...(values.email !== undefined && { email: values.email }), env: process.env });
+      const { line, code } = await checkPasswordCommand(await readPassword(), { ...(values.email !== undefined && { email: values.email }), env: processIo().env });
       console.log(line);
       return code;
     }

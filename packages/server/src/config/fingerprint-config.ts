@@ -1,21 +1,8 @@
 import { decodeBase64NoPad } from 'passlane/encoding';
+import { MIN_FINGERPRINT_KEY_BYTES, type FingerprintConfig } from '../accounts/settings.js';
 import { ConfigError } from './config-error.js';
 import { readOnLambda, text, type Env } from './env.js';
 import { readDataDir } from './server-config.js';
-
-export const MIN_FINGERPRINT_KEY_BYTES = 32;
-
-export interface FingerprintConfig {
-  /**
-   * PASSLANE_FINGERPRINT_KEY: the HMAC key email fingerprints are made with (logs, counter keys),
-   * so a list of emails cannot be matched against them. A secret (`_PARAMETER` on Lambda).
-   */
-  key?: Uint8Array<ArrayBuffer>;
-  /** PASSLANE_DATA_DIR: where a developer's machine keeps a generated key when none is set. */
-  localKeyDir: string;
-  /** On Lambda a generated key would differ per container: the key must be configured. */
-  onLambda: boolean;
-}
 
 export function readFingerprintConfig(env: Env): FingerprintConfig {
   const config: FingerprintConfig = {

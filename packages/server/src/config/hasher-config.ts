@@ -1,20 +1,7 @@
-import type { BackendChoice, PepperOptions, VerifyBudget } from 'passlane/common';
+import type { BackendChoice, PepperOptions } from 'passlane/common';
+import type { HasherConfig } from '../accounts/settings.js';
 import { ConfigError } from './config-error.js';
 import { oneOf, readOnLambda, text, wholeNumber, type Env } from './env.js';
-
-export interface HasherConfig {
-  /** PASSLANE_ARGON2_BACKEND: `auto` (unset), `native` or `wasm`. */
-  backend?: BackendChoice;
-  /** PASSLANE_PEPPER_KEYS: unset means no pepper. */
-  pepper?: PepperOptions;
-  /**
-   * PASSLANE_VERIFY_MEMORY_MB (on Lambda, the function's memory by default) and
-   * PASSLANE_VERIFY_TIME_MS: what one verify may use, so stored hashes that cannot fit are refused.
-   */
-  verifyBudget: VerifyBudget;
-  /** On Lambda, where CPU comes in proportion to memory. */
-  onLambda: boolean;
-}
 
 export function readHasherConfig(env: Env): HasherConfig {
   const memoryMiB =

@@ -1,20 +1,32 @@
-// `passlane/config`: every environment variable, read and checked (README.md here).
+// `@passlane/server/config`: the environment's readers (README.md here), and the settings types
+// they fill, each kept where what it configures lives.
 export { ConfigError } from './config-error.js';
 export type { Env } from './env.js';
 export { readConfig, type PasslaneConfig } from './read-config.js';
 export { readServerConfig, type ServerConfig } from './server-config.js';
-export { readStorageConfig, DEFAULT_TABLE_NAME, type DynamoDbConnection, type StorageConfig } from './storage-config.js';
-export { readHasherConfig, type HasherConfig } from './hasher-config.js';
-export { readTokenConfig, type SigningKeyConfig, type TokenConfig } from './token-config.js';
-export { readRateLimits, DEFAULT_RATE_LIMITS } from './rate-limit-config.js';
-export { readRehashConfig, type RehashConfig } from './rehash-config.js';
-export { readPasswordConfig, type BreachCheckConfig, type PasswordConfig } from './password-config.js';
-export { readMailConfig, readServiceName, type MailConfig, type MailTransport } from './mail-config.js';
+export { readStorageConfig } from './storage-config.js';
+export { DEFAULT_TABLE_NAME, type DynamoDbConnection, type StorageConfig } from '../storage/settings.js';
+export { readHasherConfig } from './hasher-config.js';
+export type { FingerprintConfig, HasherConfig } from '../accounts/settings.js';
+export { readTokenConfig } from './token-config.js';
+export type { SigningKeyConfig, TokenConfig } from '../features/tokens/settings.js';
+export { readRateLimits } from './rate-limit-config.js';
+export { DEFAULT_RATE_LIMITS, type LoginLimits, type RateLimits } from '../features/login/settings.js';
+export { readSessionConfig } from './session-config.js';
+export { readAuthorizerConfig } from './authorizer-config.js';
+export { DEFAULT_SESSION_CONFIG, type AuthorizerConfig, type SessionConfig } from '../features/sessions/settings.js';
+export { readRecoveryConfig } from './recovery-config.js';
+export { DEFAULT_RECOVERY_CONFIG, type RecoveryConfig } from '../features/recovery/settings.js';
+export { readRehashConfig } from './rehash-config.js';
+export type { RehashConfig } from '../features/rehash/settings.js';
+export { readPasswordConfig } from './password-config.js';
+export type { BreachCheckConfig, PasswordConfig } from '../features/password/settings.js';
+export { readMailConfig, readServiceName } from './mail-config.js';
+export type { MailConfig, MailTransport } from '../mail/settings.js';
+export { readMigrationConfig } from './migration-config.js';
 export {
-  readMigrationConfig,
   DEFAULT_MIGRATION_TIMEOUT_MS,
   type FunctionMigrationConfig,
   type MigrationConfig,
   type UrlMigrationConfig,
-} from './migration-config.js';
-export { loadSecrets, SecretLoadError, SecretsUnavailableError, type SecretSource } from '../runtimes/lambda/load-secrets.js';
+} from '../features/migration/settings.js';

@@ -1,56 +1,12 @@
+import { DEFAULT_APP_PATHS, DEFAULT_LOCAL_APP_URL, DEFAULT_SERVICE_NAME, MAIL_TRANSPORTS, type MailAddress, type MailConfig, type MailTransport, type SesSettings } from '../mail/settings.js';
 import { ConfigError } from './config-error.js';
 import { oneOf, readOnLambda, text, type Env } from './env.js';
 import { readDataDir } from './server-config.js';
-import { readStorageConfig, type DynamoDbConnection } from './storage-config.js';
-
-/** `ses`: Amazon SES v2; `outbox`: `.eml` files for a developer (never on Lambda); `none`: nothing is sent. */
-export type MailTransport = 'ses' | 'outbox' | 'none';
-export const MAIL_TRANSPORTS: readonly MailTransport[] = ['ses', 'outbox', 'none'];
-
-/** A mailbox as configured: `no-reply@example.com` or `Example <no-reply@example.com>`. */
-export interface MailAddress {
-  address: string;
-  name?: string;
-}
-
-/** Where SES is and how to sign for it: the same shape as DynamoDB's (endpoint, region, credentials). */
-export type SesConnection = DynamoDbConnection;
-
-export interface SesSettings extends SesConnection {
-  /** PASSLANE_SES_IDENTITY_ARN: the verified identity the mail is sent as (and what IAM allows). */
-  identityArn?: string;
-  /** PASSLANE_SES_CONFIGURATION_SET: event publishing (bounces, complaints), sending limits. */
-  configurationSet?: string;
-}
-
-export interface MailConfig {
-  /** PASSLANE_MAIL_TRANSPORT: `ses` on Lambda, `outbox` elsewhere (a Worker must say `ses` or `none`). */
-  transport: MailTransport;
-  /** PASSLANE_MAIL_FROM: required to send through SES (checked where mail is wired, src/mail). */
-  from?: MailAddress;
-  /**
-   * PASSLANE_APP_URL, without a trailing slash: the app whose pages receive the links. Defaults to
-   * http://localhost:3000 except with SES, where a real app must be named (and be https).
-   */
-  appUrl?: string;
-  /** The app's pages, appended to appUrl: PASSLANE_APP_PASSWORD_RESET_PATH, ..._EMAIL_VERIFICATION_PATH, ..._SIGN_IN_PATH. */
-  paths: { passwordReset: string; emailVerification: string; signIn: string };
-  /** PASSLANE_SERVICE_NAME (passlane): what the mails call the service. */
-  serviceName: string;
-  /** PASSLANE_MAIL_TEMPLATE_DIR: files that replace the built-in subjects and bodies (packages/server/src/mail/README.md). */
-  templateDir?: string;
-  /** `<PASSLANE_DATA_DIR>/outbox`: where the outbox transport writes. */
-  outboxDir: string;
-  ses: SesSettings;
-}
-
-export const DEFAULT_LOCAL_APP_URL = 'http://localhost:3000';
-export const DEFAULT_SERVICE_NAME = 'passlane';
-export const DEFAULT_APP_PATHS: Readonly<MailConfig['paths']> = { passwordReset: '/reset-password', emailVerification: '/verify-email', signIn: '/sign-in' };
+import { readStorageConfig } from './storage-config.js';
 
 /**
  * Format only: settings a transport needs but that are missing (PASSLANE_MAIL_FROM, PASSLANE_APP_URL
- * with SES) are refused where mail is wired (src/mail), so functions that never send start without them.
+ * with SES) are refused where mail is wired (mail/account-mail.ts), so functions that never send start without them.
  */
 export function readMailConfig(env: Env): MailConfig {
   const onLambda = readOnLambda(env);

@@ -1,36 +1,8 @@
+import { DEFAULT_MIGRATION_TIMEOUT_MS, MIN_MIGRATION_SECRET_LENGTH, type MigrationConfig } from '../features/migration/settings.js';
+import type { AwsConnection } from '../shared/aws-connection.js';
 import { ConfigError } from './config-error.js';
 import { text, wholeNumber, type Env } from './env.js';
-import { readStorageConfig, type DynamoDbConnection } from './storage-config.js';
-
-/**
- * Lazy migration at login (packages/server/src/features/migration/README.md): the old system that checks the passwords
- * of emails passlane has no account for yet, over HTTPS or as a Lambda function. Off unless one
- * of PASSLANE_MIGRATION_URL and PASSLANE_MIGRATION_FUNCTION is set.
- */
-export type MigrationConfig = UrlMigrationConfig | FunctionMigrationConfig;
-
-export interface UrlMigrationConfig {
-  kind: 'url';
-  /** PASSLANE_MIGRATION_URL: https (http only on localhost, 127.0.0.1, [::1]); no credentials or fragment. */
-  url: string;
-  /** PASSLANE_MIGRATION_SECRET (or its _PARAMETER): the HMAC-SHA256 key of the request signature, as UTF-8. */
-  secret: string;
-  timeoutMs: number;
-}
-
-export interface FunctionMigrationConfig {
-  kind: 'function';
-  /** PASSLANE_MIGRATION_FUNCTION: a name, `account:function:name` or a full ARN, each with an optional `:qualifier`. */
-  functionName: string;
-  timeoutMs: number;
-  /** Region: a full ARN's, else AWS_REGION. PASSLANE_MIGRATION_LAMBDA_ENDPOINT: a local stand-in (tests). */
-  connection: DynamoDbConnection;
-}
-
-/** PASSLANE_MIGRATION_TIMEOUT_MS: the whole question, connection to last byte; short, since a login waits on it. */
-export const DEFAULT_MIGRATION_TIMEOUT_MS = 3_000;
-/** A shorter secret is guessable offline from one captured request; 32 characters of `openssl rand -hex 32` are 128 bits. */
-export const MIN_MIGRATION_SECRET_LENGTH = 32;
+import { readStorageConfig } from './storage-config.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 // Lambda's own rules: a name (64), `123456789012:function:name`, or an ARN; optional version or alias.
@@ -93,9 +65,9 @@ function readFunctionName(value: string): string {
  * As the SES connection is read: the credentials of the storage (or the SDK's chain), the region
  * of a full ARN (Lambda invokes only in the function's region) or else AWS_REGION.
  */
-function readLambdaConnection(env: Env, functionName: string): DynamoDbConnection {
+function readLambdaConnection(env: Env, functionName: string): AwsConnection {
   const { region, credentials } = readStorageConfig(env);
-  const connection: DynamoDbConnection = {};
+  const connection: AwsConnection = {};
   const arnRegion = FUNCTION_NAME.exec(functionName)?.[1];
   const chosen = arnRegion ?? region;
   if (chosen !== undefined) connection.region = chosen;

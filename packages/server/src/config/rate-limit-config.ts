@@ -1,28 +1,6 @@
-import type { RateLimits } from '../accounts/dependencies.js';
+import { DEFAULT_RATE_LIMITS, type RateLimits } from '../features/login/settings.js';
 import { ConfigError } from './config-error.js';
 import { decimalNumber, text, wholeNumber, type Env } from './env.js';
-
-/**
- * Why these numbers (packages/server/src/features/login/LIMITS.md has the whole reasoning):
- * - 5 failures per account and source, then delays doubling from 30 s up to 15 min: a user who
- *   mistypes a few times is not slowed; a guesser from one address gets about 100 guesses a day.
- * - 100 consecutive failures per account, NIST SP 800-63B-4's ceiling, then the account waits
- *   an hour from the last failure (or a password change): only an attacker spread over many
- *   sources gets there, and the per-source limits slow each of those.
- * - 100 failures per source in 5 minutes (IPv6 counted per /64): a credential-stuffing source
- *   is slowed across all accounts. Registration counts attempts against the same limit.
- * - Failed logins wait for the slowest stored shape's verify this container has seen, at least
- *   the floor (0 ms) and, when set, the pad factor times the current argon2id verify (unset).
- * - 30 good logins per account and 300 per source (without a known device) per 5 minutes: far
- *   more than people log in, and a flood of right passwords to one's own accounts cannot take
- *   the hashing other users' logins need.
- */
-export const DEFAULT_RATE_LIMITS: Readonly<RateLimits> = {
-  perSource: 100,
-  windowSeconds: 300,
-  passwordChangePerAccount: 10,
-  login: { failuresPerAccountSource: 5, delayBaseSeconds: 30, delayMaxSeconds: 900, accountFailureCeiling: 100, accountLockSeconds: 3600, failureFloorMs: 0, successesPerAccount: 30, successesPerSource: 300 },
-};
 
 const DAY = 86_400;
 

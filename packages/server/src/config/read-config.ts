@@ -1,19 +1,32 @@
-import type { RateLimits } from '../accounts/dependencies.js';
-import { readAuthorizerConfig, type AuthorizerConfig } from './authorizer-config.js';
+import type { FingerprintConfig, HasherConfig } from '../accounts/settings.js';
+import type { RateLimits } from '../features/login/settings.js';
+import type { MigrationConfig } from '../features/migration/settings.js';
+import type { PasswordConfig } from '../features/password/settings.js';
+import type { RecoveryConfig } from '../features/recovery/settings.js';
+import type { RehashConfig } from '../features/rehash/settings.js';
+import type { AuthorizerConfig, SessionConfig } from '../features/sessions/settings.js';
+import type { TokenConfig } from '../features/tokens/settings.js';
+import type { MailConfig } from '../mail/settings.js';
+import type { StorageConfig } from '../storage/settings.js';
+import { readAuthorizerConfig } from './authorizer-config.js';
 import type { Env } from './env.js';
-import { readFingerprintConfig, type FingerprintConfig } from './fingerprint-config.js';
-import { readHasherConfig, type HasherConfig } from './hasher-config.js';
-import { readMailConfig, type MailConfig } from './mail-config.js';
-import { readMigrationConfig, type MigrationConfig } from './migration-config.js';
-import { readPasswordConfig, type PasswordConfig } from './password-config.js';
+import { readFingerprintConfig } from './fingerprint-config.js';
+import { readHasherConfig } from './hasher-config.js';
+import { readMailConfig } from './mail-config.js';
+import { readMigrationConfig } from './migration-config.js';
+import { readPasswordConfig } from './password-config.js';
 import { readRateLimits } from './rate-limit-config.js';
-import { readRecoveryConfig, type RecoveryConfig } from './recovery-config.js';
-import { readRehashConfig, type RehashConfig } from './rehash-config.js';
-import { readSessionConfig, type SessionConfig } from './session-config.js';
-import { readStorageConfig, type StorageConfig } from './storage-config.js';
-import { readTokenConfig, type TokenConfig } from './token-config.js';
+import { readRecoveryConfig } from './recovery-config.js';
+import { readRehashConfig } from './rehash-config.js';
+import { readSessionConfig } from './session-config.js';
+import { readStorageConfig } from './storage-config.js';
+import { readTokenConfig } from './token-config.js';
 
-/** Everything the service reads from its environment, typed and checked (see README.md here). */
+/**
+ * Everything the service is built from (wiring/build-dependencies.ts), each part typed where the
+ * part it configures lives (README.md here has the table). readConfig fills it from the
+ * environment; code may build one itself.
+ */
 export interface PasslaneConfig {
   storage: StorageConfig;
   hasher: HasherConfig;
@@ -26,14 +39,14 @@ export interface PasslaneConfig {
   authorizer: AuthorizerConfig;
   mail: MailConfig;
   passwords: PasswordConfig;
-  /** Lazy migration at login; absent when off (migration-config.ts). */
+  /** Lazy migration at login; absent when off (features/migration/settings.ts). */
   migration?: MigrationConfig;
 }
 
 /**
  * Reads and checks every setting at once, so a bad value fails the cold start with a ConfigError
  * naming the variable, not the first request that happens to use it. Pure: no I/O, no keys
- * imported (that is src/tokens' job), safe to call in any runtime with any string map.
+ * imported (that is features/tokens' job), safe to call in any runtime with any string map.
  */
 export function readConfig(env: Env): PasslaneConfig {
   const migration = readMigrationConfig(env);

@@ -1,22 +1,11 @@
+import { DEFAULT_TABLE_NAME, type StorageConfig } from '../storage/settings.js';
 import { text, type Env } from './env.js';
 
-export const DEFAULT_TABLE_NAME = 'passlane-users';
-
-export interface StorageConfig extends DynamoDbConnection {
-  /** PASSLANE_TABLE. */
-  table: string;
-}
-
-/** Where DynamoDB is and how to sign for it: all a client needs. */
-export interface DynamoDbConnection {
-  /** DYNAMODB_ENDPOINT: a local or test server (dynalite, DynamoDB Local); unset on AWS. */
-  endpoint?: string;
-  /** AWS_REGION, else AWS_DEFAULT_REGION (Lambda always sets AWS_REGION). */
-  region?: string;
-  /** AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN when both keys are set; else the SDK's chain. */
-  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
-}
-
+/**
+ * PASSLANE_TABLE; DYNAMODB_ENDPOINT; AWS_REGION, else AWS_DEFAULT_REGION (Lambda always sets
+ * AWS_REGION); AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN when both keys are
+ * set, else the SDK's credential chain.
+ */
 export function readStorageConfig(env: Env): StorageConfig {
   const config: StorageConfig = { table: text(env, 'PASSLANE_TABLE') ?? DEFAULT_TABLE_NAME };
   const endpoint = text(env, 'DYNAMODB_ENDPOINT');

@@ -4,12 +4,12 @@
  * `mail`). Nothing here connects or reads files until the first mail.
  */
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
-import { ConfigError } from '../config/config-error.js';
-import type { MailConfig, SesConnection } from '../config/mail-config.js';
 import { onceUntilFailure } from '../shared/once-until-failure.js';
+import { MailConfigError } from './errors.js';
 import type { MailLog, MailSender } from './mail-sender.js';
 import { createOutboxMailSender } from './outbox-sender.js';
 import { createSesMailSender } from './ses-sender.js';
+import type { MailConfig, SesConnection } from './settings.js';
 import { loadTemplateDir } from './template-files.js';
 import {
   mailLink,
@@ -53,7 +53,7 @@ export interface MailWiringOptions {
 export function createMailSender(config: MailConfig, options: MailWiringOptions = {}): MailSender {
   switch (config.transport) {
     case 'ses':
-      if (config.from === undefined) throw new ConfigError('PASSLANE_MAIL_FROM', 'is not set: SES sends only from an address of a verified identity');
+      if (config.from === undefined) throw new MailConfigError('from', 'PASSLANE_MAIL_FROM is not set: SES sends only from an address of a verified identity');
       return createSesMailSender({ from: config.from, ses: config.ses, ...(options.log && { log: options.log }), ...(options.sesClient && { client: options.sesClient }) });
     case 'outbox':
       return createOutboxMailSender({
@@ -70,11 +70,11 @@ export function createMailSender(config: MailConfig, options: MailWiringOptions 
   }
 }
 
-/** Throws ConfigError when a setting the transport needs is missing, so a function that sends fails at its start. */
+/** Throws MailConfigError when a setting the transport needs is missing, so a function that sends fails at its start. */
 export function createAccountMail(config: MailConfig, options: MailWiringOptions = {}): AccountMail {
   const sender = options.sender ?? createMailSender(config, options);
   const { appUrl, paths, serviceName, templateDir } = config;
-  if (appUrl === undefined) throw new ConfigError('PASSLANE_APP_URL', 'is not set: the mails link to the app that takes the token (an https URL)');
+  if (appUrl === undefined) throw new MailConfigError('appUrl', 'PASSLANE_APP_URL is not set: the mails link to the app that takes the token (an https URL)');
   // Overrides in code are checked now; files at the first mail, or at ready().
   const base = withOverrides(options.templates ?? {});
   const templates: () => Promise<MailTemplates> = onceUntilFailure(async () => (templateDir === undefined ? base : withOverrides(await loadTemplateDir(templateDir), base)));

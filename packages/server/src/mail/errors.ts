@@ -43,3 +43,20 @@ export class MailRejectedError extends MailError {
     super(`mail was refused: ${options?.detail ?? reason}`, reason, options);
   }
 }
+
+/**
+ * A mail setting (MailConfig, read from the environment or passed in code) is missing or cannot
+ * be used here, found where mail is wired: `setting` names the field, and the message starts with
+ * the variable that sets it, as ConfigError's do. Never a value but a directory's path.
+ */
+export class MailConfigError extends Error {
+  readonly code = 'ERR_MAIL_CONFIG';
+
+  constructor(
+    readonly setting: 'transport' | 'from' | 'appUrl' | 'templateDir',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'MailConfigError';
+  }
+}

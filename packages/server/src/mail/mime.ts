@@ -4,7 +4,7 @@
  * unlike base64), and RFC 2047 encoded words where a header holds more than plain ASCII. CRLF line
  * ends throughout. Runtime-neutral (TextEncoder, btoa).
  */
-import type { MailAddress } from '../config/mail-config.js';
+import type { MailAddress } from './settings.js';
 
 export interface MimeMessage {
   from: MailAddress;

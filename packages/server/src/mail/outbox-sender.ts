@@ -6,11 +6,10 @@
  * prints the address. Node, Bun and Deno: `node:fs` is reached through process.getBuiltinModule,
  * so an edge bundle that carries the wiring imports no `node:` module.
  */
-import { ConfigError } from '../config/config-error.js';
-import type { MailAddress } from '../config/mail-config.js';
-import { MailRejectedError, MailUnavailableError } from './errors.js';
+import { MailConfigError, MailRejectedError, MailUnavailableError } from './errors.js';
 import type { MailKind, MailSender } from './mail-sender.js';
 import { buildMimeMessage, transportAddress } from './mime.js';
+import type { MailAddress } from './settings.js';
 
 export interface OutboxMailSenderOptions {
   dir: string;
@@ -29,7 +28,7 @@ const LABELS: Record<MailKind, string> = {
 export function createOutboxMailSender(options: OutboxMailSenderOptions): MailSender {
   const getBuiltinModule = globalThis.process?.getBuiltinModule;
   if (typeof getBuiltinModule !== 'function') {
-    throw new ConfigError('PASSLANE_MAIL_TRANSPORT', 'is outbox, which needs a file system (Node.js 20.16+, Bun, Deno); here use ses or none');
+    throw new MailConfigError('transport', 'PASSLANE_MAIL_TRANSPORT is outbox, which needs a file system (Node.js 20.16+, Bun, Deno); here use ses or none');
   }
   const fs = process.getBuiltinModule('node:fs/promises');
   const path = process.getBuiltinModule('node:path');

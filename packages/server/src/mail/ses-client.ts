@@ -5,7 +5,7 @@
  * chunk of its own, read only then).
  */
 import { SendEmailCommand, SESv2Client, type SendEmailCommandInput, type SESv2ClientConfig } from '@aws-sdk/client-sesv2';
-import type { SesConnection } from '../config/mail-config.js';
+import type { SesConnection } from './settings.js';
 import { cachedPerConnection, connectionSettings } from '../shared/aws-connection.js';
 
 /**

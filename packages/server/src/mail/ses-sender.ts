@@ -1,5 +1,5 @@
 import type { SendEmailCommandInput, SESv2Client } from '@aws-sdk/client-sesv2';
-import type { MailAddress, SesConnection, SesSettings } from '../config/mail-config.js';
+import type { MailAddress, SesConnection, SesSettings } from './settings.js';
 import { onceUntilFailure } from '../shared/once-until-failure.js';
 import { MailRejectedError, MailUnavailableError, type MailError } from './errors.js';
 import type { MailLog, MailSender, OutgoingMail } from './mail-sender.js';

@@ -5,12 +5,13 @@
  * one of those names, so a misspelt file fails instead of being ignored. Node, Bun and Deno
  * (node:fs through process.getBuiltinModule); the edge has no files: pass templates in code.
  */
-import { ConfigError } from '../config/config-error.js';
 import type { MailTemplate } from './default-templates.js';
+import { MailConfigError } from './errors.js';
 import type { MailKind } from './mail-sender.js';
 import { checkTemplate, TemplateError, type MailTemplateOverrides } from './templates.js';
 
 const VARIABLE = 'PASSLANE_MAIL_TEMPLATE_DIR';
+const templateDirError = (message: string) => new MailConfigError('templateDir', `${VARIABLE} ${message}`);
 const KINDS: readonly MailKind[] = ['password_reset', 'email_verification', 'registration_attempt'];
 const PARTS: ReadonlyArray<[keyof MailTemplate, string]> = [
   ['subject', '.subject.txt'],
@@ -20,7 +21,7 @@ const PARTS: ReadonlyArray<[keyof MailTemplate, string]> = [
 
 export async function loadTemplateDir(dir: string): Promise<MailTemplateOverrides> {
   const getBuiltinModule = globalThis.process?.getBuiltinModule;
-  if (typeof getBuiltinModule !== 'function') throw new ConfigError(VARIABLE, 'is set, but there is no file system here: pass the templates in code');
+  if (typeof getBuiltinModule !== 'function') throw templateDirError('is set, but there is no file system here: pass the templates in code');
   const fs = process.getBuiltinModule('node:fs/promises');
   const path = process.getBuiltinModule('node:path');
 
@@ -28,25 +29,25 @@ export async function loadTemplateDir(dir: string): Promise<MailTemplateOverride
   try {
     names = await fs.readdir(dir);
   } catch (error) {
-    throw new ConfigError(VARIABLE, `cannot be read (${(error as { code?: string }).code ?? 'error'}): ${dir}`);
+    throw templateDirError(`cannot be read (${(error as { code?: string }).code ?? 'error'}): ${dir}`);
   }
   const known = new Map<string, { kind: MailKind; part: keyof MailTemplate }>(KINDS.flatMap((kind) => PARTS.map(([part, suffix]) => [`${kind}${suffix}`, { kind, part }] as const)));
   const unknown = names.filter((name) => /\.(txt|html)$/.test(name) && !known.has(name));
-  if (unknown.length > 0) throw new ConfigError(VARIABLE, `holds ${unknown[0]}, which is no template; the names are <kind>.subject.txt, <kind>.txt, <kind>.html with kind ${KINDS.join(', ')}`);
+  if (unknown.length > 0) throw templateDirError(`holds ${unknown[0]}, which is no template; the names are <kind>.subject.txt, <kind>.txt, <kind>.html with kind ${KINDS.join(', ')}`);
 
   const overrides: MailTemplateOverrides = {};
   for (const name of names) {
     const target = known.get(name);
     if (target === undefined) continue;
     const source = await fs.readFile(path.join(dir, name), 'utf8').catch((error: { code?: string }) => {
-      throw new ConfigError(VARIABLE, `file ${name} cannot be read (${error.code ?? 'error'})`);
+      throw templateDirError(`file ${name} cannot be read (${error.code ?? 'error'})`);
     });
     // Editors end files with a newline; a subject is one line.
     const value = target.part === 'subject' ? source.trim() : source;
     try {
       checkTemplate(target.kind, target.part, value);
     } catch (error) {
-      if (error instanceof TemplateError) throw new ConfigError(VARIABLE, `file ${name}: ${error.message}`);
+      if (error instanceof TemplateError) throw templateDirError(`file ${name}: ${error.message}`);
       throw error;
     }
     overrides[target.kind] = { ...overrides[target.kind], [target.part]: value };

@@ -1,5 +1,5 @@
 import { PasslaneError } from 'passlane/common';
-import { MailError } from '../mail/errors.js';
+import { MailConfigError, MailError } from '../mail/errors.js';
 import { StorageError } from '../storage/errors.js';
 import { TokenError } from '../features/tokens/errors.js';
 import { PasslaneServerError } from '../accounts/errors.js';
@@ -21,7 +21,7 @@ export interface SafeErrorFields {
 }
 
 // The mail errors' messages never hold the address (SES's own message stays in `cause`).
-const CLEAN_MESSAGE_TYPES = [PasslaneError, PasslaneServerError, StorageError, MailError, TokenError, TypeError, RangeError, ReferenceError];
+const CLEAN_MESSAGE_TYPES = [PasslaneError, PasslaneServerError, StorageError, MailError, MailConfigError, TokenError, TypeError, RangeError, ReferenceError];
 /** By name where the class lives above this layer (config/, runtimes/): importing it would point up. */
 const CLEAN_MESSAGE_NAMES = new Set(['ConfigError', 'SecretLoadError']);
 

@@ -1,18 +1,18 @@
 /**
  * The API for a long-lived server whose runtime hands `app.fetch` the client's address (Deno's
- * `Deno.serve`, Bun's `Bun.serve`): dependencies built once from `env` at start, the address
- * passed as `app.fetch(request, { ip })`.
+ * `Deno.serve`, Bun's `Bun.serve`): dependencies built once at start from the settings the entry
+ * read from its environment (or passed in code), the address passed as `app.fetch(request, { ip })`.
  */
 import type { Hono } from 'hono';
 import { createApi, type ApiEnv } from '../api/create-api.js';
 import { API_ROUTES } from '../api/routes.js';
-import { readConfig } from '../config/read-config.js';
+import type { PasslaneConfig } from '../config/read-config.js';
 import { buildAuthDependencies, servicesOf } from '../wiring/build-dependencies.js';
 import { nodePlatform } from './node/node-platform.js';
 import { apiLog } from '../observability/logger.js';
 
-export async function createFetchServerApi(env: Record<string, string | undefined>): Promise<Hono<ApiEnv>> {
-  const services = servicesOf(await buildAuthDependencies(readConfig(env), nodePlatform, {}, { mailAtStart: true }));
+export async function createFetchServerApi(config: PasslaneConfig): Promise<Hono<ApiEnv>> {
+  const services = servicesOf(await buildAuthDependencies(config, nodePlatform, {}, { mailAtStart: true }));
   return createApi(API_ROUTES, {
     services: () => services,
     origin: (c) => ({ sourceIp: (c.env as { ip?: string } | undefined)?.ip, requestId: crypto.randomUUID() }),

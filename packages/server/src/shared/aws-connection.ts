@@ -1,7 +1,12 @@
-import type { DynamoDbConnection } from '../config/storage-config.js';
-
-/** Where an AWS service is and how to sign for it (the same for DynamoDB and SES). */
-export type AwsConnection = DynamoDbConnection;
+/** Where an AWS service is and how to sign for it: all a client needs (DynamoDB, SES, Lambda). */
+export interface AwsConnection {
+  /** A local or test server (dynalite, DynamoDB Local, a test's SES capture); unset on AWS. */
+  endpoint?: string;
+  /** Unset: the SDK's own (AWS_REGION on Lambda). */
+  region?: string;
+  /** Unset: the SDK's default credential chain (the Lambda role). */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}
 
 /**
  * The region and, for a local stand-in (dynalite, DynamoDB Local, a test's SES capture), its

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDbConnection } from '../config/storage-config.js';
+import type { DynamoDbConnection } from './settings.js';
 import { dynamoDbClientConfig } from './dynamodb-client.js';
 
 /** Attempts per call for bulk jobs: a batch can wait out throttling that a login should not. */

@@ -1,5 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import type { DynamoDbConnection } from '../config/storage-config.js';
+import type { DynamoDbConnection } from './settings.js';
 import { sendItemRequestsDirectly } from './direct-requests.js';
 import { cachedPerConnection, connectionSettings } from '../shared/aws-connection.js';
 

@@ -6,4 +6,5 @@ export * from './job-cursor-store.js';
 export * from './errors.js';
 export { createDynamoDbClient, dynamoDbClientConfig } from './dynamodb-client.js';
 export { createBulkDynamoDbClient } from './bulk-dynamodb-client.js';
+export type { DynamoDbConnection, StorageConfig } from './settings.js';
 export { DEFAULT_TABLE_NAME, ensureTable, tableDefinition, type EnsureTableOptions } from './table.js';

@@ -45,7 +45,7 @@ import { StorageUnavailableError } from './errors.js';
  * The prefixes keep the kinds apart; TTL only ever applies to rate-limit, failure, session,
  * one-time token and migration items because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
  */
-export { DEFAULT_TABLE_NAME } from '../config/storage-config.js';
+export { DEFAULT_TABLE_NAME } from './settings.js';
 export const PARTITION_KEY = 'pk';
 export const TTL_ATTRIBUTE = 'expiresAt';
 export const USER_KEY_PREFIX = 'user#';

@@ -1,7 +1,7 @@
 import { ConfigError } from '../config/config-error.js';
-import type { MigrationConfig } from '../config/migration-config.js';
 import { createHttpMigrationSource } from '../features/migration/http-migration-source.js';
 import type { MigrationSource } from '../features/migration/migration-source.js';
+import type { MigrationConfig } from '../features/migration/settings.js';
 import type { Platform } from './platform.js';
 
 /**

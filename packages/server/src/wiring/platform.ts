@@ -1,11 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { FunctionMigrationConfig } from '../config/migration-config.js';
-import type { DynamoDbConnection } from '../config/storage-config.js';
 import type { PasswordHasher, PasswordHasherOptions, VerifyBudget } from 'passlane/common';
 import type { MailWiringOptions } from '../mail/account-mail.js';
 import type { Blocklist } from '../features/password/rules/blocklist.js';
 import type { AuthDependencies } from '../accounts/dependencies.js';
 import type { MigrationSource } from '../features/migration/migration-source.js';
+import type { FunctionMigrationConfig } from '../features/migration/settings.js';
+import type { DynamoDbConnection } from '../storage/settings.js';
 import type { CreateJwsSigner } from '../features/tokens/sign-jws.js';
 
 /**

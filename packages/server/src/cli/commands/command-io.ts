@@ -7,6 +7,7 @@ export interface CommandIo {
   signal?: AbortSignal;
 }
 
+/** The process's streams and its environment: the one place the CLI reads process.env. */
 export function processIo(): CommandIo {
   let controller: AbortController | undefined;
   return {

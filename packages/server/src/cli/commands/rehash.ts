@@ -1,13 +1,8 @@
 import { parseArgs } from 'node:util';
 import { addRehashCounts, emptyRehashCounts, REHASH_OUTCOMES, type RehashCounts } from '../../features/rehash/rehash-counts.js';
 import { MAX_SEGMENTS } from '../../features/rehash/job-cursor.js';
-import {
-  DEFAULT_REHASH_SEGMENTS,
-  DEFAULT_REHASH_WRITES_PER_SECOND,
-  MAX_REPORTED_PROBLEMS,
-  runRehashJob,
-  type RehashProblem,
-} from '../../features/rehash/run-rehash-job.js';
+import { DEFAULT_REHASH_SEGMENTS, MAX_REPORTED_PROBLEMS, runRehashJob, type RehashProblem } from '../../features/rehash/run-rehash-job.js';
+import { DEFAULT_REHASH_WRITES_PER_SECOND } from '../../features/rehash/settings.js';
 import { CommandUsageError, describeFailure, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { formatTable } from './format-table.js';
 import { createProgress, ratePerSecond } from './progress.js';

@@ -3,14 +3,14 @@
  * Failures are counted, never attempts, so a stranger who knows an email cannot keep its owner
  * out below the account-wide ceiling; a known device (packages/server/src/features/sessions/device-token.ts) is counted
  * on its own and not even then. Good logins are bounded too, so right passwords to one's own
- * accounts cannot take all the hashing. Defaults and reasons in packages/server/src/config/rate-limit-config.ts
+ * accounts cannot take all the hashing. Defaults and reasons in packages/server/src/features/login/settings.ts
  * and packages/server/src/features/login/LIMITS.md.
  */
 import type { FailureUpdate, LoginState } from '../../storage/login-guard-store.js';
 import { FAILURE_MEMORY_SECONDS } from '../../storage/login-guard-store.js';
 import type { AccountSessions, LoginCount, StoredDevice } from '../../storage/session-store.js';
 import type { LimitScope } from '../../accounts/audit-events.js';
-import type { RateLimits } from '../../accounts/dependencies.js';
+import type { RateLimits } from './settings.js';
 
 /**
  * Which limit, if any, stops this attempt before any hash is computed, and for how long. With a

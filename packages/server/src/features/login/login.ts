@@ -12,7 +12,7 @@ import { sendVerification } from '../recovery/send-verification.js';
 import { countedLogin, deviceFailureUpdate, failureUpdate, limitReached } from './login-guard.js';
 import { loginVerifyShape } from './login-failure-timing.js';
 import { knownDevice, type KnownDevice } from './known-device.js';
-import { sourceKeyOf } from './source-key.js';
+import { sourceKeyOf } from '../../accounts/source-key.js';
 import { startSession, type StartedSession } from '../sessions/start-session.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';

@@ -6,7 +6,7 @@
  * load it (the Lambda bundles keep it in a chunk of its own).
  */
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
-import type { FunctionMigrationConfig } from '../../config/migration-config.js';
+import type { FunctionMigrationConfig } from './settings.js';
 import { utf8 } from 'passlane/encoding';
 import { connectionSettings } from '../../shared/aws-connection.js';
 import { MigrationUnavailableError, type MigrationSource } from './migration-source.js';

@@ -3,6 +3,7 @@
  * registration whether it holds the email (lazy migration, packages/server/src/features/migration/README.md). The
  * use-cases know only this interface; src/migration holds the HTTPS and Lambda adapters.
  */
+import type { MigrationUnavailableReason } from '../../accounts/audit-events.js';
 
 /** The old system's verdict on one email and password. */
 export type MigrationAnswer = { valid: false } | { valid: true; emailVerified?: boolean };
@@ -21,19 +22,6 @@ export interface MigrationSource {
    */
   holds(email: string): Promise<boolean>;
 }
-
-/** Why the old system gave no answer; audited (`auth.migration_unavailable`), never shown to the client. */
-export type MigrationUnavailableReason =
-  /** No complete answer within the timeout. */
-  | 'timeout'
-  /** Connection refused or reset, DNS, TLS, credentials, throttling: the request did not get an answer. */
-  | 'network'
-  /** An HTTP status other than 200 (a refused signature is a 401 here), or a Lambda status other than 200. */
-  | 'status'
-  /** The Lambda function threw (X-Amz-Function-Error). */
-  | 'function_error'
-  /** 200, but not the contract's JSON (or too large). */
-  | 'malformed_answer';
 
 /**
  * The old system could not answer: login answers `temporarily_unavailable`, creates no account and

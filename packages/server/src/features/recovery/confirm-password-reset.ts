@@ -3,7 +3,7 @@ import type { AccountDependencies } from '../../accounts/dependencies.js';
 import { checkNewPassword } from '../password/check-new-password.js';
 import { endOtherSessions } from '../sessions/end-sessions.js';
 import { ConcurrentUpdateError, InvalidOneTimeTokenError } from '../../accounts/errors.js';
-import { sourceKeyOf } from '../login/source-key.js';
+import { sourceKeyOf } from '../../accounts/source-key.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { checkOneTimeToken, consumeOneTimeToken, voidOneTimeTokens } from './use-one-time-token.js';
 import { requireObject, requireString } from '../../accounts/validate-input.js';

@@ -2,7 +2,7 @@ import { formatOneTimeToken, newOneTimeToken } from './one-time-token.js';
 import { secretHash } from '../sessions/refresh-token.js';
 import type { AuthDependencies } from '../../accounts/dependencies.js';
 import { mailFailureCode } from './mail-failure.js';
-import { sourceKeyOf } from '../login/source-key.js';
+import { sourceKeyOf } from '../../accounts/source-key.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';
 import { requireObject } from '../../accounts/validate-input.js';

@@ -8,13 +8,12 @@ import { RehashCursorInvalidError, RehashInputInvalidError } from './errors.js';
 import { decodeCursor, encodeCursor, freshCursor, isFinished, isPassFinished, MAX_SEGMENTS, type RehashCursor } from './job-cursor.js';
 import { belongsToPass, rehashAccount } from './rehash-account.js';
 import { emptyRehashCounts, type RehashCounts } from './rehash-counts.js';
+import { DEFAULT_REHASH_WRITES_PER_SECOND } from './settings.js';
 
 /** The job's cursor item is pk "job#rehash". */
 export const REHASH_JOB_NAME = 'rehash';
 export const DEFAULT_REHASH_SEGMENTS = 4;
 export const DEFAULT_REHASH_PAGE_SIZE = 100;
-/** Wraps cost one argon2 run each at the current policy, so CPU, not this, is usually the bound. */
-export const DEFAULT_REHASH_WRITES_PER_SECOND = 100;
 export const CURSOR_SAVE_INTERVAL_MS = 2_000;
 /** Problems listed by userId in one run's result; the counts have them all. */
 export const MAX_REPORTED_PROBLEMS = 100;

@@ -13,7 +13,7 @@ import {
 import { isLive, type AccountSessions, type StoredSession } from '../../storage/session-store.js';
 import type { SessionDependencies } from '../../accounts/dependencies.js';
 import { InvalidGrantError, InvalidRequestError, RateLimitedError, RefreshTokenReusedError, TemporarilyUnavailableError, UnsupportedGrantTypeError } from '../../accounts/errors.js';
-import { sourceKeyOf } from '../login/source-key.js';
+import { sourceKeyOf } from '../../accounts/source-key.js';
 import { refreshExpiresIn } from './start-session.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { requireObject } from '../../accounts/validate-input.js';

@@ -1,7 +1,7 @@
-import type { SessionConfig } from '../../config/session-config.js';
 import { deviceSecretHash, formatDeviceToken, newDeviceToken } from './device-token.js';
 import { formatRefreshToken, newSecret, newSessionId, publicSessionId, secretHash } from './refresh-token.js';
 import { approximateNetwork, clientFamily } from './session-origin.js';
+import type { SessionConfig } from './settings.js';
 import { isKnownDevice, isLive, type AccountSessions, type LoginCount, type StoredDevice, type StoredSession } from '../../storage/session-store.js';
 import type { AuthDependencies } from '../../accounts/dependencies.js';
 import type { KnownDevice } from '../login/known-device.js';

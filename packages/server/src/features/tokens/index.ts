@@ -4,3 +4,4 @@ export * from './token-service.js';
 export { createKeyring, generateSigningKey, type Keyring, type PublicJwk, type PublicKeyring, type SigningAlgorithm } from './keys.js';
 export { publicJwks, type PublicJwks } from './jwks.js';
 export { openIdConfiguration, type OpenIdConfiguration } from './openid-configuration.js';
+export * from './settings.js';

@@ -7,7 +7,7 @@ import {
   type CryptoKey,
   type JWK,
 } from 'jose';
-import { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKeyConfig } from '../../config/token-config.js';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm, type SigningKeyConfig } from './settings.js';
 import { TokenConfigError } from './errors.js';
 import { createWebCryptoJwsSigner, signCompactJws, type CreateJwsSigner, type JwsSigner } from './sign-jws.js';
 

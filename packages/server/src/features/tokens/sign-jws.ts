@@ -1,5 +1,5 @@
 import { base64url, type CryptoKey, type JWK } from 'jose';
-import type { SigningAlgorithm } from '../../config/token-config.js';
+import type { SigningAlgorithm } from './settings.js';
 import { utf8 } from 'passlane/encoding';
 
 /** The signature of a JWS signing input (RFC 7515 §5.1) under one private key, in JWS form (RFC 7518 §3). */

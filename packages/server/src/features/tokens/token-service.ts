@@ -5,7 +5,7 @@ import {
   MAX_ACCESS_TOKEN_TTL_S,
   MIN_ACCESS_TOKEN_TTL_S,
   type TokenConfig,
-} from '../../config/token-config.js';
+} from './settings.js';
 import { localSecretsRefusedOn } from '../../shared/local-secret-file.js';
 import { TokenConfigError } from './errors.js';
 import { issueAccessToken, type IssuedAccessToken, type IssueAccessTokenInput } from './issue-access-token.js';

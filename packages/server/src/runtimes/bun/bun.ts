@@ -3,6 +3,7 @@
  * and HOST (127.0.0.1). Configuration is the same env as every host; the table must exist
  * (`npm start`'s dynalite, or the deployed one).
  */
+import { readConfig } from '../../config/read-config.js';
 import { readServerConfig } from '../../config/server-config.js';
 import { createFetchServerApi } from '../fetch-server.js';
 
@@ -15,9 +16,10 @@ declare const Bun: {
   serve(options: { port: number; hostname: string; fetch(request: Request, server: BunServer): Promise<Response> | Response }): BunServer;
 };
 
+// Bun's one read of its environment: where to listen, and the settings the wiring builds from.
 const env = Bun.env;
 const { port, host } = readServerConfig(env);
-const app = await createFetchServerApi(env);
+const app = await createFetchServerApi(readConfig(env));
 const server = Bun.serve({
   port,
   hostname: host,

@@ -3,6 +3,7 @@
  * (3000) and HOST (127.0.0.1). Run from the repository after `npm ci` (see README.md):
  *   deno run --allow-net --allow-env --allow-read --allow-write=.data --allow-ffi --allow-sys packages/server/dist/runtimes/deno/deno.js
  */
+import { readConfig } from '../../config/read-config.js';
 import { readServerConfig } from '../../config/server-config.js';
 import { createFetchServerApi } from '../fetch-server.js';
 
@@ -17,9 +18,10 @@ declare const Deno: {
   ): unknown;
 };
 
+// Deno's one read of its environment: where to listen, and the settings the wiring builds from.
 const env = Deno.env.toObject();
 const { port, host: hostname } = readServerConfig(env);
-const app = await createFetchServerApi(env);
+const app = await createFetchServerApi(readConfig(env));
 Deno.serve(
   { port, hostname, onListen: (address) => console.log(`passlane (deno) listening on http://${hostname}:${address.port}`) },
   (request, info) => app.fetch(request, { ip: info.remoteAddr.hostname }),

@@ -1,13 +1,16 @@
-import { readAuthorizerConfig, type AuthorizerConfig } from '../../config/authorizer-config.js';
-import { readStorageConfig, type StorageConfig } from '../../config/storage-config.js';
-import { readTokenConfig, type TokenConfig } from '../../config/token-config.js';
-import { readProcessEnv } from '../../shared/process-env.js';
+import { readAuthorizerConfig } from '../../config/authorizer-config.js';
+import { readStorageConfig } from '../../config/storage-config.js';
+import { readTokenConfig } from '../../config/token-config.js';
+import type { AuthorizerConfig } from '../../features/sessions/settings.js';
+import type { TokenConfig } from '../../features/tokens/settings.js';
+import type { StorageConfig } from '../../storage/settings.js';
 import { onceUntilFailure } from '../../shared/once-until-failure.js';
 import { createDynamoDbClient } from '../../storage/dynamodb-client.js';
 import { SessionStore } from '../../storage/session-store.js';
 import { publicTokenServiceFromConfig } from '../../features/tokens/token-service.js';
 import type { AuthorizeAccessDependencies } from '../../features/sessions/authorize-access.js';
 import { DEFAULT_VERDICT_CACHE_ENTRIES, SessionVerdictCache } from '../../features/sessions/session-verdict-cache.js';
+import { lambdaEnv } from './lambda-env.js';
 
 /**
  * The authorizer's parts: the public keys (never the private key, nor the right to read it), the
@@ -25,6 +28,6 @@ export async function buildAuthorizerDependencies(config: { storage: StorageConf
 
 /** Once per container: the cache lives as long as the container does. */
 export const getAuthorizerDependencies: () => Promise<AuthorizeAccessDependencies> = /* @__PURE__ */ onceUntilFailure(async () => {
-  const env = readProcessEnv();
+  const env = lambdaEnv();
   return buildAuthorizerDependencies({ storage: readStorageConfig(env), tokens: readTokenConfig(env), authorizer: readAuthorizerConfig(env) });
 });

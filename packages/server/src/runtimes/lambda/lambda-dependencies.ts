@@ -4,8 +4,9 @@
  * client; only login and token load the signing key), and a test that builds its own pays for
  * nothing. A failed build (bad config) is not cached: the next invocation tries again and logs
  * again.
- * The configuration is read from process.env with the secrets (pepper keys, signing key)
- * fetched from SSM when the deployment names parameters instead of values (secret-env.ts).
+ * The configuration is read from the function's environment (lambda-env.ts) with the secrets
+ * (pepper keys, signing key) fetched from SSM when the deployment names parameters instead of
+ * values (secret-env.ts).
  * Each is marked `@__PURE__` so esbuild drops the ones a function does not use: otherwise every
  * bundle would keep them all, and the JWKS zip would carry the hasher and its binaries.
  */

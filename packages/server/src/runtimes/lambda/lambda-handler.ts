@@ -19,6 +19,9 @@ import { metrics } from '../../observability/metrics.js';
 import { InvalidRequestError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { streamlessBodies } from './text-response.js';
 
+// The secrets' loader, for a handler of one's own (its reader of the environment: lambda-env.ts).
+export { loadSecrets, SecretLoadError, SecretsUnavailableError, type SecretSource } from './load-secrets.js';
+
 export type LambdaHttpEvent = APIGatewayProxyEvent | APIGatewayProxyEventV2 | LambdaFunctionURLEvent;
 
 /** The subset of a proxy result all three integrations accept; `body` always a string (REST API requires one). */

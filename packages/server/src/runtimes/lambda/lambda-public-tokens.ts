@@ -1,7 +1,7 @@
 import { readTokenConfig } from '../../config/token-config.js';
-import { readProcessEnv } from '../../shared/process-env.js';
 import { onceUntilFailure } from '../../shared/once-until-failure.js';
 import { publicTokenServiceFromConfig, type PublicTokenService } from '../../features/tokens/token-service.js';
+import { lambdaEnv } from './lambda-env.js';
 
 /**
  * For the JWKS and discovery functions, once per container: plain env only
@@ -10,5 +10,5 @@ import { publicTokenServiceFromConfig, type PublicTokenService } from '../../fea
  * the SSM client nor the hashing backends, not even as a chunk they never load.
  */
 export const getPublicTokenService: () => Promise<PublicTokenService> = /* @__PURE__ */ onceUntilFailure(async () =>
-  publicTokenServiceFromConfig(readTokenConfig(readProcessEnv())),
+  publicTokenServiceFromConfig(readTokenConfig(lambdaEnv())),
 );

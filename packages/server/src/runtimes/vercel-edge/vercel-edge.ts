@@ -6,14 +6,14 @@
 import { createApi } from '../../api/create-api.js';
 import { API_ROUTES } from '../../api/routes.js';
 import type { ApiServices } from '../../api/services.js';
-import { readProcessEnv } from '../../shared/process-env.js';
 import { edgeServices } from '../workers/edge-dependencies.js';
 import { edgeLog } from '../workers/edge-log.js';
 
 export const config = { runtime: 'edge' };
 
-// One object for the isolate's life: the dependencies built from it are kept per object.
-const env = { ...readProcessEnv() };
+// This runtime's one read of its environment (process.env where Vercel provides it), into one
+// object for the isolate's life: the dependencies built from it are kept per object.
+const env = { ...globalThis.process?.env };
 
 const app = createApi<ApiServices>(API_ROUTES, {
   services: () => edgeServices(env),

@@ -1,5 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import type { DynamoDbConnection } from '../../config/storage-config.js';
+import type { DynamoDbConnection } from '../../storage/settings.js';
 import { dynamoDbClientConfig } from '../../storage/dynamodb-client.js';
 import { workerConnection } from './worker-connection.js';
 

@@ -1,11 +1,10 @@
 import type { ApiServices } from '../../api/services.js';
-import { readConfig } from '../../config/read-config.js';
 import { oncePerKeyUntilFailure } from '../../shared/once-until-failure.js';
 import type { PublicTokenService } from '../../features/tokens/token-service.js';
 import { buildAuthDependencies, buildPublicTokenService, type AppDependencies } from '../../wiring/build-dependencies.js';
 import { edgePlatform } from './edge-platform.js';
 import { log } from './edge-log.js';
-import { stringBindings, type WorkerEnv } from './worker-env.js';
+import { readWorkerConfig, type WorkerEnv } from './worker-env.js';
 
 /**
  * Built once per isolate and reused by every request it serves: the keys are imported once, the
@@ -15,9 +14,7 @@ import { stringBindings, type WorkerEnv } from './worker-env.js';
  * a generated key.
  */
 export const getEdgeDependencies: (env: WorkerEnv) => Promise<AppDependencies> = oncePerKeyUntilFailure(async (env) => {
-  // No file system for an outbox here: unless a transport is bound, mail is off (`none`, logged per mail).
-  const bindings = { PASSLANE_MAIL_TRANSPORT: 'none', ...stringBindings(env) };
-  const built = await buildAuthDependencies(readConfig(bindings), edgePlatform, {}, { mailAtStart: true });
+  const built = await buildAuthDependencies(readWorkerConfig(env), edgePlatform, {}, { mailAtStart: true });
   log('INFO', 'dependencies built for this isolate');
   return built;
 });
@@ -27,7 +24,7 @@ export const getEdgeDependencies: (env: WorkerEnv) => Promise<AppDependencies> =
  * only publishes keys needs no private key and no AWS credentials; else from the private key.
  */
 export const getEdgePublicTokens: (env: WorkerEnv) => Promise<PublicTokenService> = oncePerKeyUntilFailure((env) =>
-  buildPublicTokenService(readConfig(stringBindings(env))),
+  buildPublicTokenService(readWorkerConfig(env)),
 );
 
 /** The API's services for one isolate's bindings (the Worker's `env`, Vercel's `process.env`). */

@@ -1,5 +1,5 @@
 import { SESv2Client, type SESv2ClientConfig } from '@aws-sdk/client-sesv2';
-import type { SesConnection } from '../../config/mail-config.js';
+import type { SesConnection } from '../../mail/settings.js';
 import { sesClientConfig } from '../../mail/ses-client.js';
 import { workerConnection } from './worker-connection.js';
 

@@ -1,6 +1,9 @@
+/** The Worker's bindings, and the one place this runtime reads them into settings. */
+import { readConfig, type PasslaneConfig } from '../../config/read-config.js';
+
 /**
- * The Worker's bindings. Secrets (`wrangler secret put`) and vars (`[vars]` in wrangler.toml)
- * both arrive as strings on `env`; nothing is read from `process.env`, which workerd lacks.
+ * Secrets (`wrangler secret put`) and vars (`[vars]` in wrangler.toml) both arrive as strings on
+ * `env`; nothing is read from `process.env`, which workerd lacks.
  */
 export interface WorkerEnv {
   /** Secret: the private signing JWK (JSON). Never generated on the edge. */
@@ -31,7 +34,15 @@ export interface WorkerEnv {
 
 export type StringEnv = Record<string, string | undefined>;
 
-/** The string bindings only: what the configuration reader (src/config) takes. */
+/**
+ * The settings the wiring builds this isolate's services from. No file system for an outbox here:
+ * unless a transport is bound, mail is off (`none`, logged per mail).
+ */
+export function readWorkerConfig(env: WorkerEnv): PasslaneConfig {
+  return readConfig({ PASSLANE_MAIL_TRANSPORT: 'none', ...stringBindings(env) });
+}
+
+/** The string bindings only: what the configuration readers (src/config) take. */
 export function stringBindings(env: WorkerEnv): StringEnv {
   const strings: StringEnv = {};
   for (const [name, value] of Object.entries(env)) if (typeof value === 'string') strings[name] = value;

@@ -10,8 +10,8 @@
  * Nothing here logs, and no verdict holds the password.
  */
 import { DEFAULT_PASSWORD_RULES } from 'passlane/common';
+import type { PasswordRejectionReason } from '../../../accounts/audit-events.js';
 import { utf8Length } from 'passlane/encoding';
-import type { PasswordRejectionReason } from '../../../accounts/errors.js';
 import type { Blocklist } from './blocklist.js';
 import type { BreachCheck } from './breach-check.js';
 import { emailWords, findContextWord, serviceWords, type ContextWordSource } from './context-words.js';
@@ -23,7 +23,7 @@ export const MIN_LENGTH_FLOOR = 8;
 /** NIST's "at least 64 characters" must be accepted; this many are (4 UTF-8 bytes each fill the hasher's 1024-byte bound exactly). */
 export const DEFAULT_MAX_LENGTH = 256;
 
-// The API answers it (`error.reason`), so the error model owns it.
+// The API answers it (`error.reason`) and audits it: the accounts' vocabulary owns it.
 export type { PasswordRejectionReason };
 
 /**

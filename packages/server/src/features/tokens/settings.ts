@@ -1,0 +1,52 @@
+import type { JWK } from 'jose';
+
+/**
+ * The access tokens' settings: who issues them for whom, how long they live, and where the keys
+ * come from. config/token-config.ts reads them from the environment; in code, pass your own to
+ * tokenServiceFromConfig (token-service.ts), which checks them (TokenConfigError).
+ */
+
+/** RS256 is here because API Gateway's HTTP API JWT authorizer only verifies RSA signatures. */
+export const SIGNING_ALGORITHMS = ['EdDSA', 'ES256', 'RS256'] as const;
+export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
+
+export const DEFAULT_ISSUER = 'passlane';
+export const DEFAULT_AUDIENCE = 'passlane-api';
+/** 15 minutes: a stolen token is useful only briefly, and there is no revocation check. */
+export const DEFAULT_ACCESS_TOKEN_TTL_S = 900;
+export const MIN_ACCESS_TOKEN_TTL_S = 60;
+export const MAX_ACCESS_TOKEN_TTL_S = 86_400;
+
+/** Where keys come from, parsed but not yet validated as keys or imported (keys.ts does that). */
+export interface SigningKeyConfig {
+  /** PASSLANE_JWT_PRIVATE_KEY (with PASSLANE_JWT_KEY_ID as its kid if it has none); unset on local runs, which use a key file. */
+  privateJwk?: JWK;
+  /**
+   * PASSLANE_JWT_PUBLIC_KEYS, when set: the published keys, the current signing key's public half
+   * first. The functions that only publish or verify are built from these and never see the
+   * private key; the signing functions check that the first one is their key.
+   */
+  publicJwks?: JWK[];
+  /** PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS: keys tokens may still be verified with during a rotation. */
+  previousPublicJwks: JWK[];
+  /** PASSLANE_JWT_ALG, when set: the algorithm the key must have (and local keys are made with). */
+  algorithm?: SigningAlgorithm;
+}
+
+export interface TokenConfig {
+  /** PASSLANE_JWT_ISSUER (passlane). */
+  issuer: string;
+  /** PASSLANE_JWT_AUDIENCE (passlane-api). */
+  audience: string;
+  /** PASSLANE_ACCESS_TOKEN_TTL_S (900), from 60 to 86400. */
+  ttlSeconds: number;
+  keys: SigningKeyConfig;
+  /** PASSLANE_DATA_DIR (.data): where a developer's machine keeps its generated key. */
+  localKeyDir: string;
+  /** AWS_LAMBDA_FUNCTION_NAME or AWS_EXECUTION_ENV is set: a generated key is refused there. */
+  onLambda: boolean;
+  /** PASSLANE_PUBLIC_URL: the API's public base URL, where discovery says the keys are. */
+  publicUrl?: string;
+  /** PASSLANE_DISCOVERY_TRUST_HOST (false): let the request's Host header say where the keys are. */
+  trustHostHeader: boolean;
+}
