@@ -1,7 +1,7 @@
-import { DEFAULT_APP_PATHS, DEFAULT_LOCAL_APP_URL, DEFAULT_SERVICE_NAME, MAIL_TRANSPORTS, type MailAddress, type MailConfig, type MailTransport, type SesSettings } from '../mail/settings.js';
+import { DEFAULT_APP_PATHS, DEFAULT_SERVICE_NAME, MAIL_TRANSPORTS, type MailAddress, type MailConfig, type MailTransport, type SesSettings } from '../mail/settings.js';
 import { ConfigError } from './config-error.js';
 import { oneOf, readOnLambda, text, type Env } from './env.js';
-import { readDataDir } from './server-config.js';
+import { localServerUrl, readDataDir, readListenAddress } from './server-config.js';
 import { readStorageConfig } from './storage-config.js';
 
 /**
@@ -18,7 +18,7 @@ export function readMailConfig(env: Env): MailConfig {
   const appUrl = text(env, 'PASSLANE_APP_URL');
   const config: MailConfig = {
     transport,
-    appUrl: appUrl === undefined ? (transport === 'ses' ? undefined : DEFAULT_LOCAL_APP_URL) : readAppUrl(appUrl, transport),
+    appUrl: appUrl === undefined ? (transport === 'ses' ? undefined : readLocalAppUrl(env)) : readAppUrl(appUrl, transport),
     paths: {
       passwordReset: readPath(env, 'PASSLANE_APP_PASSWORD_RESET_PATH', DEFAULT_APP_PATHS.passwordReset),
       emailVerification: readPath(env, 'PASSLANE_APP_EMAIL_VERIFICATION_PATH', DEFAULT_APP_PATHS.emailVerification),
@@ -33,6 +33,15 @@ export function readMailConfig(env: Env): MailConfig {
   const templateDir = text(env, 'PASSLANE_MAIL_TEMPLATE_DIR');
   if (templateDir !== undefined) config.templateDir = templateDir;
   return config;
+}
+
+/**
+ * Without PASSLANE_APP_URL (and away from SES) the mails link to the server itself, on the port
+ * it listens on: `npm start` serves pages there that take the links (runtimes/node/local-pages.ts).
+ */
+export function readLocalAppUrl(env: Env): string {
+  const { host, port } = readListenAddress(env);
+  return localServerUrl(host, port);
 }
 
 /** PASSLANE_SERVICE_NAME (passlane): how mails (and anything else user-facing) name the service; one line of text. */

@@ -31,7 +31,8 @@ export interface MailConfig {
   from?: MailAddress;
   /**
    * PASSLANE_APP_URL, without a trailing slash: the app whose pages receive the links. Defaults to
-   * http://localhost:3000 except with SES, where a real app must be named (and be https).
+   * the local server itself, `http://localhost:<PORT>` (config/mail-config.ts), except with SES,
+   * where a real app must be named (and be https).
    */
   appUrl?: string;
   /** The app's pages, appended to appUrl: PASSLANE_APP_PASSWORD_RESET_PATH, ..._EMAIL_VERIFICATION_PATH, ..._SIGN_IN_PATH. */
@@ -45,6 +46,7 @@ export interface MailConfig {
   ses: SesSettings;
 }
 
+/** The default app URL of a local server on the default PORT (3000). */
 export const DEFAULT_LOCAL_APP_URL = 'http://localhost:3000';
 export const DEFAULT_SERVICE_NAME = 'passlane';
 export const DEFAULT_APP_PATHS: Readonly<MailConfig['paths']> = { passwordReset: '/reset-password', emailVerification: '/verify-email', signIn: '/sign-in' };

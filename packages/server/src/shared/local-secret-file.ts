@@ -5,6 +5,7 @@
  * module; services never call this where there is no filesystem (or on Lambda).
  */
 import { detectRuntime, type RuntimeName } from 'passlane/runtime';
+import { makeDirectory } from './make-directory.js';
 
 /**
  * Where a secret must not be generated, or undefined where it may (a developer's Node, Bun or
@@ -41,7 +42,11 @@ export async function readOrCreateLocalSecret(
   const existing = await readSecretFile(fs, file, fail);
   if (existing !== undefined) return { text: existing, path: file, created: false };
 
-  await fs.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  try {
+    await makeDirectory(fs, dataDir);
+  } catch (error) {
+    throw fail(`cannot create the directory ${dataDir} for ${fileName} (${errorCode(error) ?? (error instanceof Error ? error.name : 'error')})`);
+  }
   const text = await generate();
   const temporary = `${file}.${crypto.randomUUID()}.tmp`;
   try {

@@ -1,26 +1,35 @@
 /**
- * `npm start`: the API on http://127.0.0.1:3000 through the Node host (packages/server/src/runtimes/node/node-server.ts), the
- * same app every host serves. Storage is an embedded dynalite persisted under the data
- * directory, or DYNAMODB_ENDPOINT when set.
+ * `npm start`: the API on http://127.0.0.1:3000 through the Node host (node-server.ts), the same
+ * app every host serves. Storage is an embedded dynalite persisted under the data directory, or
+ * DYNAMODB_ENDPOINT when set. Mail goes to `<data dir>/outbox/*.eml` and its links to this server,
+ * which serves pages for them (local-pages.ts) unless PASSLANE_APP_URL names the user's own app.
+ * The console gets one readable line per request and log entry (local-log.ts).
  *
  * Env: PORT (3000), HOST (127.0.0.1), DYNAMODB_PORT (8000), DYNAMODB_ENDPOINT, PASSLANE_DATA_DIR
- * (.data), plus everything the API reads (PASSLANE_TABLE, PASSLANE_LOGIN_LIMIT_*, ...).
+ * (.data), PASSLANE_LOG_FORMAT (text; json: Lambda's lines), plus everything the API reads
+ * (PASSLANE_TABLE, PASSLANE_APP_URL, PASSLANE_LOGIN_LIMIT_*, ...).
  */
-import { mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
+import * as fs from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../../config/config-error.js';
 import type { Env } from '../../config/env.js';
-import { readServerConfig } from '../../config/server-config.js';
-import type { NodeHost } from './node-server.js';
+import { localServerUrl, readServerConfig } from '../../config/server-config.js';
+import { codeOf, makeDirectory } from '../../shared/make-directory.js';
+import type { Platform } from '../../wiring/platform.js';
+import type { ApiLog } from '../../api/services.js';
+import { createLocalLog, type LocalLog, type LocalLogOutput } from './local-log.js';
+import { createLocalPages, type LocalPages } from './local-pages.js';
+import { listenOnNode, nodeApiFetch, type NodeFetch, type NodeHost } from './node-server.js';
 
 export interface LocalServerOptions {
   /** Defaults to PORT, else 3000; 0 picks a free port. */
   port?: number;
   host?: string;
-  /** Defaults to PASSLANE_DATA_DIR, else `.data`: the dynalite files and the JWT signing key. */
+  /** Defaults to PASSLANE_DATA_DIR, else `.data`: the dynalite files, the outbox and the local keys. */
   dataDir?: string;
   /** Embedded dynalite's port: DYNAMODB_PORT, else 8000; 0 picks a free port. */
   dynamoDbPort?: number;
@@ -28,12 +37,25 @@ export interface LocalServerOptions {
   dynamoDbEndpoint?: string;
   /** Defaults to process.env. */
   env?: Env;
+  /**
+   * `text`: a readable line per request and per log entry (npm start's default); `json`: the
+   * Powertools JSON lines of Lambda, and no request lines. PASSLANE_LOG_FORMAT wins; else `json`.
+   */
+  logs?: 'text' | 'json';
+  /** Where text lines go; default the console (INFO on stdout, WARN and ERROR on stderr). */
+  output?: LocalLogOutput;
 }
 
 export interface LocalServer {
   url: string;
   dynamoDbEndpoint: string;
   dataDir: string;
+  /** Where the mails' links point: PASSLANE_APP_URL, else this server (as http://localhost:<port>). */
+  appUrl: string | undefined;
+  /** The pages this server serves for those links; undefined when they point at another app. */
+  pages: LocalPages['paths'] | undefined;
+  /** `<data dir>/outbox` when mail goes there (PASSLANE_MAIL_TRANSPORT outbox, the default). */
+  outboxDir: string | undefined;
   stop(): Promise<void>;
 }
 
@@ -43,7 +65,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const host = options.host ?? config.host;
   const port = options.port ?? config.port;
   const dataDir = resolve(options.dataDir ?? config.dataDir);
-  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  try {
+    await makeDirectory(fs, dataDir);
+  } catch (error) {
+    throw new ConfigError('PASSLANE_DATA_DIR', `${dataDir} cannot be created (${codeOf(error) ?? 'error'}): name a directory this user may write`);
+  }
 
   // EMF lines only mean something to CloudWatch; set before the handlers (and Metrics) load.
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
@@ -51,55 +77,113 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const external = options.dynamoDbEndpoint ?? config.dynamoDbEndpoint;
   const dynalite = external ? undefined : await startDynalite(host, options.dynamoDbPort ?? config.dynamoDbPort, join(dataDir, 'dynalite'));
   const dynamoDbEndpoint = external ?? dynalite!.endpoint;
+
+  // Listening first, then building: the mails' links need the port, which is the OS's choice for
+  // PORT=0. A request in between waits for the build (nothing knows the URL before the banner).
+  let built: (value: NodeFetch | Promise<never>) => void = () => {};
+  const api = new Promise<NodeFetch>((resolveApi) => (built = resolveApi));
+  api.catch(() => {}); // a failed build is thrown below; requests meanwhile just fail
+  let listener: NodeHost;
+  try {
+    listener = await listenOnNode(async (request, context) => (await api)(request, context), { port, host }).catch((error: unknown) => {
+      throw listenError(error, 'PORT', host, port);
+    });
+  } catch (error) {
+    await dynalite?.stop();
+    throw error;
+  }
   const handlerEnv: Env = {
     // A developer's server: discovery may name the address it was reached at (not in deployments).
     PASSLANE_DISCOVERY_TRUST_HOST: 'true',
     ...env,
     DYNAMODB_ENDPOINT: dynamoDbEndpoint,
     PASSLANE_DATA_DIR: dataDir,
+    // What the mails link to when PASSLANE_APP_URL is unset (config/mail-config.ts).
+    HOST: host,
+    PORT: String(listener.port),
   };
 
-  let api: NodeHost;
+  let served: Served;
   try {
-    api = await serveApi(handlerEnv, port, host);
+    served = await serveApi(handlerEnv, options.logs ?? config.logFormat ?? 'json', options.output, localServerUrl(host, listener.port));
+    built(served.fetch);
   } catch (error) {
+    built(Promise.reject(error));
+    await listener.close();
     await dynalite?.stop();
     throw error;
   }
 
   let stopped: Promise<void> | undefined;
   return {
-    url: api.url,
+    url: listener.url,
     dynamoDbEndpoint,
     dataDir,
+    appUrl: served.appUrl,
+    pages: served.pages?.paths,
+    outboxDir: served.outboxDir,
     stop: () =>
       (stopped ??= (async () => {
-        await api.close();
+        await listener.close();
         await dynalite?.stop();
       })()),
   };
 }
 
+interface Served {
+  fetch: NodeFetch;
+  appUrl: string | undefined;
+  pages: LocalPages | undefined;
+  outboxDir: string | undefined;
+}
+
 /**
  * Imported here, not at the top: Powertools reads its env (POWERTOOLS_METRICS_DISABLED) when the
  * modules load. Dependencies are built once, now, so a bad setting fails the start, and the
- * table exists before the first request.
+ * table exists and the mail can be written before the first request.
  */
-async function serveApi(env: Env, port: number, host: string): Promise<NodeHost> {
-  const [{ API_ROUTES }, { serveOnNode }, { readConfig }, wiring, { nodePlatform }, { ensureTable }, { apiLog }] = await Promise.all([
+async function serveApi(env: Env, logs: 'text' | 'json', output: LocalLogOutput | undefined, ownUrl: string): Promise<Served> {
+  const [{ API_ROUTES }, { readConfig }, wiring, { nodePlatform }, { ensureTable }, { createAccountMail }] = await Promise.all([
     import('../../api/routes.js'),
-    import('./node-server.js'),
     import('../../config/read-config.js'),
     import('../../wiring/build-dependencies.js'),
     import('./node-platform.js'),
     import('../../storage/table.js'),
-    import('../../observability/logger.js'),
+    import('../../mail/account-mail.js'),
   ]);
   const config = readConfig(env);
-  // It serves the recovery routes: a missing mail setting stops the start, not the first reset.
-  const deps = await wiring.buildAuthDependencies(config, nodePlatform, {}, { mailAtStart: true });
-  await ensureTable(nodePlatform.dynamoDb(config.storage), config.storage.table, { maxWaitSeconds: 30 });
-  return serveOnNode(API_ROUTES, wiring.servicesOf(deps), { port, host, log: apiLog });
+  const local: LocalLog | undefined = logs === 'text' ? createLocalLog(output) : undefined;
+  const platform: Platform = local === undefined ? nodePlatform : { ...nodePlatform, warn: local.warn, audit: local.audit, mail: { log: local.mail } };
+  const apiLog: ApiLog = local?.api ?? (await import('../../observability/logger.js')).apiLog;
+  // It serves the recovery routes: a missing mail setting, a broken template or an outbox it may
+  // not write stops the start, not the first reset.
+  const mail = createAccountMail(config.mail, { ...platform.mail, ...(local && { print: local.print }) });
+  await mail.ready();
+  const deps = await wiring.buildAuthDependencies(config, platform, { mail }, { mailAtStart: true });
+  await ensureTable(platform.dynamoDb(config.storage), config.storage.table, { maxWaitSeconds: 30 });
+  // The pages answer the links only where the links point: here, unless PASSLANE_APP_URL names another app.
+  const pages = config.mail.appUrl === ownUrl ? createLocalPages(config.mail) : undefined;
+  return {
+    fetch: nodeApiFetch(API_ROUTES, wiring.servicesOf(deps), { log: apiLog, ...(pages && { before: pages.answer }), ...(local && { onRequest: local.request }) }),
+    appUrl: config.mail.appUrl,
+    pages,
+    outboxDir: config.mail.transport === 'outbox' ? config.mail.outboxDir : undefined,
+  };
+}
+
+/** A port or address the server cannot listen on, named by the variable that sets it. */
+function listenError(error: unknown, variable: 'PORT' | 'DYNAMODB_PORT', host: string, port: number): unknown {
+  switch (codeOf(error)) {
+    case 'EADDRINUSE':
+      return new ConfigError(variable, `${port}: ${host}:${port} is in use by another process (another npm start?); set ${variable} to a free port, or 0 for any`);
+    case 'EACCES':
+      return new ConfigError(variable, `${port}: this user may not listen on ${host}:${port} (ports below 1024 need root); set ${variable} to another port`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+      return new ConfigError('HOST', `${host} is not an address of this machine (127.0.0.1 for this machine only, 0.0.0.0 for every interface)`);
+    default:
+      return error;
+  }
 }
 
 interface Dynalite {
@@ -112,7 +196,9 @@ type DynaliteFactory = (options: { path: string; createTableMs: number; deleteTa
 async function startDynalite(host: string, port: number, path: string): Promise<Dynalite> {
   const dynalite = createRequire(import.meta.url)('dynalite') as DynaliteFactory;
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await listen(server, port, host);
+  await listen(server, port, host).catch((error: unknown) => {
+    throw listenError(error, 'DYNAMODB_PORT', host, port);
+  });
   const { port: actualPort } = server.address() as AddressInfo;
   return {
     endpoint: `http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`,
@@ -138,12 +224,24 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 // ---- CLI (npm start) ----
 
 async function main(): Promise<void> {
-  const server = await startLocalServer();
+  const server = await startLocalServer({ logs: readServerConfig(process.env).logFormat ?? 'text' });
+  const mail =
+    server.outboxDir === undefined
+      ? []
+      : [`  mail: ${server.outboxDir}/*.eml (each one's link is printed here too); links go to ${server.appUrl}`];
+  const pages =
+    server.pages === undefined
+      ? server.appUrl === undefined
+        ? []
+        : [`  the mails link to your app, ${server.appUrl} (PASSLANE_APP_URL): its pages take the token and post it to this API`]
+      : [`  pages for the mailed links: ${server.appUrl}${server.pages.passwordReset}, ${server.pages.emailVerification}, ${server.pages.signIn}`];
   // One write, so a reader of stdout gets the whole banner at once.
   console.log(
     [
       `passlane listening on ${server.url}`,
       `  DynamoDB: ${server.dynamoDbEndpoint}   data: ${server.dataDir}`,
+      ...mail,
+      ...pages,
       `  try: curl -i -X POST ${server.url}/register -H 'content-type: application/json' \\`,
       `         -d '{"email":"ada@example.com","password":"correct horse battery staple"}'`,
       '  Ctrl-C to stop.',

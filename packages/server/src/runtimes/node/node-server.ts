@@ -12,10 +12,37 @@ import type { ApiLog } from '../../api/services.js';
 
 export interface NodeHost {
   url: string;
+  /** The port it listens on (the one the OS picked for port 0). */
+  port: number;
   close(): Promise<void>;
 }
 
-export async function serveOnNode<S>(routes: readonly Route<S>[], services: S, options: { port: number; host: string; log: ApiLog }): Promise<NodeHost> {
+/** What @hono/node-server hands a handler: the Request, and `{ incoming }` as its env. */
+export type NodeFetch = (request: Request, env: unknown) => Response | Promise<Response>;
+
+/** One answered request, for a console line: never a path no route or page serves (it could hold an email). */
+export interface RequestSummary {
+  method: string;
+  /** The route's path pattern (`/sessions/:id`), the page's path, or `unknown`. */
+  route: string;
+  status: number;
+  ms: number;
+}
+
+export interface NodeApiOptions {
+  log: ApiLog;
+  /** Answers a request before the API does (`npm start`'s pages), or undefined to pass it on. */
+  before?: (request: Request) => Response | undefined;
+  /** Called once per answered request (`npm start`'s one line per request). */
+  onRequest?: (request: RequestSummary) => void;
+}
+
+export async function serveOnNode<S>(routes: readonly Route<S>[], services: S, options: { port: number; host: string } & NodeApiOptions): Promise<NodeHost> {
+  return listenOnNode(nodeApiFetch(routes, services, options), options);
+}
+
+/** The API (and `before`'s answers) as a handler for listenOnNode, with the client's address from the socket. */
+export function nodeApiFetch<S>(routes: readonly Route<S>[], services: S, options: NodeApiOptions): NodeFetch {
   const app = createApi(routes, {
     services: () => services,
     origin: (c) => {
@@ -24,7 +51,25 @@ export async function serveOnNode<S>(routes: readonly Route<S>[], services: S, o
     },
     log: options.log,
   });
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  const { before, onRequest } = options;
+  if (before === undefined && onRequest === undefined) return app.fetch;
+  const routeOf = routeMatcher(routes.map((route) => route.path));
+  return async (request, env) => {
+    const started = performance.now();
+    const page = before?.(request);
+    const response = page ?? (await app.fetch(request, env));
+    if (onRequest !== undefined) {
+      const { pathname } = new URL(request.url);
+      const route = page === undefined ? routeOf(pathname) : pathname;
+      onRequest({ method: request.method, route, status: response.status, ms: performance.now() - started });
+    }
+    return response;
+  };
+}
+
+/** Listens on `port` (0: any free one) and `host`; the caller names the setting a failure is about. */
+export async function listenOnNode(fetch: NodeFetch, options: { port: number; host: string }): Promise<NodeHost> {
+  const server = createAdaptorServer({ fetch }) as Server;
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(options.port, options.host, () => {
@@ -35,10 +80,20 @@ export async function serveOnNode<S>(routes: readonly Route<S>[], services: S, o
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${options.host.includes(':') ? `[${options.host}]` : options.host}:${port}`,
+    port,
     close: () =>
       new Promise<void>((done, fail) => {
         server.closeAllConnections();
         server.close((error) => (error ? fail(error) : done()));
       }),
   };
+}
+
+/** hono's path patterns (`/sessions/:id`) as a lookup from a request's path to its pattern, else `unknown`. */
+function routeMatcher(patterns: readonly string[]): (path: string) => string {
+  const compiled = [...new Set(patterns)].map((pattern) => ({
+    pattern,
+    regexp: new RegExp(`^${pattern.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`),
+  }));
+  return (path) => compiled.find(({ regexp }) => regexp.test(path))?.pattern ?? 'unknown';
 }

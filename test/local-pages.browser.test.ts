@@ -1,0 +1,138 @@
+/**
+ * `npm start`'s pages for the links it mails, in a real browser: Debian's Chromium, headless,
+ * driven by playwright-core. A developer's whole flow with no app of their own: register (email
+ * verification on), open the mailed link and confirm, ask for a reset on the sign-in page, open
+ * that link and choose a new password, sign in with it. The links are read where a developer
+ * reads them, on the server's console, and must point at the server's real port.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { killServers, startServer, type RunningServer } from './support/local-server-process.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+// Without these, Chromium on a machine with no network stalls on its background services.
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+// CI installs Chromium (.ci/run): there a missing browser fails the run instead of skipping it.
+const missing = !existsSync(CHROMIUM);
+if (missing && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
+
+const PASSWORD = 'a first passphrase for the pages';
+const NEW_PASSWORD = 'the passphrase chosen in the browser';
+
+describe.skipIf(missing)('npm start\'s pages for the mailed links, in headless Chromium', () => {
+  const dirs: string[] = [];
+  let context: BrowserContext;
+  let server: RunningServer;
+
+  beforeAll(async () => {
+    const profile = await mkdtemp(join(tmpdir(), 'passlane-chromium-'));
+    dirs.push(profile);
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+  });
+  afterEach(killServers);
+  afterAll(async () => {
+    await context?.close();
+    await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  /** The newest link of this kind on the console: `... mail written to <file>; link: <url>`. */
+  const mailedLink = (kind: 'email verification' | 'password reset'): string => {
+    const links = [...server.output().matchAll(new RegExp(`${kind} mail written to \\S+; link: (\\S+)`, 'g'))];
+    expect(links.length, `a ${kind} mail on the console`).toBeGreaterThan(0);
+    return links.at(-1)![1]!;
+  };
+  const status = (page: Page) => page.locator('#status');
+
+  it('verifies the address, resets the password and signs in, all through the pages', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'passlane-pages-'));
+    dirs.push(dataDir);
+    // PORT=0 (the helper's): the links must carry the port the OS picked, not 3000.
+    server = await startServer(dataDir, { PASSLANE_APP_URL: '', PASSLANE_MAIL_TRANSPORT: 'outbox', PASSLANE_EMAIL_VERIFICATION: 'true' });
+    const port = new URL(server.url).port;
+    const email = `pages-${randomUUID()}@example.test`;
+    const registered = await fetch(`${server.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    expect(registered.status).toBe(202);
+
+    const failures: string[] = [];
+    /** A new tab, as a click on a mail's link opens. */
+    const open = async (url: string) => {
+      const tab = await context.newPage();
+      tab.on('pageerror', (error) => failures.push(error.message));
+      tab.on('console', (message) => {
+        // Chrome reports every 4xx answer to fetch; the pages expect the API's 400 and 401.
+        if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of 40[01] /.test(message.text())) failures.push(message.text());
+      });
+      await tab.goto(url);
+      return tab;
+    };
+
+    // Verification: the link opens the page, which takes the token out of the address bar.
+    const verifyLink = mailedLink('email verification');
+    expect(verifyLink).toMatch(new RegExp(`^http://localhost:${port}/verify-email#token=`));
+    const verify = await open(verifyLink);
+    expect(verify.url()).toBe(`http://localhost:${port}/verify-email`);
+    await verify.getByRole('button', { name: 'Confirm this address' }).click();
+    await expect.poll(() => status(verify).textContent()).toBe('Your email address is confirmed. Sign in');
+    // The same link again, in the same tab (the page reloads for a new fragment): used.
+    await verify.goto(verifyLink);
+    await verify.waitForURL(`http://localhost:${port}/verify-email`);
+    await verify.getByRole('button', { name: 'Confirm this address' }).click();
+    await expect.poll(() => status(verify).textContent()).toMatch(/^This link is no longer valid/);
+
+    // A reset asked for on the sign-in page.
+    const page = await open(`http://localhost:${port}/sign-in`);
+    await page.locator('#forgot input[name=email]').fill(email);
+    await page.getByRole('button', { name: 'Mail me a reset link' }).click();
+    await expect.poll(() => status(page).textContent()).toMatch(/^If an account has this address, a reset link is on its way/);
+
+    const resetLink = mailedLink('password reset');
+    expect(resetLink).toMatch(new RegExp(`^http://localhost:${port}/reset-password#token=`));
+    await page.goto(resetLink);
+    expect(page.url()).toBe(`http://localhost:${port}/reset-password`);
+    await page.locator('input[name=password]').fill(NEW_PASSWORD);
+    await page.locator('input[name=repeat]').fill(`${NEW_PASSWORD} typo`);
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await expect.poll(() => status(page).textContent()).toBe('The two passwords differ.');
+    await page.locator('input[name=repeat]').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await expect.poll(() => status(page).textContent()).toBe('Your password is changed, and every session signed in before has ended. Sign in');
+    await page.getByRole('link', { name: 'Sign in' }).click();
+
+    // The old password is refused with the API's message; the new one signs in.
+    await page.waitForURL(`http://localhost:${port}/sign-in`);
+    await page.locator('#sign-in input[name=email]').fill(email);
+    await page.locator('#sign-in input[name=password]').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => status(page).textContent()).toBe('email or password is incorrect');
+    await page.locator('#sign-in input[name=password]').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => status(page).textContent()).toMatch(/^Signed in: the API issued an access token for \d+ seconds\.$/);
+
+    // A reset page opened without its token says what to do instead of showing a form.
+    await page.goto(`http://localhost:${port}/reset-password`);
+    await expect.poll(() => status(page).textContent()).toMatch(/^This page takes the link from the mail/);
+    expect(await page.locator('#reset').isHidden()).toBe(true);
+
+    expect(failures).toEqual([]);
+    await Promise.all(context.pages().map((tab) => tab.close()));
+    expect(await server.interrupt()).toBe(0);
+    // The console shows the links (a developer's machine) but never the address or a password.
+    for (const secret of [email, PASSWORD, NEW_PASSWORD]) expect(server.output()).not.toContain(secret);
+    expect(server.output()).toMatch(/ GET \/reset-password 200 /);
+    expect(server.output()).toMatch(/ POST \/password\/reset\/confirm 204 /);
+  });
+});
