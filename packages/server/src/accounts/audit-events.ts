@@ -25,7 +25,7 @@ export type AuditEvent =
   | { type: 'auth.refresh_token_reused'; userId: string; sessionId: string }
   | { type: 'auth.sessions_ended'; userId: string; count: number; reason: SessionEndReason }
   | { type: 'auth.devices_forgotten'; userId: string; count: number; reason: DeviceForgetReason }
-  | { type: 'auth.password_reset_requested'; outcome: 'sent' | 'unknown_account' | 'rate_limited'; emailFingerprint: string }
+  | { type: 'auth.password_reset_requested'; outcome: 'sent' | 'not_sent' | 'mail_failed' | 'unknown_account' | 'rate_limited'; emailFingerprint: string }
   | { type: 'auth.password_reset'; userId: string }
   | { type: 'auth.one_time_token_rejected'; purpose: 'reset' | 'verify'; reason: 'malformed' | 'unknown' | 'expired' | 'mismatch' | 'used' }
   | { type: 'auth.verification_sent'; userId?: string; emailFingerprint: string }

@@ -100,8 +100,8 @@ export type SessionManagementDependencies = Pick<AuthDependencies, 'sessions' | 
  * them (SES on AWS, `.eml` files under `npm start`). Never given a password.
  */
 export interface AccountMail {
-  passwordReset(to: string, token: string, expiresInSeconds: number): Promise<void>;
-  emailVerification(to: string, token: string, expiresInSeconds: number): Promise<void>;
+  passwordReset(to: string, token: string, expiresInSeconds: number): Promise<'sent' | 'not_sent' | void>;
+  emailVerification(to: string, token: string, expiresInSeconds: number): Promise<'sent' | 'not_sent' | void>;
   /** Someone tried to register with this address, which already has an account. */
-  registrationAttempt(to: string): Promise<void>;
+  registrationAttempt(to: string): Promise<'sent' | 'not_sent' | void>;
 }

@@ -5,8 +5,8 @@
  */
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import { onceUntilFailure } from '../shared/once-until-failure.js';
-import { MailConfigError } from './errors.js';
-import type { MailLog, MailSender } from './mail-sender.js';
+import { MailConfigError, MailError } from './errors.js';
+import type { MailDelivery, MailLog, MailSender, OutgoingMail } from './mail-sender.js';
 import { createOutboxMailSender } from './outbox-sender.js';
 import { createSesMailSender } from './ses-sender.js';
 import type { MailConfig, SesConnection } from './settings.js';
@@ -21,20 +21,25 @@ import {
   type MailTemplates,
 } from './templates.js';
 
-/** What the use-cases call (the same shape as AccountMail in packages/server/src/accounts/dependencies.ts). */
+/**
+ * What the use-cases call (the same shape as AccountMail in packages/server/src/accounts/dependencies.ts).
+ * Each mail resolves `sent`, or `not_sent` when the transport is `none`; a failure is logged
+ * (`mail not sent`, with its cause) and thrown.
+ */
 export interface AccountMail {
-  passwordReset(to: string, token: string, expiresInSeconds: number): Promise<void>;
-  emailVerification(to: string, token: string, expiresInSeconds: number): Promise<void>;
-  registrationAttempt(to: string): Promise<void>;
+  passwordReset(to: string, token: string, expiresInSeconds: number): Promise<MailDelivery>;
+  emailVerification(to: string, token: string, expiresInSeconds: number): Promise<MailDelivery>;
+  registrationAttempt(to: string): Promise<MailDelivery>;
   /**
-   * Reads and checks PASSLANE_MAIL_TEMPLATE_DIR now instead of at the first mail: long-lived
-   * hosts (`npm start`) await it at start, so a broken template stops the start with its name.
+   * Reads and checks PASSLANE_MAIL_TEMPLATE_DIR and the outbox's directory now instead of at the
+   * first mail: long-lived hosts (`npm start`, Deno, Bun) await it at start, so a broken template
+   * or an outbox they may not write stops the start with its name.
    */
   ready(): Promise<void>;
 }
 
 export interface MailWiringOptions {
-  /** "mail sent" lines (kind, message id); never the address. */
+  /** "mail sent" lines (kind, message id) and "mail not sent" warnings (the cause); never the address. */
   log?: MailLog;
   /** The outbox's console line; default console.log. */
   print?: (line: string) => void;
@@ -65,6 +70,7 @@ export function createMailSender(config: MailConfig, options: MailWiringOptions 
       return {
         async send(mail) {
           options.log?.info('mail not sent: PASSLANE_MAIL_TRANSPORT is none', { kind: mail.kind });
+          return 'not_sent';
         },
       };
   }
@@ -79,21 +85,42 @@ export function createAccountMail(config: MailConfig, options: MailWiringOptions
   const base = withOverrides(options.templates ?? {});
   const templates: () => Promise<MailTemplates> = onceUntilFailure(async () => (templateDir === undefined ? base : withOverrides(await loadTemplateDir(templateDir), base)));
   const minutes = (seconds: number) => Math.ceil(seconds / 60);
+  // The use-cases answer every caller alike whatever mail did (an answer must not tell who has an
+  // account), so the cause is said here, in the operator's log, or nowhere.
+  const send = async (kind: OutgoingMail['kind'], render: () => Promise<OutgoingMail>): Promise<MailDelivery> => {
+    try {
+      return (await sender.send(await render())) ?? 'sent';
+    } catch (error) {
+      options.log?.warn?.('mail not sent', { kind, ...failureFields(error) });
+      throw error;
+    }
+  };
 
   return {
-    async passwordReset(to, token, expiresInSeconds) {
-      const link = mailLink(appUrl, paths.passwordReset, token);
-      await sender.send(renderPasswordResetMail({ to, link, expiresInMinutes: minutes(expiresInSeconds), serviceName }, await templates()));
-    },
-    async emailVerification(to, token, expiresInSeconds) {
-      const link = mailLink(appUrl, paths.emailVerification, token);
-      await sender.send(renderEmailVerificationMail({ to, link, expiresInMinutes: minutes(expiresInSeconds), serviceName }, await templates()));
-    },
-    async registrationAttempt(to) {
-      await sender.send(renderRegistrationAttemptMail({ to, link: mailLink(appUrl, paths.signIn), serviceName }, await templates()));
-    },
+    passwordReset: (to, token, expiresInSeconds) =>
+      send('password_reset', async () =>
+        renderPasswordResetMail({ to, link: mailLink(appUrl, paths.passwordReset, token), expiresInMinutes: minutes(expiresInSeconds), serviceName }, await templates()),
+      ),
+    emailVerification: (to, token, expiresInSeconds) =>
+      send('email_verification', async () =>
+        renderEmailVerificationMail({ to, link: mailLink(appUrl, paths.emailVerification, token), expiresInMinutes: minutes(expiresInSeconds), serviceName }, await templates()),
+      ),
+    registrationAttempt: (to) =>
+      send('registration_attempt', async () => renderRegistrationAttemptMail({ to, link: mailLink(appUrl, paths.signIn), serviceName }, await templates())),
     async ready() {
       await templates();
+      await sender.ready?.();
     },
   };
+}
+
+/**
+ * The failure's code, reason and message: ours never hold the address (SES's own message stays in
+ * `cause`, not logged). Another error's message might (a sender of one's own), so only its name.
+ */
+function failureFields(error: unknown): Record<string, string> {
+  if (error instanceof MailError) return { code: error.code, reason: error.reason, error: error.message };
+  if (error instanceof MailConfigError) return { code: error.code, setting: error.setting, error: error.message };
+  const code = (error as { code?: unknown } | null)?.code;
+  return { error: error instanceof Error ? error.name : typeof error, ...(typeof code === 'string' && { code }) };
 }

@@ -53,7 +53,7 @@ export class MailConfigError extends Error {
   readonly code = 'ERR_MAIL_CONFIG';
 
   constructor(
-    readonly setting: 'transport' | 'from' | 'appUrl' | 'templateDir',
+    readonly setting: 'transport' | 'from' | 'appUrl' | 'templateDir' | 'outboxDir',
     message: string,
   ) {
     super(message);

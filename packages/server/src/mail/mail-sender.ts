@@ -16,14 +16,30 @@ export interface OutgoingMail {
 }
 
 /**
+ * What became of a mail no sender refused: `sent` (handed to SES, written to the outbox) or
+ * `not_sent` (the transport is `none`), so an audit event can say which.
+ */
+export type MailDelivery = 'sent' | 'not_sent';
+
+/**
  * Delivers one mail or throws a MailError (errors.ts): MailUnavailableError when trying again
- * later may work, MailRejectedError when it will not.
+ * later may work, MailRejectedError when it will not. Resolves `not_sent` when it sends nothing
+ * by design; anything else (a sender of one's own that returns nothing) counts as sent.
  */
 export interface MailSender {
-  send(mail: OutgoingMail): Promise<void>;
+  send(mail: OutgoingMail): Promise<MailDelivery | void>;
+  /**
+   * Checks now what the first send would find out (the outbox's directory can be written), for
+   * long-lived hosts to await at start (AccountMail.ready). Optional: SES is not called until a mail.
+   */
+  ready?(): Promise<void>;
 }
 
-/** Where senders say what they did: kind, message id, file name. Never an address, a link or a body. */
+/**
+ * Where senders say what they did (kind, message id, file name) and the wiring why a mail was not
+ * sent (its error's code, reason and message). Never an address, a link or a body.
+ */
 export interface MailLog {
   info(message: string, fields?: Record<string, unknown>): void;
+  warn?(message: string, fields?: Record<string, unknown>): void;
 }

@@ -6,6 +6,7 @@
  * prints the address. Node, Bun and Deno: `node:fs` is reached through process.getBuiltinModule,
  * so an edge bundle that carries the wiring imports no `node:` module.
  */
+import { codeOf, makeDirectory } from '../shared/make-directory.js';
 import { MailConfigError, MailRejectedError, MailUnavailableError } from './errors.js';
 import type { MailKind, MailSender } from './mail-sender.js';
 import { buildMimeMessage, transportAddress } from './mime.js';
@@ -35,8 +36,26 @@ export function createOutboxMailSender(options: OutboxMailSenderOptions): MailSe
   const print = options.print ?? ((line: string) => console.log(line));
   const now = options.now ?? (() => new Date());
   const domain = options.from.address.split('@')[1] ?? 'localhost';
+  // The file system's code (EACCES, ENOENT), else the error's name (Deno's NotCapable, without --allow-write there).
+  const unwritable = (error: unknown) =>
+    new MailUnavailableError(codeOf(error) ?? (error instanceof Error ? error.name : 'write failed'), { cause: error, detail: `cannot write to the outbox ${options.dir}` });
 
   return {
+    async ready() {
+      // A file written and removed: what the first mail will do, so a start fails on what would fail it.
+      const probe = path.join(options.dir, `.write-check-${crypto.randomUUID()}`);
+      try {
+        await makeDirectory(fs, options.dir);
+        await fs.writeFile(probe, '', { mode: 0o600, flag: 'wx' });
+        await fs.rm(probe, { force: true });
+      } catch (error) {
+        const { reason } = unwritable(error);
+        throw new MailConfigError(
+          'outboxDir',
+          `PASSLANE_DATA_DIR's outbox ${options.dir} cannot be written (${reason}), so no mail could be: use a data directory this process may write (Deno: --allow-write for it)`,
+        );
+      }
+    },
     async send(mail) {
       let to: string;
       try {
@@ -50,14 +69,14 @@ export function createOutboxMailSender(options: OutboxMailSenderOptions): MailSe
       // Sorted by time in a listing; the kind, not the address, in the name.
       const file = path.join(options.dir, `${date.toISOString().replace(/:/g, '-')}-${mail.kind}-${id.slice(0, 8)}.eml`);
       try {
-        await fs.mkdir(options.dir, { recursive: true, mode: 0o700 });
+        await makeDirectory(fs, options.dir);
         // 0600: the file holds a live token.
         await fs.writeFile(file, eml, { mode: 0o600, flag: 'wx' });
       } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        throw new MailUnavailableError(typeof code === 'string' ? code : 'write failed', { cause: error, detail: `cannot write to the outbox ${options.dir}` });
+        throw unwritable(error);
       }
       print(`${LABELS[mail.kind]} mail written to ${file}${mail.link === undefined ? '' : `; link: ${mail.link}`}`);
+      return 'sent';
     },
   };
 }

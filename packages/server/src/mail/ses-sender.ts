@@ -29,6 +29,7 @@ export function createSesMailSender(options: SesMailSenderOptions): MailSender {
         throw mailErrorFromSes(error);
       }
       options.log?.info('mail sent', { kind: mail.kind, transport: 'ses', messageId });
+      return 'sent';
     },
   };
 }

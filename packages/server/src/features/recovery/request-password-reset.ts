@@ -45,10 +45,10 @@ async function sendResetIfAllowed(deps: RecoveryDependencies, email: string, acc
   const expiresIn = deps.recovery.resetTokenSeconds;
   await deps.oneTimeTokens.put('reset', accountKey, { tokenHash: secretHash(token.secret), email, expiresAt: epochSeconds(now) + expiresIn });
   try {
-    await deps.mail.passwordReset(email, formatOneTimeToken(token), expiresIn);
+    return (await deps.mail.passwordReset(email, formatOneTimeToken(token), expiresIn)) ?? 'sent';
   } catch (error) {
     // The same 202: a failure here would tell who has an account. The operator sees the metric.
     deps.audit({ type: 'auth.mail_failed', mail: 'password_reset', code: mailFailureCode(error) });
+    return 'mail_failed';
   }
-  return 'sent';
 }

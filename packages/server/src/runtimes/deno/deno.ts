@@ -1,7 +1,10 @@
 /**
  * passlane on Deno: serves the API (native argon2 through Node-API, hence --allow-ffi) on PORT
- * (3000) and HOST (127.0.0.1). Run from the repository after `npm ci` (see README.md):
- *   deno run --allow-net --allow-env --allow-read --allow-write=.data --allow-ffi --allow-sys packages/server/dist/runtimes/deno/deno.js
+ * (3000) and HOST (127.0.0.1). Run from the repository after `npm ci` (see README.md), as
+ * `npm run start:deno`:
+ *   deno run --allow-net --allow-env --allow-read --allow-write="${PASSLANE_DATA_DIR:-.data}" --allow-ffi --allow-sys packages/server/dist/runtimes/deno/deno.js
+ * Write access to the data directory is what the outbox and the local keys need; without it the
+ * start fails, naming the directory (the outbox is checked at start, not at the first mail).
  */
 import { readConfig } from '../../config/read-config.js';
 import { readServerConfig } from '../../config/server-config.js';

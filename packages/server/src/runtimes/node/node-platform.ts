@@ -21,7 +21,7 @@ export const nodePlatformWithoutBlocklist: Platform = {
   warn: (message, fields) => logger.warn(message, fields ?? {}),
   // Pure: a bundle that never uses the platform (the JWKS function) drops it with its imports.
   audit: /* @__PURE__ */ createAuditSink(),
-  mail: { log: { info: (message, fields) => logger.info(message, fields ?? {}) } },
+  mail: { log: { info: (message, fields) => logger.info(message, fields ?? {}), warn: (message, fields) => logger.warn(message, fields ?? {}) } },
   // A dynamic import: the Lambda bundles keep the SDK's Lambda client in a chunk read only when configured.
   migrationFunction: async (config) => (await import('../../features/migration/lambda-migration-source.js')).createLambdaMigrationSource(config),
 };

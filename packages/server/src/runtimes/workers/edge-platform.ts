@@ -29,5 +29,5 @@ export const edgePlatform: Platform = {
   audit: auditToLog,
   // One bundle serves every route: the data is in it, decoded on the first password set, never by a login.
   passwordBlocklist: loadBundledBlocklist,
-  mail: { sesClient: createWorkerSesClient, log: { info: (message, fields) => log('INFO', message, fields) } },
+  mail: { sesClient: createWorkerSesClient, log: { info: (message, fields) => log('INFO', message, fields), warn: (message, fields) => log('WARN', message, fields) } },
 };
