@@ -15,14 +15,19 @@
  *   passlane rehash [--dry-run] [--segments N] [--max-writes-per-second N] [--json]
  *   passlane inventory [--segments N] [--json]
  *
+ *   passlane keygen [--format env|dev-vars|ssm]         -> new secrets to configure (it prints keys: that is its job)
+ *   passlane --version
+ *
  * Exit codes: 0 success or match, 1 mismatch, 2 unsupported or malformed hash, bad input or usage.
  * import: 1 when rows were rejected; import and rehash: 130 when interrupted (run again to resume).
  */
+import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
 import { createPasswordHasher, PasslaneError, type BackendChoice, type PasswordHasher } from 'passlane';
 import { readLines, readPassword } from './read-password.js';
 import { verifyJsonLines } from './verify-jsonl.js';
-import { processIo, type CommandIo } from './commands/command-io.js';
+import { describeFailure, processIo, type CommandIo } from './commands/command-io.js';
+import { KEYGEN_USAGE, runKeygenCommand } from './commands/keygen.js';
 import { IMPORT_USAGE, runImportCommand } from './commands/import.js';
 import { INVENTORY_USAGE, runInventoryCommand } from './commands/inventory.js';
 import { REHASH_USAGE, runRehashCommand } from './commands/rehash.js';
@@ -33,7 +38,9 @@ const USAGE = `usage: passlane <hash | verify (--hash H | --jsonl) | needs-rehas
        passlane check-password [--email E]   (exit 0 accepted, 1 refused)
        passlane import FILE [options] | passlane rehash [--dry-run] [options] | passlane inventory [--json]
        passlane bench [--quick] [--remote FUNCTION --memory 512,1024,1769,3008] [options]
-The password is read from stdin. passlane <import|rehash|inventory|bench> --help for their options.`;
+       passlane keygen [--format env|dev-vars|ssm]   (new signing, fingerprint and pepper keys)
+       passlane --version
+The password is read from stdin. passlane <import|rehash|inventory|bench|keygen> --help for their options.`;
 
 /** Subcommands with their own options and usage; none of them reads a password. */
 const SUBCOMMANDS: Readonly<Record<string, { run: (args: string[], io: CommandIo) => Promise<number>; usage: string }>> = {
@@ -41,16 +48,26 @@ const SUBCOMMANDS: Readonly<Record<string, { run: (args: string[], io: CommandIo
   rehash: { run: runRehashCommand, usage: REHASH_USAGE },
   inventory: { run: runInventoryCommand, usage: INVENTORY_USAGE },
   bench: { run: benchCommand, usage: BENCH_USAGE },
+  keygen: { run: runKeygenCommand, usage: KEYGEN_USAGE },
 };
 
 class UsageError extends Error {}
 
 function describeError(error: unknown): string {
   if (error instanceof PasslaneError) return `${error.code}: ${error.message}`;
-  return error instanceof Error ? error.message : String(error);
+  return describeFailure(error);
+}
+
+/** @passlane/server's version: package.json is two folders up from src/cli and from the bundle in dist/cli alike. */
+function version(): string {
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v' || argv[0] === 'version')) {
+    console.log(`passlane ${version()}`);
+    return 0;
+  }
   const bulk = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
   if (bulk) {
     const args = argv.slice(1);

@@ -1,4 +1,5 @@
 import type { BackendChoice, PepperOptions } from 'passlane/common';
+import { decodeBase64Padded } from 'passlane/encoding';
 import type { HasherConfig } from '../accounts/settings.js';
 import { ConfigError } from './config-error.js';
 import { oneOf, readOnLambda, text, wholeNumber, type Env } from './env.js';
@@ -22,8 +23,8 @@ export function readArgon2Backend(env: Env): BackendChoice | undefined {
 
 /**
  * `PASSLANE_PEPPER_KEYS="2026-11:<base64>,2025-01:<base64>"`: the first key is current, the rest
- * stay readable until the rotation job has moved every record. The keys themselves (length,
- * base64, ids) are checked by createPepper, which also takes them from code.
+ * stay readable until the rotation job has moved every record. Each id and key is checked here,
+ * so a bad one names this variable (createPepper checks the same for keys given in code).
  */
 export function readPepperKeys(env: Env): PepperOptions | undefined {
   const list = text(env, 'PASSLANE_PEPPER_KEYS');
@@ -35,8 +36,24 @@ export function readPepperKeys(env: Env): PepperOptions | undefined {
     if (colon <= 0) throw new ConfigError('PASSLANE_PEPPER_KEYS', 'must be "id:base64key[,id:base64key...]"');
     const id = item.slice(0, colon).trim();
     if (Object.hasOwn(keys, id)) throw new ConfigError('PASSLANE_PEPPER_KEYS', `names key ${JSON.stringify(id)} twice`);
-    keys[id] = item.slice(colon + 1).trim();
+    keys[id] = readPepperKey(id, item.slice(colon + 1).trim());
     currentKeyId ??= id;
   }
   return { currentKeyId: currentKeyId!, keys };
+}
+
+const PEPPER_KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** The id (not secret) may be quoted; the key never is. */
+function readPepperKey(id: string, key: string): string {
+  const fail = (why: string) => new ConfigError('PASSLANE_PEPPER_KEYS', `key ${JSON.stringify(id)} ${why} (\`passlane keygen\` makes one)`);
+  if (!PEPPER_KEY_ID.test(id)) throw fail('has an id other than 1 to 64 letters, digits, ".", "_" or "-"');
+  let bytes: Uint8Array;
+  try {
+    bytes = decodeBase64Padded(key);
+  } catch {
+    throw fail('is not standard base64 (with = padding) of 32 random bytes');
+  }
+  if (bytes.length !== 32) throw fail(`is ${bytes.length} bytes; AES-256 needs 32`);
+  return key;
 }

@@ -5,6 +5,8 @@ export interface CommandIo {
   env: Record<string, string | undefined>;
   /** Aborted on Ctrl-C: the command stops at a safe point and says how to continue. */
   signal?: AbortSignal;
+  /** Milliseconds, for when progress lines are due; Date.now unless a test steps it. */
+  clock?: () => number;
 }
 
 /** The process's streams and its environment: the one place the CLI reads process.env. */
@@ -52,7 +54,20 @@ export function writeLine(stream: NodeJS.WritableStream, text = ''): void {
 export function describeFailure(error: unknown): string {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) return describeArgsError(error.message);
     return typeof code === 'string' && code.startsWith('ERR_') ? `${code}: ${error.message}` : error.message;
   }
   return String(error);
+}
+
+/**
+ * node:util parseArgs's messages, the first sentence only: its advice on passing a positional
+ * that starts with `-` after `--` is about the parser, not about this command.
+ */
+function describeArgsError(message: string): string {
+  const unknown = /^Unknown option '([^']+)'/.exec(message);
+  if (unknown) return `unknown option ${unknown[1]}`;
+  const positional = /^Unexpected argument '([^']+)'/.exec(message);
+  if (positional) return `unexpected argument ${positional[1]}`;
+  return message.split(/\. (?=[A-Z])/)[0]!.replace(/^./, (first) => first.toLowerCase());
 }

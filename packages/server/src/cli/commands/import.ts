@@ -5,7 +5,9 @@ import { DEFAULT_IMPORT_CONCURRENCY, DEFAULT_IMPORT_WRITES_PER_SECOND, importUse
 import { openImportFile } from '../../features/import/read-import-file.js';
 import { openRejectsFile } from '../../features/import/rejects-file.js';
 import { CommandUsageError, describeFailure, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
+import { trackConsumedBytes } from './import-progress.js';
 import { createProgress, ratePerSecond } from './progress.js';
+import { storageFailureOf, storageHint } from './storage-hint.js';
 import { buildAccountTools } from '../../wiring/build-dependencies.js';
 import { openBulkTools } from './bulk-tools.js';
 
@@ -41,7 +43,7 @@ export async function runImportCommand(args: string[], io: CommandIo): Promise<n
   const { client } = tools;
   const { hasher, users } = buildAccountTools(tools.config, tools.platform);
   const startedAt = Date.now();
-  const progress = createProgress(io);
+  const progress = createProgress(io, io.clock);
   const rejectedByCode: Record<string, number> = {};
   let counts: ImportCounts = { rows: 0, imported: 0, skipped: 0, rejected: 0 };
   let failure: unknown;
@@ -63,8 +65,9 @@ export async function runImportCommand(args: string[], io: CommandIo): Promise<n
     writeLine(io.stderr, `passlane import: cannot write the rejects file ${rejectsPath}: ${describeFailure(error)}`);
     return 2;
   }
+  const tracked = trackConsumedBytes(input.records);
   try {
-    counts = await importUsers({ hasher, users }, input.records, {
+    counts = await importUsers({ hasher, users }, tracked.records, {
       concurrency,
       maxWritesPerSecond,
       signal: io.signal,
@@ -75,7 +78,7 @@ export async function runImportCommand(args: string[], io: CommandIo): Promise<n
       onProgress: (current) => {
         counts = current;
         progress.update(() => ({
-          fraction: input.totalBytes > 0 ? input.bytesRead() / input.totalBytes : undefined,
+          fraction: input.totalBytes > 0 ? tracked.consumed() / input.totalBytes : undefined,
           text: `${current.rows} rows, ${current.imported} imported, ${current.skipped} skipped, ${current.rejected} rejected, ${ratePerSecond(current.rows, startedAt)}`,
         }));
       },
@@ -102,11 +105,16 @@ export async function runImportCommand(args: string[], io: CommandIo): Promise<n
     complete: failure === undefined && !interrupted,
     durationMs: Date.now() - startedAt,
   };
-  if (json) writeLine(io.stdout, JSON.stringify(failure === undefined ? summary : { ...summary, error: describeFailure(failure) }));
-  else printSummary(io, summary);
+  const stoppedAt = failure instanceof ImportAbortedError ? failure.line : undefined;
+  if (json) writeLine(io.stdout, JSON.stringify(failure === undefined ? summary : { ...summary, ...(stoppedAt !== undefined && { stoppedAtLine: stoppedAt }), error: describeFailure(failure) }));
+  else printSummary(io, summary, stoppedAt);
   if (failure !== undefined) {
     writeLine(io.stderr, `passlane import: ${describeFailure(failure)}`);
-    if (failure instanceof ImportAbortedError) writeLine(io.stderr, 'Run the same import again to continue: imported rows are skipped.');
+    const hint = storageHint(failure, tools.config.storage);
+    if (hint !== undefined) writeLine(io.stderr, hint);
+    if (failure instanceof ImportAbortedError) {
+      writeLine(io.stderr, `${storageFailureOf(failure) === undefined || hint === undefined ? 'Run' : 'Then run'} the same import again to continue: imported rows are skipped.`);
+    }
     return failure instanceof ImportAbortedError ? 1 : 2;
   }
   if (interrupted) {
@@ -140,13 +148,11 @@ function parseImportArgs(args: string[]) {
   };
 }
 
-function printSummary(io: CommandIo, summary: ImportSummary): void {
+/** `stoppedAt`: the line whose write failed; rows read past it (in flight) are not counted as read. */
+function printSummary(io: CommandIo, summary: ImportSummary, stoppedAt: number | undefined): void {
   const seconds = (summary.durationMs / 1000).toFixed(1);
-  writeLine(
-    io.stdout,
-    `${summary.complete ? 'Read' : 'Stopped early after'} ${summary.rows} rows in ${seconds} s: ` +
-      `${summary.imported} imported, ${summary.skipped} skipped (account exists), ${summary.rejected} rejected`,
-  );
+  const head = stoppedAt !== undefined ? `Stopped at line ${stoppedAt} after ${seconds} s` : `${summary.complete ? 'Read' : 'Stopped early after'} ${summary.rows} rows in ${seconds} s`;
+  writeLine(io.stdout, `${head}: ${summary.imported} imported, ${summary.skipped} skipped (account exists), ${summary.rejected} rejected`);
   if (summary.rejected > 0) {
     const byCode = Object.entries(summary.rejectedByCode)
       .sort(([, a], [, b]) => b - a)

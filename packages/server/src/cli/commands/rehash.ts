@@ -6,6 +6,7 @@ import { DEFAULT_REHASH_WRITES_PER_SECOND } from '../../features/rehash/settings
 import { CommandUsageError, describeFailure, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { formatTable } from './format-table.js';
 import { createProgress, ratePerSecond } from './progress.js';
+import { storageHint } from './storage-hint.js';
 import { buildRehashDependencies } from '../../wiring/build-dependencies.js';
 import { openBulkTools } from './bulk-tools.js';
 
@@ -33,13 +34,15 @@ export async function runRehashCommand(args: string[], io: CommandIo): Promise<n
   if (tools === undefined) return 2;
   const { client } = tools;
   const deps = buildRehashDependencies(tools.config, tools.platform);
-  const progress = createProgress(io);
+  const progress = createProgress(io, io.clock);
   const startedAt = Date.now();
   const total = emptyRehashCounts();
   const problems: RehashProblem[] = [];
   let cursor = options.cursor;
   let done = false;
   let segments = options.segments;
+  // Accounts seen in the round under way: a failure in the first round before any tells there is nothing to resume.
+  let roundScanned = 0;
   try {
     while (!done && io.signal?.aborted !== true) {
       const roundEnds = Date.now() + options.roundSeconds * 1000;
@@ -50,12 +53,15 @@ export async function runRehashCommand(args: string[], io: CommandIo): Promise<n
         maxWritesPerSecond: options.maxWritesPerSecond,
         remainingMs: () => roundEnds - Date.now(),
         signal: io.signal,
-        onProgress: (round) =>
+        onProgress: (round) => {
+          roundScanned = round.scanned;
           progress.update(() => {
             const sum = addRehashCounts(addRehashCounts(emptyRehashCounts(), total), round);
             return { text: `${sum.scanned} accounts, ${sum.wrapped} wrapped, ${sum.rotated} rotated, ${ratePerSecond(sum.scanned, startedAt)}` };
-          }),
+          });
+        },
       });
+      roundScanned = 0;
       addRehashCounts(total, result.counts);
       problems.push(...result.problems.slice(0, MAX_REPORTED_PROBLEMS - problems.length));
       // Passed on explicitly: a dry run stores no cursor, and a real run's stored copy is the same.
@@ -67,7 +73,11 @@ export async function runRehashCommand(args: string[], io: CommandIo): Promise<n
     progress.done();
     client.destroy();
     writeLine(io.stderr, `passlane rehash: ${describeFailure(error)}`);
-    if (!options.dryRun) writeLine(io.stderr, 'Run passlane rehash again to resume from the stored cursor.');
+    const hint = storageHint(error, tools.config.storage);
+    if (hint !== undefined) writeLine(io.stderr, hint);
+    const started = total.scanned + roundScanned > 0 || cursor !== undefined;
+    if (options.dryRun || !started) writeLine(io.stderr, `Nothing was written${hint === undefined ? '' : '; once that is fixed, run passlane rehash again'}.`);
+    else writeLine(io.stderr, 'Run passlane rehash again to resume from the stored cursor.');
     return 2;
   }
   progress.done();
