@@ -1,4 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
+import { createPasswordHasher } from '../packages/passlane/src/index.js';
+import { readConfig } from '../packages/server/src/config/read-config.js';
+import { tokenServiceFromConfig } from '../packages/server/src/features/tokens/token-service.js';
 import { legacyFixtures } from './support/fixtures.js';
 import { runPasslane } from './support/run-process.js';
 
@@ -122,5 +127,69 @@ describe('verifyJsonLines', () => {
       { ok: false, scheme: null, needsRehash: false, error: { code: 'ERR_VERIFY_FAILED', message: 'verification failed' } },
       { ok: true, scheme: 'argon2id', needsRehash: false },
     ]);
+  });
+});
+
+describe('passlane --version, usage errors and keygen', () => {
+  it('prints its version, and names an unknown option without the argument parser\'s advice', async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../packages/server/package.json', import.meta.url), 'utf8')) as { version: string };
+    for (const flag of ['--version', '-v']) {
+      const run = await runPasslane([flag]);
+      expect([run.code, run.stdout, run.stderr]).toEqual([0, `passlane ${pkg.version}\n`, '']);
+    }
+    const unknown = await runPasslane(['--frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr.split('\n')[0]).toBe('passlane: unknown option --frobnicate');
+    expect(unknown.stderr).not.toMatch(/positional argument/);
+    const bulk = await runPasslane(['import', '--frobnicate', 'users.jsonl']);
+    expect([bulk.code, bulk.stderr.split('\n')[0]]).toEqual([2, 'passlane import: unknown option --frobnicate']);
+  });
+
+  it('keygen prints keys the server takes, for .env and .dev.vars, and says in its help that it prints keys', async () => {
+    const help = await runPasslane(['keygen', '--help']);
+    expect(help.stdout).toMatch(/this command prints keys,\s+that is its job/);
+
+    const run = await runPasslane(['keygen', '--pepper-id', 'k-2026']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    const env = Object.fromEntries([...run.stdout.matchAll(/^(PASSLANE_[A-Z_]+)='([^']*)'$/gm)].map((match) => [match[1]!, match[2]!]));
+    expect(Object.keys(env).sort()).toEqual(['PASSLANE_FINGERPRINT_KEY', 'PASSLANE_JWT_PRIVATE_KEY', 'PASSLANE_JWT_PUBLIC_KEYS', 'PASSLANE_PEPPER_KEYS']);
+    // Every line is a comment or a KEY='value': sh, dotenv and wrangler read them alike.
+    expect(run.stdout.trim().split('\n').every((line) => line.startsWith('# ') || /^PASSLANE_[A-Z_]+='[^']*'$/.test(line))).toBe(true);
+
+    // What the server's readers and wiring accept: the signing key is RS256 and its public half is the JWKS given.
+    const config = readConfig(env);
+    expect(config.hasher.pepper?.currentKeyId).toBe('k-2026');
+    expect(config.fingerprint.key).toHaveLength(32);
+    const tokens = await tokenServiceFromConfig(config.tokens);
+    const { accessToken } = await tokens.issue({ userId: 'u-1' });
+    const { payload, protectedHeader } = await jwtVerify(accessToken, createLocalJWKSet(JSON.parse(env.PASSLANE_JWT_PUBLIC_KEYS!)));
+    expect([payload.sub, protectedHeader.alg]).toEqual(['u-1', 'RS256']);
+    const hasher = createPasswordHasher({ pepper: config.hasher.pepper! });
+    const sealed = await hasher.hash(PASSWORD);
+    expect(sealed).toMatch(/^\$pepper\$v=1,k=k-2026\$/);
+    expect((await hasher.verify(sealed, PASSWORD)).ok).toBe(true);
+
+    // Fresh keys every run.
+    const again = await runPasslane(['keygen', '--format', 'dev-vars']);
+    expect(again.stdout).toContain('.dev.vars');
+    for (const value of Object.values(env)) if (!value.startsWith('{"keys"')) expect(again.stdout).not.toContain(value);
+  });
+
+  it('keygen --format ssm writes a script that puts them under /passlane/STAGE/ from files, never on a command line', async () => {
+    const run = await runPasslane(['keygen', '--format', 'ssm', '--stage', 'prod']);
+    expect(run.code).toBe(0);
+    const puts = run.stdout.split('\n').filter((line) => line.startsWith('aws ssm put-parameter'));
+    expect(puts).toEqual([
+      'aws ssm put-parameter --name /passlane/prod/pepper-keys --type SecureString --value "file://$dir/pepper-keys.txt"',
+      'aws ssm put-parameter --name /passlane/prod/jwt-private-key --type SecureString --value "file://$dir/jwt-private-key.json"',
+      'aws ssm put-parameter --name /passlane/prod/fingerprint-key --type SecureString --value "file://$dir/fingerprint-key.txt"',
+      'aws ssm put-parameter --name /passlane/prod/jwt-public-keys --type String --value "file://$dir/jwt-public-keys.json"',
+    ]);
+    expect(run.stdout).toContain('umask 077');
+    // The names serverless.yml reads by default.
+    const serverless = readFileSync(new URL('../serverless.yml', import.meta.url), 'utf8');
+    for (const name of ['pepper-keys', 'jwt-private-key', 'fingerprint-key', 'jwt-public-keys']) expect(serverless).toContain(`/passlane/\${sls:stage}/${name}`);
+    expect((await runPasslane(['keygen', '--format', 'yaml'])).code).toBe(2);
   });
 });

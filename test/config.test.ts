@@ -3,6 +3,7 @@
  * that name the variable, and the guard that keeps it, with each runtime's one read of its
  * environment, the only place (and src/wiring the only place that builds services from it).
  */
+import { spawnSync } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,9 @@ import { readServerConfig } from '../packages/server/src/config/server-config.js
 import { readWorkerConfig, stringBindings } from '../packages/server/src/runtimes/workers/worker-env.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+// Pepper keys are AES-256 keys: 32 bytes, standard base64.
+const PEPPER_K2 = Buffer.alloc(32, 2).toString('base64');
+const PEPPER_K1 = Buffer.alloc(32, 1).toString('base64');
 
 function configError(run: () => unknown): ConfigError {
   try {
@@ -153,7 +157,7 @@ describe('readConfig', () => {
       AWS_ACCESS_KEY_ID: 'AKID',
       AWS_SECRET_ACCESS_KEY: 'secret',
       PASSLANE_ARGON2_BACKEND: 'wasm',
-      PASSLANE_PEPPER_KEYS: 'k2:a2V5,k1:b2xk',
+      PASSLANE_PEPPER_KEYS: `k2:${PEPPER_K2},k1:${PEPPER_K1}`,
       PASSLANE_JWT_ISSUER: 'https://auth.example.com',
       PASSLANE_JWT_ALG: 'ES256',
       PASSLANE_ACCESS_TOKEN_TTL_S: '300',
@@ -172,7 +176,7 @@ describe('readConfig', () => {
     });
     expect(config.hasher).toEqual({
       backend: 'wasm',
-      pepper: { currentKeyId: 'k2', keys: { k2: 'a2V5', k1: 'b2xk' } },
+      pepper: { currentKeyId: 'k2', keys: { k2: PEPPER_K2, k1: PEPPER_K1 } },
       verifyBudget: {},
       onLambda: true,
     });
@@ -319,6 +323,37 @@ describe('readConfig: mail', () => {
     const error = configError(() => readConfig({ ...extra, [variable]: value }));
     expect(error.variable).toBe(variable);
     expect(error.message.startsWith(variable)).toBe(true);
+  });
+
+  it('links the mails to the server itself, on its PORT, unless PASSLANE_APP_URL names an app', () => {
+    expect(readConfig({ PORT: '47001' }).mail.appUrl).toBe('http://localhost:47001');
+    expect(readConfig({ PORT: '8080', HOST: '0.0.0.0' }).mail.appUrl).toBe('http://localhost:8080');
+    expect(readConfig({ PORT: '8080', HOST: 'dev.example.test' }).mail.appUrl).toBe('http://dev.example.test:8080');
+    expect(readConfig({ PORT: '8080', HOST: '::1' }).mail.appUrl).toBe('http://localhost:8080');
+    expect(readConfig({ PORT: '47001', PASSLANE_APP_URL: 'http://localhost:5173/' }).mail.appUrl).toBe('http://localhost:5173');
+    expect(readConfig({ PORT: '47001', PASSLANE_MAIL_TRANSPORT: 'ses' }).mail.appUrl).toBeUndefined();
+    expect(readServerConfig({ PASSLANE_LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(() => readServerConfig({ PASSLANE_LOG_FORMAT: 'yaml' })).toThrow(/^PASSLANE_LOG_FORMAT must be one of text, json/);
+  });
+
+  it.each([
+    ['k1:c2hvcnQ=', 'key "k1" is 5 bytes, not the 32 bytes AES-256 needs'],
+    ['k1:not base64!', 'key "k1" is not standard base64'],
+    [`bad id:${'A'.repeat(43)}=`, 'key "bad id" has an id other than'],
+  ])('refuses PASSLANE_PEPPER_KEYS=%j naming the variable, never the key', (value, why) => {
+    const error = configError(() => readConfig({ PASSLANE_PEPPER_KEYS: value }));
+    expect(error.variable).toBe('PASSLANE_PEPPER_KEYS');
+    expect(error.message).toContain(`PASSLANE_PEPPER_KEYS ${why}`);
+    expect(error.message).not.toContain(value.split(':')[1]);
+  });
+});
+
+describe('the repository', () => {
+  it('keeps local secrets and wrangler\'s state out of git', () => {
+    const ignored = spawnSync('git', ['check-ignore', '--no-index', '.env', '.dev.vars', '.wrangler/state/v3/d1/db.sqlite', '.data/jwt-signing-key.json'], { cwd: root, encoding: 'utf8' });
+    expect(ignored.stdout.trim().split('\n')).toEqual(['.env', '.dev.vars', '.wrangler/state/v3/d1/db.sqlite', '.data/jwt-signing-key.json']);
+    // The example is meant to be committed.
+    expect(spawnSync('git', ['check-ignore', '--no-index', '-q', '.dev.vars.example'], { cwd: root }).status).toBe(1);
   });
 });
 

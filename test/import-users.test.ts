@@ -10,7 +10,8 @@ import { parseCsv } from '../packages/server/src/features/import/parse-csv.js';
 import { dynamoDbClientConfig } from '../packages/server/src/storage/dynamodb-client.js';
 import { ensureTable } from '../packages/server/src/storage/table.js';
 import { AccountStore } from '../packages/server/src/storage/account-store.js';
-import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { dynamoDbServers, freePort, startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { runPasslane } from './support/run-process.js';
 import { legacyFixtures } from './support/fixtures.js';
 import { goodRows, storedFormOf, writtenEmail } from './support/import-rows.js';
 
@@ -274,5 +275,96 @@ describe('parseCsv', () => {
     ]);
     expect(records[1]!.raw).toHaveLength(100);
     expect(records[1]!.fields.join('').length).toBeLessThanOrEqual(100);
+  });
+});
+
+describe('passlane import and rehash: what to fix, and how far they got', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'passlane-import-hints-'));
+  const file = join(dir, 'users.jsonl');
+  writeFileSync(file, Array.from({ length: 18 }, (_, i) => JSON.stringify({ email: `hint-${i}@example.com`, hash: bcrypt.hash })).join('\n') + '\n');
+  // No AWS setup at all (blank counts as unset for passlane; the SDK reads some of these itself),
+  // and no instance metadata: nothing may leave this machine.
+  const noAws = {
+    DYNAMODB_ENDPOINT: '',
+    AWS_REGION: '',
+    AWS_DEFAULT_REGION: '',
+    AWS_ACCESS_KEY_ID: '',
+    AWS_SECRET_ACCESS_KEY: '',
+    AWS_SESSION_TOKEN: '',
+    AWS_PROFILE: '',
+    AWS_CONFIG_FILE: join(dir, 'no-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'no-credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+    PASSLANE_PEPPER_KEYS: '',
+  };
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names the missing region or credentials and the variables that fix it; the summary stops where the error does', async () => {
+    const noRegion = await runPasslane(['import', file], { env: noAws });
+    expect(noRegion.code).toBe(1);
+    const line = /import stopped at line (\d+): storage unavailable during \w+: Error: Region not accepted: region="" is not a valid hostname component\. \(no AWS region is configured\)/.exec(noRegion.stderr)?.[1];
+    expect(line, noRegion.stderr).toBeDefined();
+    expect(noRegion.stdout).toMatch(new RegExp(`^Stopped at line ${line} after \\d+\\.\\d s: 0 imported, 0 skipped \\(account exists\\), 0 rejected$`, 'm'));
+    expect(noRegion.stderr).toContain("Set AWS_REGION to the table's region (and AWS credentials), or DYNAMODB_ENDPOINT=http://127.0.0.1:8000 to use the DynamoDB `npm start` runs.");
+
+    const noCredentials = await runPasslane(['rehash'], { env: { ...noAws, AWS_REGION: 'eu-west-1' } });
+    expect(noCredentials.code).toBe(2);
+    expect(noCredentials.stderr).toContain('storage unavailable during getJobCursor: CredentialsProviderError (no AWS credentials were found)');
+    expect(noCredentials.stderr).toContain('Give AWS credentials (AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)');
+    expect(noCredentials.stderr).not.toMatch(/resume/);
+  });
+
+  it('rehash against a refused connection names the endpoint and does not offer to resume what never started', async () => {
+    const endpoint = `http://127.0.0.1:${await freePort()}`;
+    const run = await runPasslane(['rehash'], { env: { ...noAws, DYNAMODB_ENDPOINT: endpoint } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('ECONNREFUSED (nothing answered at the endpoint)');
+    expect(run.stderr).toContain(`Nothing answered at DYNAMODB_ENDPOINT=${endpoint}: is npm start (or your DynamoDB) running there?`);
+    expect(run.stderr).toContain('Nothing was written; once that is fixed, run passlane rehash again.');
+    expect(run.stderr).not.toMatch(/resume from the stored cursor/);
+  });
+
+  describe('progress', () => {
+    let server: RunningDynamoDb;
+    let env: Record<string, string>;
+    beforeAll(async () => {
+      server = await startDynalite();
+      const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: server.endpoint }));
+      const table = `passlane-progress-${randomUUID()}`;
+      await ensureTable(client, table);
+      client.destroy();
+      env = { DYNAMODB_ENDPOINT: server.endpoint, PASSLANE_TABLE: table, PASSLANE_PEPPER_KEYS: '' };
+    });
+    afterAll(() => server?.stop());
+
+    /** The import in-process, its clock stepped 6 s per look, so every row is due a progress line. */
+    async function importWithProgress(tty: boolean, table: string): Promise<string> {
+      const stdout = new PassThrough();
+      const stderr = Object.assign(new PassThrough(), { isTTY: tty, columns: 200 });
+      let err = '';
+      stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+      stdout.resume();
+      let now = 0;
+      const code = await runImportCommand([file, '--concurrency', '1'], { stdout, stderr, env: { ...env, PASSLANE_TABLE: table }, clock: () => (now += 6_000) });
+      expect(code).toBe(0);
+      return err;
+    }
+
+    it('counts the rows taken, not the bytes read ahead: a small file starts near 0%, not at 100%', async () => {
+      const piped = (await importWithProgress(false, env.PASSLANE_TABLE!)).trim().split('\n');
+      const percents = piped.map((line) => Number(/^\s*(\d+)% /.exec(line)?.[1]));
+      expect(piped.length).toBeGreaterThan(10);
+      expect(percents[0]).toBeLessThan(10);
+      expect(percents).toEqual([...percents].sort((a, b) => a - b));
+      expect(percents.at(-1)).toBeGreaterThan(90);
+
+      // On a terminal, the bar: redrawn in place, filling up.
+      const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint: server.endpoint }));
+      const table = `passlane-progress-${randomUUID()}`;
+      await ensureTable(client, table);
+      client.destroy();
+      const bars = (await importWithProgress(true, table)).split('\r\x1b[2K').filter((line) => line !== '');
+      expect(bars[0]).toMatch(/^\[#{0,2}-{22,24}\]\s+\d% 1 rows/);
+    });
   });
 });

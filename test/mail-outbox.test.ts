@@ -2,15 +2,23 @@
  * `npm start`'s outbox: each mail an RFC 5322 `.eml` file (parsed back here by a small decoder
  * written for the test and, where python3 is installed, by Python's `email` package), one
  * console line with the file and the link, and the address in neither the line nor the name.
+ * A failure is logged with its cause, checked at start where it can be (an outbox Deno may not
+ * write), and `npm run start:deno` may write the outbox of any PASSLANE_DATA_DIR.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import { createAccountMail } from '../packages/server/src/mail/account-mail.js';
-import { MailUnavailableError } from '../packages/server/src/mail/errors.js';
+import { MailConfigError, MailUnavailableError } from '../packages/server/src/mail/errors.js';
+import { dynamoDbClientConfig } from '../packages/server/src/storage/dynamodb-client.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
+import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
+import { runPasslane } from './support/run-process.js';
 import { renderPasswordResetMail } from '../packages/server/src/mail/templates.js';
 
 const ADDRESS = 'ada@example.com';
@@ -104,12 +112,122 @@ print(json.dumps({
     expect(printed[0]).toMatch(/^registration attempt mail written to .*\.eml; link: http:\/\/localhost:5173\/sign-in$/);
   });
 
-  it('throws MailUnavailableError when the outbox cannot be written', async () => {
+  it('throws MailUnavailableError when the outbox cannot be written, and logs why', async () => {
     await writeFile(join(dataDir, 'outbox'), 'a file where the directory should be');
-    await expect(outboxMail().passwordReset(ADDRESS, TOKEN, 3600)).rejects.toThrow(MailUnavailableError);
+    const warnings: unknown[] = [];
+    const config = readConfig({ PASSLANE_DATA_DIR: dataDir, PASSLANE_APP_URL: 'http://localhost:5173' });
+    const mail = createAccountMail(config.mail, { print: (line) => printed.push(line), log: { info: () => {}, warn: (message, fields) => warnings.push({ message, ...fields }) } });
+    await expect(mail.passwordReset(ADDRESS, TOKEN, 3600)).rejects.toThrow(MailUnavailableError);
     expect(printed).toEqual([]);
+    expect(warnings).toEqual([
+      {
+        message: 'mail not sent',
+        kind: 'password_reset',
+        code: 'ERR_MAIL_UNAVAILABLE',
+        reason: 'ENOTDIR',
+        error: `mail could not be sent now: cannot write to the outbox ${dataDir}/outbox`,
+      },
+    ]);
+    expect(JSON.stringify(warnings)).not.toContain(ADDRESS);
+    // Checked at start (npm start, Deno and Bun await it): the setting is named, not a mail.
+    const ready = mail.ready();
+    await expect(ready).rejects.toThrow(MailConfigError);
+    await expect(ready).rejects.toThrow(`PASSLANE_DATA_DIR's outbox ${dataDir}/outbox cannot be written (ENOTDIR)`);
+  });
+
+  it('says what became of each mail: sent to the outbox, not sent with transport none', async () => {
+    const mail = outboxMail();
+    await mail.ready();
+    // The check writes and removes a file: nothing is left in the outbox.
+    expect(await readdir(join(dataDir, 'outbox'))).toEqual([]);
+    expect(await mail.passwordReset(ADDRESS, TOKEN, 3600)).toBe('sent');
+    const none = createAccountMail(readConfig({ PASSLANE_MAIL_TRANSPORT: 'none' }).mail, { log: { info: () => {} } });
+    await none.ready();
+    expect(await none.passwordReset(ADDRESS, TOKEN, 3600)).toBe('not_sent');
+    expect(await none.registrationAttempt(ADDRESS)).toBe('not_sent');
   });
 });
+
+describe('npm run start:deno', () => {
+  const root = join(import.meta.dirname, '..');
+  let dynamo: RunningDynamoDb;
+  let endpoint: string;
+  const children = new Set<ChildProcess>();
+  beforeAll(async () => {
+    dynamo = await startDynalite();
+    endpoint = dynamo.endpoint;
+  });
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await dynamo?.stop();
+  });
+
+  /** The script as npm runs it (sh, node_modules/.bin on PATH); resolves at the listening line or at exit. */
+  function startDeno(script: string, env: Record<string, string>): Promise<{ url?: string; code?: number | null; output: () => string; stop: () => void }> {
+    const child = spawn('sh', ['-c', script], {
+      cwd: root,
+      env: { ...process.env, PATH: `${join(root, 'node_modules/.bin')}:${process.env.PATH}`, PORT: '0', NO_COLOR: '1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    children.add(child);
+    let output = '';
+    const stop = () => {
+      if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    };
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+        if (url) resolve({ url, output: () => output, stop });
+      };
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => ((output += chunk), check()));
+      child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+      child.on('error', reject);
+      child.on('close', (code) => (children.delete(child), resolve({ code, output: () => output, stop })));
+    });
+  }
+
+  it('writes the outbox under another PASSLANE_DATA_DIR, and refuses to start where it may not write it', async () => {
+    const script = (JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start:deno']!;
+    const table = `deno-${randomUUID()}`;
+    const client = new DynamoDBClient(dynamoDbClientConfig({ endpoint }));
+    await ensureTable(client, table);
+    client.destroy();
+    const env = { PASSLANE_DATA_DIR: dataDir, PASSLANE_TABLE: table, DYNAMODB_ENDPOINT: endpoint, PASSLANE_MAIL_TRANSPORT: 'outbox', PASSLANE_APP_URL: '' };
+
+    const deno = await startDeno(script, env);
+    try {
+      expect(deno.url, deno.output()).toBeDefined();
+      const post = (path: string, body: unknown) => fetch(`${deno.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await post('/register', { email: ADDRESS, password: 'a passphrase for deno' })).status).toBe(201);
+      expect((await post('/password/reset', { email: ADDRESS })).status).toBe(202);
+      const files = await readdir(join(dataDir, 'outbox'));
+      expect(files.filter((name) => /-password_reset-[0-9a-f]{8}\.eml$/.test(name))).toHaveLength(1);
+      expect(deno.output()).toMatch(/password reset mail written to \S+; link: http:\/\/localhost:\d+\/reset-password#token=/);
+    } finally {
+      deno.stop();
+    }
+
+    // Write access elsewhere only (the keys given, so only the outbox needs writing): the start fails, naming it.
+    const elsewhere = await mkdtemp(join(tmpdir(), 'passlane-deno-elsewhere-'));
+    try {
+      const keys = Object.fromEntries([...(await keygenLines())].map(([name, value]) => [name, value]));
+      const refused = await startDeno(script.replace('"${PASSLANE_DATA_DIR:-.data}"', elsewhere), { ...env, PASSLANE_DATA_DIR: join(dataDir, 'other'), ...keys });
+      expect(refused.url, refused.output()).toBeUndefined();
+      expect(refused.code).not.toBe(0);
+      expect(refused.output()).toContain(`PASSLANE_DATA_DIR's outbox ${join(dataDir, 'other')}/outbox cannot be written (NotCapable)`);
+    } finally {
+      await rm(elsewhere, { recursive: true, force: true });
+    }
+  });
+});
+
+/** `passlane keygen`'s lines, as name and value. */
+async function keygenLines(): Promise<Map<string, string>> {
+  const run = await runPasslane(['keygen']);
+  expect(run.code).toBe(0);
+  return new Map([...run.stdout.matchAll(/^(PASSLANE_[A-Z_]+)='([^']*)'$/gm)].map((match) => [match[1]!, match[2]!]));
+}
 
 interface ParsedMessage {
   rawHeaders: Record<string, string>;

@@ -54,6 +54,6 @@ function readPepperKey(id: string, key: string): string {
   } catch {
     throw fail('is not standard base64 (with = padding) of 32 random bytes');
   }
-  if (bytes.length !== 32) throw fail(`is ${bytes.length} bytes; AES-256 needs 32`);
+  if (bytes.length !== 32) throw fail(`is ${bytes.length} bytes, not the 32 bytes AES-256 needs`);
   return key;
 }

@@ -11,9 +11,11 @@ export async function makeDirectory(fs: Fs, dir: string, mode = 0o700): Promise<
     await fs.mkdir(dir, { mode });
     return;
   } catch (error) {
-    if (codeOf(error) === 'EEXIST' && (await isDirectory(fs, dir))) return;
-    const parent = parentOf(dir);
-    if (codeOf(error) !== 'ENOENT' || parent === dir) throw error;
+    if (codeOf(error) === 'EEXIST') {
+      if (await isDirectory(fs, dir)) return;
+      throw Object.assign(new Error(`${dir} exists and is not a directory`), { code: 'ENOTDIR' });
+    }
+    if (codeOf(error) !== 'ENOENT' || parentOf(dir) === dir) throw error;
   }
   await makeDirectory(fs, parentOf(dir), mode);
   try {
