@@ -56,6 +56,8 @@ describe.skipIf(missing)('npm start\'s pages for the mailed links, in headless C
     return links.at(-1)![1]!;
   };
   const status = (page: Page) => page.locator('#status');
+  /** What the page's status line comes to say; a generous bound, since a reset hashes on a busy machine (no speed is measured). */
+  const statusOf = (page: Page) => expect.poll(() => status(page).textContent(), { timeout: 20_000 });
 
   it('verifies the address, resets the password and signs in, all through the pages', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'passlane-pages-'));
@@ -86,18 +88,18 @@ describe.skipIf(missing)('npm start\'s pages for the mailed links, in headless C
     const verify = await open(verifyLink);
     expect(verify.url()).toBe(`http://localhost:${port}/verify-email`);
     await verify.getByRole('button', { name: 'Confirm this address' }).click();
-    await expect.poll(() => status(verify).textContent()).toBe('Your email address is confirmed. Sign in');
+    await statusOf(verify).toBe('Your email address is confirmed. Sign in');
     // The same link again, in the same tab (the page reloads for a new fragment): used.
     await verify.goto(verifyLink);
     await verify.waitForURL(`http://localhost:${port}/verify-email`);
     await verify.getByRole('button', { name: 'Confirm this address' }).click();
-    await expect.poll(() => status(verify).textContent()).toMatch(/^This link is no longer valid/);
+    await statusOf(verify).toMatch(/^This link is no longer valid/);
 
     // A reset asked for on the sign-in page.
     const page = await open(`http://localhost:${port}/sign-in`);
     await page.locator('#forgot input[name=email]').fill(email);
     await page.getByRole('button', { name: 'Mail me a reset link' }).click();
-    await expect.poll(() => status(page).textContent()).toMatch(/^If an account has this address, a reset link is on its way/);
+    await statusOf(page).toMatch(/^If an account has this address, a reset link is on its way/);
 
     const resetLink = mailedLink('password reset');
     expect(resetLink).toMatch(new RegExp(`^http://localhost:${port}/reset-password#token=`));
@@ -106,10 +108,10 @@ describe.skipIf(missing)('npm start\'s pages for the mailed links, in headless C
     await page.locator('input[name=password]').fill(NEW_PASSWORD);
     await page.locator('input[name=repeat]').fill(`${NEW_PASSWORD} typo`);
     await page.getByRole('button', { name: 'Set the new password' }).click();
-    await expect.poll(() => status(page).textContent()).toBe('The two passwords differ.');
+    await statusOf(page).toBe('The two passwords differ.');
     await page.locator('input[name=repeat]').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Set the new password' }).click();
-    await expect.poll(() => status(page).textContent()).toBe('Your password is changed, and every session signed in before has ended. Sign in');
+    await statusOf(page).toBe('Your password is changed, and every session signed in before has ended. Sign in');
     await page.getByRole('link', { name: 'Sign in' }).click();
 
     // The old password is refused with the API's message; the new one signs in.
@@ -117,14 +119,14 @@ describe.skipIf(missing)('npm start\'s pages for the mailed links, in headless C
     await page.locator('#sign-in input[name=email]').fill(email);
     await page.locator('#sign-in input[name=password]').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => status(page).textContent()).toBe('email or password is incorrect');
+    await statusOf(page).toBe('email or password is incorrect');
     await page.locator('#sign-in input[name=password]').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect.poll(() => status(page).textContent()).toMatch(/^Signed in: the API issued an access token for \d+ seconds\.$/);
+    await statusOf(page).toMatch(/^Signed in: the API issued an access token for \d+ seconds\.$/);
 
     // A reset page opened without its token says what to do instead of showing a form.
     await page.goto(`http://localhost:${port}/reset-password`);
-    await expect.poll(() => status(page).textContent()).toMatch(/^This page takes the link from the mail/);
+    await statusOf(page).toMatch(/^This page takes the link from the mail/);
     expect(await page.locator('#reset').isHidden()).toBe(true);
 
     expect(failures).toEqual([]);
