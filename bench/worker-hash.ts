@@ -27,6 +27,7 @@ import { generateSigningKey } from '../packages/server/src/features/tokens/keys.
 import { buildEdgeBundle } from '../test/support/build-edge-bundle.js';
 import { startDynalite } from '../test/support/dynamodb-servers.js';
 import { LIFTED_LOGIN_LIMITS } from './load/lifted-limits.js';
+import { workerFailure, type WorkerLog } from './worker-failure.js';
 
 const ROUNDS = roundsFrom(process.env.ROUNDS);
 const PASSWORD = 'correct horse battery staple';
@@ -50,31 +51,8 @@ function median(values: number[]): number {
 }
 
 /** The Worker's console, newest last: what a failure is explained with. */
-const workerLogs: Array<{ level: string; message: string }> = [];
-
-/** A Worker log line, short: Powertools' JSON as level, message, route and the error's name and message (no stack). */
-function describeLog({ level, message }: { level: string; message: string }): string {
-  try {
-    const line = JSON.parse(message) as { level?: string; message?: string; route?: string; error?: { name?: string; message?: string } };
-    const error = line.error ? `: ${line.error.name ?? 'Error'}: ${line.error.message ?? ''}` : '';
-    return `${line.level ?? level} ${line.message ?? ''}${line.route ? ` (${line.route})` : ''}${error}`.slice(0, 400);
-  } catch {
-    return `${level}: ${message}`.slice(0, 400);
-  }
-}
-
-/** A failed answer: its status, its body's error code, and the Worker's last error lines (workerd itself says only "500"). */
-async function failure(what: string, response: { status: number; text(): Promise<string> }): Promise<Error> {
-  let code = '';
-  try {
-    code = (JSON.parse(await response.text()) as { code?: string }).code ?? '';
-  } catch {
-    // Not JSON (workerd's own error page): the logs tell more.
-  }
-  const errors = workerLogs.filter((log) => log.level === 'error' || log.message.includes('"level":"ERROR"'));
-  const lines = (errors.length > 0 ? errors : workerLogs).slice(-5).map((log) => `  Worker log: ${describeLog(log)}`);
-  return new Error([`${what} answered ${response.status}${code ? ` (${code})` : ''}`, ...(lines.length > 0 ? lines : ['  (the Worker logged nothing)'])].join('\n'));
-}
+const workerLogs: WorkerLog[] = [];
+const failure = (what: string, response: { status: number; text(): Promise<string> }) => workerFailure(what, response, workerLogs);
 
 /** Median ms of `request`, after two discarded warm-up calls (WASM instantiation, JIT); every answer must be `expected`. */
 async function timeIt(what: string, expected: number, request: () => Promise<Response | { status: number; text(): Promise<string> }>): Promise<number> {
