@@ -32,6 +32,9 @@ function expectBenchShape(result: BenchResult, candidates: number): void {
   expect(result.memory.maxRssMiB).toBeGreaterThan(0);
   // Nothing in a tiny grid meets the floor: the answer is the floor, with a warning.
   for (const r of result.recommendations) expect(r).toMatchObject({ fits: false, params: { memoryKiB: 19456, passes: 2, lanes: 1 } });
+  // Each recommendation rerun on resampled bursts and machine speeds (recommendation-stability.ts).
+  for (const r of result.recommendations) expect(r.stability).toMatchObject({ resamples: result.settings.bootstrapResamples, outcomes: [{ candidateId: null }] });
+  for (const c of result.candidates.filter((x) => x.burst)) expect(c.burst!.p95Ci95).toHaveLength(2);
 }
 
 describe('bench CLI entry (bench/run.ts)', () => {
@@ -45,6 +48,7 @@ describe('bench CLI entry (bench/run.ts)', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/native m=64 t=1 p=1/);
     expect(run.stdout).toMatch(/WARNING \(native\)/);
+    expect(run.stdout).toMatch(/note: a short run \(3 rounds, 2 bursts per candidate/);
 
     for (const name of ['bench.json', 'bench.md', 'bench.svg']) expect((await stat(join(out, name))).size).toBeGreaterThan(0);
     const result = JSON.parse(await readFile(join(out, 'bench.json'), 'utf8')) as BenchResult;

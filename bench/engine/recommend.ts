@@ -39,6 +39,12 @@ export function p95AtConcurrency(candidate: RecommendationInput['candidates'][nu
   return undefined;
 }
 
+/** `95% interval 200-310 ms` when the burst's p95 has a bootstrap interval (runBench's results do). */
+function p95Interval(candidate: RecommendationInput['candidates'][number], concurrency: number): string | undefined {
+  const ci = candidate.burst && candidate.burst.size === concurrency ? candidate.burst.p95Ci95 : undefined;
+  return ci && `95% interval ${fmt(ci[0])}-${fmt(ci[1])} ms`;
+}
+
 export function recommend(input: RecommendationInput): Recommendation {
   const { backend, budgetMs, concurrency, memoryBudgetMiB } = input;
   const rejected: Rejection[] = [];
@@ -50,7 +56,10 @@ export function recommend(input: RecommendationInput): Recommendation {
     if (!meetsOwaspFloor(c)) reasons.push('below the OWASP floor');
     const p95 = p95AtConcurrency(c, concurrency);
     if (p95 === undefined) reasons.push(`not measured at ${concurrency} in flight`);
-    else if (p95 > budgetMs) reasons.push(`p95 ${fmt(p95)} ms > ${budgetMs} ms at ${concurrency} in flight`);
+    else if (p95 > budgetMs) {
+      const ci = p95Interval(c, concurrency);
+      reasons.push(`p95 ${fmt(p95)} ms > ${budgetMs} ms at ${concurrency} in flight${ci ? ` (${ci})` : ''}`);
+    }
     if (c.memoryNeedMiB > memoryBudgetMiB) reasons.push(`needs ~${Math.ceil(c.memoryNeedMiB)} MiB > ${memoryBudgetMiB} MiB`);
     if (reasons.length > 0) rejected.push({ candidateId: c.id, reasons });
     else fitting.push({ c, p95: p95! });
@@ -77,7 +86,11 @@ export function recommend(input: RecommendationInput): Recommendation {
     };
   }
 
-  const runnersUp = fitting.slice(1, 4).map((f) => `  also fits ${f.c.id} (p95 ${fmt(f.p95)} ms)`);
+  const runnersUp = fitting.slice(1, 4).map((f) => {
+    const ci = p95Interval(f.c, concurrency);
+    return `  also fits ${f.c.id} (p95 ${fmt(f.p95)} ms${ci ? `, ${ci}` : ''})`;
+  });
+  const bestCi = p95Interval(best.c, concurrency);
   const { memoryKiB, passes, lanes } = best.c;
   return {
     backend,
@@ -92,7 +105,7 @@ export function recommend(input: RecommendationInput): Recommendation {
       header,
       ...rejectionLines,
       ...runnersUp,
-      `  => ${best.c.id}: p95 ${fmt(best.p95)} ms at ${concurrency} in flight, ~${Math.ceil(best.c.memoryNeedMiB)} MiB`,
+      `  => ${best.c.id}: p95 ${fmt(best.p95)} ms at ${concurrency} in flight${bestCi ? ` (${bestCi})` : ''}, ~${Math.ceil(best.c.memoryNeedMiB)} MiB`,
     ],
   };
 }

@@ -1,10 +1,11 @@
 /** The terminal table and the Markdown report of one bench result. Pure. */
 import { markdownTable, mib, ms, num, textTable } from './format.js';
-import type { BenchResult } from './types.js';
+import { STABLE_SHARE, tiedOutcomes } from './recommendation-stability.js';
+import type { BenchResult, Recommendation } from './types.js';
 
 function candidateRows(result: BenchResult): { header: string[]; rows: string[][] } {
   const n = result.settings.concurrency;
-  const header = ['candidate', 'floor', 'median ms', '95% CI', 'p95 ms', 'CPU ms', `burst ${n} p95`, 'mem model MiB', 'burst RSS MiB', 'ceiling/s'];
+  const header = ['candidate', 'floor', 'median ms', '95% CI', 'p95 ms', 'CPU ms', `burst ${n} p95`, '95% CI', 'mem model MiB', 'burst RSS MiB', 'ceiling/s'];
   const rows = result.candidates.map((c) => [
     c.id,
     c.meetsOwaspFloor ? 'ok' : 'below',
@@ -13,6 +14,7 @@ function candidateRows(result: BenchResult): { header: string[]; rows: string[][
     ms(c.single?.wallMs.p95),
     ms(c.single?.cpuMs.median),
     ms(c.burst?.wallMs.p95),
+    c.burst?.p95Ci95 ? `${ms(c.burst.p95Ci95[0])}-${ms(c.burst.p95Ci95[1])}` : '-',
     num(c.memoryNeedMiB),
     num(c.burst?.peakRssMiB),
     num(c.ceilingPerSecond),
@@ -45,13 +47,38 @@ function environmentLine(result: BenchResult): string {
   );
 }
 
+const pct = (share: number) => `${Math.round(share * 100)}%`;
+
+/**
+ * Whether the pick survives the measurement's noise (recommendation-stability.ts): a line when it
+ * does, a WARNING naming the candidates it is statistically tied with when it does not.
+ */
+export function stabilityLines(r: Recommendation): string[] {
+  const s = r.stability;
+  if (!s) return [];
+  const own = r.fits ? (r.candidateId ?? null) : null;
+  const what = `${own ?? 'nothing fits (the OWASP fallback)'} comes out`;
+  const speed = s.speedRange ? ` and of the machine's speed (x${s.speedRange[0].toFixed(2)}-x${s.speedRange[1].toFixed(2)} across the rounds)` : '';
+  const resampled = `${s.resamples} bootstrap resamples of the measured bursts${speed}`;
+  if (s.stable) return [`  stable within this run: ${what} in ${pct(s.share)} of ${resampled}`];
+  if (s.fewestBlocks !== undefined && s.fewestBlocks < 2) {
+    return [`WARNING (${r.backend}): one burst per candidate shows no spread, so whether this recommendation is stable cannot be judged: measure more bursts.`];
+  }
+  const tied = tiedOutcomes(s, own).map((o) => `${o.candidateId ?? 'nothing fits (the OWASP fallback)'} (${pct(o.share)})`);
+  return [
+    `WARNING (${r.backend}): the recommendation is not stable: ${what} in only ${pct(s.share)} of ${resampled} ` +
+      `(stable: ${pct(STABLE_SHARE)}); statistically tied: ${tied.join(', ') || '-'}. ` +
+      'The run cannot tell them apart: measure more (a full run rather than --quick: more rounds and bursts) on an otherwise idle machine before choosing.',
+  ];
+}
+
 export function recommendationLines(result: BenchResult): string[] {
   return result.recommendations.flatMap((r) => {
     const { memoryKiB, passes, lanes } = r.params;
     const head = r.fits
       ? `recommended (${r.backend}): m=${memoryKiB} KiB (${mib(memoryKiB)} MiB), t=${passes}, p=${lanes}`
       : `WARNING (${r.backend}): nothing measured fits; use OWASP's m=${memoryKiB} t=${passes} p=${lanes} (never weaker)`;
-    return [head, ...r.reasoning.slice(1)];
+    return [head, ...r.reasoning.slice(1), ...stabilityLines(r)];
   });
 }
 
@@ -98,7 +125,7 @@ export function formatMarkdownReport(result: BenchResult, chartFile?: string): s
     '## Single hashes and bursts',
     '',
     'Median and p95 of single hashes (interleaved rounds), the bootstrap 95% interval of the median, ' +
-      'CPU time per hash (process-wide: native threadpool threads included), the p95 of a burst, the ' +
+      'CPU time per hash (process-wide: native threadpool threads included), the p95 of a burst and its bootstrap 95% interval, the ' +
       'modelled memory at that many in flight (baseline RSS + hashes in flight x m) next to the RSS peak sampled ' +
       'during the bursts (an upper bound: allocators keep freed pages), and the CPU ceiling (usable cores / CPU-seconds per hash).',
     '',

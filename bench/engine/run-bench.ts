@@ -6,11 +6,12 @@
 import { meetsOwaspFloor } from '../../packages/passlane/src/policy.js';
 import { loadBenchHashers, type BenchHasher } from './bench-hashers.js';
 import { describeEnvironment } from './environment.js';
-import { buildCandidates, validateSettings } from './grid.js';
+import { buildCandidates, defaultSettings, validateSettings } from './grid.js';
 import { burst, interleavedRounds, sustained, type HasherFor } from './measure.js';
 import { maxRssMiB, RssSampler } from './process-meters.js';
 import { OWASP_FLOOR_CONFIGURATION, recommend } from './recommend.js';
-import { summarize } from './statistics.js';
+import { recommendationStability, speedFactors } from './recommendation-stability.js';
+import { bootstrapP95Interval, summarize } from './statistics.js';
 import type { BenchBackend, BenchResult, BenchSettings, Candidate, CandidateResult, EnvironmentInfo, SustainedResult } from './types.js';
 
 export interface BenchProgress {
@@ -103,38 +104,26 @@ export async function runBench(input: BenchSettings, options: RunBenchOptions = 
     // Bursts: only where a recommendation could use them (at or above the floor), plus any
     // candidate when the grid has none there (tiny test grids), so every run shows a burst.
     const burstTargets = results.some((r) => r.meetsOwaspFloor) ? results.filter((r) => r.meetsOwaspFloor) : results;
-    sampler.takeWindowPeak();
+    // Per candidate, the blocks its p95 at the peak concurrency comes from: one per burst, or at
+    // concurrency 1 without bursts one per single hash. The recommendation's stability resamples them.
+    const p95Blocks = new Map<string, number[][]>();
+    if (settings.concurrency === 1) for (const c of candidates) p95Blocks.set(c.id, samples.get(c.id)!.map((x) => [x.wallMs]));
     if (settings.burstRepeats > 0) {
-      for (const [i, r] of burstTargets.entries()) {
-        if (performance.now() > burstsDeadline && i > 0) {
-          truncated = true;
-          notes.push(`time bound: bursts measured for ${i} of ${burstTargets.length} candidates`);
-          break;
-        }
-        // One discarded burst first: the first time N hashes of this size run at once, the
-        // allocator maps fresh pages; the measured bursts then show the steady state.
-        await burst(hasherFor, r, settings.concurrency, sampler);
-        const latencies: number[] = [];
-        let cpuMs = 0;
-        for (let k = 0; k < settings.burstRepeats; k++) {
-          const b = await burst(hasherFor, r, settings.concurrency, sampler);
-          latencies.push(...b.latencies);
-          cpuMs += b.cpuMs;
-        }
-        r.burst = {
-          size: settings.concurrency,
-          repeats: settings.burstRepeats,
-          wallMs: summarize(latencies, boot),
-          cpuMsPerHash: cpuMs / latencies.length,
-          peakRssMiB: sampler.takeWindowPeak(),
-        };
-        progress({ phase: 'bursts', done: i + 1, total: burstTargets.length, label: r.id });
-      }
+      const cut = await measureBursts(hasherFor, burstTargets, p95Blocks, { settings, deadline: burstsDeadline, sampler, boot, progress, notes });
+      truncated ||= cut;
     }
 
-    const recommendations = settings.grid.backends.map((backend) =>
-      recommend({ backend, candidates: results, budgetMs: settings.budgetMs, concurrency: settings.concurrency, memoryBudgetMiB: settings.memoryBudgetMiB }),
-    );
+    // Single hashes already carry the machine's drift: only bursts get the rounds' speed factors.
+    const speed = settings.burstRepeats > 0 ? speedFactors(candidates.map((c) => samples.get(c.id)!.map((x) => x.wallMs))) : [1];
+    for (const r of results) {
+      const bursts = p95Blocks.get(r.id);
+      if (r.burst && bursts) r.burst.p95Ci95 = bootstrapP95Interval(bursts, { ...boot, factors: speed });
+    }
+    const recommendations = settings.grid.backends.map((backend) => {
+      const input = { backend, candidates: results, budgetMs: settings.budgetMs, concurrency: settings.concurrency, memoryBudgetMiB: settings.memoryBudgetMiB };
+      const stability = recommendationStability({ ...input, blocks: p95Blocks, speedFactors: speed, resamples: settings.bootstrapResamples, seed: settings.seed });
+      return { ...recommend(input), stability };
+    });
 
     const sustainedResults: SustainedResult[] = [];
     const targets = sustainedTargets(results, recommendations);
@@ -172,6 +161,20 @@ export async function runBench(input: BenchSettings, options: RunBenchOptions = 
     }
     progress({ phase: 'done', done: 1, total: 1 });
 
+    // The bootstrap sees the spread inside this run only; these say when the next run may differ.
+    const full = defaultSettings(false);
+    if (settings.rounds < full.rounds || settings.burstRepeats < full.burstRepeats) {
+      notes.push(
+        `a short run (${settings.rounds} rounds, ${settings.burstRepeats} bursts per candidate; a full run has ${full.rounds} and ${full.burstRepeats}): ` +
+          'its figures and recommendation can change from one run to the next; confirm a choice with a full run',
+      );
+    }
+    if (environment.loadAverage1m > environment.cores / 2) {
+      notes.push(
+        `load average ${environment.loadAverage1m.toFixed(2)} at the start on ${environment.cores} cores: other work shared the CPUs, ` +
+          'so the latencies are pessimistic and vary from run to run',
+      );
+    }
     if (environment.runtime === 'lambda' || environment.lambda) {
       notes.push('on Lambda each instance serves one request at a time: read the concurrency-1 figures for per-login latency');
     }
@@ -201,6 +204,74 @@ async function crossCheckBackends(candidates: Candidate[], hasherFor: HasherFor)
   if (!native || !wasm) return;
   const [a, b] = await Promise.all([hasherFor(native).hash(native), hasherFor(wasm).hash(wasm)]);
   if (a.length !== b.length || a.some((x, i) => x !== b[i])) throw new Error(`native and WASM disagree at ${native.id}`);
+}
+
+/**
+ * Bursts at the peak concurrency. First one discarded burst per candidate, in grid order (the
+ * first time N hashes of this size run at once the allocator maps fresh pages; the RSS peak of
+ * that burst is the candidate's). Then the measured bursts in rounds, each running one burst per
+ * candidate in an order rotated per round, as the single-hash rounds do: drift in the machine's
+ * load lands in every candidate's burst-to-burst spread, where the bootstrap of the
+ * recommendation's stability can see it, instead of making one candidate look slower than the next.
+ */
+async function measureBursts(
+  hasherFor: HasherFor,
+  targets: CandidateResult[],
+  p95Blocks: Map<string, number[][]>,
+  run: {
+    settings: BenchSettings;
+    deadline: number;
+    sampler: RssSampler;
+    boot: { resamples: number; seed: number };
+    progress: (progress: BenchProgress) => void;
+    notes: string[];
+  },
+): Promise<boolean> {
+  const { settings, deadline, sampler, boot, progress, notes } = run;
+  const size = settings.concurrency;
+  const warmed: Array<{ c: CandidateResult; peakRssMiB: number }> = [];
+  let cut = false;
+  sampler.takeWindowPeak();
+  for (const [i, c] of targets.entries()) {
+    if (performance.now() > deadline && i > 0) {
+      notes.push(`time bound: bursts measured for ${i} of ${targets.length} candidates`);
+      cut = true;
+      break;
+    }
+    await burst(hasherFor, c, size, sampler);
+    warmed.push({ c, peakRssMiB: sampler.takeWindowPeak() });
+  }
+  const bursts = new Map(warmed.map(({ c }) => [c.id, { latencies: [] as number[][], cpuMs: 0 }]));
+  const total = settings.burstRepeats * warmed.length;
+  let round = 0;
+  while (round < settings.burstRepeats && (round === 0 || performance.now() < deadline)) {
+    for (let k = 0; k < warmed.length; k++) {
+      const { c } = warmed[(round + k) % warmed.length]!;
+      const b = await burst(hasherFor, c, size, sampler);
+      const own = bursts.get(c.id)!;
+      own.latencies.push(b.latencies);
+      own.cpuMs += b.cpuMs;
+      progress({ phase: 'bursts', done: round * warmed.length + k + 1, total, label: c.id });
+    }
+    round++;
+  }
+  if (round < settings.burstRepeats) {
+    notes.push(`time bound: bursts measured in ${round} of ${settings.burstRepeats} rounds`);
+    cut = true;
+  }
+  for (const { c, peakRssMiB } of warmed) {
+    const own = bursts.get(c.id)!;
+    const latencies = own.latencies.flat();
+    p95Blocks.set(c.id, own.latencies);
+    c.burst = {
+      size,
+      repeats: round,
+      wallMs: summarize(latencies, boot),
+      cpuMsPerHash: own.cpuMs / latencies.length,
+      peakRssMiB,
+    };
+  }
+  return cut;
 }
 
 /** Per backend: the recommended candidate, else the OWASP default if measured, else the first at the floor. */

@@ -50,26 +50,81 @@ export interface BootstrapOptions {
 }
 
 /**
- * Percentile bootstrap of the median: resample with replacement, take each resample's median,
+ * Percentile bootstrap of a statistic: resample with replacement, take each resample's statistic,
  * report the 2.5th and 97.5th percentiles of those. With one sample the interval is that sample.
+ * `statistic` gets each resample sorted.
  */
-export function bootstrapMedianInterval(samples: readonly number[], options: BootstrapOptions = {}): [number, number] {
+export function bootstrapInterval(samples: readonly number[], statistic: (sorted: ArrayLike<number>) => number, options: BootstrapOptions = {}): [number, number] {
   const sorted = sortedFinite(samples);
   const n = sorted.length;
   if (n === 1) return [sorted[0]!, sorted[0]!];
   const resamples = Math.min(Math.max(Math.floor(options.resamples ?? 2000), 100), 20_000);
   const random = mulberry32(options.seed ?? DEFAULT_SEED);
-  const medians = new Float64Array(resamples);
+  const values = new Float64Array(resamples);
   const draw = new Float64Array(n);
   for (let r = 0; r < resamples; r++) {
     // Drawing indices into the sorted array keeps results independent of input order.
     for (let i = 0; i < n; i++) draw[i] = sorted[Math.floor(random() * n)]!;
     draw.sort();
-    medians[r] = medianOfSorted(draw);
+    values[r] = statistic(draw);
   }
-  medians.sort();
-  const at = (q: number) => medians[Math.min(resamples - 1, Math.max(0, Math.round(q * (resamples - 1))))]!;
+  values.sort();
+  const at = (q: number) => values[Math.min(resamples - 1, Math.max(0, Math.round(q * (resamples - 1))))]!;
   return [at(0.025), at(0.975)];
+}
+
+/** Bootstrap 95% percentile interval of the median. */
+export function bootstrapMedianInterval(samples: readonly number[], options: BootstrapOptions = {}): [number, number] {
+  return bootstrapInterval(samples, medianOfSorted, options);
+}
+
+/** Nearest-rank p95 of sorted samples. */
+export function p95OfSorted(sorted: ArrayLike<number>): number {
+  return sorted[Math.max(0, Math.ceil(0.95 * sorted.length) - 1)]!;
+}
+
+/**
+ * Percentile bootstrap over blocks: resample whole blocks with replacement, pool their samples,
+ * take the statistic (times a factor drawn from `factors`, when given: the machine's speed, see
+ * recommendation-stability.ts). For samples that are not independent within a block: the
+ * latencies of one burst queue behind each other (the k-th of a WASM burst waits for the k-1
+ * before it), so the burst is the unit that repeats, and resampling single latencies would
+ * understate the spread from one burst to the next. With one block and no factors the interval
+ * is that block's statistic.
+ */
+export function bootstrapBlocksInterval(
+  blocks: ReadonlyArray<readonly number[]>,
+  statistic: (sorted: ArrayLike<number>) => number,
+  options: BootstrapOptions & { factors?: readonly number[] } = {},
+): [number, number] {
+  if (blocks.length === 0 || blocks.some((b) => b.length === 0)) throw new RangeError('no samples');
+  const checked = blocks.map((b) => sortedFinite(b));
+  const factors = options.factors && options.factors.length > 0 ? sortedFinite(options.factors) : [1];
+  const resamples = Math.min(Math.max(Math.floor(options.resamples ?? 2000), 100), 20_000);
+  const random = mulberry32(options.seed ?? DEFAULT_SEED);
+  const values = new Float64Array(resamples);
+  for (let r = 0; r < resamples; r++) {
+    // The factor first, drawn as recommendation-stability.ts draws it.
+    const factor = factors[Math.floor(random() * factors.length)]!;
+    values[r] = factor * statistic(drawBlocks(checked, random));
+  }
+  values.sort();
+  const at = (q: number) => values[Math.min(resamples - 1, Math.max(0, Math.round(q * (resamples - 1))))]!;
+  return [at(0.025), at(0.975)];
+}
+
+/** One resample: `blocks.length` blocks drawn with replacement, pooled and sorted. */
+export function drawBlocks(blocks: ReadonlyArray<ArrayLike<number>>, random: () => number): Float64Array {
+  const picks = Array.from({ length: blocks.length }, () => blocks[Math.floor(random() * blocks.length)]!);
+  const pooled = new Float64Array(picks.reduce((n, b) => n + b.length, 0));
+  let k = 0;
+  for (const b of picks) for (let i = 0; i < b.length; i++) pooled[k++] = b[i]!;
+  return pooled.sort();
+}
+
+/** Bootstrap 95% interval of the nearest-rank p95 of blocks of samples (bursts): the figure a latency budget is judged by. */
+export function bootstrapP95Interval(blocks: ReadonlyArray<readonly number[]>, options: BootstrapOptions & { factors?: readonly number[] } = {}): [number, number] {
+  return bootstrapBlocksInterval(blocks, p95OfSorted, options);
 }
 
 export function summarize(samples: readonly number[], options: BootstrapOptions = {}): Summary {
@@ -77,7 +132,7 @@ export function summarize(samples: readonly number[], options: BootstrapOptions 
   return {
     n: sorted.length,
     median: medianOfSorted(sorted),
-    p95: sorted[Math.max(0, Math.ceil(0.95 * sorted.length) - 1)]!,
+    p95: p95OfSorted(sorted),
     min: sorted[0]!,
     max: sorted[sorted.length - 1]!,
     mean: sorted.reduce((sum, x) => sum + x, 0) / sorted.length,

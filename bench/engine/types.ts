@@ -78,6 +78,11 @@ export interface BurstResult {
   repeats: number;
   /** Each hash's latency from the burst's release. */
   wallMs: Summary;
+  /**
+   * Bootstrap 95% interval of `wallMs.p95`, the figure the budget is judged by: whole bursts
+   * resampled, times the machine's speed across the run (absent in results from before it).
+   */
+  p95Ci95?: [number, number];
   cpuMsPerHash: number;
   /** RSS sampled during this candidate's bursts (allocators keep freed pages: an upper bound). */
   peakRssMiB: number;
@@ -110,6 +115,24 @@ export interface Rejection {
   reasons: string[];
 }
 
+/**
+ * The recommendation rerun on bootstrap resamples of the latencies it was judged by
+ * (recommendation-stability.ts): how much of the pick is the measurement's noise.
+ */
+export interface RecommendationStability {
+  resamples: number;
+  /** Share of resamples that make the same pick (when nothing fits: that nothing fits). */
+  share: number;
+  /** share >= STABLE_SHARE (0.95), from at least 2 bursts per candidate. */
+  stable: boolean;
+  /** The fewest bursts (or single hashes) a candidate's p95 was resampled from; below 2, stability cannot be judged. */
+  fewestBlocks?: number;
+  /** The slowest and fastest the machine ran in this run's rounds, against its median (speedFactors()). */
+  speedRange?: [number, number];
+  /** Every pick the resamples made, most frequent first; `null`: nothing fits (the OWASP fallback). */
+  outcomes: Array<{ candidateId: string | null; share: number }>;
+}
+
 export interface Recommendation {
   backend: BenchBackend;
   /** False when nothing measured fits: then `params` is the OWASP floor configuration. */
@@ -122,6 +145,8 @@ export interface Recommendation {
   warning?: string;
   rejected: Rejection[];
   reasoning: string[];
+  /** Absent from `recommend` alone and in results from before it; runBench always sets it. */
+  stability?: RecommendationStability;
 }
 
 export interface BenchResult {

@@ -25,6 +25,8 @@ export interface RemoteRow {
   backend?: BenchBackend;
   /** Whether the recommended parameters fit the budget at this size. */
   fits: boolean;
+  /** Whether the run's bootstrap makes the same pick nearly always (absent from results without it). */
+  stable?: boolean;
   params?: Argon2Params;
   medianMs?: number;
   p95Ms?: number;
@@ -63,6 +65,7 @@ export function combineRemoteResults(invocations: RemoteInvocation[], prices: La
         ...base,
         backend: rec.backend,
         fits: rec.fits,
+        ...(rec.stability && { stable: rec.stability.stable }),
         params: rec.params,
         ...(chosen && {
           medianMs: chosen.single!.wallMs.median,
@@ -92,6 +95,9 @@ export function combineRemoteResults(invocations: RemoteInvocation[], prices: La
         `cheapest size running them: ${best.memorySizeMB} MB ${best.architecture}, ` +
         `$${best.costPerMillionUsd!.toFixed(2)} per million logins (hash only)`,
     );
+    if (best.stable === false) {
+      reasoning.push(`WARNING: that pick is not stable at ${best.memorySizeMB} MB (the bootstrap of its bursts and speed picks others too): measure more before choosing`);
+    }
   }
   return { rows, ...(best && { best }), reasoning };
 }

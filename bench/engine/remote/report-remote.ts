@@ -3,7 +3,7 @@ import { markdownTable, ms, textTable } from '../format.js';
 import type { RemoteBenchResult } from './run-remote.js';
 
 function rows(result: RemoteBenchResult): { header: string[]; rows: string[][] } {
-  const header = ['function', 'arch', 'MB', 'backend', 'recommended', 'fits', 'median ms', 'p95 ms', '$/M logins', 'OWASP median ms', 'OWASP $/M'];
+  const header = ['function', 'arch', 'MB', 'backend', 'recommended', 'fits', 'stable', 'median ms', 'p95 ms', '$/M logins', 'OWASP median ms', 'OWASP $/M'];
   return {
     header,
     rows: result.rows.map((r) => [
@@ -13,6 +13,7 @@ function rows(result: RemoteBenchResult): { header: string[]; rows: string[][] }
       r.backend ?? '-',
       r.error ? `error: ${r.error.slice(0, 60)}` : r.params ? `m=${r.params.memoryKiB} t=${r.params.passes} p=${r.params.lanes}` : '-',
       r.error ? '-' : r.fits ? 'yes' : 'no',
+      r.stable === undefined ? '-' : r.stable ? 'yes' : 'no',
       ms(r.medianMs),
       ms(r.p95Ms),
       r.costPerMillionUsd === undefined ? '-' : r.costPerMillionUsd.toFixed(3),
