@@ -99,7 +99,7 @@ function apiHandler(services: Pick<ApiServices, 'auth'>, streamless: boolean): H
     services: () => services,
     origin: (c) => ({ sourceIp: (c.env as { requestContext?: { http?: { sourceIp?: string } } }).requestContext?.http?.sourceIp, requestId: undefined }),
     ...(bodies !== undefined && { body: bodies.body, respond: bodies.respond }),
-    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    log: { info: () => undefined, warn: () => undefined, error: () => undefined, safeError: () => undefined },
   });
   const serve = handle(app);
   return async (event, context) => serve((bodies === undefined ? event : bodies.withoutBody(event)) as never, context as never) as Promise<LambdaHttpResponse>;

@@ -77,11 +77,11 @@ describe('the server package behind its subpaths', () => {
   const SUBPATHS: Record<string, string[]> = {
     '@passlane/server/api': ['createApi', 'API_ROUTES', 'defineRoute', 'jsonResponse', 'toWebResponse'],
     '@passlane/server/config': ['readConfig', 'readServerConfig', 'ConfigError'],
-    '@passlane/server/wiring': ['buildAuthDependencies', 'buildRehashDependencies', 'nodePlatform'],
+    '@passlane/server/wiring': ['buildAuthDependencies', 'buildRehashDependencies'],
     '@passlane/server/storage': ['AccountStore', 'LoginGuardStore', 'RateLimitStore', 'JobCursorStore', 'ensureTable'],
     '@passlane/server/tokens': ['createTokenService', 'tokenServiceFromConfig', 'generateSigningKey'],
     '@passlane/server/runtimes/lambda': ['lambdaHandler'],
-    '@passlane/server/runtimes/node': ['serveOnNode'],
+    '@passlane/server/runtimes/node': ['serveOnNode', 'nodePlatform'],
     '@passlane/server/runtimes/fetch-server': ['createFetchServerApi'],
   };
 

@@ -1,37 +1,16 @@
-import type { Context } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 // The smallest router: a handful of static paths need no RegExp or trie router.
 import { Hono } from 'hono/tiny';
-import { safeErrorFields } from '../observability/safe-error.js';
 import { HttpError } from './http-error.js';
 import { mapError, toErrorResponse } from './map-error.js';
 import { readJsonBody } from './read-json-body.js';
 import { toWebResponse, type ApiResponse } from './responses.js';
 import type { Route } from './route.js';
-import type { ApiLog, RequestOrigin } from './services.js';
+import type { ApiHost, ApiLog, RequestOrigin } from './api-host.js';
 
 /** What one request's steps pass each other (hono's typed context variables). */
 export interface ApiEnv {
   Variables: { origin: RequestOrigin };
-}
-
-/** What a host adapter gives the API; everything else about the request is the web-standard Request. */
-export interface ApiHost<S> {
-  /** The services for this request: per process on Lambda and Node, per isolate's bindings on Workers. */
-  services(c: Context): S;
-  origin(c: Context): RequestOrigin;
-  /**
-   * The body, when the host holds it whole already (a Lambda event's): the API reads it from here
-   * and the host builds its Request without one. Undefined, or no such method: the Request's body.
-   */
-  body?(c: Context): Uint8Array | undefined;
-  /**
-   * How a route's answer becomes the Response hono hands back to the host; toWebResponse unless
-   * given. Only the Lambda host gives this and `body`, to keep bodies out of streams
-   * (streamlessBodies in runtimes/lambda/text-response.ts).
-   */
-  respond?(response: ApiResponse): Response;
-  log: ApiLog;
 }
 
 /**
@@ -77,15 +56,16 @@ export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hon
 
 /**
  * Logs by severity and answers the mapped error: the client's fault (4xx) as INFO with field
- * names only, "try again" (5xx but `internal_error`) as WARN with the cause, the rest as ERROR.
+ * names only, "try again" (5xx but `internal_error`) as WARN with the cause, the rest as ERROR;
+ * an error goes to the log only as the log's `safeError` gives it.
  */
 export function respondToError(error: unknown, fields: Record<string, unknown>, log: ApiLog): ApiResponse {
   const mapped = mapError(error);
   const { status, code, field, reason } = mapped;
   if (code === 'internal_error') {
-    log.error('unhandled error', { ...fields, error: safeErrorFields(error) });
+    log.error('unhandled error', { ...fields, error: log.safeError(error) });
   } else if (status >= 500) {
-    log.warn('request failed', { ...fields, status, code, cause: safeErrorFields(error) });
+    log.warn('request failed', { ...fields, status, code, cause: log.safeError(error) });
   } else {
     log.info('request rejected', { ...fields, status, code, ...(field && { field }), ...(reason && { reason }) });
   }

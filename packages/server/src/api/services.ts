@@ -1,3 +1,4 @@
+export type { ApiLog, RequestOrigin } from './api-host.js';
 import type { PublicTokenService } from '../features/tokens/token-service.js';
 import type { AccountDependencies, AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../accounts/dependencies.js';
 
@@ -19,19 +20,4 @@ export interface ApiServices {
   sessionManagement(): Promise<SessionManagementDependencies>;
   /** The published keys and claims settings (JWKS, discovery). */
   publicTokens(): Promise<PublicTokenService>;
-}
-
-/** Structured log lines; Powertools' Logger on Lambda and Node, JSON console lines elsewhere. */
-export interface ApiLog {
-  info(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
-  error(message: string, fields?: Record<string, unknown>): void;
-}
-
-/** What only the host knows about a request (hono's `c.env` differs per runtime). */
-export interface RequestOrigin {
-  /** The client's address as the platform saw it, never a client-set header the platform passes through. */
-  sourceIp: string | undefined;
-  /** The platform's id for the request (API Gateway's, Cloudflare's ray), for logs. */
-  requestId: string | undefined;
 }

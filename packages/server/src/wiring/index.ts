@@ -1,4 +1,5 @@
-// `passlane/wiring`: services from configuration, for any host (Platform) and for Node.
+// `@passlane/server/wiring`: services from configuration, for any host (Platform); the Node
+// platform is the Node runtime's (`@passlane/server/runtimes/node`).
 export {
   buildAccountTools,
   buildAuthDependencies,
@@ -11,5 +12,4 @@ export {
   servicesOf,
   type AppDependencies,
 } from './build-dependencies.js';
-export { nodeBulkPlatform, nodePlatform, nodePlatformWithoutBlocklist } from '../runtimes/node/node-platform.js';
 export type { Platform } from './platform.js';

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApi } from '../../api/create-api.js';
 import type { Route } from '../../api/route.js';
-import type { ApiLog } from '../../api/services.js';
+import type { ApiLog } from '../../api/api-host.js';
 
 export interface NodeHost {
   url: string;

@@ -1,4 +1,5 @@
-import type { ApiLog } from '../../api/services.js';
+import type { ApiLog } from '../../api/api-host.js';
+import { safeErrorFields } from '../../observability/safe-error.js';
 import type { AuditEvent } from '../../accounts/audit-events.js';
 
 /**
@@ -26,4 +27,5 @@ export const edgeLog: ApiLog = {
   info: (message, fields) => log('INFO', message, fields),
   warn: (message, fields) => log('WARN', message, fields),
   error: (message, fields) => log('ERROR', message, fields),
+  safeError: safeErrorFields,
 };
