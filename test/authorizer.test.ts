@@ -22,7 +22,8 @@ import { logout } from '../packages/server/src/features/sessions/end-sessions.js
 import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { SessionVerdictCache } from '../packages/server/src/features/sessions/session-verdict-cache.js';
-import { buildAuthorizerDependencies } from '../packages/server/src/runtimes/lambda/lambda-authorizer-dependencies.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { buildAuthorizerDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { httpApiAuthorizerEvent, METHOD_ARN, restRequestAuthorizerEvent, restTokenAuthorizerEvent } from './support/authorizer-events.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
@@ -79,7 +80,7 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
       storage: { table: fixture.tableName, endpoint: server.endpoint },
       tokens: readTokenConfig({ PASSLANE_JWT_PUBLIC_KEYS: JSON.stringify(tokens.jwks()) }),
       authorizer: { cacheSeconds: options.cacheSeconds ?? 5 },
-    });
+    }, { dynamoDb: createDynamoDbClient });
     // Counts the authorizer's reads of sessions items.
     const reads = { count: 0 };
     const authorizerDeps: AuthorizeAccessDependencies = {

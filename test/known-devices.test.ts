@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDeviceToken } from '../packages/server/src/features/sessions/device-token.js';
 import { changePassword } from '../packages/server/src/features/password/change-password.js';
-import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
+import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { deleteDevice, logout } from '../packages/server/src/features/sessions/end-sessions.js';
 import { DeviceNotFoundError, InvalidCredentialsError, RateLimitedError } from '../packages/server/src/accounts/errors.js';
 import { listSessions } from '../packages/server/src/features/sessions/list-sessions.js';
@@ -32,7 +32,7 @@ describe.each(dynamoDbServers)('known devices on $name', ({ start }) => {
     await server?.stop();
   });
 
-  async function account(overrides: Partial<AuthDependencies> = {}) {
+  async function account(overrides: Partial<AppDependencies> = {}) {
     const clock = movableClock();
     const fixture = await createAuthFixture(server.endpoint, { now: clock.now, ...overrides });
     const email = uniqueEmail();

@@ -29,7 +29,7 @@ import { createLambdaMigrationSource } from '../packages/server/src/features/mig
 import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
 import { LoginGuardStore } from '../packages/server/src/storage/login-guard-store.js';
 import { ensureTable } from '../packages/server/src/storage/table.js';
-import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
+import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import {
   AccountExistsConflictError,
   EmailNotVerifiedError,
@@ -61,10 +61,10 @@ const SOURCE = '198.51.100.20';
 /** Short, so the tests about timeouts are quick; long enough for an honest answer on a loaded machine. */
 const FAST_TIMEOUT_MS = 600;
 
-const attempt = (deps: AuthDependencies, email: string, password: string, sourceIp = SOURCE): Promise<LoginResponse | unknown> =>
+const attempt = (deps: AppDependencies, email: string, password: string, sourceIp = SOURCE): Promise<LoginResponse | unknown> =>
   login(deps, { body: { email, password }, sourceIp }).catch((error: unknown) => error);
 
-async function failuresOf(deps: AuthDependencies, email: string, sourceIp = SOURCE, now = new Date()) {
+async function failuresOf(deps: AppDependencies, email: string, sourceIp = SOURCE, now = new Date()) {
   const state = await deps.loginGuard.read({ email, accountKey: deps.fingerprint(email), sourceKey: sourceKeyOf(sourceIp), now });
   return { account: state.account.failures, accountSource: state.accountSource.failures, hasAccount: state.user !== undefined };
 }
@@ -229,7 +229,7 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     const fixture = await createAuthFixture(dynamo.endpoint, { migration: source, now: clock.now });
     const { deps, events, dispose } = fixture;
     // A second container: its own store (and its own view of the breaker) on the same table.
-    const other: AuthDependencies = { ...deps, loginGuard: new LoginGuardStore(fixture.client, fixture.tableName, deps.rateLimits.windowSeconds) };
+    const other: AppDependencies = { ...deps, loginGuard: new LoginGuardStore(fixture.client, fixture.tableName, deps.rateLimits.windowSeconds) };
     const member = uniqueEmail();
     await register(deps, { body: { email: member, password: PASSWORD } });
     const stranger = uniqueEmail();

@@ -10,7 +10,7 @@ import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
 import { changePassword } from '../packages/server/src/features/password/change-password.js';
-import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
+import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { createLoginFailureTiming } from '../packages/server/src/features/login/login-failure-timing.js';
 import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
@@ -21,7 +21,7 @@ const WRONG = 'not the password at all';
 const ATTACKER = '203.0.113.66';
 const OWNER = '198.51.100.20';
 
-const attempt = (deps: AuthDependencies, email: string, password: string, sourceIp: string) =>
+const attempt = (deps: AppDependencies, email: string, password: string, sourceIp: string) =>
   login(deps, { body: { email, password }, sourceIp }).then(
     () => 'ok' as const,
     (error: unknown) => error,
@@ -258,7 +258,7 @@ describe('answers that do not depend on what is stored', () => {
     let issued = 0;
     const tokens = deps.tokens;
     // The owner changes the password between this login's read and its upgrade.
-    const racing: AuthDependencies = {
+    const racing: AppDependencies = {
       ...deps,
       tokens: { ...tokens, issue: (input) => (issued++, tokens.issue(input)) },
       users: {

@@ -26,8 +26,8 @@ import {
 } from './support/lambda-handlers.js';
 import { createAuthDependencies, type AppDependencies } from './support/app-dependencies.js';
 import type { HttpResponse } from './support/lambda-handlers.js';
-import type { AccountMail } from '../packages/server/src/accounts/dependencies.js';
-import { API_ROUTES } from '../packages/server/src/api/routes.js';
+import type { AccountMail } from '../packages/server/src/mail/account-mail.js';
+import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
 import { createPasswordHasher } from '../packages/passlane/src/index.js';
 import { startLocalServer, type LocalServer } from '../packages/server/src/runtimes/node/local-server.js';
 import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';

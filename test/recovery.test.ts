@@ -9,7 +9,7 @@ import { tokenKey } from '../packages/server/src/storage/one-time-token-store.js
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { changePassword } from '../packages/server/src/features/password/change-password.js';
 import { confirmPasswordReset } from '../packages/server/src/features/recovery/confirm-password-reset.js';
-import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
+import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import {
   AccountExistsConflictError,
   EmailNotVerifiedError,
@@ -34,7 +34,7 @@ import { movableClock, failureOf } from './support/clock.js';
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';
 
-const signIn = (deps: AuthDependencies, email: string, password: string) => login(deps, { body: { email, password }, sourceIp: '198.51.100.7' });
+const signIn = (deps: AppDependencies, email: string, password: string) => login(deps, { body: { email, password }, sourceIp: '198.51.100.7' });
 
 /** Full-width forms of ASCII (U+FF01..U+FF5E), which NFKC maps back. */
 const fullWidth = (text: string) => text.replace(/[!-~]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0));
@@ -73,7 +73,7 @@ describe.each(dynamoDbServers)('password reset on $name', ({ start }) => {
     await server?.stop();
   });
 
-  async function withAccount(overrides: Partial<AuthDependencies> = {}) {
+  async function withAccount(overrides: Partial<AppDependencies> = {}) {
     const clock = movableClock();
     const fixture = await createAuthFixture(server.endpoint, { now: clock.now, ...overrides });
     const email = uniqueEmail();

@@ -8,7 +8,7 @@ import { publicSessionId, parsePublicSessionId, parseRefreshToken } from '../pac
 import { sessionsKey } from '../packages/server/src/storage/session-store.js';
 import { authenticateSession } from '../packages/server/src/features/sessions/authenticate-session.js';
 import { changePassword } from '../packages/server/src/features/password/change-password.js';
-import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
+import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { deleteSession, logout } from '../packages/server/src/features/sessions/end-sessions.js';
 import {
   InvalidGrantError,
@@ -33,7 +33,7 @@ const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'another long passphrase';
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
-const refresh = (deps: AuthDependencies, token: string, sourceIp = '198.51.100.7') =>
+const refresh = (deps: AppDependencies, token: string, sourceIp = '198.51.100.7') =>
   refreshSession(deps, { body: { grant_type: 'refresh_token', refresh_token: token }, sourceIp });
 
 describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
@@ -45,7 +45,7 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     await server?.stop();
   });
 
-  async function signedIn(overrides: Partial<AuthDependencies> = {}) {
+  async function signedIn(overrides: Partial<AppDependencies> = {}) {
     const clock = movableClock();
     const fixture = await createAuthFixture(server.endpoint, { now: clock.now, ...overrides });
     const email = uniqueEmail();

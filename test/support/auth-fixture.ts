@@ -17,11 +17,12 @@ import { createTokenService } from '../../packages/server/src/features/tokens/to
 import type { AuditEvent } from '../../packages/server/src/accounts/audit-events.js';
 import { startSession } from '../../packages/server/src/features/sessions/start-session.js';
 import { createEmailFingerprint } from '../../packages/server/src/accounts/fingerprint.js';
-import type { AccountMail, AuthDependencies } from '../../packages/server/src/accounts/dependencies.js';
+import type { AccountMail } from '../../packages/server/src/mail/account-mail.js';
+import type { AppDependencies } from '../../packages/server/src/wiring/build-dependencies.js';
 import type { RateLimits } from '../../packages/server/src/features/login/settings.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
-export async function createAuthFixture(endpoint: string, overrides: Partial<AuthDependencies> = {}) {
+export async function createAuthFixture(endpoint: string, overrides: Partial<AppDependencies> = {}) {
   // No middleware cache: tests add middleware (call logs, fault injection) after the first requests.
   // Item requests by the short path, as the functions' client sends them; a test's middleware
   // (initialize step) still sees each call first.
@@ -35,7 +36,7 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<Aut
   const tokens = createTokenService({ keyring: await createKeyring(await generateSigningKey()) });
   const events: AuditEvent[] = [];
   const mailbox = capturingMail();
-  const deps: AuthDependencies = {
+  const deps: AppDependencies = {
     hasher: createPasswordHasher({ pepper: false }),
     passwordPolicy: defaultPasswordPolicy(),
     users,
@@ -59,7 +60,7 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<Aut
  * The access token of a new live session of the account, started as a login starts one but
  * without the login: no verify, so a legacy hash stays as it is (tests of races with its upgrade).
  */
-export async function sessionToken(deps: AuthDependencies, account: { email: string; userId: string }): Promise<string> {
+export async function sessionToken(deps: AppDependencies, account: { email: string; userId: string }): Promise<string> {
   const accountKey = deps.fingerprint(account.email);
   const now = deps.now?.() ?? new Date();
   const started = await startSession(deps, { userId: account.userId, accountKey, read: await deps.sessions.read(accountKey), now });

@@ -73,3 +73,6 @@ export type MigrationUnavailableReason =
   | 'malformed_answer';
 
 export type AuditEventType = AuditEvent['type'];
+
+/** Where the use cases send their audit events: the host's sink (logs and metrics). */
+export type Audit = (event: AuditEvent) => void;

@@ -1,5 +1,5 @@
 import type { ApiResponse } from './responses.js';
-import type { RequestOrigin } from './services.js';
+import type { RequestOrigin } from './api-host.js';
 
 /** What a route's handler is given: nothing is read from module state. */
 export interface RouteInput<S> {

@@ -21,11 +21,19 @@ import {
   type MailTemplates,
 } from './templates.js';
 
-/** What the use-cases call (the same shape as AccountMail in packages/server/src/accounts/dependencies.ts). */
+/**
+ * The mails an account receives, each with what its template needs: what the use cases call
+ * (register, login, recovery), over whichever transport is configured. Never given a password.
+ */
 export interface AccountMail {
   passwordReset(to: string, token: string, expiresInSeconds: number): Promise<void>;
   emailVerification(to: string, token: string, expiresInSeconds: number): Promise<void>;
+  /** Someone tried to register with this address, which already has an account. */
   registrationAttempt(to: string): Promise<void>;
+}
+
+/** The configured account mails (createAccountMail). */
+export interface ConfiguredAccountMail extends AccountMail {
   /**
    * Reads and checks PASSLANE_MAIL_TEMPLATE_DIR now instead of at the first mail: long-lived
    * hosts (`npm start`) await it at start, so a broken template stops the start with its name.
@@ -71,7 +79,7 @@ export function createMailSender(config: MailConfig, options: MailWiringOptions 
 }
 
 /** Throws MailConfigError when a setting the transport needs is missing, so a function that sends fails at its start. */
-export function createAccountMail(config: MailConfig, options: MailWiringOptions = {}): AccountMail {
+export function createAccountMail(config: MailConfig, options: MailWiringOptions = {}): ConfiguredAccountMail {
   const sender = options.sender ?? createMailSender(config, options);
   const { appUrl, paths, serviceName, templateDir } = config;
   if (appUrl === undefined) throw new MailConfigError('appUrl', 'PASSLANE_APP_URL is not set: the mails link to the app that takes the token (an https URL)');

@@ -3,13 +3,20 @@
 export {
   buildAccountTools,
   buildAuthDependencies,
+  buildAuthorizerDependencies,
   buildHasher,
+  buildLoginDependencies,
+  buildPasswordChangeDependencies,
   buildPasswordPolicy,
   buildPublicTokenService,
+  buildRecoveryDependencies,
+  buildRefreshDependencies,
   buildRegisterDependencies,
   buildRehashDependencies,
+  buildSessionManagementDependencies,
   buildTokenService,
-  servicesOf,
   type AppDependencies,
 } from './build-dependencies.js';
+export { API_ROUTES } from './api-routes.js';
+export { servicesOf, type ApiServices } from './api-services.js';
 export type { Platform } from './platform.js';

@@ -1,5 +1,5 @@
 import { AccountExistsError } from '../../storage/errors.js';
-import type { RegisterDependencies } from '../../accounts/dependencies.js';
+import type { RegisterDependencies } from './dependencies.js';
 import { checkNewPassword } from '../password/check-new-password.js';
 import { AccountExistsConflictError } from '../../accounts/errors.js';
 import { enforceRateLimits } from '../../accounts/enforce-rate-limits.js';

@@ -11,7 +11,7 @@ import {
   type RefreshToken,
 } from './refresh-token.js';
 import { isLive, type AccountSessions, type StoredSession } from '../../storage/session-store.js';
-import type { SessionDependencies } from '../../accounts/dependencies.js';
+import type { RefreshDependencies } from './dependencies.js';
 import { InvalidGrantError, InvalidRequestError, RateLimitedError, RefreshTokenReusedError, TemporarilyUnavailableError, UnsupportedGrantTypeError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { refreshExpiresIn } from './start-session.js';
@@ -50,7 +50,7 @@ type Failure = 'malformed' | 'unknown_session' | 'expired' | 'mismatch';
  * same new token (sealed under the spent one, packages/server/src/features/sessions/refresh-token.ts), so the session
  * keeps one live token. A spent token after the grace window is reuse: the session ends.
  */
-export async function refreshSession(deps: SessionDependencies, request: RefreshRequest): Promise<RefreshResponse> {
+export async function refreshSession(deps: RefreshDependencies, request: RefreshRequest): Promise<RefreshResponse> {
   const body = requireObject(request.body);
   if (body.grant_type === undefined) throw new InvalidRequestError('grant_type is required', 'grant_type');
   if (body.grant_type !== 'refresh_token') throw new UnsupportedGrantTypeError();
@@ -105,7 +105,7 @@ export async function refreshSession(deps: SessionDependencies, request: Refresh
 
 /** The next generation of the session, written on the condition that it is still the one read. */
 async function rotate(
-  deps: SessionDependencies,
+  deps: RefreshDependencies,
   token: RefreshToken,
   session: StoredSession,
   presented: string,
@@ -136,7 +136,7 @@ async function rotate(
 }
 
 async function answer(
-  deps: SessionDependencies,
+  deps: RefreshDependencies,
   token: RefreshToken,
   session: StoredSession,
   secret: Uint8Array<ArrayBuffer>,
@@ -155,7 +155,7 @@ async function answer(
 
 /** A spent token came back: whoever holds the live one may be a thief, so the session ends for both. */
 async function reused(
-  deps: SessionDependencies,
+  deps: RefreshDependencies,
   token: RefreshToken,
   sessions: AccountSessions,
   session: StoredSession,

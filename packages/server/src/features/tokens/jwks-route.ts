@@ -1,12 +1,12 @@
 import { JWKS_MAX_AGE_SECONDS } from './jwks.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse } from '../../api/responses.js';
-import type { ApiServices } from '../../api/services.js';
+import type { PublicTokenServices } from './dependencies.js';
 
 export const PUBLIC_CACHE = { 'cache-control': `public, max-age=${JWKS_MAX_AGE_SECONDS}` };
 
 /** GET /.well-known/jwks.json: the public signing keys, cacheable. */
-export const jwksRoute = defineRoute<Pick<ApiServices, 'publicTokens'>>({
+export const jwksRoute = defineRoute<PublicTokenServices>({
   name: 'jwks',
   method: 'GET',
   path: '/.well-known/jwks.json',

@@ -2,11 +2,11 @@ import { openIdConfiguration } from './openid-configuration.js';
 import { HttpError } from '../../api/http-error.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse } from '../../api/responses.js';
-import type { ApiServices } from '../../api/services.js';
+import type { PublicTokenServices } from './dependencies.js';
 import { PUBLIC_CACHE } from './jwks-route.js';
 
 /** GET /.well-known/openid-configuration: where API Gateway JWT authorizers find the keys. */
-export const openIdConfigurationRoute = defineRoute<Pick<ApiServices, 'publicTokens'>>({
+export const openIdConfigurationRoute = defineRoute<PublicTokenServices>({
   name: 'openidConfiguration',
   method: 'GET',
   path: '/.well-known/openid-configuration',

@@ -87,10 +87,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
  */
 async function serveApi(env: Env, port: number, host: string): Promise<NodeHost> {
   const [{ API_ROUTES }, { serveOnNode }, { readConfig }, wiring, { nodePlatform }, { ensureTable }, { apiLog }] = await Promise.all([
-    import('../../api/routes.js'),
+    import('../../wiring/api-routes.js'),
     import('./node-server.js'),
     import('../../config/read-config.js'),
-    import('../../wiring/build-dependencies.js'),
+    import('../../wiring/index.js'),
     import('./node-platform.js'),
     import('../../storage/table.js'),
     import('../../observability/logger.js'),

@@ -16,7 +16,7 @@ export function log(level: Level, message: string, fields: Record<string, unknow
   else console.log(line);
 }
 
-/** The audit sink for AuthDependencies: the events are built to be logged as they are. */
+/** The audit sink of the Worker and Vercel Edge: the events are built to be logged as they are. */
 export function auditToLog(event: AuditEvent): void {
   const { type, ...fields } = event;
   log('INFO', type, { audit: true, ...fields });
