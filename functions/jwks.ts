@@ -9,6 +9,7 @@ import { lambdaEnv } from '../packages/server/src/runtimes/lambda/lambda-env.js'
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 
 export const handler = lambdaHandler([jwksRoute], {
-  // Plain env only (PASSLANE_JWT_PUBLIC_KEYS), never the secret store: the bundle is its entry alone.
+  // Plain env only (PASSLANE_JWT_PUBLIC_KEYS), never the secret store; the token service itself,
+  // not the wiring, whose stores would bring the SDK: the bundle is its entry alone.
   publicTokens: async () => publicTokenServiceFromConfig(readTokenConfig(lambdaEnv())),
 });

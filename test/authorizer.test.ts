@@ -71,10 +71,10 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
     const clock = movableClock();
     const fixture = await createAuthFixture(server.endpoint, { now: clock.now });
     const email = uniqueEmail();
-    const registered = await register(fixture.deps, { body: { email, password: PASSWORD } });
+    const registered = await register(fixture.deps, { email, password: PASSWORD });
     if (!('userId' in registered)) throw new Error('registration without verification answers the user id');
     const { userId } = registered;
-    const signIn = () => login(fixture.deps, { body: { email, password: PASSWORD }, sourceIp: '198.51.100.7', userAgent: 'vitest' });
+    const signIn = () => login(fixture.deps, { email, password: PASSWORD, sourceIp: '198.51.100.7', userAgent: 'vitest' });
     const tokens = fixture.deps.tokens as TokenService;
     const built = await buildAuthorizerDependencies({
       storage: { table: fixture.tableName, endpoint: server.endpoint },

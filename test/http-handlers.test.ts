@@ -309,14 +309,19 @@ describe.each(dynamoDbServers)('HTTP handlers on $name', ({ start }) => {
       expect(result.status).toBe(201);
     });
 
-    it('answers 401 with WWW-Authenticate for /password without a usable token', async () => {
-      const body = { currentPassword: PASSWORD, newPassword: 'whatever it is now' };
-      for (const headers of [{}, { Authorization: 'Basic dXNlcjpwYXNz' }, { Authorization: 'Bearer not.a.token' }] as Array<Record<string, string>>) {
-        const result = await call('password', 'v2', { path: '/password', headers, body });
-        expect(result.status).toBe(401);
-        expect(result.body.error.code).toBe('unauthenticated');
-        expect(result.headers['www-authenticate']).toBe('Bearer');
+    it('answers 401 with WWW-Authenticate for /password without a usable token, whatever the body\'s fields', async () => {
+      // The token is checked before the body's fields: a caller without a session learns nothing of what they should be.
+      for (const body of [{ currentPassword: PASSWORD, newPassword: 'whatever it is now' }, {}, { currentPassword: 42 }]) {
+        for (const headers of [{}, { Authorization: 'Basic dXNlcjpwYXNz' }, { Authorization: 'Bearer not.a.token' }] as Array<Record<string, string>>) {
+          const result = await call('password', 'v2', { path: '/password', headers, body });
+          expect(result.status).toBe(401);
+          expect(result.body.error.code).toBe('unauthenticated');
+          expect(result.headers['www-authenticate']).toBe('Bearer');
+        }
       }
+      // The envelope still comes first.
+      const notJson = await call('password', 'v2', { path: '/password', headers: { 'Content-Type': 'text/plain' }, body: {} });
+      expect(notJson.body.error.code).toBe('unsupported_media_type');
     });
 
     it('answers 400 for an event that is not an HTTP event', async () => {

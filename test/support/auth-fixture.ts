@@ -16,6 +16,9 @@ import { createKeyring, generateSigningKey } from '../../packages/server/src/fea
 import { createTokenService } from '../../packages/server/src/features/tokens/token-service.js';
 import type { AuditEvent } from '../../packages/server/src/accounts/audit-events.js';
 import { startSession } from '../../packages/server/src/features/sessions/start-session.js';
+import { authenticateSession } from '../../packages/server/src/features/sessions/authenticate-session.js';
+import { changePassword } from '../../packages/server/src/features/password/change-password.js';
+import type { PasswordChangeDependencies } from '../../packages/server/src/features/password/dependencies.js';
 import { createEmailFingerprint } from '../../packages/server/src/accounts/fingerprint.js';
 import type { AccountMail } from '../../packages/server/src/mail/account-mail.js';
 import type { AppDependencies } from '../../packages/server/src/wiring/build-dependencies.js';
@@ -107,5 +110,20 @@ export function capturingMail() {
     emailVerification: async (to, token, expiresInSeconds) => void sent.push({ kind: 'email_verification', to, token, expiresInSeconds }),
     registrationAttempt: async (to) => void sent.push({ kind: 'registration_attempt', to }),
   };
-  return { mail, sent, last: (kind: string) => sent.filter((m) => m.kind === kind).at(-1) };
+  // The link mails (password_reset, email_verification) carry a token: what a test posts back as one.
+  const last = (kind: string) => sent.filter((m) => m.kind === kind).at(-1) as ((typeof sent)[number] & { token: string }) | undefined;
+  return { mail, sent, last };
+}
+
+/**
+ * POST /password's two steps as the route takes them: the token's live session (before the
+ * body's fields), then the change. A test that only checks the token may leave the passwords out.
+ */
+export async function changePasswordWithToken(
+  deps: PasswordChangeDependencies,
+  request: { accessToken: string | undefined; currentPassword?: string; newPassword?: string; sourceIp?: string },
+): Promise<void> {
+  const { accessToken, currentPassword = '', newPassword = '', sourceIp } = request;
+  const caller = await authenticateSession(deps, accessToken, deps.now?.());
+  await changePassword(deps, { caller, currentPassword, newPassword, ...(sourceIp !== undefined && { sourceIp }) });
 }

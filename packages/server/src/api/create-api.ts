@@ -5,7 +5,8 @@ import { HttpError } from './http-error.js';
 import { mapError, toErrorResponse } from './map-error.js';
 import { readJsonBody } from './read-json-body.js';
 import { toWebResponse, type ApiResponse } from './responses.js';
-import type { Route } from './route.js';
+import { parseBody } from './request-body.js';
+import type { AnyRoute } from './route.js';
 import type { ApiHost, ApiLog, RequestOrigin } from './api-host.js';
 
 /** What one request's steps pass each other (hono's typed context variables). */
@@ -15,10 +16,11 @@ export interface ApiEnv {
 
 /**
  * The HTTP API over web-standard Request/Response: routing, unknown paths and methods, body
- * checks, errors as `{"error":{"code","message"}}`, security headers. Runtime-neutral: a host
+ * checks (the envelope, then the route's schema), errors as `{"error":{"code","message"}}`,
+ * security headers. Runtime-neutral: a host
  * adapter turns its platform's requests into `app.fetch` calls (src/runtimes).
  */
-export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hono<ApiEnv> {
+export function createApi<S>(routes: readonly AnyRoute<S>[], host: ApiHost<S>): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const respond = host.respond ?? toWebResponse;
   // Asked once per request and passed on in the context, so every step sees the same request id.
@@ -33,8 +35,13 @@ export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hon
   for (const route of routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
     app.on(route.method, route.path, async (c) => {
-      const body = route.json ? await readJsonBody(c.req.raw, { form: route.form === true, held: host.body?.(c) }) : undefined;
-      const answer = await route.handle({ request: c.req.raw, body, params: c.req.param() as Record<string, string>, origin: c.var.origin, services: host.services(c) });
+      const request = c.req.raw;
+      const services = host.services(c);
+      // The envelope first (content type, size, UTF-8 JSON), then who asks, then the body's fields.
+      const read = route.body === undefined ? undefined : await readJsonBody(request, { form: route.body.form === true, held: host.body?.(c) });
+      const caller = route.authenticate === undefined ? undefined : await route.authenticate({ request, services });
+      const body = route.body === undefined ? undefined : parseBody(route.body.schema, read);
+      const answer = await route.handle({ request, body, caller, params: c.req.param() as Record<string, string>, origin: c.var.origin, services });
       return answer instanceof Response ? answer : respond(answer);
     });
   }

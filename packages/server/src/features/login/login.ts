@@ -16,11 +16,12 @@ import { sourceKeyOf } from '../../accounts/source-key.js';
 import { startSession, type StartedSession } from '../sessions/start-session.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';
-import { requireObject, requireString } from '../../accounts/validate-input.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 export interface LoginRequest {
-  body: unknown;
+  /** As typed: its canonical form (canonical-email.ts) is the account's key. */
+  email: string;
+  password: string;
   sourceIp?: string;
   /** The User-Agent header: its family is what GET /sessions shows of the session. */
   userAgent?: string;
@@ -60,9 +61,8 @@ const MAX_DECISIONS = 3;
  * account is created conditionally and the login goes on as a good one.
  */
 export async function login(deps: LoginDependencies, request: LoginRequest): Promise<LoginResponse> {
-  const body = requireObject(request.body);
-  const email = canonicalEmail(body.email);
-  const password = requireString(body, 'password');
+  const email = canonicalEmail(request.email);
+  const { password } = request;
   return translateErrors(async () => {
     deps.hasher.checkPassword(password);
     const fingerprint = deps.fingerprint(email);

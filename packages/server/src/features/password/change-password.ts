@@ -1,34 +1,34 @@
 import { PasslaneError } from 'passlane/common';
 import type { UserRecord } from '../../storage/account-store.js';
 import { HashChangedError } from '../../storage/errors.js';
-import { authenticateSession } from '../sessions/authenticate-session.js';
+import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
 import type { PasswordChangeDependencies } from './dependencies.js';
 import { checkNewPassword } from './check-new-password.js';
 import { ConcurrentUpdateError, InvalidCredentialsError, UnauthenticatedError } from '../../accounts/errors.js';
 import { enforceRateLimits } from '../../accounts/enforce-rate-limits.js';
 import { endOtherSessions } from '../sessions/end-sessions.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
-import { requireObject, requireString } from '../../accounts/validate-input.js';
 
 export interface ChangePasswordRequest {
-  /** The Bearer token from the Authorization header, if any. */
-  accessToken: string | undefined;
-  body: unknown;
+  /**
+   * Who asks: the session of the Bearer token, still live (authenticateSession), which POST
+   * /password checks before the body's fields.
+   */
+  caller: AuthenticatedSession;
+  currentPassword: string;
+  newPassword: string;
   sourceIp?: string;
 }
 
 /**
- * Changes the password of the token's account after checking the current one. The token's
+ * Changes the password of the caller's account after checking the current one. The caller's
  * session must be live (a signed-out token changes nothing). The write is conditional on the hash
  * just verified, so a concurrent change is never lost. Every other session of the account ends,
  * and its outstanding reset and verification links are voided.
  */
 export async function changePassword(deps: PasswordChangeDependencies, request: ChangePasswordRequest): Promise<void> {
   return translateErrors(async () => {
-    const caller = await authenticateSession(deps, request.accessToken, deps.now?.());
-    const body = requireObject(request.body);
-    const currentPassword = requireString(body, 'currentPassword');
-    const newPassword = requireString(body, 'newPassword');
+    const { caller, currentPassword, newPassword } = request;
     let newHash: string | undefined;
     // A login-time upgrade of the same password may land between our read and our write; then
     // read again and re-check, rather than fail the user's change. A real concurrent change

@@ -6,7 +6,6 @@ import { ConcurrentUpdateError, InvalidOneTimeTokenError } from '../../accounts/
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { checkOneTimeToken, consumeOneTimeToken } from './use-one-time-token.js';
-import { requireObject, requireString } from '../../accounts/validate-input.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -17,11 +16,10 @@ const MAX_ATTEMPTS = 3;
  * cleared (and the waits of the source confirming), the mailbox counts as verified (the link
  * proved it), and any other reset or verification link outstanding is voided.
  */
-export async function confirmPasswordReset(deps: PasswordResetDependencies, request: { body: unknown; sourceIp?: string }): Promise<void> {
-  const body = requireObject(request.body);
-  const newPassword = requireString(body, 'newPassword');
+export async function confirmPasswordReset(deps: PasswordResetDependencies, request: { token: string; newPassword: string; sourceIp?: string }): Promise<void> {
+  const { newPassword } = request;
   return translateErrors(async () => {
-    const checked = await checkOneTimeToken(deps, 'reset', body.token);
+    const checked = await checkOneTimeToken(deps, 'reset', request.token);
     // The rules every new password passes (src/passwords), before any hash is spent on it.
     await checkNewPassword(deps, newPassword, { email: checked.stored.email, action: 'password_reset' });
     deps.hasher.checkPassword(newPassword);

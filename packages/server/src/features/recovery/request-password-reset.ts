@@ -5,7 +5,6 @@ import { mailFailureCode } from './mail-failure.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';
-import { requireObject } from '../../accounts/validate-input.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 /**
@@ -15,8 +14,8 @@ import { epochSeconds } from '../../shared/epoch-seconds.js';
  * silent too. Every answer waits as long as the slowest one this container has seen recently,
  * so the mail's round trip does not tell a known address from an unknown one.
  */
-export async function requestPasswordReset(deps: PasswordResetRequestDependencies, request: { body: unknown; sourceIp?: string }): Promise<void> {
-  const email = canonicalEmail(requireObject(request.body).email);
+export async function requestPasswordReset(deps: PasswordResetRequestDependencies, request: { email: string; sourceIp?: string }): Promise<void> {
+  const email = canonicalEmail(request.email);
   return translateErrors(async () => {
     const timing = deps.replyTiming?.start();
     const accountKey = deps.fingerprint(email);

@@ -20,7 +20,7 @@ export interface CheckedOneTimeToken {
 export async function checkOneTimeToken(
   deps: OneTimeTokenDependencies,
   purpose: OneTimeTokenPurpose,
-  presented: unknown,
+  presented: string,
 ): Promise<CheckedOneTimeToken> {
   const reject = (reason: 'malformed' | 'unknown' | 'expired' | 'mismatch'): never => {
     deps.audit({ type: 'auth.one_time_token_rejected', purpose, reason });

@@ -5,13 +5,11 @@ import { InvalidOneTimeTokenError, UnauthenticatedError } from '../../accounts/e
 import { sendVerification } from './send-verification.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { checkOneTimeToken, consumeOneTimeToken } from './use-one-time-token.js';
-import { requireObject } from '../../accounts/validate-input.js';
 
 /** POST /email/verify `{ token }`: the account's email counts as verified from now on (new access tokens say so). */
-export async function verifyEmail(deps: EmailVerificationDependencies, request: { body: unknown }): Promise<void> {
-  const body = requireObject(request.body);
+export async function verifyEmail(deps: EmailVerificationDependencies, request: { token: string }): Promise<void> {
   return translateErrors(async () => {
-    const checked = await checkOneTimeToken(deps, 'verify', body.token);
+    const checked = await checkOneTimeToken(deps, 'verify', request.token);
     await consumeOneTimeToken(deps, 'verify', checked);
     const user = await deps.users.getUserByEmail(checked.stored.email);
     if (user === undefined || !(await deps.users.markEmailVerified(user.email, deps.now?.()))) throw new InvalidOneTimeTokenError();

@@ -12,16 +12,15 @@ import {
 } from './refresh-token.js';
 import { isLive, type AccountSessions, type StoredSession } from '../../storage/session-store.js';
 import type { RefreshDependencies } from './dependencies.js';
-import { InvalidGrantError, InvalidRequestError, RateLimitedError, RefreshTokenReusedError, TemporarilyUnavailableError, UnsupportedGrantTypeError } from '../../accounts/errors.js';
+import { InvalidGrantError, RateLimitedError, RefreshTokenReusedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { refreshExpiresIn } from './start-session.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
-import { requireObject } from '../../accounts/validate-input.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 export interface RefreshRequest {
-  /** `{ grant_type: "refresh_token", refresh_token }`, from JSON or a form. */
-  body: unknown;
+  /** The refresh token presented (a refresh grant's `refresh_token`, RFC 6749 §6). */
+  refreshToken: string;
   sourceIp?: string;
 }
 
@@ -51,13 +50,7 @@ type Failure = 'malformed' | 'unknown_session' | 'expired' | 'mismatch';
  * keeps one live token. A spent token after the grace window is reuse: the session ends.
  */
 export async function refreshSession(deps: RefreshDependencies, request: RefreshRequest): Promise<RefreshResponse> {
-  const body = requireObject(request.body);
-  if (body.grant_type === undefined) throw new InvalidRequestError('grant_type is required', 'grant_type');
-  if (body.grant_type !== 'refresh_token') throw new UnsupportedGrantTypeError();
-  if (typeof body.refresh_token !== 'string' || body.refresh_token === '') {
-    throw new InvalidRequestError('refresh_token must be a non-empty string', 'refresh_token');
-  }
-  const token = parseRefreshToken(body.refresh_token);
+  const token = parseRefreshToken(request.refreshToken);
 
   return translateErrors(async () => {
     for (let decision = 1; decision <= MAX_DECISIONS; decision++) {

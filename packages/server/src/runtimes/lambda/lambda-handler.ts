@@ -13,7 +13,7 @@ import { createApi, respondToError } from '../../api/create-api.js';
 import { FALLBACK_RETRY_AFTER_SECONDS } from '../../api/error-table.js';
 import { mapError, toErrorResponse } from '../../api/map-error.js';
 import type { ApiResponse } from '../../api/responses.js';
-import type { Route } from '../../api/route.js';
+import type { AnyRoute } from '../../api/route.js';
 import { apiLog, logger } from '../../observability/logger.js';
 import { metrics } from '../../observability/metrics.js';
 import { InvalidRequestError, TemporarilyUnavailableError } from '../../accounts/errors.js';
@@ -46,7 +46,7 @@ interface HonoLambdaEnv {
  * and kept for the container's life (a failed build is not kept: the next invocation tries
  * again), so a cold start pays only for what its route touches (lambda-services.ts).
  */
-export function lambdaHandler<S extends object>(routes: readonly Route<S>[], services: S) {
+export function lambdaHandler<S extends object>(routes: readonly AnyRoute<S>[], services: S) {
   const streamless = streamlessBodies();
   const built = builtOnce(services);
   const app = createApi(routes, {

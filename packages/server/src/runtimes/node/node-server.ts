@@ -7,7 +7,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApi } from '../../api/create-api.js';
-import type { Route } from '../../api/route.js';
+import type { AnyRoute } from '../../api/route.js';
 import type { ApiLog } from '../../api/api-host.js';
 
 export interface NodeHost {
@@ -15,7 +15,7 @@ export interface NodeHost {
   close(): Promise<void>;
 }
 
-export async function serveOnNode<S>(routes: readonly Route<S>[], services: S, options: { port: number; host: string; log: ApiLog }): Promise<NodeHost> {
+export async function serveOnNode<S>(routes: readonly AnyRoute<S>[], services: S, options: { port: number; host: string; log: ApiLog }): Promise<NodeHost> {
   const app = createApi(routes, {
     services: () => services,
     origin: (c) => {
