@@ -2,7 +2,8 @@
  * `npm run generate:openapi [-- --check]`: writes openapi.yaml from the API itself: every path
  * and method of API_ROUTES (packages/server/src/wiring/api-routes.ts) with what each route says
  * of itself (its `doc`: summary, description, parameters, every answer with its error codes and
- * headers), the schemas its body is checked with and its answers are shaped by (valibot, turned
+ * headers) and the answers the HTTP toolkit gives every route (405, 500; 413 and 415 with a
+ * body), the schemas its body is checked with and its answers are shaped by (valibot, turned
  * into JSON Schema by @valibot/to-json-schema), and the error body of the error table.
  * `--check` writes nothing and fails when the committed file differs; test/openapi-contract.test.ts
  * checks the same, so a route or schema changed without regenerating fails the tests.
@@ -17,6 +18,7 @@ import { toJsonSchemaDefs, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { Document } from 'yaml';
 import type { AnswerDoc, HeaderDoc, NamedSchema, OperationDoc, ParameterDoc, PlainSchema } from '../packages/server/src/api/operation-doc.js';
+import { toolkitAnswers } from '../packages/server/src/api/answers.js';
 import { ERROR_BODY } from '../packages/server/src/api/error-body.js';
 import { ERROR_TABLE } from '../packages/server/src/api/error-table.js';
 import type { AnyRoute } from '../packages/server/src/api/route.js';
@@ -79,7 +81,7 @@ export function renderOpenApi(routes: readonly AnyRoute<unknown>[] = API_ROUTES 
       ...(doc.parameters !== undefined && { parameters: doc.parameters.map(parameter) }),
       ...(body !== undefined && { requestBody: { required: true, content: Object.fromEntries(media.map((type) => [type, { schema: body }])) } }),
       responses: Object.fromEntries(
-        Object.entries(doc.answers)
+        Object.entries({ ...toolkitAnswers(route.body !== undefined), ...doc.answers })
           .sort(([a], [b]) => Number(a) - Number(b))
           .map(([status, answer]) => {
             if (answer.name === undefined) return [status, renderAnswer(Number(status), answer, at)];

@@ -1,5 +1,5 @@
 import { MAX_JSON_BODY_BYTES } from './read-json-body.js';
-import type { AnswerDoc, HeaderDoc } from './operation-doc.js';
+import type { AnswerDoc, HeaderDoc, OperationDoc } from './operation-doc.js';
 
 /**
  * The answers and headers routes share in the API's document (operation-doc.ts): those of the
@@ -76,3 +76,13 @@ export const INTERNAL_ERROR: AnswerDoc = {
   description: 'An unexpected error: always `{"error":{"code":"internal_error","message":"internal error"}}`.',
   codes: ['internal_error'],
 };
+
+/**
+ * The answers createApi gives a route of its own accord, before or around its handler: another
+ * method on its path (405), an error nobody named (500), and for a route with a body its
+ * envelope's refusals (413, 415). A route's own answer for one of these statuses wins.
+ */
+export function toolkitAnswers(hasBody: boolean): OperationDoc['answers'] {
+  const envelope: OperationDoc['answers'] = hasBody ? { 413: PAYLOAD_TOO_LARGE, 415: UNSUPPORTED_MEDIA_TYPE } : {};
+  return { 405: METHOD_NOT_ALLOWED, ...envelope, 500: INTERNAL_ERROR };
+}

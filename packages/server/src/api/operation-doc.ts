@@ -13,7 +13,10 @@ export interface OperationDoc {
   /** `bearer`: the route takes an access token (`Authorization: Bearer`); `none`: it takes none. */
   security?: 'bearer' | 'none';
   parameters?: readonly ParameterDoc[];
-  /** Every status the route answers (the router's 404 and 405 too). */
+  /**
+   * Every status the route's own steps answer; those createApi gives every route (405, 500, and
+   * 413, 415 to a route with a body: answers.ts `toolkitAnswers`) join them in the document.
+   */
   answers: Readonly<Record<number, AnswerDoc>>;
 }
 

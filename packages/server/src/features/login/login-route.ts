@@ -2,16 +2,7 @@ import { login } from './login.js';
 import { deviceCookie, presentedDeviceTokens } from './device-cookie.js';
 import type { LoginServices } from './dependencies.js';
 import { LoggedIn, LoginRequest } from './login-schemas.js';
-import {
-  BAD_REQUEST,
-  INTERNAL_ERROR,
-  METHOD_NOT_ALLOWED,
-  NO_STORE,
-  PAYLOAD_TOO_LARGE,
-  RATE_LIMITED,
-  TEMPORARILY_UNAVAILABLE,
-  UNSUPPORTED_MEDIA_TYPE,
-} from '../../api/answers.js';
+import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse } from '../../api/responses.js';
 
@@ -65,11 +56,7 @@ tells a guesser nothing (a wrong password stays 401).
 `,
         codes: ['email_not_verified'],
       },
-      405: METHOD_NOT_ALLOWED,
-      413: PAYLOAD_TOO_LARGE,
-      415: UNSUPPORTED_MEDIA_TYPE,
       429: RATE_LIMITED,
-      500: INTERNAL_ERROR,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },

@@ -2,15 +2,7 @@ import { changePassword } from './change-password.js';
 import type { PasswordServices } from './dependencies.js';
 import { PasswordChange } from './password-schemas.js';
 import { authenticateSession, type AuthenticatedSession } from '../sessions/authenticate-session.js';
-import {
-  BAD_REQUEST,
-  INTERNAL_ERROR,
-  METHOD_NOT_ALLOWED,
-  PAYLOAD_TOO_LARGE,
-  RATE_LIMITED,
-  TEMPORARILY_UNAVAILABLE,
-  UNSUPPORTED_MEDIA_TYPE,
-} from '../../api/answers.js';
+import { BAD_REQUEST, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { bearerToken } from '../../api/bearer-token.js';
 import { defineRoute } from '../../api/route.js';
@@ -46,12 +38,8 @@ current password is wrong.
         headers: { 'WWW-Authenticate': { description: '`Bearer`, when the token is the problem.', schema: { type: 'string' } } },
         codes: ['unauthenticated', 'invalid_credentials'],
       },
-      405: METHOD_NOT_ALLOWED,
       409: { description: 'The password changed concurrently; retry (`conflict`).', codes: ['conflict'] },
-      413: PAYLOAD_TOO_LARGE,
-      415: UNSUPPORTED_MEDIA_TYPE,
       429: RATE_LIMITED,
-      500: INTERNAL_ERROR,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },

@@ -3,14 +3,7 @@ import type { RecoveryServices } from './dependencies.js';
 import { Accepted, EmailVerification, PasswordResetConfirmation, PasswordResetRequest } from './recovery-schemas.js';
 import { requestPasswordReset } from './request-password-reset.js';
 import { resendVerification, verifyEmail } from './verify-email.js';
-import {
-  INTERNAL_ERROR,
-  METHOD_NOT_ALLOWED,
-  NO_STORE,
-  PAYLOAD_TOO_LARGE,
-  TEMPORARILY_UNAVAILABLE,
-  UNSUPPORTED_MEDIA_TYPE,
-} from '../../api/answers.js';
+import { NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { bearerToken } from '../../api/bearer-token.js';
 import type { NamedSchema } from '../../api/operation-doc.js';
 import { defineRoute } from '../../api/route.js';
@@ -46,10 +39,6 @@ the answer.
           '`invalid_json`: the body is not valid UTF-8 JSON. `invalid_request`: the body is not an object, or `email` is missing, not a string or not an address.',
         codes: ['invalid_json', 'invalid_request'],
       },
-      405: METHOD_NOT_ALLOWED,
-      413: PAYLOAD_TOO_LARGE,
-      415: UNSUPPORTED_MEDIA_TYPE,
-      500: INTERNAL_ERROR,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
@@ -86,11 +75,7 @@ a string or over 1024 bytes. \`invalid_json\`: the body is not valid UTF-8 JSON.
 `,
         codes: ['invalid_token', 'password_rejected', 'invalid_request', 'invalid_json'],
       },
-      405: METHOD_NOT_ALLOWED,
       409: { description: 'The password changed concurrently several times over; retry (`conflict`).', codes: ['conflict'] },
-      413: PAYLOAD_TOO_LARGE,
-      415: UNSUPPORTED_MEDIA_TYPE,
-      500: INTERNAL_ERROR,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
@@ -124,10 +109,6 @@ UTF-8 JSON.
 `,
         codes: ['invalid_token', 'invalid_request', 'invalid_json'],
       },
-      405: METHOD_NOT_ALLOWED,
-      413: PAYLOAD_TOO_LARGE,
-      415: UNSUPPORTED_MEDIA_TYPE,
-      500: INTERNAL_ERROR,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
@@ -158,8 +139,6 @@ verified already; the answer is the same. No request body.
         headers: { 'WWW-Authenticate': { required: true, description: '`Bearer` (RFC 6750 §3).', schema: { type: 'string' } } },
         codes: ['unauthenticated'],
       },
-      405: METHOD_NOT_ALLOWED,
-      500: INTERNAL_ERROR,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },

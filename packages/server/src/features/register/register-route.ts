@@ -1,16 +1,7 @@
 import { register } from './register.js';
 import type { RegisterServices } from './dependencies.js';
 import { Credentials, Registered } from './register-schemas.js';
-import {
-  BAD_REQUEST,
-  INTERNAL_ERROR,
-  METHOD_NOT_ALLOWED,
-  NO_STORE,
-  PAYLOAD_TOO_LARGE,
-  RATE_LIMITED,
-  TEMPORARILY_UNAVAILABLE,
-  UNSUPPORTED_MEDIA_TYPE,
-} from '../../api/answers.js';
+import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse } from '../../api/responses.js';
 import { ACCEPTED, ACCEPTED_BODY } from '../recovery/recovery-routes.js';
@@ -41,16 +32,12 @@ account changes).
         body: ACCEPTED_BODY,
       },
       400: BAD_REQUEST,
-      405: METHOD_NOT_ALLOWED,
       409: {
         description:
           'An account with this email already exists (`account_exists`), or during a lazy migration the old system still holds it; only without email verification.',
         codes: ['account_exists'],
       },
-      413: PAYLOAD_TOO_LARGE,
-      415: UNSUPPORTED_MEDIA_TYPE,
       429: RATE_LIMITED,
-      500: INTERNAL_ERROR,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },

@@ -1,7 +1,7 @@
 import { logout, LOGOUT_SCOPES } from './end-sessions.js';
 import type { SessionServices } from './dependencies.js';
 import { SESSION_UNAUTHENTICATED } from './session-schemas.js';
-import { INTERNAL_ERROR, METHOD_NOT_ALLOWED, NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { bearerToken } from '../../api/bearer-token.js';
 import { defineRoute } from '../../api/route.js';
 import { noContent } from '../../api/responses.js';
@@ -28,8 +28,6 @@ export const logoutRoute = defineRoute<SessionServices>({
       204: { description: 'Ended (`others` with no other session is no error).', headers: { 'Cache-Control': NO_STORE } },
       400: { description: '`invalid_request`: `scope` is not one of `local`, `others`, `global`.', codes: ['invalid_request'] },
       401: SESSION_UNAUTHENTICATED,
-      405: METHOD_NOT_ALLOWED,
-      500: INTERNAL_ERROR,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },

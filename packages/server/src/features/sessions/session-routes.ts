@@ -2,7 +2,7 @@ import { deleteDevice, deleteSession } from './end-sessions.js';
 import type { SessionServices } from './dependencies.js';
 import { listSessions } from './list-sessions.js';
 import { SESSION_LIST_BODY, SESSION_UNAUTHENTICATED } from './session-schemas.js';
-import { INTERNAL_ERROR, METHOD_NOT_ALLOWED, NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { bearerToken } from '../../api/bearer-token.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse, noContent } from '../../api/responses.js';
@@ -19,8 +19,6 @@ export const listSessionsRoute = defineRoute<SessionServices>({
     answers: {
       200: { description: "Newest first; the caller's own is `current`.", headers: { 'Cache-Control': NO_STORE }, body: SESSION_LIST_BODY },
       401: SESSION_UNAUTHENTICATED,
-      405: METHOD_NOT_ALLOWED,
-      500: INTERNAL_ERROR,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
@@ -46,8 +44,6 @@ export const deleteSessionRoute = defineRoute<SessionServices>({
         description: "No live session of the caller's account has this id (`session_not_found`); another account's session and an ended one look the same.",
         codes: ['session_not_found'],
       },
-      405: METHOD_NOT_ALLOWED,
-      500: INTERNAL_ERROR,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
@@ -73,8 +69,6 @@ export const deleteDeviceRoute = defineRoute<SessionServices>({
       204: { description: 'Forgotten.', headers: { 'Cache-Control': NO_STORE } },
       401: SESSION_UNAUTHENTICATED,
       404: { description: "No known device of the caller's account has this id (`device_not_found`).", codes: ['device_not_found'] },
-      405: METHOD_NOT_ALLOWED,
-      500: INTERNAL_ERROR,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },

@@ -1,7 +1,7 @@
 import { refreshSession } from './refresh-session.js';
 import type { RefreshServices } from './dependencies.js';
 import { TokenRequest, TokenResponse } from './session-schemas.js';
-import { INTERNAL_ERROR, METHOD_NOT_ALLOWED, NO_STORE, PAYLOAD_TOO_LARGE, RETRY_AFTER, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { NO_STORE, RETRY_AFTER, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse } from '../../api/responses.js';
 
@@ -41,8 +41,6 @@ session has now ended too.
 `,
         codes: ['invalid_grant', 'refresh_token_reused'],
       },
-      405: METHOD_NOT_ALLOWED,
-      413: PAYLOAD_TOO_LARGE,
       415: {
         description:
           'Content-Type is neither `application/json` (with an optional UTF-8 charset) nor `application/x-www-form-urlencoded` (`unsupported_media_type`).',
@@ -56,7 +54,6 @@ refreshes this window.
         headers: { 'Retry-After': RETRY_AFTER },
         codes: ['rate_limited'],
       },
-      500: INTERNAL_ERROR,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },

@@ -1,7 +1,6 @@
 import { JWKS_MAX_AGE_SECONDS } from './jwks.js';
 import type { PublicTokenServices } from './dependencies.js';
 import { Jwk, Jwks } from './token-schemas.js';
-import { INTERNAL_ERROR, METHOD_NOT_ALLOWED } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse } from '../../api/responses.js';
 
@@ -23,8 +22,6 @@ export const jwksRoute = defineRoute<PublicTokenServices>({
         headers: { 'Cache-Control': { required: true, description: 'Public and cacheable, e.g. `public, max-age=300`.', schema: { type: 'string' } } },
         body: { name: 'Jwks', schema: Jwks, parts: [{ name: 'Jwk', schema: Jwk }] },
       },
-      405: METHOD_NOT_ALLOWED,
-      500: INTERNAL_ERROR,
     },
   },
   handle: async ({ services }) => jsonResponse(200, (await services.publicTokens()).jwks(), PUBLIC_CACHE),

@@ -2,7 +2,7 @@ import { openIdConfiguration } from './openid-configuration.js';
 import type { PublicTokenServices } from './dependencies.js';
 import { PUBLIC_CACHE } from './jwks-route.js';
 import { OpenIdConfiguration } from './token-schemas.js';
-import { INTERNAL_ERROR, METHOD_NOT_ALLOWED, NOT_FOUND } from '../../api/answers.js';
+import { NOT_FOUND } from '../../api/answers.js';
 import { HttpError } from '../../api/http-error.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse } from '../../api/responses.js';
@@ -28,8 +28,6 @@ PASSLANE_DISCOVERY_TRUST_HOST is true: this document is cached publicly.
         body: { name: 'OpenIdConfiguration', schema: OpenIdConfiguration },
       },
       404: NOT_FOUND,
-      405: METHOD_NOT_ALLOWED,
-      500: INTERNAL_ERROR,
     },
   },
   handle: async ({ request, services }) => {
