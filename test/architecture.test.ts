@@ -19,7 +19,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /**
- * The server's floors (packages/server/src, from the ground up; README.md "the house"): a folder
+ * The server's floors (packages/server/src, from the ground up; the root README's "Layout"): a folder
  * may import its own floor and those below, never one above.
  */
 const LAYERS: readonly (readonly string[])[] = [
