@@ -33,6 +33,8 @@ import { ensureTable } from '../packages/server/src/storage/table.js';
 import { dynamoDbServers, freePort, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { lambdaContext } from './support/lambda-context.js';
 import { countingHasher } from './support/auth-fixture.js';
+import { createKeyring, generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
+import { createTokenService } from '../packages/server/src/features/tokens/token-service.js';
 
 type EventKind = 'v1' | 'v2' | 'functionUrl';
 const EVENT_KINDS: EventKind[] = ['v1', 'v2', 'functionUrl'];
@@ -406,6 +408,24 @@ describe('storage outage', () => {
       expect(Number(result.headers['retry-after']), route).toBeGreaterThanOrEqual(1);
     }
     expect(calls).toEqual({ hash: 0, verify: 0, verifyDummy: 0 });
+  });
+});
+
+describe('a function\'s service', () => {
+  it('is built on its first request and kept for the container; a failed build is tried again', async () => {
+    const tokens = createTokenService({ keyring: await createKeyring(await generateSigningKey()) });
+    // The failed build's 500 is logged: not this test's output.
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    let builds = 0;
+    const handler = createJwksHandler(async () => {
+      builds++;
+      if (builds === 1) throw new Error('a passing fault at the cold start');
+      return tokens;
+    });
+    const get = async () => parse(await handler(httpEvent('v2', { method: 'GET', path: '/.well-known/jwks.json' }), lambdaContext())).status;
+    expect(await get()).toBe(500);
+    expect([await get(), await get(), await get()]).toEqual([200, 200, 200]);
+    expect(builds).toBe(2);
   });
 });
 
