@@ -34,11 +34,11 @@ function expectBenchShape(result: BenchResult, candidates: number): void {
   for (const r of result.recommendations) expect(r).toMatchObject({ fits: false, params: { memoryKiB: 19456, passes: 2, lanes: 1 } });
 }
 
-describe('bench CLI entry (bench/run.ts)', () => {
+describe('npm run bench (the CLI\'s bench command)', () => {
   it('writes JSON, Markdown and SVG for a tiny grid', async () => {
     const out = await mkdtemp(join(tmpdir(), 'passlane-bench-'));
     dirs.push(out);
-    const args = ['--conditions=passlane-source', '--import', 'tsx', 'bench/run.ts', '--quick', '--backend', 'native,wasm', '--argon2-memory', '64,128', '--passes', '1', '--lanes', '1'];
+    const args = ['--conditions=passlane-source', '--import', 'tsx', 'packages/server/src/cli/passlane.ts', 'bench', '--quick', '--backend', 'native,wasm', '--argon2-memory', '64,128', '--passes', '1', '--lanes', '1'];
     args.push('--rounds', '3', '--concurrency', '2', '--clients', '1,2', '--max-seconds', '20', '--out', out);
     const run = await runNode(args, { cwd: ROOT });
     expect(run.stderr).toMatch(/bench: rounds/); // progress, one line per phase when not a terminal
