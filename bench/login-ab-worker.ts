@@ -20,10 +20,9 @@ import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { handle } from 'hono/aws-lambda';
 import { createApi } from '../packages/server/src/api/create-api.js';
-import type { Route } from '../packages/server/src/api/route.js';
-import type { ApiServices } from '../packages/server/src/api/services.js';
 import { readConfig, type PasslaneConfig } from '../packages/server/src/config/read-config.js';
 import type { DynamoDbConnection } from '../packages/server/src/storage/settings.js';
+import type { LoginServices } from '../packages/server/src/features/login/dependencies.js';
 import { loginRoute } from '../packages/server/src/features/login/login-route.js';
 import { registerRoute } from '../packages/server/src/features/register/register-route.js';
 import { createNodeJwsSigner } from '../packages/server/src/features/tokens/node-jws-signer.js';
@@ -93,13 +92,13 @@ const ready = (): State => {
 };
 
 /** hono's Lambda adapter over the API, as the Lambda host builds it, with or without the streamless seam; no middy. */
-function apiHandler(services: Pick<ApiServices, 'auth'>, streamless: boolean): Handler {
+function apiHandler(services: LoginServices, streamless: boolean): Handler {
   const bodies = streamless ? streamlessBodies() : undefined;
-  const app = createApi([loginRoute] as Route<Pick<ApiServices, 'auth'>>[], {
+  const app = createApi<LoginServices>([loginRoute], {
     services: () => services,
     origin: (c) => ({ sourceIp: (c.env as { requestContext?: { http?: { sourceIp?: string } } }).requestContext?.http?.sourceIp, requestId: undefined }),
     ...(bodies !== undefined && { body: bodies.body, respond: bodies.respond }),
-    log: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    log: { info: () => undefined, warn: () => undefined, error: () => undefined, safeError: () => undefined },
   });
   const serve = handle(app);
   return async (event, context) => serve((bodies === undefined ? event : bodies.withoutBody(event)) as never, context as never) as Promise<LambdaHttpResponse>;
@@ -210,11 +209,11 @@ async function init(email: string, password: string): Promise<AbReplies['init']>
     userId,
     deps,
     handlers: {
-      login: lambdaHandler([loginRoute], { auth: async () => deps }) as unknown as Handler,
-      'login-sdk': lambdaHandler([loginRoute], { auth: async () => sdkDeps }) as unknown as Handler,
-      'login-webcrypto': lambdaHandler([loginRoute], { auth: async () => webCryptoDeps }) as unknown as Handler,
-      'login-streamless': apiHandler({ auth: async () => deps }, true),
-      'login-streams': apiHandler({ auth: async () => deps }, false),
+      login: lambdaHandler([loginRoute], { login: async () => deps }) as unknown as Handler,
+      'login-sdk': lambdaHandler([loginRoute], { login: async () => sdkDeps }) as unknown as Handler,
+      'login-webcrypto': lambdaHandler([loginRoute], { login: async () => webCryptoDeps }) as unknown as Handler,
+      'login-streamless': apiHandler({ login: async () => deps }, true),
+      'login-streams': apiHandler({ login: async () => deps }, false),
     },
     signers,
     clients: { direct, sdk: plainClient(config.storage), 'sdk-uncached': plainClient(config.storage, { cacheMiddleware: false }) },

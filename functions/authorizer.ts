@@ -4,6 +4,14 @@
  * keys and the sessions items only; no private key, hasher or SSM. See infra/README.md.
  */
 import { lambdaAuthorizer } from '../packages/server/src/runtimes/lambda/lambda-authorizer.js';
-import { getAuthorizerDependencies } from '../packages/server/src/runtimes/lambda/lambda-authorizer-dependencies.js';
+import { readAuthorizerConfig } from '../packages/server/src/config/authorizer-config.js';
+import { readStorageConfig } from '../packages/server/src/config/storage-config.js';
+import { readTokenConfig } from '../packages/server/src/config/token-config.js';
+import { lambdaEnv } from '../packages/server/src/runtimes/lambda/lambda-env.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { buildAuthorizerDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
-export const handler = lambdaAuthorizer(getAuthorizerDependencies);
+export const handler = lambdaAuthorizer(async () => {
+  const env = lambdaEnv();
+  return buildAuthorizerDependencies({ storage: readStorageConfig(env), tokens: readTokenConfig(env), authorizer: readAuthorizerConfig(env) }, { dynamoDb: createDynamoDbClient });
+});

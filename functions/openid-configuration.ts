@@ -1,6 +1,12 @@
 /** GET /.well-known/openid-configuration: points API Gateway JWT authorizers at the JWKS. */
 import { openIdConfigurationRoute } from '../packages/server/src/features/tokens/openid-configuration-route.js';
-import { getPublicTokenService } from '../packages/server/src/runtimes/lambda/lambda-public-tokens.js';
+import { readTokenConfig } from '../packages/server/src/config/token-config.js';
+import { publicTokenServiceFromConfig } from '../packages/server/src/features/tokens/token-service.js';
+import { lambdaEnv } from '../packages/server/src/runtimes/lambda/lambda-env.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 
-export const handler = lambdaHandler([openIdConfigurationRoute], { publicTokens: getPublicTokenService });
+export const handler = lambdaHandler([openIdConfigurationRoute], {
+  // Plain env only (PASSLANE_JWT_PUBLIC_KEYS), never the secret store; the token service itself,
+  // not the wiring, whose stores would bring the SDK: the bundle is its entry alone.
+  publicTokens: async () => publicTokenServiceFromConfig(readTokenConfig(lambdaEnv())),
+});

@@ -1,6 +1,13 @@
-/** POST /password with a Bearer token: { currentPassword, newPassword } -> 204. */
+/**
+ * POST /password with a Bearer token: { currentPassword, newPassword } -> 204. The blocklist the
+ * new password is checked against, and the public keys only (it issues no token).
+ */
 import { changePasswordRoute } from '../packages/server/src/features/password/change-password-route.js';
-import { getPasswordChangeDependencies } from '../packages/server/src/runtimes/lambda/lambda-dependencies.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
+import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
+import { nodePlatform } from '../packages/server/src/runtimes/node/node-platform.js';
+import { buildPasswordChangeDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
-export const handler = lambdaHandler([changePasswordRoute], { account: getPasswordChangeDependencies });
+export const handler = lambdaHandler([changePasswordRoute], {
+  password: async () => buildPasswordChangeDependencies(await configWithSecrets(), nodePlatform),
+});

@@ -6,9 +6,15 @@
 import { readRehashConfig } from '../packages/server/src/config/rehash-config.js';
 import { logger } from '../packages/server/src/observability/logger.js';
 import { createRehashHandler } from '../packages/server/src/features/rehash/rehash-handler.js';
-import { getRehashDependencies } from '../packages/server/src/runtimes/lambda/lambda-dependencies.js';
+import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
+import { nodeBulkPlatform } from '../packages/server/src/runtimes/node/node-platform.js';
+import { onceUntilFailure } from '../packages/server/src/shared/once-until-failure.js';
+import { buildRehashDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { lambdaEnv } from '../packages/server/src/runtimes/lambda/lambda-env.js';
 
 const { writesPerSecond } = readRehashConfig(lambdaEnv());
 
-export const handler = createRehashHandler(getRehashDependencies, logger, writesPerSecond === undefined ? {} : { maxWritesPerSecond: writesPerSecond });
+// Built on the first invocation, with the pepper keys from SSM when a parameter is named, and kept for the container's life.
+const dependencies = onceUntilFailure(async () => buildRehashDependencies(await configWithSecrets(), nodeBulkPlatform()));
+
+export const handler = createRehashHandler(dependencies, logger, writesPerSecond === undefined ? {} : { maxWritesPerSecond: writesPerSecond });

@@ -15,7 +15,7 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'SILENT';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 });
-import { API_ROUTES } from '../packages/server/src/api/routes.js';
+import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
 import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
 import { ensureTable } from '../packages/server/src/storage/table.js';
 import { generateSigningKey } from '../packages/server/src/features/tokens/keys.js';

@@ -6,13 +6,34 @@
  * reaches into the entry points, scripts, tests or the bench around it, but the CLI, which bundles
  * the bench engine; the server's config (the environment's readers) stands above the settings it
  * fills (shared, storage, mail, accounts, api, features, observability own their types) and below
- * the wiring and the runtimes that use it.
+ * the wiring and the runtimes that use it; and the server is a house of floors (LAYERS), each
+ * folder importing only its own floor and those below: the HTTP toolkit knows no feature, a
+ * feature no host, wiring or environment, and a use case no HTTP.
  */
 import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * The server's floors (packages/server/src, from the ground up; the root README's "Layout"): a folder
+ * may import its own floor and those below, never one above.
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['shared'],
+  ['storage', 'mail'],
+  ['accounts'],
+  ['api'],
+  ['features'],
+  ['observability'],
+  ['config'],
+  ['wiring'],
+  ['runtimes'],
+  ['cli', 'cdk'],
+];
 
 let result: ICruiseResult;
 
@@ -52,6 +73,29 @@ beforeAll(async () => {
             to: { path: '^packages/server/src/config/' },
           },
           { name: 'config-imports-above', severity: 'error', from: { path: '^packages/server/src/config/' }, to: { path: '^packages/server/src/(wiring|runtimes|cli|cdk)/' } },
+          // The server's house, floor by floor: nothing imports a floor above its own (LAYERS).
+          ...LAYERS.slice(0, -1).map((floor, index) => ({
+            name: `layer-${floor.join('-')}-imports-above`,
+            severity: 'error' as const,
+            from: { path: `^packages/server/src/(${floor.join('|')})/` },
+            to: { path: `^packages/server/src/(${LAYERS.slice(index + 1).flat().join('|')})/` },
+          })),
+          // The HTTP toolkit knows no feature: the routes are the features', their list the wiring's.
+          { name: 'api-imports-features', severity: 'error', from: { path: '^packages/server/src/api/' }, to: { path: '^packages/server/src/features/' } },
+          // A feature knows no host and no environment: the wiring builds it from typed settings.
+          {
+            name: 'features-import-hosts',
+            severity: 'error',
+            from: { path: '^packages/server/src/features/' },
+            to: { path: '^packages/server/src/(runtimes|wiring|config)/' },
+          },
+          // Use cases know no HTTP: only a feature's routes (and their schemas, and the login's cookie) speak it.
+          {
+            name: 'use-cases-import-http',
+            severity: 'error',
+            from: { path: '^packages/server/src/features/', pathNot: '(-routes?|-schemas|device-cookie)\\.ts$' },
+            to: { path: '^(packages/server/src/api/|node_modules/hono/)' },
+          },
         ],
       },
     },
@@ -95,6 +139,19 @@ describe('import graph (dependency-cruiser)', () => {
 
   it('keeps the HTTP toolkit from importing config, wiring or a runtime', () => {
     expect(violationsOf('api-imports-hosts').map(describeViolation)).toEqual([]);
+  });
+
+  it('keeps every folder of the server on its floor: no import points up', () => {
+    const upward = result.summary.violations.filter((v) => v.rule.name.startsWith('layer-'));
+    expect(upward.map(describeViolation)).toEqual([]);
+    // Every floor has its rule, and the rules read every folder of the server.
+    expect(new Set(LAYERS.flat())).toEqual(new Set(readdirSync(join(ROOT, 'packages/server/src'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name)));
+  });
+
+  it('keeps the HTTP toolkit free of features, features free of hosts, and use cases free of HTTP', () => {
+    expect(violationsOf('api-imports-features').map(describeViolation)).toEqual([]);
+    expect(violationsOf('features-import-hosts').map(describeViolation)).toEqual([]);
+    expect(violationsOf('use-cases-import-http').map(describeViolation)).toEqual([]);
   });
 
   it('keeps config above what it configures: nothing below imports it, and it imports nothing above', () => {

@@ -22,7 +22,8 @@ import { logout } from '../packages/server/src/features/sessions/end-sessions.js
 import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { SessionVerdictCache } from '../packages/server/src/features/sessions/session-verdict-cache.js';
-import { buildAuthorizerDependencies } from '../packages/server/src/runtimes/lambda/lambda-authorizer-dependencies.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { buildAuthorizerDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { httpApiAuthorizerEvent, METHOD_ARN, restRequestAuthorizerEvent, restTokenAuthorizerEvent } from './support/authorizer-events.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
@@ -70,16 +71,16 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
     const clock = movableClock();
     const fixture = await createAuthFixture(server.endpoint, { now: clock.now });
     const email = uniqueEmail();
-    const registered = await register(fixture.deps, { body: { email, password: PASSWORD } });
+    const registered = await register(fixture.deps, { email, password: PASSWORD });
     if (!('userId' in registered)) throw new Error('registration without verification answers the user id');
     const { userId } = registered;
-    const signIn = () => login(fixture.deps, { body: { email, password: PASSWORD }, sourceIp: '198.51.100.7', userAgent: 'vitest' });
+    const signIn = () => login(fixture.deps, { email, password: PASSWORD, sourceIp: '198.51.100.7', userAgent: 'vitest' });
     const tokens = fixture.deps.tokens as TokenService;
     const built = await buildAuthorizerDependencies({
       storage: { table: fixture.tableName, endpoint: server.endpoint },
       tokens: readTokenConfig({ PASSLANE_JWT_PUBLIC_KEYS: JSON.stringify(tokens.jwks()) }),
       authorizer: { cacheSeconds: options.cacheSeconds ?? 5 },
-    });
+    }, { dynamoDb: createDynamoDbClient });
     // Counts the authorizer's reads of sessions items.
     const reads = { count: 0 };
     const authorizerDeps: AuthorizeAccessDependencies = {

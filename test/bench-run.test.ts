@@ -37,11 +37,11 @@ function expectBenchShape(result: BenchResult, candidates: number): void {
   for (const c of result.candidates.filter((x) => x.burst)) expect(c.burst!.p95Ci95).toHaveLength(2);
 }
 
-describe('bench CLI entry (bench/run.ts)', () => {
+describe('npm run bench (the CLI\'s bench command)', () => {
   it('writes JSON, Markdown and SVG for a tiny grid', async () => {
     const out = await mkdtemp(join(tmpdir(), 'passlane-bench-'));
     dirs.push(out);
-    const args = ['--conditions=passlane-source', '--import', 'tsx', 'bench/run.ts', '--quick', '--backend', 'native,wasm', '--argon2-memory', '64,128', '--passes', '1', '--lanes', '1'];
+    const args = ['--conditions=passlane-source', '--import', 'tsx', 'packages/server/src/cli/passlane.ts', 'bench', '--quick', '--backend', 'native,wasm', '--argon2-memory', '64,128', '--passes', '1', '--lanes', '1'];
     args.push('--rounds', '3', '--concurrency', '2', '--clients', '1,2', '--max-seconds', '20', '--out', out);
     const run = await runNode(args, { cwd: ROOT });
     expect(run.stderr).toMatch(/bench: rounds/); // progress, one line per phase when not a terminal

@@ -40,14 +40,14 @@ describe('hot counter items', () => {
     const { deps, client, tableName, dispose } = await createAuthFixture(proxy.endpoint, { now: clock.now, hasher: counting.hasher, rateLimits: limits({ perSource: 100, windowSeconds: 300 }) });
     const victim = uniqueEmail();
     const user = uniqueEmail();
-    for (const email of [victim, user]) await register(deps, { body: { email, password: PASSWORD } });
+    for (const email of [victim, user]) await register(deps, { email, password: PASSWORD });
     const sourceCount = async () => {
       const nowSeconds = Math.floor(clock.now().getTime() / 1000);
       const key = `failures#src#${sourceKeyOf(FLOOD)}#${nowSeconds - (nowSeconds % 300)}`;
       const { Item } = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: key } }, ConsistentRead: true }));
       return Number(Item?.count?.N ?? 0);
     };
-    const attempt = (email: string, password: string, sourceIp: string) => failureOf(login(deps, { body: { email, password }, sourceIp }));
+    const attempt = (email: string, password: string, sourceIp: string) => failureOf(login(deps, { email, password, sourceIp }));
 
     // Two failures counted as usual; then the flood's source item is hot.
     for (let i = 0; i < 2; i++) expect(await attempt(victim, WRONG, FLOOD)).toBeInstanceOf(InvalidCredentialsError);
@@ -82,12 +82,12 @@ describe('hot counter items', () => {
     const clock = movableClock();
     const { deps, dispose } = await createAuthFixture(proxy.endpoint, { now: clock.now });
     const email = uniqueEmail();
-    await register(deps, { body: { email, password: PASSWORD } });
-    const { deviceToken } = await login(deps, { body: { email, password: PASSWORD }, sourceIp: OTHER });
+    await register(deps, { email, password: PASSWORD });
+    const { deviceToken } = await login(deps, { email, password: PASSWORD, sourceIp: OTHER });
     proxy.throttle((pk) => pk === `failures#acct#${deps.fingerprint(email)}`);
-    expect(await failureOf(login(deps, { body: { email, password: WRONG }, sourceIp: '192.0.2.1' }))).toBeInstanceOf(InvalidCredentialsError);
-    expect(await failureOf(login(deps, { body: { email, password: WRONG }, sourceIp: '192.0.2.2' }))).toBeInstanceOf(TemporarilyUnavailableError);
-    await login(deps, { body: { email, password: PASSWORD }, sourceIp: OTHER, deviceTokens: [deviceToken] });
+    expect(await failureOf(login(deps, { email, password: WRONG, sourceIp: '192.0.2.1' }))).toBeInstanceOf(InvalidCredentialsError);
+    expect(await failureOf(login(deps, { email, password: WRONG, sourceIp: '192.0.2.2' }))).toBeInstanceOf(TemporarilyUnavailableError);
+    await login(deps, { email, password: PASSWORD, sourceIp: OTHER, deviceTokens: [deviceToken] });
     proxy.throttle(undefined);
     dispose();
   });

@@ -33,6 +33,8 @@ import { ensureTable } from '../packages/server/src/storage/table.js';
 import { dynamoDbServers, freePort, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { lambdaContext } from './support/lambda-context.js';
 import { countingHasher } from './support/auth-fixture.js';
+import { createKeyring, generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
+import { createTokenService } from '../packages/server/src/features/tokens/token-service.js';
 
 type EventKind = 'v1' | 'v2' | 'functionUrl';
 const EVENT_KINDS: EventKind[] = ['v1', 'v2', 'functionUrl'];
@@ -309,14 +311,19 @@ describe.each(dynamoDbServers)('HTTP handlers on $name', ({ start }) => {
       expect(result.status).toBe(201);
     });
 
-    it('answers 401 with WWW-Authenticate for /password without a usable token', async () => {
-      const body = { currentPassword: PASSWORD, newPassword: 'whatever it is now' };
-      for (const headers of [{}, { Authorization: 'Basic dXNlcjpwYXNz' }, { Authorization: 'Bearer not.a.token' }] as Array<Record<string, string>>) {
-        const result = await call('password', 'v2', { path: '/password', headers, body });
-        expect(result.status).toBe(401);
-        expect(result.body.error.code).toBe('unauthenticated');
-        expect(result.headers['www-authenticate']).toBe('Bearer');
+    it('answers 401 with WWW-Authenticate for /password without a usable token, whatever the body\'s fields', async () => {
+      // The token is checked before the body's fields: a caller without a session learns nothing of what they should be.
+      for (const body of [{ currentPassword: PASSWORD, newPassword: 'whatever it is now' }, {}, { currentPassword: 42 }]) {
+        for (const headers of [{}, { Authorization: 'Basic dXNlcjpwYXNz' }, { Authorization: 'Bearer not.a.token' }] as Array<Record<string, string>>) {
+          const result = await call('password', 'v2', { path: '/password', headers, body });
+          expect(result.status).toBe(401);
+          expect(result.body.error.code).toBe('unauthenticated');
+          expect(result.headers['www-authenticate']).toBe('Bearer');
+        }
       }
+      // The envelope still comes first.
+      const notJson = await call('password', 'v2', { path: '/password', headers: { 'Content-Type': 'text/plain' }, body: {} });
+      expect(notJson.body.error.code).toBe('unsupported_media_type');
     });
 
     it('answers 400 for an event that is not an HTTP event', async () => {
@@ -401,6 +408,24 @@ describe('storage outage', () => {
       expect(Number(result.headers['retry-after']), route).toBeGreaterThanOrEqual(1);
     }
     expect(calls).toEqual({ hash: 0, verify: 0, verifyDummy: 0 });
+  });
+});
+
+describe('a function\'s service', () => {
+  it('is built on its first request and kept for the container; a failed build is tried again', async () => {
+    const tokens = createTokenService({ keyring: await createKeyring(await generateSigningKey()) });
+    // The failed build's 500 is logged: not this test's output.
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    let builds = 0;
+    const handler = createJwksHandler(async () => {
+      builds++;
+      if (builds === 1) throw new Error('a passing fault at the cold start');
+      return tokens;
+    });
+    const get = async () => parse(await handler(httpEvent('v2', { method: 'GET', path: '/.well-known/jwks.json' }), lambdaContext())).status;
+    expect(await get()).toBe(500);
+    expect([await get(), await get(), await get()]).toEqual([200, 200, 200]);
+    expect(builds).toBe(2);
   });
 });
 

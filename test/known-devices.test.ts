@@ -7,14 +7,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDeviceToken } from '../packages/server/src/features/sessions/device-token.js';
-import { changePassword } from '../packages/server/src/features/password/change-password.js';
-import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
+import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { deleteDevice, logout } from '../packages/server/src/features/sessions/end-sessions.js';
 import { DeviceNotFoundError, InvalidCredentialsError, RateLimitedError } from '../packages/server/src/accounts/errors.js';
 import { listSessions } from '../packages/server/src/features/sessions/list-sessions.js';
 import { login, type LoginResponse } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
-import { createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
+import { changePasswordWithToken, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 
@@ -32,13 +31,13 @@ describe.each(dynamoDbServers)('known devices on $name', ({ start }) => {
     await server?.stop();
   });
 
-  async function account(overrides: Partial<AuthDependencies> = {}) {
+  async function account(overrides: Partial<AppDependencies> = {}) {
     const clock = movableClock();
     const fixture = await createAuthFixture(server.endpoint, { now: clock.now, ...overrides });
     const email = uniqueEmail();
-    await register(fixture.deps, { body: { email, password: PASSWORD } });
+    await register(fixture.deps, { email, password: PASSWORD });
     const attempt = (password: string, sourceIp: string, deviceTokens?: string[], who = email) =>
-      login(fixture.deps, { body: { email: who, password }, sourceIp, ...(deviceTokens && { deviceTokens }) });
+      login(fixture.deps, { email: who, password, sourceIp, ...(deviceTokens && { deviceTokens }) });
     return { ...fixture, clock, email, attempt };
   }
 
@@ -68,7 +67,7 @@ describe.each(dynamoDbServers)('known devices on $name', ({ start }) => {
     const { deps, attempt, dispose } = await account({ rateLimits: limits({ perSource: 3 }) });
     const { deviceToken } = await attempt(PASSWORD, NAT);
     // Someone else behind the same address fails on other emails until the address is limited.
-    for (let i = 0; i < 3; i++) expect(await failureOf(login(deps, { body: { email: uniqueEmail(), password: WRONG }, sourceIp: NAT }))).toBeInstanceOf(InvalidCredentialsError);
+    for (let i = 0; i < 3; i++) expect(await failureOf(login(deps, { email: uniqueEmail(), password: WRONG, sourceIp: NAT }))).toBeInstanceOf(InvalidCredentialsError);
     expect(await failureOf(attempt(PASSWORD, NAT))).toBeInstanceOf(RateLimitedError);
     await attempt(PASSWORD, NAT, [deviceToken]);
     dispose();
@@ -102,7 +101,7 @@ describe.each(dynamoDbServers)('known devices on $name', ({ start }) => {
   it("ignores another account's device token and a garbage one", async () => {
     const { deps, attempt, dispose } = await account({ rateLimits: limits({}, { accountFailureCeiling: 2 }) });
     const other = uniqueEmail();
-    await register(deps, { body: { email: other, password: PASSWORD } });
+    await register(deps, { email: other, password: PASSWORD });
     const theirs = (await attempt(PASSWORD, NAT, undefined, other)).deviceToken;
     for (let i = 0; i < 2; i++) expect(await failureOf(attempt(WRONG, `192.0.2.${i}`))).toBeInstanceOf(InvalidCredentialsError);
     for (const tokens of [[theirs], ['garbage'], ['a.b.c'], []]) expect(await failureOf(attempt(PASSWORD, OWNER, tokens))).toBeInstanceOf(RateLimitedError);
@@ -132,10 +131,10 @@ describe.each(dynamoDbServers)('known devices on $name', ({ start }) => {
     clock.advance(300 - (Math.floor(clock.now().getTime() / 1000) % 300));
     const { deviceToken } = await attempt(PASSWORD, NAT);
     const second = uniqueEmail();
-    await register(deps, { body: { email: second, password: PASSWORD } });
+    await register(deps, { email: second, password: PASSWORD });
     await attempt(PASSWORD, NAT, undefined, second);
     const third = uniqueEmail();
-    await register(deps, { body: { email: third, password: PASSWORD } });
+    await register(deps, { email: third, password: PASSWORD });
     expect(await failureOf(attempt(PASSWORD, NAT, undefined, third))).toBeInstanceOf(RateLimitedError);
     expect(events.at(-1)).toMatchObject({ type: 'auth.rate_limited', scope: 'source_success' });
     // A known device is not held to its address's count.
@@ -169,7 +168,7 @@ describe.each(dynamoDbServers)('known devices on $name', ({ start }) => {
     const owner = await attempt(PASSWORD, OWNER);
     const thief = await attempt(PASSWORD, NAT);
     const newPassword = 'a brand new passphrase';
-    await changePassword(deps, { accessToken: owner.accessToken, body: { currentPassword: PASSWORD, newPassword }, sourceIp: OWNER });
+    await changePasswordWithToken(deps, { accessToken: owner.accessToken, currentPassword: PASSWORD, newPassword, sourceIp: OWNER });
     expect((await listSessions(deps, { accessToken: owner.accessToken })).devices).toHaveLength(1);
     // The thief's device token no longer spares them the account's lock.
     for (let i = 0; i < 2; i++) expect(await failureOf(attempt(WRONG, `192.0.2.${i}`))).toBeInstanceOf(InvalidCredentialsError);

@@ -29,7 +29,7 @@ import { createLambdaMigrationSource } from '../packages/server/src/features/mig
 import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
 import { LoginGuardStore } from '../packages/server/src/storage/login-guard-store.js';
 import { ensureTable } from '../packages/server/src/storage/table.js';
-import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
+import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import {
   AccountExistsConflictError,
   EmailNotVerifiedError,
@@ -61,10 +61,10 @@ const SOURCE = '198.51.100.20';
 /** Short, so the tests about timeouts are quick; long enough for an honest answer on a loaded machine. */
 const FAST_TIMEOUT_MS = 600;
 
-const attempt = (deps: AuthDependencies, email: string, password: string, sourceIp = SOURCE): Promise<LoginResponse | unknown> =>
-  login(deps, { body: { email, password }, sourceIp }).catch((error: unknown) => error);
+const attempt = (deps: AppDependencies, email: string, password: string, sourceIp = SOURCE): Promise<LoginResponse | unknown> =>
+  login(deps, { email, password, sourceIp }).catch((error: unknown) => error);
 
-async function failuresOf(deps: AuthDependencies, email: string, sourceIp = SOURCE, now = new Date()) {
+async function failuresOf(deps: AppDependencies, email: string, sourceIp = SOURCE, now = new Date()) {
   const state = await deps.loginGuard.read({ email, accountKey: deps.fingerprint(email), sourceKey: sourceKeyOf(sourceIp), now });
   return { account: state.account.failures, accountSource: state.accountSource.failures, hasAccount: state.user !== undefined };
 }
@@ -93,7 +93,7 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     oldSystem.add(email, PASSWORD);
     const before = endpoint.requests.length;
 
-    const first = (await login(deps, { body: { email: `  ${email.toUpperCase()} `, password: PASSWORD }, sourceIp: SOURCE })) as LoginResponse;
+    const first = (await login(deps, { email: `  ${email.toUpperCase()} `, password: PASSWORD, sourceIp: SOURCE })) as LoginResponse;
     // One signed request, carrying the normalised email.
     expect(endpoint.requests.slice(before)).toEqual([{ email, signature: 'valid' }]);
     const stored = (await users.getUserByEmail(email))!;
@@ -108,7 +108,7 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
 
     // Now an ordinary account: verified here, the old system not asked, whatever the password.
     const asked = endpoint.requests.length;
-    const second = (await login(deps, { body: { email, password: PASSWORD }, sourceIp: SOURCE })) as LoginResponse;
+    const second = (await login(deps, { email, password: PASSWORD, sourceIp: SOURCE })) as LoginResponse;
     expect((await deps.tokens.verify(second.accessToken)).userId).toBe(stored.userId);
     expect(await attempt(deps, email, WRONG)).toBeInstanceOf(InvalidCredentialsError);
     expect(endpoint.requests.length).toBe(asked);
@@ -126,11 +126,11 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     expect(refused).toBeInstanceOf(InvalidRequestError);
     expect(endpoint.requests.length).toBe(before);
 
-    await login(deps, { body: { email: `${local.toUpperCase()}@B\u00dcCHER.example`, password: PASSWORD }, sourceIp: SOURCE });
+    await login(deps, { email: `${local.toUpperCase()}@B\u00dcCHER.example`, password: PASSWORD, sourceIp: SOURCE });
     expect(endpoint.requests.slice(before)).toEqual([{ email: canonical, signature: 'valid' }]);
     expect((await users.getUserByEmail(canonical))?.email).toBe(canonical);
     // The Unicode spelling is the same account from now on.
-    await login(deps, { body: { email: `${local}@b\u00fccher.example`, password: PASSWORD }, sourceIp: SOURCE });
+    await login(deps, { email: `${local}@b\u00fccher.example`, password: PASSWORD, sourceIp: SOURCE });
     expect(endpoint.requests.length).toBe(before + 1);
     dispose();
   });
@@ -167,7 +167,7 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     const failureTiming = createLoginFailureTiming({ sleep: async (ms) => void sleeps.push(ms) });
     const { deps, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source, failureTiming });
     const existing = uniqueEmail();
-    await register(deps, { body: { email: existing, password: PASSWORD } });
+    await register(deps, { email: existing, password: PASSWORD });
     endpoint.behave({ delayMs: 400 });
     expect(await attempt(deps, uniqueEmail(), PASSWORD)).toBeInstanceOf(InvalidCredentialsError);
     endpoint.behave({});
@@ -229,9 +229,9 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     const fixture = await createAuthFixture(dynamo.endpoint, { migration: source, now: clock.now });
     const { deps, events, dispose } = fixture;
     // A second container: its own store (and its own view of the breaker) on the same table.
-    const other: AuthDependencies = { ...deps, loginGuard: new LoginGuardStore(fixture.client, fixture.tableName, deps.rateLimits.windowSeconds) };
+    const other: AppDependencies = { ...deps, loginGuard: new LoginGuardStore(fixture.client, fixture.tableName, deps.rateLimits.windowSeconds) };
     const member = uniqueEmail();
-    await register(deps, { body: { email: member, password: PASSWORD } });
+    await register(deps, { email: member, password: PASSWORD });
     const stranger = uniqueEmail();
     expect(await attempt(deps, member, WRONG)).toBeInstanceOf(InvalidCredentialsError);
 
@@ -296,7 +296,7 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     endpoint.behave({
       // One that does not ask the old system (already in flight when migration was switched on).
       beforeAnswer: async () => {
-        registered = (await register({ ...deps, migration: undefined }, { body: { email, password: stranger } })) as { userId: string };
+        registered = (await register({ ...deps, migration: undefined }, { email, password: stranger })) as { userId: string };
       },
     });
     // The create loses its condition; the login reads again and verifies against what is stored.
@@ -317,10 +317,10 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     const free = uniqueEmail();
     const before = endpoint.requests.length;
 
-    const refused = await register(deps, { body: { email: held, password: 'a stranger wants this email' }, sourceIp: SOURCE }).catch((error: unknown) => error);
+    const refused = await register(deps, { email: held, password: 'a stranger wants this email', sourceIp: SOURCE }).catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AccountExistsConflictError);
     expect(await users.getUserByEmail(held)).toBeUndefined();
-    const created = (await register(deps, { body: { email: free, password: 'a brand new password here' }, sourceIp: SOURCE })) as { userId: string };
+    const created = (await register(deps, { email: free, password: 'a brand new password here', sourceIp: SOURCE })) as { userId: string };
     expect((await users.getUserByEmail(free))?.userId).toBe(created.userId);
     expect(endpoint.requests.slice(before)).toEqual([
       { email: held, question: 'exists', signature: 'valid' },
@@ -329,7 +329,7 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     expect(events.map((e) => e.type)).toEqual(['auth.registered']);
 
     // The owner still comes over by logging in with the old password.
-    const first = (await login(deps, { body: { email: held, password: PASSWORD }, sourceIp: SOURCE })) as LoginResponse;
+    const first = (await login(deps, { email: held, password: PASSWORD, sourceIp: SOURCE })) as LoginResponse;
     expect((await deps.tokens.verify(first.accessToken)).userId).toBe((await users.getUserByEmail(held))!.userId);
     dispose();
   });
@@ -340,8 +340,8 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     oldSystem.add(held, PASSWORD);
     const free = uniqueEmail();
     const answers = [
-      await register(deps, { body: { email: held, password: 'a stranger wants this email' }, sourceIp: SOURCE }),
-      await register(deps, { body: { email: free, password: 'a brand new password here' }, sourceIp: SOURCE }),
+      await register(deps, { email: held, password: 'a stranger wants this email', sourceIp: SOURCE }),
+      await register(deps, { email: free, password: 'a brand new password here', sourceIp: SOURCE }),
     ];
     expect(answers).toEqual([{ verification: 'sent' }, { verification: 'sent' }]);
     expect(await users.getUserByEmail(held)).toBeUndefined();
@@ -357,7 +357,7 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     const email = uniqueEmail();
     for (const behaviour of [{ status: 500 }, { body: '{"valid":true}' }, { delayMs: FAST_TIMEOUT_MS * 3 }]) {
       endpoint.behave(behaviour);
-      const answer = await register(deps, { body: { email, password: 'a brand new password here' }, sourceIp: SOURCE }).catch((error: unknown) => error);
+      const answer = await register(deps, { email, password: 'a brand new password here', sourceIp: SOURCE }).catch((error: unknown) => error);
       expect(answer).toBeInstanceOf(TemporarilyUnavailableError);
       expect((answer as TemporarilyUnavailableError).retryAfterSeconds).toBe(5);
     }
@@ -371,7 +371,7 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     const { deps, users, events, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source });
     const email = uniqueEmail();
     oldSystem.add(email, PASSWORD);
-    const [a, b] = (await Promise.all([login(deps, { body: { email, password: PASSWORD } }), login(deps, { body: { email, password: PASSWORD } })])) as LoginResponse[];
+    const [a, b] = (await Promise.all([login(deps, { email, password: PASSWORD }), login(deps, { email, password: PASSWORD })])) as LoginResponse[];
     const stored = (await users.getUserByEmail(email))!;
     expect((await deps.tokens.verify(a!.accessToken)).userId).toBe(stored.userId);
     expect((await deps.tokens.verify(b!.accessToken)).userId).toBe(stored.userId);
@@ -394,7 +394,7 @@ describe.each(dynamoDbServers)('lazy migration over HTTPS-style signed requests,
     const { deps, users, mailbox, dispose } = await createAuthFixture(dynamo.endpoint, { migration: source, recovery });
     const verified = uniqueEmail();
     oldSystem.add(verified, PASSWORD, { emailVerified: true });
-    const answer = (await login(deps, { body: { email: verified, password: PASSWORD } })) as LoginResponse;
+    const answer = (await login(deps, { email: verified, password: PASSWORD })) as LoginResponse;
     expect(decodeJwt(answer.accessToken).email_verified).toBe(true);
     expect((await users.getUserByEmail(verified))!.emailVerified).toBe(true);
 
@@ -448,12 +448,12 @@ describe('lazy migration from a Lambda function, through the local Lambda API', 
     const email = uniqueEmail();
     oldSystem.add(email, PASSWORD);
     const before = invocations().length;
-    const first = (await login(deps, { body: { email, password: PASSWORD } })) as LoginResponse;
+    const first = (await login(deps, { email, password: PASSWORD })) as LoginResponse;
     expect(invocations().slice(before)).toEqual([{ method: 'POST', functionName: 'old-system', route: 'invocations', memorySizeMB: 128 }]);
     const stored = (await users.getUserByEmail(email))!;
     expect(deps.hasher.describe(stored.passwordHash).scheme).toBe('argon2id');
     expect((await deps.tokens.verify(first.accessToken)).userId).toBe(stored.userId);
-    await login(deps, { body: { email, password: PASSWORD } });
+    await login(deps, { email, password: PASSWORD });
     expect(invocations().length).toBe(before + 1);
     dispose();
   });
@@ -464,8 +464,8 @@ describe('lazy migration from a Lambda function, through the local Lambda API', 
     oldSystem.add(held, PASSWORD);
     const free = uniqueEmail();
     const before = invocations().length;
-    expect(await register(deps, { body: { email: held, password: 'a stranger wants this email' } }).catch((error: unknown) => error)).toBeInstanceOf(AccountExistsConflictError);
-    await register(deps, { body: { email: free, password: 'a brand new password here' } });
+    expect(await register(deps, { email: held, password: 'a stranger wants this email' }).catch((error: unknown) => error)).toBeInstanceOf(AccountExistsConflictError);
+    await register(deps, { email: free, password: 'a brand new password here' });
     expect(invocations().length).toBe(before + 2);
     expect(await users.getUserByEmail(held)).toBeUndefined();
     expect(await users.getUserByEmail(free)).toBeDefined();

@@ -75,13 +75,13 @@ describe('the library entry pulls in no Lambda or server dependency', () => {
 describe('the server package behind its subpaths', () => {
   // What each subpath must provide; loaded by Node through package.json `exports` (the workspace's link).
   const SUBPATHS: Record<string, string[]> = {
-    '@passlane/server/api': ['createApi', 'API_ROUTES', 'defineRoute', 'jsonResponse', 'toWebResponse'],
+    '@passlane/server/api': ['createApi', 'defineRoute', 'parseBody', 'jsonResponse', 'toWebResponse'],
     '@passlane/server/config': ['readConfig', 'readServerConfig', 'ConfigError'],
-    '@passlane/server/wiring': ['buildAuthDependencies', 'buildRehashDependencies', 'nodePlatform'],
+    '@passlane/server/wiring': ['API_ROUTES', 'buildAuthDependencies', 'buildRehashDependencies', 'servicesOf'],
     '@passlane/server/storage': ['AccountStore', 'LoginGuardStore', 'RateLimitStore', 'JobCursorStore', 'ensureTable'],
     '@passlane/server/tokens': ['createTokenService', 'tokenServiceFromConfig', 'generateSigningKey'],
     '@passlane/server/runtimes/lambda': ['lambdaHandler'],
-    '@passlane/server/runtimes/node': ['serveOnNode'],
+    '@passlane/server/runtimes/node': ['serveOnNode', 'nodePlatform'],
     '@passlane/server/runtimes/fetch-server': ['createFetchServerApi'],
   };
 

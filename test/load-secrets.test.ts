@@ -5,6 +5,7 @@ import { loadSecrets, SecretLoadError, SecretsUnavailableError, type SecretSourc
 import { createSsmSecretSource, ssmClientConfig } from '../packages/server/src/runtimes/lambda/ssm-secret-source.js';
 import { publicJwks } from '../packages/server/src/features/tokens/jwks.js';
 import { createKeyring, generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
+import type { TokenService } from '../packages/server/src/features/tokens/token-service.js';
 import { freePort } from './support/dynamodb-servers.js';
 import { lambdaContext } from './support/lambda-context.js';
 import { startLocalSsmEndpoint, type LocalSsmEndpoint } from './support/local-ssm-endpoint.js';
@@ -145,7 +146,17 @@ describe('SSM unreachable', () => {
   });
 });
 
-describe('getAuthDependencies on a deployment that names parameters', () => {
+/** What a function entry (functions/*.ts) builds its service from: the secrets from SSM, once per container, and the wiring. */
+async function containerModules() {
+  const [{ configWithSecrets }, wiring, { nodePlatform, nodePlatformWithoutBlocklist }] = await Promise.all([
+    import('../packages/server/src/runtimes/lambda/secret-env.js'),
+    import('../packages/server/src/wiring/build-dependencies.js'),
+    import('../packages/server/src/runtimes/node/node-platform.js'),
+  ]);
+  return { configWithSecrets, wiring, nodePlatform, nodePlatformWithoutBlocklist };
+}
+
+describe('a function on a deployment that names parameters', () => {
   it('fetches each secret once per container through the default SSM client', async () => {
     deployContainer(ssm.endpoint, {
       PASSLANE_PEPPER_KEYS_PARAMETER: PEPPER_PARAMETER,
@@ -153,11 +164,11 @@ describe('getAuthDependencies on a deployment that names parameters', () => {
     });
     delete process.env.PASSLANE_PEPPER_KEYS;
     delete process.env.PASSLANE_JWT_PRIVATE_KEY;
-    const app = await import('../packages/server/src/runtimes/lambda/lambda-dependencies.js');
-    const [deps, again, tokens] = await Promise.all([app.getAuthDependencies(), app.getAuthDependencies(), app.getTokenService()]);
-    expect(again).toBe(deps);
-    expect(deps.tokens).toBe(tokens);
-    expect(tokens.jwks().keys[0]?.kid).toBe((JSON.parse(jwtKey) as { kid: string }).kid);
+    const { configWithSecrets, wiring, nodePlatformWithoutBlocklist } = await containerModules();
+    const [config, again] = await Promise.all([configWithSecrets(), configWithSecrets()]);
+    expect(again).toEqual(config);
+    const deps = await wiring.buildLoginDependencies(await configWithSecrets(), nodePlatformWithoutBlocklist);
+    expect((deps.tokens as TokenService).jwks().keys[0]?.kid).toBe((JSON.parse(jwtKey) as { kid: string }).kid);
     expect(deps.hasher.describe(await deps.hasher.hash('correct horse battery')).pepperKeyId).toBe('k1');
     expect(ssm.requests.map((request) => request.body.Name).sort()).toEqual([JWT_PARAMETER, PEPPER_PARAMETER].sort());
     expect(process.env.PASSLANE_PEPPER_KEYS).toBeUndefined();
@@ -169,16 +180,22 @@ describe('getAuthDependencies on a deployment that names parameters', () => {
       PASSLANE_PEPPER_KEYS_PARAMETER: PEPPER_PARAMETER,
       PASSLANE_JWT_PUBLIC_KEYS: publicKeys,
       AWS_LAMBDA_FUNCTION_NAME: 'passlane-register', // no local key file: a token service would throw
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
     });
     for (const name of ['PASSLANE_PEPPER_KEYS', 'PASSLANE_JWT_PRIVATE_KEY', 'PASSLANE_JWT_PRIVATE_KEY_PARAMETER']) delete process.env[name];
-    const app = await import('../packages/server/src/runtimes/lambda/lambda-dependencies.js');
-    const registerDeps = await app.getRegisterDependencies();
+    const { configWithSecrets, wiring, nodePlatform, nodePlatformWithoutBlocklist } = await containerModules();
+    const registerDeps = await wiring.buildRegisterDependencies(await configWithSecrets(), nodePlatform);
     expect(registerDeps).not.toHaveProperty('tokens');
     expect(registerDeps.hasher.describe(await registerDeps.hasher.hash('correct horse battery')).pepperKeyId).toBe('k1');
-    const { getPublicTokenService } = await import('../packages/server/src/runtimes/lambda/lambda-public-tokens.js');
-    expect((await getPublicTokenService()).jwks()).toEqual(JSON.parse(publicKeys));
+    const { handler: jwks } = await import('../functions/jwks.js');
+    const answer = await jwks(
+      { version: '2.0', rawPath: '/.well-known/jwks.json', rawQueryString: '', headers: {}, requestContext: { http: { method: 'GET', path: '/.well-known/jwks.json', sourceIp: '192.0.2.1' }, requestId: 'r1' }, isBase64Encoded: false } as never,
+      lambdaContext(),
+    );
+    expect(JSON.parse(answer.body)).toEqual(JSON.parse(publicKeys));
     // The full service (login, password) still needs its key.
-    await expect(app.getAuthDependencies()).rejects.toMatchObject({ code: 'ERR_TOKEN_CONFIG' });
+    await expect(wiring.buildLoginDependencies(await configWithSecrets(), nodePlatformWithoutBlocklist)).rejects.toMatchObject({ code: 'ERR_TOKEN_CONFIG' });
     expect(ssm.requests.map((request) => request.body.Name)).toEqual([PEPPER_PARAMETER]);
   });
 });

@@ -9,10 +9,9 @@ import { InvalidCredentialsError, InvalidRequestError, RateLimitedError } from '
 import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
-import { changePassword } from '../packages/server/src/features/password/change-password.js';
-import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
+import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { createLoginFailureTiming } from '../packages/server/src/features/login/login-failure-timing.js';
-import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
+import { changePasswordWithToken, countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { movableClock } from './support/clock.js';
 
@@ -21,8 +20,8 @@ const WRONG = 'not the password at all';
 const ATTACKER = '203.0.113.66';
 const OWNER = '198.51.100.20';
 
-const attempt = (deps: AuthDependencies, email: string, password: string, sourceIp: string) =>
-  login(deps, { body: { email, password }, sourceIp }).then(
+const attempt = (deps: AppDependencies, email: string, password: string, sourceIp: string) =>
+  login(deps, { email, password, sourceIp }).then(
     () => 'ok' as const,
     (error: unknown) => error,
   );
@@ -40,7 +39,7 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
     const clock = movableClock();
     const { deps, dispose } = await createAuthFixture(server.endpoint, { now: clock.now, rateLimits: limits({}, { failuresPerAccountSource: 3 }) });
     const email = uniqueEmail();
-    await register(deps, { body: { email, password: PASSWORD } });
+    await register(deps, { email, password: PASSWORD });
     // Far more attempts than the old per-account limit (10 per window) allowed in all.
     for (let i = 0; i < 3; i++) expect(await attempt(deps, email, WRONG, ATTACKER)).toBeInstanceOf(InvalidCredentialsError);
     for (let i = 0; i < 12; i++) expect(await attempt(deps, email, PASSWORD, ATTACKER)).toBeInstanceOf(RateLimitedError);
@@ -55,7 +54,7 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
       rateLimits: limits({}, { failuresPerAccountSource: 2, delayBaseSeconds: 30, delayMaxSeconds: 100 }),
     });
     const email = uniqueEmail();
-    await register(deps, { body: { email, password: PASSWORD } });
+    await register(deps, { email, password: PASSWORD });
 
     expect(await attempt(deps, email, WRONG, ATTACKER)).toBeInstanceOf(InvalidCredentialsError);
     expect(await attempt(deps, email, WRONG, ATTACKER)).toBeInstanceOf(InvalidCredentialsError);
@@ -86,9 +85,9 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
       rateLimits: limits({}, { failuresPerAccountSource: 5, accountFailureCeiling: 4, accountLockSeconds: 600 }),
     });
     const email = uniqueEmail();
-    await register(deps, { body: { email, password: PASSWORD } });
+    await register(deps, { email, password: PASSWORD });
     // A session from before the attack (its token must not be from the test's future).
-    const { accessToken } = await login(deps, { body: { email, password: PASSWORD }, sourceIp: OWNER });
+    const { accessToken } = await login(deps, { email, password: PASSWORD, sourceIp: OWNER });
     for (let i = 1; i <= 4; i++) expect(await attempt(deps, email, WRONG, `192.0.2.${i}`)).toBeInstanceOf(InvalidCredentialsError);
 
     const locked = await attempt(deps, email, PASSWORD, OWNER);
@@ -102,7 +101,7 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
     for (let i = 1; i <= 4; i++) expect(await attempt(deps, email, WRONG, `192.0.2.${i}`)).toBeInstanceOf(InvalidCredentialsError);
     expect(await attempt(deps, email, PASSWORD, OWNER)).toBeInstanceOf(RateLimitedError);
     const newPassword = 'a brand new passphrase';
-    await changePassword(deps, { accessToken, body: { currentPassword: PASSWORD, newPassword }, sourceIp: OWNER });
+    await changePasswordWithToken(deps, { accessToken, currentPassword: PASSWORD, newPassword, sourceIp: OWNER });
     expect(await attempt(deps, email, newPassword, OWNER)).toBe('ok');
     dispose();
   });
@@ -111,7 +110,7 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
     const clock = movableClock();
     const { deps, dispose } = await createAuthFixture(server.endpoint, { now: clock.now, rateLimits: limits({}, { failuresPerAccountSource: 2, accountFailureCeiling: 3 }) });
     const known = uniqueEmail();
-    await register(deps, { body: { email: known, password: PASSWORD } });
+    await register(deps, { email: known, password: PASSWORD });
     const answers = async (email: string) => {
       const seen: string[] = [];
       for (const source of [ATTACKER, ATTACKER, ATTACKER, '192.0.2.9', '192.0.2.10']) {
@@ -142,7 +141,7 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
     const counting = countingHasher();
     const { deps, client, dispose } = await createAuthFixture(server.endpoint, { hasher: counting.hasher });
     const email = uniqueEmail();
-    await register(deps, { body: { email, password: PASSWORD } });
+    await register(deps, { email, password: PASSWORD });
     const log: string[] = [];
     client.middlewareStack.add((next, context) => (args) => (log.push(String(context.commandName)), next(args)), { step: 'initialize' });
     const verify = deps.hasher.verify;
@@ -150,11 +149,11 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
 
     // A first login: one read before the verify, and after it the new session's write (with
     // the client's new device) and one good login more for its source.
-    const { deviceToken } = await login(deps, { body: { email, password: PASSWORD }, sourceIp: OWNER });
+    const { deviceToken } = await login(deps, { email, password: PASSWORD, sourceIp: OWNER });
     expect(log).toEqual(['BatchGetItemCommand', 'verify', 'UpdateItemCommand', 'UpdateItemCommand']);
     // The good path of a returning client (it presents its device): the session's write only.
     log.length = 0;
-    await login(deps, { body: { email, password: PASSWORD }, sourceIp: OWNER, deviceTokens: [deviceToken] });
+    await login(deps, { email, password: PASSWORD, sourceIp: OWNER, deviceTokens: [deviceToken] });
     expect(log).toEqual(['BatchGetItemCommand', 'verify', 'UpdateItemCommand']);
 
     log.length = 0;
@@ -165,15 +164,15 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
 
     // The next good login clears what the failure left, and later ones read only again.
     log.length = 0;
-    await login(deps, { body: { email, password: PASSWORD }, sourceIp: OWNER, deviceTokens: [deviceToken] });
+    await login(deps, { email, password: PASSWORD, sourceIp: OWNER, deviceTokens: [deviceToken] });
     expect(log.slice(0, 2)).toEqual(['BatchGetItemCommand', 'verify']);
     expect(log.slice(2).sort()).toEqual(['DeleteItemCommand', 'DeleteItemCommand', 'UpdateItemCommand']);
     log.length = 0;
-    await login(deps, { body: { email, password: PASSWORD }, sourceIp: OWNER, deviceTokens: [deviceToken] });
+    await login(deps, { email, password: PASSWORD, sourceIp: OWNER, deviceTokens: [deviceToken] });
     expect(log).toEqual(['BatchGetItemCommand', 'verify', 'UpdateItemCommand']);
     // A known device's failure writes that device's count alone (in the sessions item).
     log.length = 0;
-    await expect(login(deps, { body: { email, password: WRONG }, sourceIp: OWNER, deviceTokens: [deviceToken] })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    await expect(login(deps, { email, password: WRONG, sourceIp: OWNER, deviceTokens: [deviceToken] })).rejects.toBeInstanceOf(InvalidCredentialsError);
     expect(log).toEqual(['BatchGetItemCommand', 'verify', 'UpdateItemCommand']);
     dispose();
   });
@@ -191,7 +190,7 @@ describe('answers that do not depend on what is stored', () => {
   it('refuses a password that NFKC grows past the bound with 400 for every account kind, before any lookup', async () => {
     const { deps, users, client, dispose } = await createAuthFixture(server.endpoint);
     const argon = uniqueEmail();
-    await register(deps, { body: { email: argon, password: PASSWORD } });
+    await register(deps, { email: argon, password: PASSWORD });
     const legacy = uniqueEmail();
     await users.createUser({ email: legacy, userId: crypto.randomUUID(), passwordHash: bcryptjs.hashSync(PASSWORD, 4), createdAt: new Date() });
     // 300 bytes as typed; U+FDFA becomes 18 characters (33 bytes) under NFKC: 3300 bytes.
@@ -258,7 +257,7 @@ describe('answers that do not depend on what is stored', () => {
     let issued = 0;
     const tokens = deps.tokens;
     // The owner changes the password between this login's read and its upgrade.
-    const racing: AuthDependencies = {
+    const racing: AppDependencies = {
       ...deps,
       tokens: { ...tokens, issue: (input) => (issued++, tokens.issue(input)) },
       users: {

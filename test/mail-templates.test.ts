@@ -19,7 +19,7 @@ import {
   TemplateError,
   withOverrides,
 } from '../packages/server/src/mail/templates.js';
-import type { AccountMail as UseCaseAccountMail } from '../packages/server/src/accounts/dependencies.js';
+import type { AccountMail } from '../packages/server/src/mail/account-mail.js';
 import { captureMails } from './support/ses-capture.js';
 
 const TO = 'ada@example.com';
@@ -167,9 +167,9 @@ describe('customisation', () => {
 });
 
 describe('the use-cases contract', () => {
-  it('createAccountMail gives what AuthDependencies.mail needs', async () => {
+  it('createAccountMail gives the mails the use cases send (AccountMail)', async () => {
     const sender = captureMails();
-    const mail: UseCaseAccountMail = createAccountMail(readConfig({}).mail, { sender });
+    const mail: AccountMail = createAccountMail(readConfig({}).mail, { sender });
     await mail.passwordReset(TO, 'tok', 3600);
     await mail.emailVerification(TO, 'tok2', 86_400);
     await mail.registrationAttempt(TO);

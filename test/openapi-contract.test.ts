@@ -1,12 +1,14 @@
 /**
- * openapi.yaml against the handlers: every path, method and status the handlers answer below is
- * declared, and each body matches the declared schema (required properties, types, enums) and
- * carries the declared required headers. The document itself: it declares exactly API_ROUTES'
+ * openapi.yaml against the handlers: it is what the routes and their schemas generate
+ * (scripts/generate-openapi.ts), every path, method and status the handlers answer below is
+ * declared, and each body matches the declared schema (required properties, types, enums),
+ * carries the declared required headers and, for an error, one of the answer's listed codes. The document itself: it declares exactly API_ROUTES'
  * operations, every path parameter, `WWW-Authenticate` on bearer 401s and `Retry-After` on 429
  * and 503. The checker is deliberately small: it covers the keywords openapi.yaml uses and fails
  * on any other, so the two cannot drift apart silently.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,8 +28,12 @@ import {
 } from './support/lambda-handlers.js';
 import { createAuthDependencies, type AppDependencies } from './support/app-dependencies.js';
 import type { HttpResponse } from './support/lambda-handlers.js';
-import type { AccountMail } from '../packages/server/src/accounts/dependencies.js';
-import { API_ROUTES } from '../packages/server/src/api/routes.js';
+import type { AccountMail } from '../packages/server/src/mail/account-mail.js';
+import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
+import type { ErrorCode } from '../packages/server/src/accounts/errors.js';
+import { ERROR_TABLE } from '../packages/server/src/api/error-table.js';
+import { OPENAPI_FILE, renderOpenApi } from '../scripts/generate-openapi.js';
+import { repoRoot } from './support/packaging.js';
 import { createPasswordHasher } from '../packages/passlane/src/index.js';
 import { startLocalServer, type LocalServer } from '../packages/server/src/runtimes/node/local-server.js';
 import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
@@ -132,6 +138,27 @@ describe('openapi.yaml', () => {
   afterAll(async () => {
     await dynamo?.stop();
     await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('is what the routes and their schemas generate (npm run generate:openapi)', () => {
+    expect(readFileSync(join(repoRoot, OPENAPI_FILE), 'utf8')).toBe(renderOpenApi());
+  });
+
+  it('lists, on every error answer, the codes it may carry, each answered with that status by the error table', () => {
+    for (const [path, item] of Object.entries<Json>(spec.paths)) {
+      for (const method of HTTP_METHODS.filter((name) => item[name] !== undefined)) {
+        for (const [status, declared] of Object.entries<Json>(item[method].responses)) {
+          const answer = declared.$ref ? resolveRef(declared.$ref) : declared;
+          const codes: ErrorCode[] | undefined = answer['x-error-codes'];
+          if (Number(status) < 400) {
+            expect(codes, `${method} ${path} ${status}`).toBeUndefined();
+            continue;
+          }
+          expect(codes?.length, `${method} ${path} ${status}`).toBeGreaterThan(0);
+          for (const code of codes ?? []) expect(ERROR_TABLE[code].status, `${method} ${path} ${status} ${code}`).toBe(Number(status));
+        }
+      }
+    }
   });
 
   it('is OpenAPI 3.1 and every $ref resolves', () => {

@@ -19,12 +19,11 @@ import { BlocklistFormatError, BlocklistUnavailableError, BreachCheckUnavailable
 import { codePointCount, foldForComparison } from '../packages/server/src/features/password/rules/normalise.js';
 import { createPasswordPolicy, type PasswordPolicy } from '../packages/server/src/features/password/rules/policy.js';
 import type { AuditEvent } from '../packages/server/src/accounts/audit-events.js';
-import { changePassword } from '../packages/server/src/features/password/change-password.js';
 import { auditExistingPassword, checkNewPassword } from '../packages/server/src/features/password/check-new-password.js';
 import { PasswordRejectedError, TemporarilyUnavailableError } from '../packages/server/src/accounts/errors.js';
 import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
-import { countingHasher, createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
+import { changePasswordWithToken, countingHasher, createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { defaultPasswordPolicy } from './support/password-policy.js';
 import { sha1Hex, startRangeServer, type RangeServer } from './support/range-server.js';
@@ -443,16 +442,16 @@ describe('the use-cases', () => {
       const { deps, events, users, dispose } = await createAuthFixture(dynamo.endpoint, { hasher: counting.hasher });
       const email = uniqueEmail();
       for (const [password, reason] of [['short', 'too_short'], ['iloveyou1', 'common'], [`${email.split('@')[0]} secret`, 'context']] as const) {
-        await expect(register(deps, { body: { email, password } })).rejects.toMatchObject({ code: 'password_rejected', reason });
+        await expect(register(deps, { email, password })).rejects.toMatchObject({ code: 'password_rejected', reason });
       }
       expect(counting.calls.hash).toBe(0);
       expect(await users.getUserByEmail(email)).toBeUndefined();
       expect(events.filter((event) => event.type === 'auth.password_rejected').map((event) => (event as { reason: string }).reason)).toEqual(['too_short', 'common', 'context']);
       expect(JSON.stringify(events)).not.toContain('iloveyou1');
 
-      const { userId } = (await register(deps, { body: { email, password: STRONG } })) as { userId: string };
-      const { accessToken } = await login(deps, { body: { email, password: STRONG } });
-      await expect(changePassword(deps, { accessToken, body: { currentPassword: STRONG, newPassword: 'qwertyuiop' } })).rejects.toMatchObject({
+      const { userId } = (await register(deps, { email, password: STRONG })) as { userId: string };
+      const { accessToken } = await login(deps, { email, password: STRONG });
+      await expect(changePasswordWithToken(deps, { accessToken, currentPassword: STRONG, newPassword: 'qwertyuiop' })).rejects.toMatchObject({
         code: 'password_rejected',
         reason: 'common',
       });
@@ -465,7 +464,7 @@ describe('the use-cases', () => {
       const { deps, users, dispose } = await createAuthFixture(dynamo.endpoint);
       const email = uniqueEmail();
       const typed = `correct\u200B horse battery staple\u00AD`;
-      await register(deps, { body: { email, password: typed } });
+      await register(deps, { email, password: typed });
       const { passwordHash } = (await users.getUserByEmail(email))!;
       expect((await deps.hasher.verify(passwordHash, typed)).ok).toBe(true);
       expect((await deps.hasher.verify(passwordHash, STRONG)).ok).toBe(false);
@@ -485,7 +484,7 @@ describe('the use-cases', () => {
       const userId = crypto.randomUUID();
       // Set before the rules: 5 characters, and on every list.
       await users.createUser({ email, userId, passwordHash: await deps.hasher.hash('12345', { upgrade: true }), createdAt: new Date() });
-      await login(deps, { body: { email, password: '12345' } });
+      await login(deps, { email, password: '12345' });
       expect(events).toContainEqual({ type: 'auth.login_weak_password', userId, reason: 'too_short' });
       expect(events).toContainEqual({ type: 'auth.login_succeeded', userId });
       expect(loads).toBe(0);

@@ -7,8 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicSessionId, parsePublicSessionId, parseRefreshToken } from '../packages/server/src/features/sessions/refresh-token.js';
 import { sessionsKey } from '../packages/server/src/storage/session-store.js';
 import { authenticateSession } from '../packages/server/src/features/sessions/authenticate-session.js';
-import { changePassword } from '../packages/server/src/features/password/change-password.js';
-import type { AuthDependencies } from '../packages/server/src/accounts/dependencies.js';
+import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { deleteSession, logout } from '../packages/server/src/features/sessions/end-sessions.js';
 import {
   InvalidGrantError,
@@ -23,9 +22,11 @@ import { listSessions } from '../packages/server/src/features/sessions/list-sess
 import { login, type LoginResponse } from '../packages/server/src/features/login/login.js';
 import { refreshSession, SPENT_KEPT, type RefreshResponse } from '../packages/server/src/features/sessions/refresh-session.js';
 import { register } from '../packages/server/src/features/register/register.js';
+import { TokenRequest } from '../packages/server/src/features/sessions/session-schemas.js';
+import { parseBody } from '../packages/server/src/api/request-body.js';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { decodeJwt } from 'jose';
-import { countingHasher, createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
+import { changePasswordWithToken, countingHasher, createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { movableClock, failureOf } from './support/clock.js';
 
@@ -33,8 +34,8 @@ const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'another long passphrase';
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
-const refresh = (deps: AuthDependencies, token: string, sourceIp = '198.51.100.7') =>
-  refreshSession(deps, { body: { grant_type: 'refresh_token', refresh_token: token }, sourceIp });
+const refresh = (deps: AppDependencies, token: string, sourceIp = '198.51.100.7') =>
+  refreshSession(deps, { refreshToken: token, sourceIp });
 
 describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
   let server: Awaited<ReturnType<typeof start>>;
@@ -45,12 +46,12 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     await server?.stop();
   });
 
-  async function signedIn(overrides: Partial<AuthDependencies> = {}) {
+  async function signedIn(overrides: Partial<AppDependencies> = {}) {
     const clock = movableClock();
     const fixture = await createAuthFixture(server.endpoint, { now: clock.now, ...overrides });
     const email = uniqueEmail();
-    await register(fixture.deps, { body: { email, password: PASSWORD } });
-    const signIn = (userAgent = CHROME, sourceIp = '198.51.100.7') => login(fixture.deps, { body: { email, password: PASSWORD }, sourceIp, userAgent });
+    await register(fixture.deps, { email, password: PASSWORD });
+    const signIn = (userAgent = CHROME, sourceIp = '198.51.100.7') => login(fixture.deps, { email, password: PASSWORD, sourceIp, userAgent });
     return { ...fixture, clock, email, signIn, first: await signIn() };
   }
 
@@ -136,10 +137,9 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     expect(await failureOf(refresh(deps, 'not-a-token'))).toBeInstanceOf(InvalidGrantError);
     const guessed = `${token.accountKey}.${token.sessionId}.${'A'.repeat(43)}`;
     expect(await failureOf(refresh(deps, guessed))).toBeInstanceOf(InvalidGrantError);
-    expect(await failureOf(refreshSession(deps, { body: { grant_type: 'password', refresh_token: first.refreshToken } }))).toBeInstanceOf(
-      UnsupportedGrantTypeError,
-    );
-    expect(await failureOf(refreshSession(deps, { body: { grant_type: 'refresh_token' } }))).toBeInstanceOf(InvalidRequestError);
+    // The grant's own checks are POST /token's schema's (session-schemas.ts), made before the use case runs.
+    expect(() => parseBody(TokenRequest, { grant_type: 'password', refresh_token: first.refreshToken })).toThrow(UnsupportedGrantTypeError);
+    expect(() => parseBody(TokenRequest, { grant_type: 'refresh_token' })).toThrow(InvalidRequestError);
     // A guess with the right session id does not end the session.
     await refresh(deps, first.refreshToken);
     dispose();
@@ -216,8 +216,8 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
   it('never ends or lists another account’s sessions', async () => {
     const a = await signedIn();
     const other = uniqueEmail();
-    await register(a.deps, { body: { email: other, password: PASSWORD } });
-    const b = await login(a.deps, { body: { email: other, password: PASSWORD } });
+    await register(a.deps, { email: other, password: PASSWORD });
+    const b = await login(a.deps, { email: other, password: PASSWORD });
     const bId = (await a.deps.tokens.verify(b.accessToken)).sessionId!;
     expect(await failureOf(deleteSession(a.deps, { accessToken: a.first.accessToken, id: bId }))).toBeInstanceOf(SessionNotFoundError);
     expect((await listSessions(a.deps, { accessToken: b.accessToken })).sessions.map((s) => s.id)).toEqual([bId]);
@@ -248,7 +248,7 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
   it('a password change ends every other session; the one that changed it goes on', async () => {
     const { deps, first, signIn, dispose } = await signedIn();
     const other = await signIn();
-    await changePassword(deps, { accessToken: first.accessToken, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
+    await changePasswordWithToken(deps, { accessToken: first.accessToken, currentPassword: PASSWORD, newPassword: NEW_PASSWORD });
     expect(await failureOf(refresh(deps, other.refreshToken))).toBeInstanceOf(InvalidGrantError);
     expect(await failureOf(authenticateSession(deps, other.accessToken))).toBeInstanceOf(UnauthenticatedError);
     await refresh(deps, first.refreshToken);
@@ -263,7 +263,7 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     const storedBefore = (await users.getUserByEmail(email))!.passwordHash;
     const hashesBefore = { ...counting.calls };
     for (const accessToken of [held.accessToken, first.accessToken]) {
-      const refused = await failureOf(changePassword(deps, { accessToken, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } }));
+      const refused = await failureOf(changePasswordWithToken(deps, { accessToken, currentPassword: PASSWORD, newPassword: NEW_PASSWORD }));
       expect(refused).toBeInstanceOf(UnauthenticatedError);
       expect((refused as Error).message).toBe('the session has ended');
     }
@@ -320,7 +320,7 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
 
   it('concurrent logins of one account each get a session', async () => {
     const { deps, email, dispose } = await signedIn({ sessionConfig: { ...(await defaults()), perAccount: 20 } });
-    const answers = await Promise.all(Array.from({ length: 8 }, () => login(deps, { body: { email, password: PASSWORD } })));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => login(deps, { email, password: PASSWORD })));
     const ids = await Promise.all(answers.map(async (answer) => (await deps.tokens.verify(answer.accessToken)).sessionId));
     expect(new Set(ids).size).toBe(8);
     for (const answer of answers) await refresh(deps, answer.refreshToken);

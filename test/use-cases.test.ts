@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { changePassword } from '../packages/server/src/features/password/change-password.js';
 import {
   AccountExistsConflictError,
   InvalidCredentialsError,
@@ -10,7 +9,7 @@ import {
 } from '../packages/server/src/accounts/errors.js';
 import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
-import { createAuthFixture, countingHasher, limits, sessionToken, uniqueEmail } from './support/auth-fixture.js';
+import { changePasswordWithToken, countingHasher, createAuthFixture, limits, sessionToken, uniqueEmail } from './support/auth-fixture.js';
 import { movableClock } from './support/clock.js';
 import { defaultPasswordPolicy } from './support/password-policy.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
@@ -36,7 +35,7 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const { deps, users, dispose } = await createAuthFixture(server.endpoint);
     const email = uniqueEmail();
     const results = await Promise.allSettled(
-      Array.from({ length: 20 }, (_, i) => register(deps, { body: { email: `  ${email.toUpperCase()} `, password: `${PASSWORD} ${i}` } })),
+      Array.from({ length: 20 }, (_, i) => register(deps, { email: `  ${email.toUpperCase()} `, password: `${PASSWORD} ${i}` })),
     );
     const won = results.filter((r): r is PromiseFulfilledResult<{ userId: string }> => r.status === 'fulfilled');
     expect(won).toHaveLength(1);
@@ -56,15 +55,15 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const fullWidth = (text: string) => text.replace(/[!-~]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0));
 
     for (const spelling of [`  ${local.toUpperCase()}@Example.COM `, `${fullWidth(local)}@${fullWidth('example.com')}`, `${local}@example\u3002com`]) {
-      const { accessToken } = await login(deps, { body: { email: spelling, password: PASSWORD } });
+      const { accessToken } = await login(deps, { email: spelling, password: PASSWORD });
       expect((await deps.tokens.verify(accessToken)).userId, spelling).toBe(userId);
     }
     // Its failures count under the fingerprint of the key it always had.
-    await expect(login(deps, { body: { email: fullWidth(email), password: 'not the password' } })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    await expect(login(deps, { email: fullWidth(email), password: 'not the password' })).rejects.toBeInstanceOf(InvalidCredentialsError);
     expect(events.at(-1)).toMatchObject({ type: 'auth.login_failed', userId, emailFingerprint: deps.fingerprint(email) });
 
     for (const spelling of [`${local}@exa\u00admple.com`, `${local}\u200b@example.com`, `${local}@exa\u200dmple.com`]) {
-      const refused = await login(deps, { body: { email: spelling, password: PASSWORD } }).catch((error: unknown) => error);
+      const refused = await login(deps, { email: spelling, password: PASSWORD }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(InvalidRequestError);
       expect(refused).toMatchObject({ field: 'email', message: 'email contains an invisible, control or unassigned character' });
     }
@@ -76,17 +75,17 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const email = uniqueEmail();
     await users.createUser({ email, userId: crypto.randomUUID(), passwordHash: bcryptFixture.hash, createdAt: new Date() });
 
-    await expect(login(deps, { body: { email, password: bcryptFixture.wrongPassword } })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    await expect(login(deps, { email, password: bcryptFixture.wrongPassword })).rejects.toBeInstanceOf(InvalidCredentialsError);
     expect((await users.getUserByEmail(email))?.passwordHash).toBe(bcryptFixture.hash);
 
-    const token = await login(deps, { body: { email, password: bcryptFixture.password } });
+    const token = await login(deps, { email, password: bcryptFixture.password });
     expect(token.tokenType).toBe('Bearer');
     const upgraded = (await users.getUserByEmail(email))!.passwordHash;
     expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(events).toContainEqual(expect.objectContaining({ type: 'auth.password_rehashed', from: 'bcrypt', to: 'argon2id v=19,m=19456,t=2,p=1' }));
 
     // The upgraded record logs in without another rewrite.
-    await login(deps, { body: { email, password: bcryptFixture.password } });
+    await login(deps, { email, password: bcryptFixture.password });
     expect((await users.getUserByEmail(email))!.passwordHash).toBe(upgraded);
     dispose();
   });
@@ -105,20 +104,20 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
       upgrade: async (stored: string, password: string) => {
         if (!changed && password === bcryptFixture.password) {
           changed = true;
-          await changePassword(deps, { accessToken, body: { currentPassword: bcryptFixture.password, newPassword: NEW_PASSWORD } });
+          await changePasswordWithToken(deps, { accessToken, currentPassword: bcryptFixture.password, newPassword: NEW_PASSWORD });
         }
         return deps.hasher.upgrade(stored, password);
       },
     };
     // The login read again after losing its condition, and the old password no longer verifies.
-    await expect(login({ ...deps, hasher: racingHasher }, { body: { email, password: bcryptFixture.password } })).rejects.toBeInstanceOf(
+    await expect(login({ ...deps, hasher: racingHasher }, { email, password: bcryptFixture.password })).rejects.toBeInstanceOf(
       InvalidCredentialsError,
     );
 
     expect(events).toContainEqual({ type: 'auth.password_rehash_skipped', userId, reason: 'hash_changed' });
     const stored = (await users.getUserByEmail(email))!;
     expect((await deps.hasher.verify(stored.passwordHash, NEW_PASSWORD)).ok).toBe(true);
-    await expect(login(deps, { body: { email, password: bcryptFixture.password } })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    await expect(login(deps, { email, password: bcryptFixture.password })).rejects.toBeInstanceOf(InvalidCredentialsError);
     dispose();
   });
 
@@ -128,8 +127,8 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const userId = crypto.randomUUID();
     await users.createUser({ email, userId, passwordHash: bcryptFixture.hash, createdAt: new Date() });
     const accessToken = await sessionToken(deps, { email, userId });
-    const logins = Array.from({ length: 6 }, () => login(deps, { body: { email, password: bcryptFixture.password } }).catch(() => 'failed'));
-    await changePassword(deps, { accessToken, body: { currentPassword: bcryptFixture.password, newPassword: NEW_PASSWORD } });
+    const logins = Array.from({ length: 6 }, () => login(deps, { email, password: bcryptFixture.password }).catch(() => 'failed'));
+    await changePasswordWithToken(deps, { accessToken, currentPassword: bcryptFixture.password, newPassword: NEW_PASSWORD });
     await Promise.all(logins);
     const stored = (await users.getUserByEmail(email))!;
     expect((await deps.hasher.verify(stored.passwordHash, NEW_PASSWORD)).ok).toBe(true);
@@ -141,10 +140,10 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const counting = countingHasher();
     const { deps, dispose } = await createAuthFixture(server.endpoint, { hasher: counting.hasher });
     const email = uniqueEmail();
-    await register(deps, { body: { email, password: PASSWORD } });
+    await register(deps, { email, password: PASSWORD });
 
-    const unknown = await login(deps, { body: { email: uniqueEmail(), password: PASSWORD } }).catch((e: unknown) => e);
-    const wrong = await login(deps, { body: { email, password: 'wrong password' } }).catch((e: unknown) => e);
+    const unknown = await login(deps, { email: uniqueEmail(), password: PASSWORD }).catch((e: unknown) => e);
+    const wrong = await login(deps, { email, password: 'wrong password' }).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(InvalidCredentialsError);
     expect(wrong).toBeInstanceOf(InvalidCredentialsError);
     expect((unknown as Error).message).toBe((wrong as Error).message);
@@ -160,9 +159,9 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     });
     const email = uniqueEmail();
     const sourceIp = '198.51.100.7';
-    for (let i = 0; i < 2; i++) await expect(login(deps, { body: { email, password: PASSWORD }, sourceIp })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    for (let i = 0; i < 2; i++) await expect(login(deps, { email, password: PASSWORD, sourceIp })).rejects.toBeInstanceOf(InvalidCredentialsError);
     const before = { ...counting.calls };
-    const limited = await login(deps, { body: { email, password: PASSWORD }, sourceIp }).catch((e: unknown) => e);
+    const limited = await login(deps, { email, password: PASSWORD, sourceIp }).catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(RateLimitedError);
     expect((limited as RateLimitedError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(counting.calls).toEqual(before);
@@ -175,36 +174,36 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const { deps, dispose } = await createAuthFixture(server.endpoint, { now: movableClock().now, rateLimits: limits({ perSource: 3 }) });
     const sourceIp = `192.0.2.${Math.floor(Math.random() * 250)}`;
     for (let i = 0; i < 3; i++) {
-      await expect(login(deps, { body: { email: uniqueEmail(), password: PASSWORD }, sourceIp })).rejects.toBeInstanceOf(InvalidCredentialsError);
+      await expect(login(deps, { email: uniqueEmail(), password: PASSWORD, sourceIp })).rejects.toBeInstanceOf(InvalidCredentialsError);
     }
-    await expect(login(deps, { body: { email: uniqueEmail(), password: PASSWORD }, sourceIp })).rejects.toBeInstanceOf(RateLimitedError);
+    await expect(login(deps, { email: uniqueEmail(), password: PASSWORD, sourceIp })).rejects.toBeInstanceOf(RateLimitedError);
     dispose();
   });
 
   it('changes the password only with the current one and a token of a live session', async () => {
     const { deps, dispose } = await createAuthFixture(server.endpoint);
     const email = uniqueEmail();
-    await register(deps, { body: { email, password: PASSWORD } });
-    const { accessToken } = await login(deps, { body: { email, password: PASSWORD } });
+    await register(deps, { email, password: PASSWORD });
+    const { accessToken } = await login(deps, { email, password: PASSWORD });
 
-    await expect(changePassword(deps, { accessToken, body: { currentPassword: 'wrong password', newPassword: NEW_PASSWORD } })).rejects.toBeInstanceOf(
+    await expect(changePasswordWithToken(deps, { accessToken, currentPassword: 'wrong password', newPassword: NEW_PASSWORD })).rejects.toBeInstanceOf(
       InvalidCredentialsError,
     );
-    await expect(changePassword(deps, { accessToken, body: { currentPassword: PASSWORD, newPassword: 'short' } })).rejects.toMatchObject({
+    await expect(changePasswordWithToken(deps, { accessToken, currentPassword: PASSWORD, newPassword: 'short' })).rejects.toMatchObject({
       code: 'password_rejected',
       reason: 'too_short',
     });
-    await expect(changePassword(deps, { accessToken: undefined, body: {} })).rejects.toBeInstanceOf(UnauthenticatedError);
-    await expect(changePassword(deps, { accessToken: `${accessToken}x`, body: {} })).rejects.toBeInstanceOf(UnauthenticatedError);
+    await expect(changePasswordWithToken(deps, { accessToken: undefined })).rejects.toBeInstanceOf(UnauthenticatedError);
+    await expect(changePasswordWithToken(deps, { accessToken: `${accessToken}x` })).rejects.toBeInstanceOf(UnauthenticatedError);
 
-    await changePassword(deps, { accessToken, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
-    await expect(login(deps, { body: { email, password: PASSWORD } })).rejects.toBeInstanceOf(InvalidCredentialsError);
-    const fresh = await login(deps, { body: { email, password: NEW_PASSWORD } });
+    await changePasswordWithToken(deps, { accessToken, currentPassword: PASSWORD, newPassword: NEW_PASSWORD });
+    await expect(login(deps, { email, password: PASSWORD })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    const fresh = await login(deps, { email, password: NEW_PASSWORD });
 
     // A well-signed token of no session (no `sid`) changes nothing: nothing could end it.
     const sessionless = await deps.tokens.issue({ userId: (await deps.tokens.verify(fresh.accessToken)).userId });
     await expect(
-      changePassword(deps, { accessToken: sessionless.accessToken, body: { currentPassword: NEW_PASSWORD, newPassword: PASSWORD } }),
+      changePasswordWithToken(deps, { accessToken: sessionless.accessToken, currentPassword: NEW_PASSWORD, newPassword: PASSWORD }),
     ).rejects.toThrow('the access token belongs to no session');
     dispose();
   });
@@ -229,10 +228,10 @@ describe('token check', () => {
       rateLimits: limits(),
       audit: () => {},
     });
-    const request = { accessToken: 'a.b.c', body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } };
-    await expect(changePassword(fails(new InvalidTokenError('expired')), request)).rejects.toBeInstanceOf(UnauthenticatedError);
+    const request = { accessToken: 'a.b.c', currentPassword: PASSWORD, newPassword: NEW_PASSWORD };
+    await expect(changePasswordWithToken(fails(new InvalidTokenError('expired')), request)).rejects.toBeInstanceOf(UnauthenticatedError);
     const bug = new TypeError('key import failed');
-    await expect(changePassword(fails(bug), request)).rejects.toBe(bug);
+    await expect(changePasswordWithToken(fails(bug), request)).rejects.toBe(bug);
   });
 });
 
@@ -264,7 +263,7 @@ describe('storage outage', () => {
       audit: () => {},
     };
     for (const run of [login, register]) {
-      const error = await run(deps, { body: { email: uniqueEmail(), password: PASSWORD }, sourceIp: '192.0.2.1' }).catch((e: unknown) => e);
+      const error = await run(deps, { email: uniqueEmail(), password: PASSWORD, sourceIp: '192.0.2.1' }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TemporarilyUnavailableError);
       expect((error as TemporarilyUnavailableError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
     }

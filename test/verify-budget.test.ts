@@ -107,7 +107,7 @@ describe('a record over the budget', () => {
       passwordHash: argon2(128 * 1024, 2),
       createdAt: new Date(),
     });
-    await expect(login(deps, { body: { email, password: 'whatever it was' }, sourceIp: '192.0.2.1' })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    await expect(login(deps, { email, password: 'whatever it was', sourceIp: '192.0.2.1' })).rejects.toBeInstanceOf(InvalidCredentialsError);
     expect(events).toContainEqual({ type: 'auth.stored_hash_rejected', userId: 'big-user', code: 'ERR_HASH_PARAMS_OUT_OF_BOUNDS' });
   });
 
@@ -126,10 +126,10 @@ describe('a record over the budget', () => {
     await new AccountStore(createDynamoDbClient({ endpoint: dynamo.endpoint }), table).createUser({ email, userId: 'phpass-user', passwordHash: record.hash, createdAt: new Date() });
     const long = 'a passphrase of forty bytes, or more....';
     expect(long).toHaveLength(40);
-    await expect(login(deps, { body: { email, password: long }, sourceIp: '192.0.2.1' })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    await expect(login(deps, { email, password: long, sourceIp: '192.0.2.1' })).rejects.toBeInstanceOf(InvalidCredentialsError);
     expect(events).toContainEqual({ type: 'auth.stored_hash_rejected', userId: 'phpass-user', code: 'ERR_HASH_PARAMS_OUT_OF_BOUNDS' });
     // The record itself fits: its own password logs in.
-    await expect(login(deps, { body: { email, password: record.password }, sourceIp: '192.0.2.1' })).resolves.toMatchObject({ tokenType: 'Bearer' });
+    await expect(login(deps, { email, password: record.password, sourceIp: '192.0.2.1' })).resolves.toMatchObject({ tokenType: 'Bearer' });
   });
 
   it('is refused at import by the deployed functions\' budget, unless the budget says it fits', async () => {

@@ -1,7 +1,7 @@
 /**
  * A whole bench run: warm-ups, interleaved single-hash rounds, bursts at the peak concurrency,
  * the recommendation, then sustained load on the recommended candidates. Shared by the CLI
- * (bench/run.ts, `passlane bench`) and the Lambda function (functions/bench.ts).
+ * (`passlane bench`, which `npm run bench` runs) and the Lambda function (functions/bench.ts).
  */
 import { meetsOwaspFloor } from '../../packages/passlane/src/policy.js';
 import { loadBenchHashers, type BenchHasher } from './bench-hashers.js';

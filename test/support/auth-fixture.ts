@@ -16,12 +16,16 @@ import { createKeyring, generateSigningKey } from '../../packages/server/src/fea
 import { createTokenService } from '../../packages/server/src/features/tokens/token-service.js';
 import type { AuditEvent } from '../../packages/server/src/accounts/audit-events.js';
 import { startSession } from '../../packages/server/src/features/sessions/start-session.js';
+import { authenticateSession } from '../../packages/server/src/features/sessions/authenticate-session.js';
+import { changePassword } from '../../packages/server/src/features/password/change-password.js';
+import type { PasswordChangeDependencies } from '../../packages/server/src/features/password/dependencies.js';
 import { createEmailFingerprint } from '../../packages/server/src/accounts/fingerprint.js';
-import type { AccountMail, AuthDependencies } from '../../packages/server/src/accounts/dependencies.js';
+import type { AccountMail } from '../../packages/server/src/mail/account-mail.js';
+import type { AppDependencies } from '../../packages/server/src/wiring/build-dependencies.js';
 import type { RateLimits } from '../../packages/server/src/features/login/settings.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
-export async function createAuthFixture(endpoint: string, overrides: Partial<AuthDependencies> = {}) {
+export async function createAuthFixture(endpoint: string, overrides: Partial<AppDependencies> = {}) {
   // No middleware cache: tests add middleware (call logs, fault injection) after the first requests.
   // Item requests by the short path, as the functions' client sends them; a test's middleware
   // (initialize step) still sees each call first.
@@ -35,7 +39,7 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<Aut
   const tokens = createTokenService({ keyring: await createKeyring(await generateSigningKey()) });
   const events: AuditEvent[] = [];
   const mailbox = capturingMail();
-  const deps: AuthDependencies = {
+  const deps: AppDependencies = {
     hasher: createPasswordHasher({ pepper: false }),
     passwordPolicy: defaultPasswordPolicy(),
     users,
@@ -59,7 +63,7 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<Aut
  * The access token of a new live session of the account, started as a login starts one but
  * without the login: no verify, so a legacy hash stays as it is (tests of races with its upgrade).
  */
-export async function sessionToken(deps: AuthDependencies, account: { email: string; userId: string }): Promise<string> {
+export async function sessionToken(deps: AppDependencies, account: { email: string; userId: string }): Promise<string> {
   const accountKey = deps.fingerprint(account.email);
   const now = deps.now?.() ?? new Date();
   const started = await startSession(deps, { userId: account.userId, accountKey, read: await deps.sessions.read(accountKey), now });
@@ -106,5 +110,20 @@ export function capturingMail() {
     emailVerification: async (to, token, expiresInSeconds) => void sent.push({ kind: 'email_verification', to, token, expiresInSeconds }),
     registrationAttempt: async (to) => void sent.push({ kind: 'registration_attempt', to }),
   };
-  return { mail, sent, last: (kind: string) => sent.filter((m) => m.kind === kind).at(-1) };
+  // The link mails (password_reset, email_verification) carry a token: what a test posts back as one.
+  const last = (kind: string) => sent.filter((m) => m.kind === kind).at(-1) as ((typeof sent)[number] & { token: string }) | undefined;
+  return { mail, sent, last };
+}
+
+/**
+ * POST /password's two steps as the route takes them: the token's live session (before the
+ * body's fields), then the change. A test that only checks the token may leave the passwords out.
+ */
+export async function changePasswordWithToken(
+  deps: PasswordChangeDependencies,
+  request: { accessToken: string | undefined; currentPassword?: string; newPassword?: string; sourceIp?: string },
+): Promise<void> {
+  const { accessToken, currentPassword = '', newPassword = '', sourceIp } = request;
+  const caller = await authenticateSession(deps, accessToken, deps.now?.());
+  await changePassword(deps, { caller, currentPassword, newPassword, ...(sourceIp !== undefined && { sourceIp }) });
 }

@@ -2,39 +2,35 @@
  * The Lambda functions' handlers (functions/*.ts) with the dependencies a test chooses: the same
  * route and Lambda host as the function, only `services` differ.
  */
-import {
-  changePasswordRoute,
-  deleteSessionRoute,
-  jwksRoute,
-  listSessionsRoute,
-  loginRoute,
-  logoutRoute,
-  openIdConfigurationRoute,
-  registerRoute,
-  tokenRoute,
-  confirmPasswordResetRoute,
-  requestPasswordResetRoute,
-  resendVerificationRoute,
-  verifyEmailRoute,
-} from '../../packages/server/src/api/routes.js';
+import { loginRoute } from '../../packages/server/src/features/login/login-route.js';
+import type { LoginDependencies } from '../../packages/server/src/features/login/dependencies.js';
+import { changePasswordRoute } from '../../packages/server/src/features/password/change-password-route.js';
+import type { PasswordChangeDependencies } from '../../packages/server/src/features/password/dependencies.js';
+import type { RecoveryDependencies } from '../../packages/server/src/features/recovery/dependencies.js';
+import { confirmPasswordResetRoute, requestPasswordResetRoute, resendVerificationRoute, verifyEmailRoute } from '../../packages/server/src/features/recovery/recovery-routes.js';
+import type { RegisterDependencies } from '../../packages/server/src/features/register/dependencies.js';
+import { registerRoute } from '../../packages/server/src/features/register/register-route.js';
+import type { RefreshDependencies, SessionManagementDependencies } from '../../packages/server/src/features/sessions/dependencies.js';
+import { logoutRoute } from '../../packages/server/src/features/sessions/logout-route.js';
+import { deleteSessionRoute, listSessionsRoute } from '../../packages/server/src/features/sessions/session-routes.js';
+import { tokenRoute } from '../../packages/server/src/features/sessions/token-route.js';
+import { jwksRoute } from '../../packages/server/src/features/tokens/jwks-route.js';
+import { openIdConfigurationRoute } from '../../packages/server/src/features/tokens/openid-configuration-route.js';
 import type { PublicTokenService } from '../../packages/server/src/features/tokens/token-service.js';
 import { lambdaHandler } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
-import type { AccountDependencies, AuthDependencies, RegisterDependencies, SessionDependencies, SessionManagementDependencies } from '../../packages/server/src/accounts/dependencies.js';
 
 export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
 
 type Get<T> = () => Promise<T>;
 
 export const createRegisterHandler = (get: Get<RegisterDependencies>) => lambdaHandler([registerRoute], { register: get });
-export const createLoginHandler = (get: Get<AuthDependencies>) => lambdaHandler([loginRoute], { auth: get });
-export const createPasswordHandler = (get: Get<AccountDependencies>) => lambdaHandler([changePasswordRoute], { account: get });
-export const createTokenHandler = (get: Get<SessionDependencies>) => lambdaHandler([tokenRoute], { sessions: get });
-export const createSessionsHandler = (get: Get<SessionManagementDependencies>) =>
-  lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessionManagement: get });
+export const createLoginHandler = (get: Get<LoginDependencies>) => lambdaHandler([loginRoute], { login: get });
+export const createPasswordHandler = (get: Get<PasswordChangeDependencies>) => lambdaHandler([changePasswordRoute], { password: get });
+export const createTokenHandler = (get: Get<RefreshDependencies>) => lambdaHandler([tokenRoute], { refresh: get });
+export const createSessionsHandler = (get: Get<SessionManagementDependencies>) => lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessions: get });
 /** The recovery function (functions/recovery.ts): reset, its confirmation, email verification and its resend. */
-export const createRecoveryHandler = (get: Get<AccountDependencies>) =>
-  lambdaHandler([requestPasswordResetRoute, confirmPasswordResetRoute, verifyEmailRoute, resendVerificationRoute], { account: get });
-export const createJwksHandler = (get: Get<Pick<PublicTokenService, 'jwks'>>) =>
-  lambdaHandler([jwksRoute], { publicTokens: get as Get<PublicTokenService> });
+export const createRecoveryHandler = (get: Get<RecoveryDependencies>) =>
+  lambdaHandler([requestPasswordResetRoute, confirmPasswordResetRoute, verifyEmailRoute, resendVerificationRoute], { recovery: get });
+export const createJwksHandler = (get: Get<Pick<PublicTokenService, 'jwks'>>) => lambdaHandler([jwksRoute], { publicTokens: get as Get<PublicTokenService> });
 export const createOpenIdConfigurationHandler = (get: Get<Pick<PublicTokenService, 'jwks' | 'issuer'>>) =>
   lambdaHandler([openIdConfigurationRoute], { publicTokens: get as Get<PublicTokenService> });

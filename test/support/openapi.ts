@@ -1,7 +1,8 @@
 /**
  * openapi.yaml as a checker: a small JSON Schema validator for the subset the document uses (it
  * fails on any other keyword, so the two cannot drift apart silently), and `contractErrors`,
- * everything wrong with one answer by the document.
+ * everything wrong with one answer by the document (its status, headers, body, and for an error
+ * the code, which must be one the answer lists in `x-error-codes`).
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
@@ -136,7 +137,11 @@ export function contractErrors(method: string, requestPath: string, response: Ht
   } else {
     if (!content) return [...errors, 'got a body, none declared'];
     if (!String(response.headers['content-type']).startsWith('application/json')) errors.push('content-type is not application/json');
-    errors.push(...schemaErrors(content.schema, JSON.parse(response.body)));
+    const body = JSON.parse(response.body) as Json;
+    errors.push(...schemaErrors(content.schema, body));
+    // An error answer lists the codes it may carry (the route's own words, api/operation-doc.ts).
+    const codes: string[] | undefined = description['x-error-codes'];
+    if (codes !== undefined && !codes.includes(body?.error?.code)) errors.push(`error code ${body?.error?.code} is not among this answer's codes (${codes.join(', ')})`);
   }
   return errors;
 }

@@ -45,7 +45,8 @@ export type LimitScope = 'account' | 'account_source' | 'source' | 'device' | 'a
 export type PasswordSetAction = 'register' | 'password_change' | 'password_reset';
 
 /** Why a new password was refused (features/password/rules/policy.ts): PasswordRejectedError and the audit event carry it. */
-export type PasswordRejectionReason = 'too_short' | 'too_long' | 'common' | 'breached' | 'context';
+export const PASSWORD_REJECTION_REASONS = ['too_short', 'too_long', 'common', 'breached', 'context'] as const;
+export type PasswordRejectionReason = (typeof PASSWORD_REJECTION_REASONS)[number];
 
 /** What login can tell about an existing password without the blocklist or the network (packages/server/src/features/password/rules/README.md). */
 export type CheapRejectionReason = Extract<PasswordRejectionReason, 'too_short' | 'too_long' | 'context'>;
@@ -73,3 +74,6 @@ export type MigrationUnavailableReason =
   | 'malformed_answer';
 
 export type AuditEventType = AuditEvent['type'];
+
+/** Where the use cases send their audit events: the host's sink (logs and metrics). */
+export type Audit = (event: AuditEvent) => void;

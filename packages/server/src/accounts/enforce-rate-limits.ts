@@ -1,6 +1,16 @@
-import type { RegisterDependencies } from './dependencies.js';
+import type { RateLimitStore } from '../storage/rate-limit-store.js';
+import type { Audit } from './audit-events.js';
 import { RateLimitedError } from './errors.js';
+import type { AttemptLimits } from './settings.js';
 import { sourceKeyOf } from './source-key.js';
+
+/** What counting attempts takes: the counters, the limits, the audit sink and the clock. */
+export interface AttemptCounterDependencies {
+  counters: Pick<RateLimitStore, 'hit'>;
+  rateLimits: AttemptLimits;
+  audit: Audit;
+  now?: () => Date;
+}
 
 /**
  * Attempt counters for the paths where every attempt may count: registration (per source) and
@@ -10,7 +20,7 @@ import { sourceKeyOf } from './source-key.js';
  * counting. Logins count failures instead (login-guard.ts).
  */
 export async function enforceRateLimits(
-  deps: Pick<RegisterDependencies, 'counters' | 'rateLimits' | 'audit' | 'now'>,
+  deps: AttemptCounterDependencies,
   target: { accountKey?: string; emailFingerprint?: string; sourceIp?: string; action: string },
 ): Promise<void> {
   const { perSource, passwordChangePerAccount, windowSeconds } = deps.rateLimits;

@@ -33,3 +33,16 @@ export interface FingerprintConfig {
 
 /** At least 32 random bytes: the HMAC-SHA-256 key of the fingerprints (a shorter one weakens them). */
 export const MIN_FINGERPRINT_KEY_BYTES = 32;
+
+/**
+ * The limits on attempts that registration, password change and the reset requests count
+ * (enforce-rate-limits.ts), and the window the refresh's failures are counted in. The login's
+ * own limits extend them (features/login/settings.ts `RateLimits`, with the defaults and reasons).
+ */
+export interface AttemptLimits {
+  /** Failed logins (and registration attempts) per source (IPv4 address, IPv6 /64) per window. */
+  perSource: number;
+  windowSeconds: number;
+  /** Password-change attempts per account per window: only a token holder can make them. */
+  passwordChangePerAccount: number;
+}

@@ -1,45 +1,26 @@
-import type { Context } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 // The smallest router: a handful of static paths need no RegExp or trie router.
 import { Hono } from 'hono/tiny';
-import { safeErrorFields } from '../observability/safe-error.js';
 import { HttpError } from './http-error.js';
 import { mapError, toErrorResponse } from './map-error.js';
 import { readJsonBody } from './read-json-body.js';
 import { toWebResponse, type ApiResponse } from './responses.js';
-import type { Route } from './route.js';
-import type { ApiLog, RequestOrigin } from './services.js';
+import { parseBody } from './request-body.js';
+import type { AnyRoute } from './route.js';
+import type { ApiHost, ApiLog, RequestOrigin } from './api-host.js';
 
 /** What one request's steps pass each other (hono's typed context variables). */
 export interface ApiEnv {
   Variables: { origin: RequestOrigin };
 }
 
-/** What a host adapter gives the API; everything else about the request is the web-standard Request. */
-export interface ApiHost<S> {
-  /** The services for this request: per process on Lambda and Node, per isolate's bindings on Workers. */
-  services(c: Context): S;
-  origin(c: Context): RequestOrigin;
-  /**
-   * The body, when the host holds it whole already (a Lambda event's): the API reads it from here
-   * and the host builds its Request without one. Undefined, or no such method: the Request's body.
-   */
-  body?(c: Context): Uint8Array | undefined;
-  /**
-   * How a route's answer becomes the Response hono hands back to the host; toWebResponse unless
-   * given. Only the Lambda host gives this and `body`, to keep bodies out of streams
-   * (streamlessBodies in runtimes/lambda/text-response.ts).
-   */
-  respond?(response: ApiResponse): Response;
-  log: ApiLog;
-}
-
 /**
  * The HTTP API over web-standard Request/Response: routing, unknown paths and methods, body
- * checks, errors as `{"error":{"code","message"}}`, security headers. Runtime-neutral: a host
+ * checks (the envelope, then the route's schema), errors as `{"error":{"code","message"}}`,
+ * security headers. Runtime-neutral: a host
  * adapter turns its platform's requests into `app.fetch` calls (src/runtimes).
  */
-export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hono<ApiEnv> {
+export function createApi<S>(routes: readonly AnyRoute<S>[], host: ApiHost<S>): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const respond = host.respond ?? toWebResponse;
   // Asked once per request and passed on in the context, so every step sees the same request id.
@@ -54,8 +35,13 @@ export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hon
   for (const route of routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
     app.on(route.method, route.path, async (c) => {
-      const body = route.json ? await readJsonBody(c.req.raw, { form: route.form === true, held: host.body?.(c) }) : undefined;
-      const answer = await route.handle({ request: c.req.raw, body, params: c.req.param() as Record<string, string>, origin: c.var.origin, services: host.services(c) });
+      const request = c.req.raw;
+      const services = host.services(c);
+      // The envelope first (content type, size, UTF-8 JSON), then who asks, then the body's fields.
+      const read = route.body === undefined ? undefined : await readJsonBody(request, { form: route.body.form === true, held: host.body?.(c) });
+      const caller = route.authenticate === undefined ? undefined : await route.authenticate({ request, services });
+      const body = route.body === undefined ? undefined : parseBody(route.body.schema, read);
+      const answer = await route.handle({ request, body, caller, params: c.req.param() as Record<string, string>, origin: c.var.origin, services });
       return answer instanceof Response ? answer : respond(answer);
     });
   }
@@ -77,15 +63,16 @@ export function createApi<S>(routes: readonly Route<S>[], host: ApiHost<S>): Hon
 
 /**
  * Logs by severity and answers the mapped error: the client's fault (4xx) as INFO with field
- * names only, "try again" (5xx but `internal_error`) as WARN with the cause, the rest as ERROR.
+ * names only, "try again" (5xx but `internal_error`) as WARN with the cause, the rest as ERROR;
+ * an error goes to the log only as the log's `safeError` gives it.
  */
 export function respondToError(error: unknown, fields: Record<string, unknown>, log: ApiLog): ApiResponse {
   const mapped = mapError(error);
   const { status, code, field, reason } = mapped;
   if (code === 'internal_error') {
-    log.error('unhandled error', { ...fields, error: safeErrorFields(error) });
+    log.error('unhandled error', { ...fields, error: log.safeError(error) });
   } else if (status >= 500) {
-    log.warn('request failed', { ...fields, status, code, cause: safeErrorFields(error) });
+    log.warn('request failed', { ...fields, status, code, cause: log.safeError(error) });
   } else {
     log.info('request rejected', { ...fields, status, code, ...(field && { field }), ...(reason && { reason }) });
   }

@@ -1,6 +1,9 @@
-// `passlane/api`: the HTTP API as one hono app over web-standard Request/Response (README.md here).
-export { createApi, respondToError, type ApiEnv, type ApiHost } from './create-api.js';
-export { defineRoute, type Route, type RouteInput } from './route.js';
+// `@passlane/server/api`: the HTTP toolkit, one hono app over web-standard Request/Response
+// (README.md here). It knows no feature: the API's routes are the wiring's (API_ROUTES).
+export { createApi, respondToError, type ApiEnv } from './create-api.js';
+export type { ApiHost, ApiLog, RequestOrigin } from './api-host.js';
+export { defineRoute, type AnyRoute, type Route, type RouteBody, type RouteInput } from './route.js';
+export { parseBody, NOT_AN_OBJECT, type BodyOf, type BodySchema } from './request-body.js';
+export type { AnswerDoc, HeaderDoc, NamedSchema, OperationDoc, ParameterDoc, PlainSchema } from './operation-doc.js';
+export * from './answers.js';
 export { errorResponse, jsonResponse, noContent, toWebResponse, type ApiResponse } from './responses.js';
-export { API_ROUTES, changePasswordRoute, jwksRoute, loginRoute, openIdConfigurationRoute, registerRoute } from './routes.js';
-export type { ApiLog, ApiServices, RequestOrigin } from './services.js';

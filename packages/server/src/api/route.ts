@@ -1,35 +1,60 @@
+import type { RequestOrigin } from './api-host.js';
+import type { OperationDoc } from './operation-doc.js';
+import type { BodyOf, BodySchema } from './request-body.js';
 import type { ApiResponse } from './responses.js';
-import type { RequestOrigin } from './services.js';
 
 /** What a route's handler is given: nothing is read from module state. */
-export interface RouteInput<S> {
+export interface RouteInput<S, B extends BodySchema | undefined = undefined, C = undefined> {
   request: Request;
-  /** The parsed JSON body (routes with `json: true`); undefined otherwise. */
-  body: unknown;
+  /** The body as the route's schema typed it (routes with a `body`); undefined otherwise. */
+  body: B extends BodySchema ? BodyOf<B> : undefined;
+  /** Who asks, as the route's `authenticate` decided (routes with one); undefined otherwise. */
+  caller: C;
   /** The path's parameters (`/sessions/:id` gives `id`). */
   params: Record<string, string>;
   origin: RequestOrigin;
   services: S;
 }
 
+/** A route's JSON body: its schema, checked before the handler runs, and its name in the API's document. */
+export interface RouteBody<B extends BodySchema> {
+  name: string;
+  schema: B;
+  /** Also accept an `application/x-www-form-urlencoded` body, read into the same shape (OAuth 2.0 clients). */
+  form?: boolean;
+}
+
 /**
- * One HTTP operation: where it is served and what it does. `S` names the services it needs, so a
- * host serving only some routes builds only those (see services.ts).
+ * One HTTP operation: where it is served, what it takes and what it does. `S` names the services
+ * it needs (its feature's, features/<feature>/dependencies.ts), so a host serving only some
+ * routes builds only those; `B` is its body's schema; `C` who asks, where it checks that first.
  */
-export interface Route<S> {
+export interface Route<S, B extends BodySchema | undefined = undefined, C = undefined> {
   /** Stable, for logs and metrics (never the raw path, which a Function URL lets clients choose). */
   name: string;
   method: 'GET' | 'POST' | 'DELETE';
   /** hono's syntax: `/sessions/:id`. */
   path: string;
-  /** Read and check a JSON body (content type, size, UTF-8 JSON) before the handler runs. */
-  json: boolean;
-  /** Also accept an `application/x-www-form-urlencoded` body, read into the same shape (OAuth 2.0 clients). */
-  form?: boolean;
+  /**
+   * The JSON body: read and checked (content type, size, UTF-8 JSON, then the schema) before the
+   * handler runs, which is handed what the schema typed. Routes without one read no body.
+   */
+  body?: B extends BodySchema ? RouteBody<B> : undefined;
+  /**
+   * Who asks (a Bearer token's live session), decided after the body is read and before its
+   * schema runs: a caller without a session is told so, not what the body lacks. Handed to the
+   * handler as `caller`.
+   */
+  authenticate?(input: { request: Request; services: S }): Promise<C>;
+  /** The operation as the API's document describes it (openapi.yaml is generated from it). */
+  doc: OperationDoc;
   /** Its answer: an ApiResponse (responses.ts), or a web Response, handed on as it is. */
-  handle(input: RouteInput<S>): Promise<ApiResponse | Response>;
+  handle(input: RouteInput<S, B, C>): Promise<ApiResponse | Response>;
 }
 
-export function defineRoute<S>(route: Route<S>): Route<S> {
+/** Any route over the services `S`, whatever its body and caller: what a list of routes holds. */
+export type AnyRoute<S> = Route<S, BodySchema | undefined, unknown>;
+
+export function defineRoute<S, B extends BodySchema | undefined = undefined, C = undefined>(route: Route<S, B, C>): Route<S, B, C> {
   return route;
 }

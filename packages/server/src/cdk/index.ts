@@ -1,6 +1,6 @@
 /**
- * `passlane/cdk`: the service as an AWS CDK construct. Needs `aws-cdk-lib` (v2) and `constructs`
- * beside it (optional peer dependencies: nothing else in passlane loads them).
+ * `@passlane/server/cdk`: the service as an AWS CDK construct. Needs `aws-cdk-lib` (v2) and `constructs`
+ * beside it (optional peer dependencies: nothing else in the package loads them).
  */
 export {
   PasslaneAuth,

@@ -22,14 +22,20 @@ import {
 } from './templates.js';
 
 /**
- * What the use-cases call (the same shape as AccountMail in packages/server/src/accounts/dependencies.ts).
+ * The mails an account receives, each with what its template needs: what the use cases call
+ * (register, login, recovery), over whichever transport is configured. Never given a password.
  * Each mail resolves `sent`, or `not_sent` when the transport is `none`; a failure is logged
  * (`mail not sent`, with its cause) and thrown.
  */
 export interface AccountMail {
-  passwordReset(to: string, token: string, expiresInSeconds: number): Promise<MailDelivery>;
-  emailVerification(to: string, token: string, expiresInSeconds: number): Promise<MailDelivery>;
-  registrationAttempt(to: string): Promise<MailDelivery>;
+  passwordReset(to: string, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
+  emailVerification(to: string, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
+  /** Someone tried to register with this address, which already has an account. */
+  registrationAttempt(to: string): Promise<MailDelivery | void>;
+}
+
+/** The configured account mails (createAccountMail). */
+export interface ConfiguredAccountMail extends AccountMail {
   /**
    * Reads and checks PASSLANE_MAIL_TEMPLATE_DIR and the outbox's directory now instead of at the
    * first mail: long-lived hosts (`npm start`, Deno, Bun) await it at start, so a broken template
@@ -77,7 +83,7 @@ export function createMailSender(config: MailConfig, options: MailWiringOptions 
 }
 
 /** Throws MailConfigError when a setting the transport needs is missing, so a function that sends fails at its start. */
-export function createAccountMail(config: MailConfig, options: MailWiringOptions = {}): AccountMail {
+export function createAccountMail(config: MailConfig, options: MailWiringOptions = {}): ConfiguredAccountMail {
   const sender = options.sender ?? createMailSender(config, options);
   const { appUrl, paths, serviceName, templateDir } = config;
   if (appUrl === undefined) throw new MailConfigError('appUrl', 'PASSLANE_APP_URL is not set: the mails link to the app that takes the token (an https URL)');

@@ -1,5 +1,5 @@
 // src/mail: one small interface, three senders (SES, outbox, none), templates. README.md here.
-export { createAccountMail, createMailSender, type AccountMail, type MailWiringOptions } from './account-mail.js';
+export { createAccountMail, createMailSender, type AccountMail, type ConfiguredAccountMail, type MailWiringOptions } from './account-mail.js';
 export { MailConfigError, MailError, MailRejectedError, MailUnavailableError, type MailErrorCode } from './errors.js';
 export type { MailDelivery, MailKind, MailLog, MailSender, OutgoingMail } from './mail-sender.js';
 export { createOutboxMailSender, type OutboxMailSenderOptions } from './outbox-sender.js';

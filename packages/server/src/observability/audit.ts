@@ -1,8 +1,7 @@
-import type { Logger } from '@aws-lambda-powertools/logger';
-import { MetricUnit, type Metrics } from '@aws-lambda-powertools/metrics';
+import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { AuditEvent, AuditEventType } from '../accounts/audit-events.js';
-import { logger as defaultLogger } from './logger.js';
-import { metrics as defaultMetrics } from './metrics.js';
+import { logger } from './logger.js';
+import { metrics } from './metrics.js';
 
 /**
  * One CloudWatch metric per audit event type. Spelled out (not derived) so a renamed event type
@@ -39,16 +38,13 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
 };
 
 /**
- * The audit sink for AuthDependencies: one structured INFO line per event (message = the event
- * type, the event's fields beside it) plus a count. Events carry userIds and email fingerprints
- * only, never emails, passwords, hashes or tokens, so they are logged as they are.
+ * The audit sink of the Node and Lambda hosts: one structured INFO line per event on this
+ * container's Powertools logger (message = the event type, the event's fields beside it) plus a
+ * count. Events carry userIds and email fingerprints only, never emails, passwords, hashes or
+ * tokens, so they are logged as they are.
  */
-export function createAuditSink(
-  target: { logger: Logger; metrics: Metrics } = { logger: defaultLogger, metrics: defaultMetrics },
-): (event: AuditEvent) => void {
-  return (event) => {
-    const { type, ...fields } = event;
-    target.logger.info(type, { audit: true, ...fields });
-    target.metrics.addMetric(AUDIT_METRIC_NAMES[type], MetricUnit.Count, 1);
-  };
+export function auditToPowertools(event: AuditEvent): void {
+  const { type, ...fields } = event;
+  logger.info(type, { audit: true, ...fields });
+  metrics.addMetric(AUDIT_METRIC_NAMES[type], MetricUnit.Count, 1);
 }

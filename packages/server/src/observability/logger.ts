@@ -1,5 +1,6 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { ApiLog } from '../api/services.js';
+import type { ApiLog } from '../api/api-host.js';
+import { safeErrorFields } from './safe-error.js';
 
 /**
  * One Powertools logger per container: JSON lines on stdout, level from POWERTOOLS_LOG_LEVEL
@@ -13,4 +14,5 @@ export const apiLog: ApiLog = {
   info: (message, fields = {}) => logger.info(message, fields),
   warn: (message, fields = {}) => logger.warn(message, fields),
   error: (message, fields = {}) => logger.error(message, fields),
+  safeError: safeErrorFields,
 };

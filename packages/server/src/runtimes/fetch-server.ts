@@ -5,10 +5,11 @@
  */
 import type { Hono } from 'hono';
 import { createApi, type ApiEnv } from '../api/create-api.js';
-import { API_ROUTES } from '../api/routes.js';
+import { API_ROUTES } from '../wiring/api-routes.js';
+import { servicesOf } from '../wiring/api-services.js';
 import type { PasslaneConfig } from '../config/read-config.js';
 import { createAccountMail } from '../mail/account-mail.js';
-import { buildAuthDependencies, servicesOf } from '../wiring/build-dependencies.js';
+import { buildAuthDependencies } from '../wiring/build-dependencies.js';
 import { nodePlatform } from './node/node-platform.js';
 import { apiLog } from '../observability/logger.js';
 

@@ -1,4 +1,4 @@
-// `passlane/storage`: the one DynamoDB table and the stores over it (see table.ts for the layout).
+// `@passlane/server/storage`: the one DynamoDB table and the stores over it (see table.ts for the layout).
 export * from './account-store.js';
 export * from './login-guard-store.js';
 export * from './rate-limit-store.js';

@@ -104,6 +104,15 @@ export class OneTimeTokenStore {
     }
   }
 
+  /**
+   * Voids every outstanding token of the account, one unconditional delete per purpose side by
+   * side, no read first: after a password change or reset, no link mailed before (to a mailbox
+   * someone else may read) may act on the account afterwards.
+   */
+  async discardAll(accountKey: string): Promise<void> {
+    await Promise.all(ONE_TIME_TOKEN_PURPOSES.map((purpose) => this.discard(purpose, accountKey)));
+  }
+
   /** One wrong secret more against the token with `tokenHash`; at `limit` the token is voided. */
   async recordWrongGuess(purpose: OneTimeTokenPurpose, accountKey: string, tokenHash: string, limit: number): Promise<void> {
     const key = { pk: { S: tokenKey(purpose, accountKey) } };

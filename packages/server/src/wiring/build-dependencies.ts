@@ -5,7 +5,6 @@
  * reading (or, locally, creating) the signing key: DynamoDB clients connect on first use and the
  * hasher loads its backend on first hash.
  */
-import type { ApiServices } from '../api/services.js';
 import { ConfigError } from '../config/config-error.js';
 import { decodeFingerprintKey } from '../config/fingerprint-config.js';
 import type { PasslaneConfig } from '../config/read-config.js';
@@ -14,15 +13,22 @@ import { limitsForBudget, type PasswordHasher, tighterLimits } from 'passlane/co
 import { createBreachCheck } from '../features/password/rules/breach-check.js';
 import { createPasswordPolicy, type PasswordPolicy } from '../features/password/rules/policy.js';
 import type { RehashJobDependencies } from '../features/rehash/run-rehash-job.js';
+import type { LoginDependencies } from '../features/login/dependencies.js';
+import type { PasswordChangeDependencies } from '../features/password/dependencies.js';
+import type { RecoveryDependencies } from '../features/recovery/dependencies.js';
+import type { RegisterDependencies } from '../features/register/dependencies.js';
+import type { RefreshDependencies, SessionManagementDependencies } from '../features/sessions/dependencies.js';
+import type { AuthorizeAccessDependencies } from '../features/sessions/authorize-access.js';
+import { DEFAULT_VERDICT_CACHE_ENTRIES, SessionVerdictCache } from '../features/sessions/session-verdict-cache.js';
+import type { AuthorizerConfig } from '../features/sessions/settings.js';
 import { AccountStore } from '../storage/account-store.js';
 import { JobCursorStore } from '../storage/job-cursor-store.js';
 import { LoginGuardStore } from '../storage/login-guard-store.js';
 import { RateLimitStore } from '../storage/rate-limit-store.js';
 import { OneTimeTokenStore } from '../storage/one-time-token-store.js';
-import { createAccountMail } from '../mail/account-mail.js';
+import { createAccountMail, type AccountMail } from '../mail/account-mail.js';
 import { SessionStore } from '../storage/session-store.js';
 import { publicTokenServiceFromConfig, tokenServiceFromConfig, type PublicTokenService, type TokenService } from '../features/tokens/token-service.js';
-import type { AccountMail, AuthDependencies, RegisterDependencies, SessionDependencies } from '../accounts/dependencies.js';
 import { createFailureTiming } from '../accounts/failure-timing.js';
 import { createLoginFailureTiming } from '../features/login/login-failure-timing.js';
 import { createEmailFingerprint, type EmailFingerprint } from '../accounts/fingerprint.js';
@@ -30,10 +36,16 @@ import { localSecretsRefusedOn, readOrCreateLocalSecret } from '../shared/local-
 import { buildMigrationSource } from './build-migration-source.js';
 import type { Platform } from './platform.js';
 
-/** What the API needs: the use-cases' dependencies, with the full token service (for the JWKS). */
-export interface AppDependencies extends AuthDependencies {
-  tokens: TokenService;
-}
+/**
+ * What every route of the API uses, built once (the long-lived hosts, the Worker, tests): each
+ * feature's dependencies (features/<feature>/dependencies.ts), with the full token service.
+ */
+export type AppDependencies = LoginDependencies &
+  RegisterDependencies &
+  PasswordChangeDependencies &
+  RecoveryDependencies &
+  RefreshDependencies &
+  SessionManagementDependencies & { tokens: TokenService };
 
 /** The configured policy and pepper keys, within the platform's limits. */
 export function buildHasher(config: PasslaneConfig, platform: Platform): PasswordHasher {
@@ -49,16 +61,24 @@ export function buildHasher(config: PasslaneConfig, platform: Platform): Passwor
   });
 }
 
+/** The parts registration and the account routes share, as built: no token service, no login or session state. */
+type AccountParts = Omit<AppDependencies, 'tokens' | 'loginGuard' | 'sessions' | 'sessionConfig' | 'failureTiming'>;
+
 /**
- * Registration: everything but a token service, so its function needs no signing key. Explicit
- * parts in `overrides` win, so tests can inject a counting hasher or a fixed clock.
+ * Registration (features/register): everything but a token service, so its function needs no
+ * signing key. Explicit parts in `overrides` win, so tests can inject a counting hasher or a
+ * fixed clock.
  */
-export async function buildRegisterDependencies(
+export function buildRegisterDependencies(
   config: PasslaneConfig,
   platform: Platform,
-  overrides: Partial<RegisterDependencies> = {},
+  overrides: Partial<AppDependencies> = {},
   options: BuildOptions = {},
 ): Promise<RegisterDependencies> {
+  return buildAccountParts(config, platform, overrides, options);
+}
+
+async function buildAccountParts(config: PasslaneConfig, platform: Platform, overrides: Partial<AppDependencies>, options: BuildOptions): Promise<AccountParts> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
   const [fingerprint, migration] = await Promise.all([
@@ -129,7 +149,10 @@ export function buildAccountMail(config: PasslaneConfig, platform: Pick<Platform
   };
 }
 
-/** Login (and the long-lived hosts, which serve every route): everything, with the signing key. */
+/**
+ * Every route's dependencies with the signing key: the long-lived hosts and the Worker, which
+ * serve every route, and login (buildLoginDependencies).
+ */
 export async function buildAuthDependencies(
   config: PasslaneConfig,
   platform: Platform,
@@ -139,41 +162,81 @@ export async function buildAuthDependencies(
   return buildAccountDependencies(config, platform, overrides.tokens ?? buildTokenService(config, platform), overrides, options);
 }
 
+/** POST /login (features/login): everything, with the signing key. */
+export function buildLoginDependencies(config: PasslaneConfig, platform: Platform, overrides: Partial<AppDependencies> = {}): Promise<LoginDependencies> {
+  return buildAuthDependencies(config, platform, overrides);
+}
+
+/** POST /password (features/password): everything a login has but the signing key; the public keys verify the caller. */
+export function buildPasswordChangeDependencies(config: PasslaneConfig, platform: Platform): Promise<PasswordChangeDependencies> {
+  return buildAccountDependencies(config, platform, buildPublicTokenService(config));
+}
+
+/** The recovery routes (features/recovery): the same, and the mail sender built at start (they always send). */
+export function buildRecoveryDependencies(config: PasslaneConfig, platform: Platform): Promise<RecoveryDependencies> {
+  return buildAccountDependencies(config, platform, buildPublicTokenService(config), {}, { mailAtStart: true });
+}
+
 /**
  * Everything a login has, with the given token service: the full one (buildAuthDependencies), or
  * a verifying one for password change, reset and email verification, whose functions never hold
  * the signing key.
  */
-export async function buildAccountDependencies<T extends Pick<TokenService, 'verify'>>(
+async function buildAccountDependencies<T extends Pick<TokenService, 'verify'>>(
   config: PasslaneConfig,
   platform: Platform,
   tokenService: T | Promise<T>,
-  overrides: Partial<Omit<AppDependencies, 'tokens'>> = {},
+  overrides: Partial<AppDependencies> = {},
   options: BuildOptions = {},
-): Promise<Omit<AppDependencies, 'tokens'> & { tokens: T }> {
+): Promise<AccountParts & Pick<AppDependencies, 'loginGuard' | 'sessions' | 'sessionConfig' | 'failureTiming'> & { tokens: T }> {
   // Everything that reads a secret or builds the migration source at start, together.
-  const [tokens, registerDependencies] = await Promise.all([tokenService, buildRegisterDependencies(config, platform, overrides, options)]);
+  const [tokens, parts] = await Promise.all([tokenService, buildAccountParts(config, platform, overrides, options)]);
   const loginGuard = overrides.loginGuard ?? new LoginGuardStore(platform.dynamoDb(config.storage), config.storage.table, config.rateLimits.windowSeconds);
   // One per container: it remembers this container's verify costs per stored shape.
   const { failureFloorMs: floorMs, failurePadFactor: padFactor } = config.rateLimits.login;
   const failureTiming = overrides.failureTiming ?? createLoginFailureTiming({ floorMs, ...(padFactor !== undefined && { padFactor }) });
   const sessions = overrides.sessions ?? new SessionStore(platform.dynamoDb(config.storage), config.storage.table);
   const sessionConfig = overrides.sessionConfig ?? config.sessions;
-  return { ...registerDependencies, tokens, loginGuard, failureTiming, sessions, sessionConfig };
+  return { ...parts, tokens, loginGuard, failureTiming, sessions, sessionConfig };
 }
 
-/** Refresh (with the full token service) or session management (with a verifying one): the sessions, nothing that hashes. */
-export function buildSessionDependencies<T extends Pick<TokenService, 'verify'>>(
-  config: PasslaneConfig,
+/** POST /token (features/sessions): the signing key and the sessions, nothing that hashes. */
+export async function buildRefreshDependencies(
+  config: Pick<PasslaneConfig, 'storage' | 'sessions' | 'rateLimits' | 'tokens'>,
+  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner'>,
+): Promise<RefreshDependencies> {
+  return { ...sessionParts(config, platform), tokens: await buildTokenService(config, platform) };
+}
+
+/** Logout and the session list (features/sessions): the public keys and the sessions, nothing that hashes or signs. */
+export async function buildSessionManagementDependencies(
+  config: Pick<PasslaneConfig, 'storage' | 'sessions' | 'rateLimits' | 'tokens'>,
   platform: Pick<Platform, 'dynamoDb' | 'audit'>,
-  tokens: T,
-): Omit<SessionDependencies, 'tokens'> & { tokens: T } {
+): Promise<SessionManagementDependencies> {
+  return { ...sessionParts(config, platform), tokens: await buildPublicTokenService(config) };
+}
+
+function sessionParts(config: Pick<PasslaneConfig, 'storage' | 'sessions' | 'rateLimits'>, platform: Pick<Platform, 'dynamoDb' | 'audit'>) {
   return {
-    tokens,
     sessions: new SessionStore(platform.dynamoDb(config.storage), config.storage.table),
     sessionConfig: config.sessions,
     rateLimits: config.rateLimits,
     audit: platform.audit,
+  };
+}
+
+/**
+ * The Lambda authorizer in front of other APIs (features/sessions/authorize-access.ts): the
+ * public keys (never the private key), the sessions items and this container's verdict cache.
+ */
+export async function buildAuthorizerDependencies(
+  config: Pick<PasslaneConfig, 'storage' | 'tokens'> & { authorizer: AuthorizerConfig },
+  platform: Pick<Platform, 'dynamoDb'>,
+): Promise<AuthorizeAccessDependencies> {
+  return {
+    tokens: await buildPublicTokenService(config),
+    sessions: new SessionStore(platform.dynamoDb(config.storage), config.storage.table),
+    cache: new SessionVerdictCache({ ttlSeconds: config.authorizer.cacheSeconds, maxEntries: DEFAULT_VERDICT_CACHE_ENTRIES }),
   };
 }
 
@@ -201,12 +264,12 @@ export async function buildFingerprint(config: PasslaneConfig): Promise<EmailFin
 export const LOCAL_FINGERPRINT_KEY_FILE = 'fingerprint-key';
 
 /** Issue, verify and publish, signing the host's way (Platform.jwsSigner). */
-export function buildTokenService(config: PasslaneConfig, platform: Pick<Platform, 'jwsSigner'>): Promise<TokenService> {
+export function buildTokenService(config: Pick<PasslaneConfig, 'tokens'>, platform: Pick<Platform, 'jwsSigner'>): Promise<TokenService> {
   return tokenServiceFromConfig(config.tokens, { signer: platform.jwsSigner });
 }
 
 /** Verify and publish only: from the public keys when configured, so no private key is needed. */
-export function buildPublicTokenService(config: PasslaneConfig): Promise<PublicTokenService> {
+export function buildPublicTokenService(config: Pick<PasslaneConfig, 'tokens'>): Promise<PublicTokenService> {
   return publicTokenServiceFromConfig(config.tokens);
 }
 
@@ -223,16 +286,4 @@ export function buildRehashDependencies(config: PasslaneConfig, platform: Platfo
 /** `passlane import` and `passlane inventory`: the hasher and the accounts. */
 export function buildAccountTools(config: PasslaneConfig, platform: Platform): { hasher: PasswordHasher; users: AccountStore } {
   return { hasher: buildHasher(config, platform), users: new AccountStore(platform.dynamoDb(config.storage), config.storage.table) };
-}
-
-/** The API's services over dependencies already built (long-lived hosts build them once at start). */
-export function servicesOf(deps: AppDependencies): ApiServices {
-  return {
-    register: async () => deps,
-    auth: async () => deps,
-    account: async () => deps,
-    sessions: async () => deps,
-    sessionManagement: async () => deps,
-    publicTokens: async () => deps.tokens,
-  };
 }

@@ -1,15 +1,22 @@
-// `passlane/wiring`: services from configuration, for any host (Platform) and for Node.
+// `@passlane/server/wiring`: services from configuration, for any host (Platform); the Node
+// platform is the Node runtime's (`@passlane/server/runtimes/node`).
 export {
   buildAccountTools,
   buildAuthDependencies,
+  buildAuthorizerDependencies,
   buildHasher,
+  buildLoginDependencies,
+  buildPasswordChangeDependencies,
   buildPasswordPolicy,
   buildPublicTokenService,
+  buildRecoveryDependencies,
+  buildRefreshDependencies,
   buildRegisterDependencies,
   buildRehashDependencies,
+  buildSessionManagementDependencies,
   buildTokenService,
-  servicesOf,
   type AppDependencies,
 } from './build-dependencies.js';
-export { nodeBulkPlatform, nodePlatform, nodePlatformWithoutBlocklist } from '../runtimes/node/node-platform.js';
+export { API_ROUTES } from './api-routes.js';
+export { servicesOf, type ApiServices } from './api-services.js';
 export type { Platform } from './platform.js';

@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { PasswordHasher, PasswordHasherOptions, VerifyBudget } from 'passlane/common';
 import type { MailWiringOptions } from '../mail/account-mail.js';
 import type { Blocklist } from '../features/password/rules/blocklist.js';
-import type { AuthDependencies } from '../accounts/dependencies.js';
+import type { Audit } from '../accounts/audit-events.js';
 import type { MigrationSource } from '../features/migration/migration-source.js';
 import type { FunctionMigrationConfig } from '../features/migration/settings.js';
 import type { DynamoDbConnection } from '../storage/settings.js';
@@ -24,7 +24,7 @@ export interface Platform {
   /** How access tokens are signed here; Web Crypto where not given (features/tokens/README.md, "The signer"). */
   jwsSigner?: CreateJwsSigner;
   warn(message: string, fields?: Record<string, unknown>): void;
-  audit: AuthDependencies['audit'];
+  audit: Audit;
   /** How mail reaches SES here and where its lines go (the Worker passes its fetch-based SES client). */
   mail?: Pick<MailWiringOptions, 'sesClient' | 'log'>;
   /**

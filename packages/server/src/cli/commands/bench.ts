@@ -1,5 +1,5 @@
 /**
- * `passlane bench` and `npm run bench` (bench/run.ts): the argon2 parameter bench on this
+ * `passlane bench` (also `npm run bench`, which runs this CLI): the argon2 parameter bench on this
  * machine, or with --remote on deployed bench functions across Lambda memory sizes.
  * See bench/engine/README.md.
  */

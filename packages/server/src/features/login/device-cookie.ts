@@ -5,11 +5,11 @@ import { DEVICE_COOKIE_PREFIX, deviceCookieName, MAX_PRESENTED_DEVICE_TOKENS, pa
  * A login's device tokens (packages/server/src/features/sessions/device-token.ts) as HTTP carries them: a browser keeps
  * each in a `__Host-` cookie (HttpOnly, Secure, SameSite=Strict: no script reads it, no other
  * site sends it, no sibling host sets it), other clients send the login answer's `deviceToken`
- * back as a body field. The use case is given both and picks the one of the account.
+ * back as the body's `deviceToken`. The use case is given both and picks the one of the account.
  */
-export function presentedDeviceTokens(request: Request, body: unknown): string[] {
+export function presentedDeviceTokens(request: Request, field: unknown): string[] {
   const tokens: string[] = [];
-  const field = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).deviceToken : undefined;
+  // Only a string is a token: another value in the field is no device, as no field is.
   if (typeof field === 'string') tokens.push(field);
   const header = request.headers.get('cookie');
   if (header !== null) {

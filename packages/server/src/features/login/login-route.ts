@@ -1,25 +1,72 @@
 import { login } from './login.js';
 import { deviceCookie, presentedDeviceTokens } from './device-cookie.js';
+import type { LoginServices } from './dependencies.js';
+import { LoggedIn, LoginRequest } from './login-schemas.js';
+import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse } from '../../api/responses.js';
-import type { ApiServices } from '../../api/services.js';
 
 /**
  * POST /login: { email, password, deviceToken? } -> 200 { accessToken, tokenType, expiresIn,
  * refreshToken, refreshExpiresIn, deviceToken, deviceExpiresIn }, and the device token in a
  * `__Host-` cookie for browsers (device-cookie.ts).
  */
-export const loginRoute = defineRoute<Pick<ApiServices, 'auth'>>({
+export const loginRoute = defineRoute<LoginServices, typeof LoginRequest>({
   name: 'login',
   method: 'POST',
   path: '/login',
-  json: true,
+  body: { name: 'LoginRequest', schema: LoginRequest },
+  doc: {
+    operationId: 'login',
+    summary: 'Exchange email and password for an access token and a refresh token',
+    description: `Starts a session. An account has at most PASSLANE_SESSIONS_PER_ACCOUNT (10) live
+sessions; a login beyond that ends the oldest. A known device (its \`deviceToken\`, or its
+\`__Host-passlane-device-*\` cookie) is counted against that device alone; good logins are
+bounded per account (PASSLANE_LOGIN_SUCCESS_LIMIT_PER_ACCOUNT) and, without a known
+device, per source (PASSLANE_LOGIN_SUCCESS_LIMIT_PER_IP).
+`,
+    parameters: [
+      {
+        name: 'Cookie',
+        in: 'header',
+        required: false,
+        description: 'Browsers: the `__Host-passlane-device-<account>` cookies of earlier logins.',
+        schema: { type: 'string' },
+      },
+    ],
+    answers: {
+      200: {
+        description: 'Logged in.',
+        headers: {
+          'Cache-Control': NO_STORE,
+          'Set-Cookie': {
+            description: '`__Host-passlane-device-<account>=<deviceToken>; Max-Age=<deviceExpiresIn>; Path=/; HttpOnly; Secure; SameSite=Strict`',
+            schema: { type: 'string' },
+          },
+        },
+        body: { name: 'LoggedIn', schema: LoggedIn },
+      },
+      400: BAD_REQUEST,
+      401: { description: 'Unknown email or wrong password; the two are indistinguishable (`invalid_credentials`).', codes: ['invalid_credentials'] },
+      403: {
+        description: `\`email_not_verified\`: with PASSLANE_REQUIRE_VERIFIED_EMAIL=true, the password is right
+but the account's email is not verified yet; a new verification link was mailed
+(within the account's hourly mail budget). Only after the password verified, so it
+tells a guesser nothing (a wrong password stays 401).
+`,
+        codes: ['email_not_verified'],
+      },
+      429: RATE_LIMITED,
+      503: TEMPORARILY_UNAVAILABLE,
+    },
+  },
   handle: async ({ request, body, origin, services }) => {
-    const answer = await login(await services.auth(), {
-      body,
+    const answer = await login(await services.login(), {
+      email: body.email,
+      password: body.password,
       sourceIp: origin.sourceIp,
       userAgent: request.headers.get('user-agent') ?? undefined,
-      deviceTokens: presentedDeviceTokens(request, body),
+      deviceTokens: presentedDeviceTokens(request, body.deviceToken),
     });
     const cookie = deviceCookie(answer.deviceToken, answer.deviceExpiresIn);
     return jsonResponse(200, answer, cookie === undefined ? {} : { 'set-cookie': cookie });

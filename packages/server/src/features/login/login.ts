@@ -4,23 +4,24 @@ import { SessionsChangedError } from '../../storage/session-store.js';
 import type { UserRecord } from '../../storage/account-store.js';
 import type { LoginState, LoginTarget } from '../../storage/login-guard-store.js';
 import { auditExistingPassword } from '../password/check-new-password.js';
-import type { AuthDependencies } from '../../accounts/dependencies.js';
+import type { LoginDependencies } from './dependencies.js';
 import { EmailNotVerifiedError, InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { askOldSystem, createMigratedAccount, MIGRATION_RETRY_AFTER_SECONDS } from '../migration/migrate-account.js';
 import type { MigrationAnswer, MigrationSource } from '../migration/migration-source.js';
 import { sendVerification } from '../recovery/send-verification.js';
 import { countedLogin, deviceFailureUpdate, failureUpdate, limitReached } from './login-guard.js';
 import { loginVerifyShape } from './login-failure-timing.js';
-import { knownDevice, type KnownDevice } from './known-device.js';
+import { knownDevice, type KnownDevice } from '../sessions/known-device.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { startSession, type StartedSession } from '../sessions/start-session.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';
-import { requireObject, requireString } from '../../accounts/validate-input.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 export interface LoginRequest {
-  body: unknown;
+  /** As typed: its canonical form (canonical-email.ts) is the account's key. */
+  email: string;
+  password: string;
   sourceIp?: string;
   /** The User-Agent header: its family is what GET /sessions shows of the session. */
   userAgent?: string;
@@ -59,10 +60,9 @@ const MAX_DECISIONS = 3;
  * verify's place (migrate-account.ts): after the limits, padded alike on "no"; on "yes" the
  * account is created conditionally and the login goes on as a good one.
  */
-export async function login(deps: AuthDependencies, request: LoginRequest): Promise<LoginResponse> {
-  const body = requireObject(request.body);
-  const email = canonicalEmail(body.email);
-  const password = requireString(body, 'password');
+export async function login(deps: LoginDependencies, request: LoginRequest): Promise<LoginResponse> {
+  const email = canonicalEmail(request.email);
+  const { password } = request;
   return translateErrors(async () => {
     deps.hasher.checkPassword(password);
     const fingerprint = deps.fingerprint(email);
@@ -168,7 +168,7 @@ const MAX_SESSION_ATTEMPTS = 3;
  * password changed since the verify, else it retries with what it read.
  */
 async function startLoginSession(
-  deps: AuthDependencies,
+  deps: LoginDependencies,
   request: LoginRequest,
   target: LoginTarget,
   state: LoginState,
@@ -211,7 +211,7 @@ type Verdict = VerifyResult & { unverifiable?: boolean; migration?: MigrationAns
  * `retryAt`, from when one login at a time (per container) asks it again.
  */
 async function askOldSystemUnlessDown(
-  deps: AuthDependencies,
+  deps: LoginDependencies,
   migration: MigrationSource,
   state: LoginState,
   input: { email: string; password: string; fingerprint: string },
@@ -224,7 +224,7 @@ async function askOldSystemUnlessDown(
 }
 
 /** Best effort: a breaker left open only makes failures `temporarily_unavailable` until a question is answered. */
-async function closeBreaker(deps: AuthDependencies, now: Date): Promise<void> {
+async function closeBreaker(deps: LoginDependencies, now: Date): Promise<void> {
   await deps.loginGuard.closeBreaker(now).catch((error: unknown) => {
     if (!(error instanceof StorageUnavailableError)) throw error;
   });
@@ -240,7 +240,7 @@ function migratedEmailVerified(answer: MigrationAnswer | undefined): boolean | u
   return answer?.valid ? answer.emailVerified : undefined;
 }
 
-function enforceLimits(deps: AuthDependencies, state: LoginState, now: Date, fingerprint: string, device: KnownDevice | undefined): void {
+function enforceLimits(deps: LoginDependencies, state: LoginState, now: Date, fingerprint: string, device: KnownDevice | undefined): void {
   const reached = limitReached(state, deps.rateLimits, epochSeconds(now), device?.device);
   if (reached === undefined) return;
   deps.audit({ type: 'auth.rate_limited', scope: reached.scope, emailFingerprint: fingerprint });
@@ -253,7 +253,7 @@ function enforceLimits(deps: AuthDependencies, state: LoginState, now: Date, fin
  * and raises an audit event (and its metric) for the operator instead of an `internal_error`.
  */
 async function verifyOrDummy(
-  deps: AuthDependencies,
+  deps: LoginDependencies,
   user: UserRecord | undefined,
   password: string,
 ): Promise<VerifyResult & { unverifiable?: boolean }> {
@@ -274,24 +274,12 @@ function isUnverifiableRecord(error: unknown): boolean {
   return error instanceof PasslaneError && RECORD_ERROR_CODES.has(error.code);
 }
 
-/** A stored value the hasher refuses is a data problem to log, not a wrong password. */
-export async function verifyStoredHash(deps: Pick<AuthDependencies, 'hasher' | 'audit'>, user: UserRecord, password: string) {
-  try {
-    return await deps.hasher.verify(user.passwordHash, password);
-  } catch (error) {
-    if (error instanceof PasslaneError && error.code.startsWith('ERR_HASH_')) {
-      deps.audit({ type: 'auth.stored_hash_rejected', userId: user.userId, code: error.code });
-    }
-    throw error;
-  }
-}
-
 /**
  * Replaces an outdated hash after a good login, conditionally on the hash just verified.
  * 'overtaken': the stored hash changed since the read (a password change), so the verify that
  * allowed this login is stale. Storage faults only delay the upgrade. Done: the hash now stored.
  */
-async function upgradeHash(deps: AuthDependencies, user: UserRecord, password: string): Promise<{ newHash: string } | 'skipped' | 'overtaken'> {
+async function upgradeHash(deps: LoginDependencies, user: UserRecord, password: string): Promise<{ newHash: string } | 'skipped' | 'overtaken'> {
   const newHash = await deps.hasher.upgrade(user.passwordHash, password);
   if (newHash === undefined) return 'skipped';
   try {
@@ -311,7 +299,7 @@ async function upgradeHash(deps: AuthDependencies, user: UserRecord, password: s
   }
 }
 
-function describe(deps: AuthDependencies, stored: string): string {
+function describe(deps: LoginDependencies, stored: string): string {
   const { scheme, parameters, pepperKeyId } = deps.hasher.describe(stored);
   return [scheme, parameters, pepperKeyId && `pepper=${pepperKeyId}`].filter(Boolean).join(' ');
 }

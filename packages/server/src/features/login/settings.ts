@@ -3,14 +3,10 @@
  * (accounts/enforce-rate-limits.ts), and its failure timing. config/rate-limit-config.ts reads them
  * from the environment; in code, spread DEFAULT_RATE_LIMITS and change what you need.
  */
+import type { AttemptLimits } from '../../accounts/settings.js';
 
 /** Limits on guessing (login, registration, password change); defaults and reasons below. */
-export interface RateLimits {
-  /** Failed logins (and registration attempts) per source (IPv4 address, IPv6 /64) per window. */
-  perSource: number;
-  windowSeconds: number;
-  /** Password-change attempts per account per window: only a token holder can make them. */
-  passwordChangePerAccount: number;
+export interface RateLimits extends AttemptLimits {
   login: LoginLimits;
 }
 

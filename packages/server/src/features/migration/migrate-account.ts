@@ -7,7 +7,7 @@
 import type { VerifyResult } from 'passlane/common';
 import type { UserRecord } from '../../storage/account-store.js';
 import { AccountExistsError } from '../../storage/errors.js';
-import type { AuthDependencies, RegisterDependencies } from '../../accounts/dependencies.js';
+import type { MigrationDependencies } from './dependencies.js';
 import { TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { MigrationUnavailableError, type MigrationAnswer, type MigrationSource } from './migration-source.js';
 
@@ -22,7 +22,7 @@ export const MIGRATION_RETRY_AFTER_SECONDS = 5;
  * have an account here); nothing is created.
  */
 export async function askOldSystem(
-  deps: AuthDependencies,
+  deps: MigrationDependencies,
   migration: MigrationSource,
   input: { email: string; password: string; fingerprint: string },
 ): Promise<VerifyResult & ({ migration: MigrationAnswer } | { unavailable: true })> {
@@ -42,13 +42,13 @@ export async function askOldSystem(
  * nobody can register an account its owner has yet to bring over by logging in. Without an
  * answer: audited, and `temporarily_unavailable`, as at login; nothing is created.
  */
-export async function oldSystemHolds(deps: Pick<RegisterDependencies, 'audit' | 'fingerprint'>, migration: MigrationSource, email: string): Promise<boolean> {
+export async function oldSystemHolds(deps: Pick<MigrationDependencies, 'audit' | 'fingerprint'>, migration: MigrationSource, email: string): Promise<boolean> {
   return answerOrUnavailable(deps, deps.fingerprint(email), () => migration.holds(email));
 }
 
 /** The old system's answer; without one, the audit event and TemporarilyUnavailableError. */
 async function answerOrUnavailable<T>(
-  deps: Pick<AuthDependencies, 'audit'>,
+  deps: Pick<MigrationDependencies, 'audit'>,
   fingerprint: string,
   ask: () => Promise<T>,
 ): Promise<T> {
@@ -61,7 +61,7 @@ async function answerOrUnavailable<T>(
   }
 }
 
-function auditUnavailable(deps: Pick<AuthDependencies, 'audit'>, fingerprint: string, error: MigrationUnavailableError): void {
+function auditUnavailable(deps: Pick<MigrationDependencies, 'audit'>, fingerprint: string, error: MigrationUnavailableError): void {
   deps.audit({
     type: 'auth.migration_unavailable',
     reason: error.reason,
@@ -80,7 +80,7 @@ function auditUnavailable(deps: Pick<AuthDependencies, 'audit'>, fingerprint: st
  * 'taken': someone registered (or this login's twin migrated) the email meanwhile.
  */
 export async function createMigratedAccount(
-  deps: AuthDependencies,
+  deps: MigrationDependencies,
   input: { email: string; password: string; emailVerified?: boolean },
 ): Promise<UserRecord | 'taken'> {
   const passwordHash = await deps.hasher.hash(input.password, { upgrade: true });

@@ -1,34 +1,34 @@
+import { PasslaneError } from 'passlane/common';
+import type { UserRecord } from '../../storage/account-store.js';
 import { HashChangedError } from '../../storage/errors.js';
-import { authenticateSession } from '../sessions/authenticate-session.js';
-import type { AccountDependencies } from '../../accounts/dependencies.js';
+import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
+import type { PasswordChangeDependencies } from './dependencies.js';
 import { checkNewPassword } from './check-new-password.js';
 import { ConcurrentUpdateError, InvalidCredentialsError, UnauthenticatedError } from '../../accounts/errors.js';
 import { enforceRateLimits } from '../../accounts/enforce-rate-limits.js';
 import { endOtherSessions } from '../sessions/end-sessions.js';
-import { verifyStoredHash } from '../login/login.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
-import { voidOneTimeTokens } from '../recovery/use-one-time-token.js';
-import { requireObject, requireString } from '../../accounts/validate-input.js';
 
 export interface ChangePasswordRequest {
-  /** The Bearer token from the Authorization header, if any. */
-  accessToken: string | undefined;
-  body: unknown;
+  /**
+   * Who asks: the session of the Bearer token, still live (authenticateSession), which POST
+   * /password checks before the body's fields.
+   */
+  caller: AuthenticatedSession;
+  currentPassword: string;
+  newPassword: string;
   sourceIp?: string;
 }
 
 /**
- * Changes the password of the token's account after checking the current one. The token's
+ * Changes the password of the caller's account after checking the current one. The caller's
  * session must be live (a signed-out token changes nothing). The write is conditional on the hash
  * just verified, so a concurrent change is never lost. Every other session of the account ends,
  * and its outstanding reset and verification links are voided.
  */
-export async function changePassword(deps: AccountDependencies, request: ChangePasswordRequest): Promise<void> {
+export async function changePassword(deps: PasswordChangeDependencies, request: ChangePasswordRequest): Promise<void> {
   return translateErrors(async () => {
-    const caller = await authenticateSession(deps, request.accessToken, deps.now?.());
-    const body = requireObject(request.body);
-    const currentPassword = requireString(body, 'currentPassword');
-    const newPassword = requireString(body, 'newPassword');
+    const { caller, currentPassword, newPassword } = request;
     let newHash: string | undefined;
     // A login-time upgrade of the same password may land between our read and our write; then
     // read again and re-check, rather than fail the user's change. A real concurrent change
@@ -58,7 +58,7 @@ export async function changePassword(deps: AccountDependencies, request: ChangeP
         // the change), and ends the account's run of failed logins (and so its lock). The
         // session that changed it goes on.
         await endOtherSessions(deps, { accountKey, userId: user.userId, ...(caller.accountKey === accountKey && { keep: caller.session.sessionId }) });
-        await Promise.all([deps.loginGuard.clearAccountFailures(accountKey), voidOneTimeTokens(deps, accountKey)]);
+        await Promise.all([deps.loginGuard.clearAccountFailures(accountKey), deps.oneTimeTokens.discardAll(accountKey)]);
         return;
       } catch (error) {
         if (!(error instanceof HashChangedError)) throw error;
@@ -78,11 +78,23 @@ const MAX_ATTEMPTS = 3;
  * change chose to keep (its refresh token mints new ones anyway), and which still needs the new
  * password here.
  */
-async function readAuthorisedUser(deps: AccountDependencies, userId: string, sourceIp?: string) {
+async function readAuthorisedUser(deps: PasswordChangeDependencies, userId: string, sourceIp?: string) {
   const user = await deps.users.getUserById(userId);
   if (!user) throw new UnauthenticatedError('the account no longer exists');
   // A per-account budget, so a stolen token can't be used to guess the password.
   const fingerprint = deps.fingerprint(user.email);
   await enforceRateLimits(deps, { action: 'password', accountKey: fingerprint, emailFingerprint: fingerprint, sourceIp });
   return user;
+}
+
+/** A stored value the hasher refuses is a data problem to log, not a wrong password. */
+export async function verifyStoredHash(deps: Pick<PasswordChangeDependencies, 'hasher' | 'audit'>, user: UserRecord, password: string) {
+  try {
+    return await deps.hasher.verify(user.passwordHash, password);
+  } catch (error) {
+    if (error instanceof PasslaneError && error.code.startsWith('ERR_HASH_')) {
+      deps.audit({ type: 'auth.stored_hash_rejected', userId: user.userId, code: error.code });
+    }
+    throw error;
+  }
 }

@@ -1,6 +1,6 @@
 import { BreachCheckUnavailableError } from './rules/errors.js';
 import type { PasswordSetAction } from '../../accounts/audit-events.js';
-import type { AuthDependencies } from '../../accounts/dependencies.js';
+import type { PasswordRulesDependencies } from './dependencies.js';
 import { PasswordRejectedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 
 /** A breach check that fails closed asks the client to come back after this long. */
@@ -14,7 +14,7 @@ const BREACH_CHECK_RETRY_AFTER_SECONDS = 5;
  * `temporarily_unavailable`.
  */
 export async function checkNewPassword(
-  deps: Pick<AuthDependencies, 'passwordPolicy' | 'audit'>,
+  deps: PasswordRulesDependencies,
   password: string,
   context: { email: string; action: PasswordSetAction; userId?: string },
 ): Promise<void> {
@@ -40,7 +40,7 @@ export async function checkNewPassword(
  * login path stays as cheap as it was and never loads the list. The login goes on either way:
  * the rules apply when a password is set, never to one already in use.
  */
-export function auditExistingPassword(deps: Pick<AuthDependencies, 'passwordPolicy' | 'audit'>, user: { userId: string; email: string }, password: string): void {
+export function auditExistingPassword(deps: PasswordRulesDependencies, user: { userId: string; email: string }, password: string): void {
   const verdict = deps.passwordPolicy.checkCheap(password, { email: user.email });
   if (!verdict.ok) deps.audit({ type: 'auth.login_weak_password', userId: user.userId, reason: verdict.reason });
 }

@@ -1,12 +1,11 @@
 import { HashChangedError } from '../../storage/errors.js';
-import type { AccountDependencies } from '../../accounts/dependencies.js';
+import type { PasswordResetDependencies } from './dependencies.js';
 import { checkNewPassword } from '../password/check-new-password.js';
 import { endOtherSessions } from '../sessions/end-sessions.js';
 import { ConcurrentUpdateError, InvalidOneTimeTokenError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
-import { checkOneTimeToken, consumeOneTimeToken, voidOneTimeTokens } from './use-one-time-token.js';
-import { requireObject, requireString } from '../../accounts/validate-input.js';
+import { checkOneTimeToken, consumeOneTimeToken } from './use-one-time-token.js';
 
 const MAX_ATTEMPTS = 3;
 
@@ -17,11 +16,10 @@ const MAX_ATTEMPTS = 3;
  * cleared (and the waits of the source confirming), the mailbox counts as verified (the link
  * proved it), and any other reset or verification link outstanding is voided.
  */
-export async function confirmPasswordReset(deps: AccountDependencies, request: { body: unknown; sourceIp?: string }): Promise<void> {
-  const body = requireObject(request.body);
-  const newPassword = requireString(body, 'newPassword');
+export async function confirmPasswordReset(deps: PasswordResetDependencies, request: { token: string; newPassword: string; sourceIp?: string }): Promise<void> {
+  const { newPassword } = request;
   return translateErrors(async () => {
-    const checked = await checkOneTimeToken(deps, 'reset', body.token);
+    const checked = await checkOneTimeToken(deps, 'reset', request.token);
     // The rules every new password passes (src/passwords), before any hash is spent on it.
     await checkNewPassword(deps, newPassword, { email: checked.stored.email, action: 'password_reset' });
     deps.hasher.checkPassword(newPassword);
@@ -46,7 +44,7 @@ export async function confirmPasswordReset(deps: AccountDependencies, request: {
       // After the mark: an outstanding verification link has nothing left to prove, and if the
       // mark failed (storage down) that link still works. A reset link requested since this one was used
       // goes too: no link mailed before the new password outlives it.
-      await voidOneTimeTokens(deps, checked.accountKey);
+      await deps.oneTimeTokens.discardAll(checked.accountKey);
       return;
     }
   });

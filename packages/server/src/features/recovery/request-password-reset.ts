@@ -1,17 +1,11 @@
 import { formatOneTimeToken, newOneTimeToken } from './one-time-token.js';
 import { secretHash } from '../sessions/refresh-token.js';
-import type { AuthDependencies } from '../../accounts/dependencies.js';
+import type { PasswordResetRequestDependencies } from './dependencies.js';
 import { mailFailureCode } from './mail-failure.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';
-import { requireObject } from '../../accounts/validate-input.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
-
-export type RecoveryDependencies = Pick<
-  AuthDependencies,
-  'users' | 'counters' | 'oneTimeTokens' | 'mail' | 'recovery' | 'fingerprint' | 'rateLimits' | 'audit' | 'now' | 'replyTiming'
->;
 
 /**
  * POST /password/reset: the same answer (202) in the same time whether or not the account
@@ -20,8 +14,8 @@ export type RecoveryDependencies = Pick<
  * silent too. Every answer waits as long as the slowest one this container has seen recently,
  * so the mail's round trip does not tell a known address from an unknown one.
  */
-export async function requestPasswordReset(deps: RecoveryDependencies, request: { body: unknown; sourceIp?: string }): Promise<void> {
-  const email = canonicalEmail(requireObject(request.body).email);
+export async function requestPasswordReset(deps: PasswordResetRequestDependencies, request: { email: string; sourceIp?: string }): Promise<void> {
+  const email = canonicalEmail(request.email);
   return translateErrors(async () => {
     const timing = deps.replyTiming?.start();
     const accountKey = deps.fingerprint(email);
@@ -31,7 +25,7 @@ export async function requestPasswordReset(deps: RecoveryDependencies, request: 
   });
 }
 
-async function sendResetIfAllowed(deps: RecoveryDependencies, email: string, accountKey: string, sourceIp: string | undefined) {
+async function sendResetIfAllowed(deps: PasswordResetRequestDependencies, email: string, accountKey: string, sourceIp: string | undefined) {
   const now = deps.now?.() ?? new Date();
   const { perSource, windowSeconds } = deps.rateLimits;
   const [account, source, user] = await Promise.all([

@@ -1,6 +1,6 @@
 import { formatOneTimeToken, newOneTimeToken } from './one-time-token.js';
 import { secretHash } from '../sessions/refresh-token.js';
-import type { RegisterDependencies } from '../../accounts/dependencies.js';
+import type { VerificationMailDependencies } from './dependencies.js';
 import { mailFailureCode } from './mail-failure.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
@@ -10,7 +10,7 @@ import { epochSeconds } from '../../shared/epoch-seconds.js';
  * audit event (and a metric), not an answer that would differ by account.
  */
 export async function sendVerification(
-  deps: Pick<RegisterDependencies, 'oneTimeTokens' | 'mail' | 'recovery' | 'counters' | 'audit' | 'now'>,
+  deps: VerificationMailDependencies,
   account: { email: string; accountKey: string; userId?: string },
 ): Promise<void> {
   const now = deps.now?.() ?? new Date();

@@ -1,7 +1,7 @@
 import { parseOneTimeToken } from './one-time-token.js';
 import { sameHash, secretHash } from '../sessions/refresh-token.js';
-import { ONE_TIME_TOKEN_PURPOSES, type OneTimeTokenPurpose, type StoredOneTimeToken } from '../../storage/one-time-token-store.js';
-import type { AuthDependencies } from '../../accounts/dependencies.js';
+import type { OneTimeTokenPurpose, StoredOneTimeToken } from '../../storage/one-time-token-store.js';
+import type { OneTimeTokenDependencies } from './dependencies.js';
 import { InvalidOneTimeTokenError } from '../../accounts/errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
@@ -18,9 +18,9 @@ export interface CheckedOneTimeToken {
  * the same `invalid_token`. Expiry is checked here: TTL deletes late.
  */
 export async function checkOneTimeToken(
-  deps: Pick<AuthDependencies, 'oneTimeTokens' | 'recovery' | 'audit' | 'now'>,
+  deps: OneTimeTokenDependencies,
   purpose: OneTimeTokenPurpose,
-  presented: unknown,
+  presented: string,
 ): Promise<CheckedOneTimeToken> {
   const reject = (reason: 'malformed' | 'unknown' | 'expired' | 'mismatch'): never => {
     deps.audit({ type: 'auth.one_time_token_rejected', purpose, reason });
@@ -41,7 +41,7 @@ export async function checkOneTimeToken(
 
 /** Uses the token: of two racing uses exactly one gets here, the other gets `invalid_token`. */
 export async function consumeOneTimeToken(
-  deps: Pick<AuthDependencies, 'oneTimeTokens' | 'audit'>,
+  deps: Pick<OneTimeTokenDependencies, 'oneTimeTokens' | 'audit'>,
   purpose: OneTimeTokenPurpose,
   checked: CheckedOneTimeToken,
 ): Promise<void> {
@@ -49,13 +49,4 @@ export async function consumeOneTimeToken(
     deps.audit({ type: 'auth.one_time_token_rejected', purpose, reason: 'used' });
     throw new InvalidOneTimeTokenError();
   }
-}
-
-/**
- * After a password change or reset: the account's outstanding reset and verification tokens are
- * voided, so a link mailed before (to a mailbox someone else may read) cannot act on the account
- * afterwards. One unconditional delete per purpose, side by side; no read first.
- */
-export async function voidOneTimeTokens(deps: Pick<AuthDependencies, 'oneTimeTokens'>, accountKey: string): Promise<void> {
-  await Promise.all(ONE_TIME_TOKEN_PURPOSES.map((purpose) => deps.oneTimeTokens.discard(purpose, accountKey)));
 }

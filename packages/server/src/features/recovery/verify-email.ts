@@ -1,17 +1,15 @@
 import { SessionsChangedError } from '../../storage/session-store.js';
-import type { AccountDependencies } from '../../accounts/dependencies.js';
+import type { EmailVerificationDependencies, VerificationResendDependencies } from './dependencies.js';
 import { authenticateSession } from '../sessions/authenticate-session.js';
 import { InvalidOneTimeTokenError, UnauthenticatedError } from '../../accounts/errors.js';
 import { sendVerification } from './send-verification.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { checkOneTimeToken, consumeOneTimeToken } from './use-one-time-token.js';
-import { requireObject } from '../../accounts/validate-input.js';
 
 /** POST /email/verify `{ token }`: the account's email counts as verified from now on (new access tokens say so). */
-export async function verifyEmail(deps: AccountDependencies, request: { body: unknown }): Promise<void> {
-  const body = requireObject(request.body);
+export async function verifyEmail(deps: EmailVerificationDependencies, request: { token: string }): Promise<void> {
   return translateErrors(async () => {
-    const checked = await checkOneTimeToken(deps, 'verify', body.token);
+    const checked = await checkOneTimeToken(deps, 'verify', request.token);
     await consumeOneTimeToken(deps, 'verify', checked);
     const user = await deps.users.getUserByEmail(checked.stored.email);
     if (user === undefined || !(await deps.users.markEmailVerified(user.email, deps.now?.()))) throw new InvalidOneTimeTokenError();
@@ -21,7 +19,7 @@ export async function verifyEmail(deps: AccountDependencies, request: { body: un
 }
 
 /** The account's live sessions say so too, so their next refresh issues `email_verified: true`. Best effort. */
-async function markSessionsVerified(deps: AccountDependencies, accountKey: string, userId: string): Promise<void> {
+async function markSessionsVerified(deps: Pick<EmailVerificationDependencies, 'sessions'>, accountKey: string, userId: string): Promise<void> {
   for (let attempt = 1; attempt <= 3; attempt++) {
     const read = await deps.sessions.read(accountKey);
     const ids = [...read.sessions.values()].filter((session) => session.userId === userId && session.emailVerified !== true).map((session) => session.sessionId);
@@ -34,7 +32,7 @@ async function markSessionsVerified(deps: AccountDependencies, accountKey: strin
 }
 
 /** POST /email/verify/resend with an access token: a new link for the token's account, unless it is verified already. */
-export async function resendVerification(deps: AccountDependencies, request: { accessToken: string | undefined }): Promise<void> {
+export async function resendVerification(deps: VerificationResendDependencies, request: { accessToken: string | undefined }): Promise<void> {
   return translateErrors(async () => {
     // The token's session must be live: a signed-out token cannot ask for mail.
     const caller = await authenticateSession(deps, request.accessToken, deps.now?.());

@@ -1,5 +1,5 @@
 import { AccountExistsError } from '../../storage/errors.js';
-import type { RegisterDependencies } from '../../accounts/dependencies.js';
+import type { RegisterDependencies } from './dependencies.js';
 import { checkNewPassword } from '../password/check-new-password.js';
 import { AccountExistsConflictError } from '../../accounts/errors.js';
 import { enforceRateLimits } from '../../accounts/enforce-rate-limits.js';
@@ -8,10 +8,11 @@ import { mailFailureCode } from '../recovery/mail-failure.js';
 import { oldSystemHolds } from '../migration/migrate-account.js';
 import { sendVerification } from '../recovery/send-verification.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';
-import { requireObject, requireString } from '../../accounts/validate-input.js';
 
 export interface RegisterRequest {
-  body: unknown;
+  /** As typed: its canonical form (canonical-email.ts) is the account's key. */
+  email: string;
+  password: string;
   sourceIp?: string;
 }
 
@@ -28,9 +29,8 @@ export type RegisterResult = { userId: string } | { verification: 'sent' };
  * counts as taken.
  */
 export async function register(deps: RegisterDependencies, request: RegisterRequest): Promise<RegisterResult> {
-  const body = requireObject(request.body);
-  const email = canonicalEmail(body.email);
-  const password = requireString(body, 'password');
+  const email = canonicalEmail(request.email);
+  const { password } = request;
   return translateErrors(async () => {
     await enforceRateLimits(deps, { action: 'register', sourceIp: request.sourceIp });
     // Before the hash, and the same whether the email is taken or not: a refusal tells nothing about accounts.

@@ -1,7 +1,7 @@
 import { parsePublicSessionId } from './refresh-token.js';
 import { isLive, type AccountSessions, type StoredSession } from '../../storage/session-store.js';
 import { InvalidTokenError } from '../tokens/errors.js';
-import type { SessionManagementDependencies } from '../../accounts/dependencies.js';
+import type { SessionCheckDependencies } from './dependencies.js';
 import { UnauthenticatedError } from '../../accounts/errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
@@ -22,7 +22,7 @@ export interface AuthenticatedSession {
  * ended: the routes that manage sessions must not be usable with the token of an ended one.
  */
 export async function authenticateSession(
-  deps: Pick<SessionManagementDependencies, 'tokens' | 'sessions'>,
+  deps: SessionCheckDependencies,
   accessToken: string | undefined,
   now = new Date(),
 ): Promise<AuthenticatedSession> {

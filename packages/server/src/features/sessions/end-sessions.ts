@@ -3,7 +3,7 @@ import { parsePublicSessionId } from './refresh-token.js';
 import { isKnownDevice, isLive, SessionsChangedError, type AccountSessions } from '../../storage/session-store.js';
 import type { DeviceForgetReason, SessionEndReason } from '../../accounts/audit-events.js';
 import { authenticateSession } from './authenticate-session.js';
-import type { SessionManagementDependencies } from '../../accounts/dependencies.js';
+import type { EndOtherSessionsDependencies, SessionManagementDependencies } from './dependencies.js';
 import { DeviceNotFoundError, InvalidRequestError, SessionNotFoundError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
@@ -80,7 +80,7 @@ const MAX_PURGE_ATTEMPTS = 3;
  * decided on the old password cannot leave a session behind (session-store.ts `purge`).
  */
 export async function endOtherSessions(
-  deps: Pick<SessionManagementDependencies, 'sessions' | 'audit'>,
+  deps: EndOtherSessionsDependencies,
   input: { accountKey: string; userId: string; keep?: string },
 ): Promise<void> {
   for (let attempt = 1; attempt <= MAX_PURGE_ATTEMPTS; attempt++) {

@@ -2,7 +2,7 @@ import { publicDeviceId } from './device-token.js';
 import { publicSessionId } from './refresh-token.js';
 import { isKnownDevice, isLive } from '../../storage/session-store.js';
 import { authenticateSession } from './authenticate-session.js';
-import type { SessionManagementDependencies } from '../../accounts/dependencies.js';
+import type { SessionManagementDependencies } from './dependencies.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 

@@ -1,18 +1,39 @@
-import { logout } from './end-sessions.js';
+import { logout, LOGOUT_SCOPES } from './end-sessions.js';
+import type { SessionServices } from './dependencies.js';
+import { SESSION_UNAUTHENTICATED } from './session-schemas.js';
+import { NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { bearerToken } from '../../api/bearer-token.js';
 import { defineRoute } from '../../api/route.js';
 import { noContent } from '../../api/responses.js';
-import type { ApiServices } from '../../api/services.js';
 
 /** POST /logout[?scope=others|global] with a Bearer token -> 204. */
-export const logoutRoute = defineRoute<Pick<ApiServices, 'sessionManagement'>>({
+export const logoutRoute = defineRoute<SessionServices>({
   name: 'logout',
   method: 'POST',
   path: '/logout',
-  json: false,
+  doc: {
+    operationId: 'logout',
+    summary: "End this session, the account's other sessions, or all of them",
+    security: 'bearer',
+    parameters: [
+      {
+        name: 'scope',
+        in: 'query',
+        required: false,
+        description: '`local`: the session of the token; `others`: every other session of the account; `global`: all of them.',
+        schema: { type: 'string', enum: LOGOUT_SCOPES, default: 'local' },
+      },
+    ],
+    answers: {
+      204: { description: 'Ended (`others` with no other session is no error).', headers: { 'Cache-Control': NO_STORE } },
+      400: { description: '`invalid_request`: `scope` is not one of `local`, `others`, `global`.', codes: ['invalid_request'] },
+      401: SESSION_UNAUTHENTICATED,
+      503: TEMPORARILY_UNAVAILABLE,
+    },
+  },
   handle: async ({ request, services }) => {
     const scope = new URL(request.url).searchParams.get('scope') ?? undefined;
-    await logout(await services.sessionManagement(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined), scope });
+    await logout(await services.sessions(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined), scope });
     return noContent();
   },
 });

@@ -11,17 +11,16 @@ import {
   type RefreshToken,
 } from './refresh-token.js';
 import { isLive, type AccountSessions, type StoredSession } from '../../storage/session-store.js';
-import type { SessionDependencies } from '../../accounts/dependencies.js';
-import { InvalidGrantError, InvalidRequestError, RateLimitedError, RefreshTokenReusedError, TemporarilyUnavailableError, UnsupportedGrantTypeError } from '../../accounts/errors.js';
+import type { RefreshDependencies } from './dependencies.js';
+import { InvalidGrantError, RateLimitedError, RefreshTokenReusedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { refreshExpiresIn } from './start-session.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
-import { requireObject } from '../../accounts/validate-input.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 export interface RefreshRequest {
-  /** `{ grant_type: "refresh_token", refresh_token }`, from JSON or a form. */
-  body: unknown;
+  /** The refresh token presented (a refresh grant's `refresh_token`, RFC 6749 §6). */
+  refreshToken: string;
   sourceIp?: string;
 }
 
@@ -50,14 +49,8 @@ type Failure = 'malformed' | 'unknown_session' | 'expired' | 'mismatch';
  * same new token (sealed under the spent one, packages/server/src/features/sessions/refresh-token.ts), so the session
  * keeps one live token. A spent token after the grace window is reuse: the session ends.
  */
-export async function refreshSession(deps: SessionDependencies, request: RefreshRequest): Promise<RefreshResponse> {
-  const body = requireObject(request.body);
-  if (body.grant_type === undefined) throw new InvalidRequestError('grant_type is required', 'grant_type');
-  if (body.grant_type !== 'refresh_token') throw new UnsupportedGrantTypeError();
-  if (typeof body.refresh_token !== 'string' || body.refresh_token === '') {
-    throw new InvalidRequestError('refresh_token must be a non-empty string', 'refresh_token');
-  }
-  const token = parseRefreshToken(body.refresh_token);
+export async function refreshSession(deps: RefreshDependencies, request: RefreshRequest): Promise<RefreshResponse> {
+  const token = parseRefreshToken(request.refreshToken);
 
   return translateErrors(async () => {
     for (let decision = 1; decision <= MAX_DECISIONS; decision++) {
@@ -105,7 +98,7 @@ export async function refreshSession(deps: SessionDependencies, request: Refresh
 
 /** The next generation of the session, written on the condition that it is still the one read. */
 async function rotate(
-  deps: SessionDependencies,
+  deps: RefreshDependencies,
   token: RefreshToken,
   session: StoredSession,
   presented: string,
@@ -136,7 +129,7 @@ async function rotate(
 }
 
 async function answer(
-  deps: SessionDependencies,
+  deps: RefreshDependencies,
   token: RefreshToken,
   session: StoredSession,
   secret: Uint8Array<ArrayBuffer>,
@@ -155,7 +148,7 @@ async function answer(
 
 /** A spent token came back: whoever holds the live one may be a thief, so the session ends for both. */
 async function reused(
-  deps: SessionDependencies,
+  deps: RefreshDependencies,
   token: RefreshToken,
   sessions: AccountSessions,
   session: StoredSession,

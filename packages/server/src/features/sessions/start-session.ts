@@ -3,8 +3,8 @@ import { formatRefreshToken, newSecret, newSessionId, publicSessionId, secretHas
 import { approximateNetwork, clientFamily } from './session-origin.js';
 import type { SessionConfig } from './settings.js';
 import { isKnownDevice, isLive, type AccountSessions, type LoginCount, type StoredDevice, type StoredSession } from '../../storage/session-store.js';
-import type { AuthDependencies } from '../../accounts/dependencies.js';
-import type { KnownDevice } from '../login/known-device.js';
+import type { StartSessionDependencies } from './dependencies.js';
+import type { KnownDevice } from './known-device.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 export interface StartedSession {
@@ -43,7 +43,7 @@ export interface StartSessionInput {
  * change purged the sessions, or a first login created the item, since the read: the caller
  * reads again.
  */
-export async function startSession(deps: Pick<AuthDependencies, 'sessions' | 'sessionConfig' | 'audit'>, input: StartSessionInput): Promise<StartedSession> {
+export async function startSession(deps: StartSessionDependencies, input: StartSessionInput): Promise<StartedSession> {
   const nowSeconds = epochSeconds(input.now);
   const config = deps.sessionConfig;
   const evict = sessionsToEnd(input.read, input.userId, nowSeconds, config);

@@ -1,4 +1,4 @@
-// `passlane/tokens`: JWT access tokens and the JWKS, on jose (README.md here).
+// `@passlane/server/tokens`: JWT access tokens and the JWKS, on jose (README.md here).
 export * from './errors.js';
 export * from './token-service.js';
 export { createKeyring, generateSigningKey, type Keyring, type PublicJwk, type PublicKeyring, type SigningAlgorithm } from './keys.js';

@@ -16,6 +16,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context as LambdaContext } from 'aws-lambda';
 import { logger } from '../../observability/logger.js';
+import { onceUntilFailure } from '../../shared/once-until-failure.js';
 import { safeErrorFields } from '../../observability/safe-error.js';
 import { authorizeAccess, type AccessDecision, type AuthorizeAccessDependencies } from '../../features/sessions/authorize-access.js';
 import {
@@ -40,8 +41,9 @@ export class AuthorizerUnavailableError extends Error {
   }
 }
 
-/** One function's handler; `dependencies` are built on first use and kept for the container (with its verdict cache). */
-export function lambdaAuthorizer(dependencies: () => Promise<AuthorizeAccessDependencies>) {
+/** One function's handler; `build` runs on first use and its dependencies are kept for the container (with its verdict cache). */
+export function lambdaAuthorizer(build: () => Promise<AuthorizeAccessDependencies>) {
+  const dependencies = onceUntilFailure(build);
   return middy<unknown, AuthorizerResponse>(async (event: unknown, _context: LambdaContext) => {
     const request = readAuthorizerEvent(event);
     if (request.kind === 'unknown') {

@@ -13,10 +13,11 @@ import { createApi, respondToError } from '../../api/create-api.js';
 import { FALLBACK_RETRY_AFTER_SECONDS } from '../../api/error-table.js';
 import { mapError, toErrorResponse } from '../../api/map-error.js';
 import type { ApiResponse } from '../../api/responses.js';
-import type { Route } from '../../api/route.js';
+import type { AnyRoute } from '../../api/route.js';
 import { apiLog, logger } from '../../observability/logger.js';
 import { metrics } from '../../observability/metrics.js';
 import { InvalidRequestError, TemporarilyUnavailableError } from '../../accounts/errors.js';
+import { onceUntilFailure } from '../../shared/once-until-failure.js';
 import { streamlessBodies } from './text-response.js';
 
 // The secrets' loader, for a handler of one's own (its reader of the environment: lambda-env.ts).
@@ -41,13 +42,15 @@ interface HonoLambdaEnv {
 
 /**
  * One function's handler for the given routes (one route per function in serverless.yml, so each
- * function keeps its own permissions and secrets). `services` are built on first use, so a cold
- * start pays only for what its route touches.
+ * function keeps its own permissions and secrets). Each of `services` is built on its first use
+ * and kept for the container's life (a failed build is not kept: the next invocation tries
+ * again), so a cold start pays only for what its route touches (lambda-services.ts).
  */
-export function lambdaHandler<S>(routes: readonly Route<S>[], services: S) {
+export function lambdaHandler<S extends object>(routes: readonly AnyRoute<S>[], services: S) {
   const streamless = streamlessBodies();
+  const built = builtOnce(services);
   const app = createApi(routes, {
-    services: () => services,
+    services: () => built,
     origin: (c) => {
       const context = (c.env as HonoLambdaEnv | undefined)?.requestContext;
       return { sourceIp: context?.http?.sourceIp || context?.identity?.sourceIp || undefined, requestId: context?.requestId || undefined };
@@ -82,6 +85,12 @@ export function lambdaHandler<S>(routes: readonly Route<S>[], services: S) {
         },
       })
   );
+}
+
+/** Each service of `services` built on first use and kept (onceUntilFailure). */
+function builtOnce<S extends object>(services: S): S {
+  const entries = Object.entries(services).map(([name, build]) => [name, typeof build === 'function' ? onceUntilFailure(build as () => Promise<unknown>) : build]);
+  return Object.fromEntries(entries) as S;
 }
 
 function isHttpEvent(event: unknown): event is LambdaHttpEvent {

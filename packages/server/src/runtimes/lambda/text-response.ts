@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import type { ApiHost } from '../../api/create-api.js';
+import type { ApiHost } from '../../api/api-host.js';
 import type { ApiResponse } from '../../api/responses.js';
 
 /** What the seam reads of a Lambda HTTP event (all three integrations have both fields). */

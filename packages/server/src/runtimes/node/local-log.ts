@@ -5,8 +5,9 @@
  * fields the JSON line would hold, and those never hold a password, hash, token or email.
  */
 import type { AuditEvent } from '../../accounts/audit-events.js';
-import type { ApiLog } from '../../api/services.js';
+import type { ApiLog } from '../../api/api-host.js';
 import type { MailLog } from '../../mail/mail-sender.js';
+import { safeErrorFields } from '../../observability/safe-error.js';
 import type { RequestSummary } from './node-server.js';
 
 export interface LocalLog {
@@ -34,7 +35,7 @@ export function createLocalLog(output: LocalLogOutput = CONSOLE, now: () => Date
   const warn = (message: string, fields: Record<string, unknown> = {}) => output.err(`${time()} WARN ${message}${formatFields(fields)}`);
   const error = (message: string, fields: Record<string, unknown> = {}) => output.err(`${time()} ERROR ${message}${formatFields(fields)}${stackOf(fields)}`);
   return {
-    api: { info, warn, error },
+    api: { info, warn, error, safeError: safeErrorFields },
     warn,
     audit: ({ type, ...fields }) => info(type, fields),
     mail: { info, warn },

@@ -20,7 +20,7 @@ import type { Env } from '../../config/env.js';
 import { localServerUrl, readServerConfig } from '../../config/server-config.js';
 import { codeOf, makeDirectory } from '../../shared/make-directory.js';
 import type { Platform } from '../../wiring/platform.js';
-import type { ApiLog } from '../../api/services.js';
+import type { ApiLog } from '../../api/api-host.js';
 import { createLocalLog, type LocalLog, type LocalLogOutput } from './local-log.js';
 import { createLocalPages, type LocalPages } from './local-pages.js';
 import { listenOnNode, nodeApiFetch, type NodeFetch, type NodeHost } from './node-server.js';
@@ -144,9 +144,9 @@ interface Served {
  */
 async function serveApi(env: Env, logs: 'text' | 'json', output: LocalLogOutput | undefined, ownUrl: string): Promise<Served> {
   const [{ API_ROUTES }, { readConfig }, wiring, { nodePlatform }, { ensureTable }, { createAccountMail }] = await Promise.all([
-    import('../../api/routes.js'),
+    import('../../wiring/api-routes.js'),
     import('../../config/read-config.js'),
-    import('../../wiring/build-dependencies.js'),
+    import('../../wiring/index.js'),
     import('./node-platform.js'),
     import('../../storage/table.js'),
     import('../../mail/account-mail.js'),

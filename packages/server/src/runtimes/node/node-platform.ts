@@ -1,9 +1,11 @@
 import { createPasswordHasher } from 'passlane';
-import { createAuditSink } from '../../observability/audit.js';
+import { auditToPowertools } from '../../observability/audit.js';
 import { logger } from '../../observability/logger.js';
 import { createBulkDynamoDbClient } from '../../storage/bulk-dynamodb-client.js';
 import { createDynamoDbClient } from '../../storage/dynamodb-client.js';
 import { createNodeJwsSigner } from '../../features/tokens/node-jws-signer.js';
+import type { FunctionMigrationConfig } from '../../features/migration/settings.js';
+import type { MigrationSource } from '../../features/migration/migration-source.js';
 import { loadBundledBlocklist } from '../../features/password/rules/bundled-blocklist.js';
 import type { Platform } from '../../wiring/platform.js';
 
@@ -18,22 +20,27 @@ export const nodePlatformWithoutBlocklist: Platform = {
   createPasswordHasher,
   dynamoDb: createDynamoDbClient,
   jwsSigner: createNodeJwsSigner,
-  warn: (message, fields) => logger.warn(message, fields ?? {}),
-  // Pure: a bundle that never uses the platform (the JWKS function) drops it with its imports.
-  audit: /* @__PURE__ */ createAuditSink(),
-  mail: { log: { info: (message, fields) => logger.info(message, fields ?? {}), warn: (message, fields) => logger.warn(message, fields ?? {}) } },
-  // A dynamic import: the Lambda bundles keep the SDK's Lambda client in a chunk read only when configured.
-  migrationFunction: async (config) => (await import('../../features/migration/lambda-migration-source.js')).createLambdaMigrationSource(config),
+  warn,
+  audit: auditToPowertools,
+  mail: { log: { info: mailLogInfo, warn } },
+  migrationFunction: lambdaMigrationSource,
 };
 
-/** The same with the bundled blocklist: every Node host and function that sets passwords. */
-export const nodePlatform: Platform = /* @__PURE__ */ withPasswordBlocklist(nodePlatformWithoutBlocklist);
-
-// A call marked pure, not a spread in place: esbuild keeps an unused object spread (it could run
-// getters), and with it the blocklist's data, in every bundle that imports this module.
-function withPasswordBlocklist(platform: Platform): Platform {
-  return { ...platform, passwordBlocklist: loadBundledBlocklist };
-}
+/**
+ * The same with the bundled blocklist: every Node host and function that sets passwords. Its
+ * parts named again rather than spread from the one above: a bundle keeps an object spread
+ * even unused (it could run getters), and with it the blocklist's data.
+ */
+export const nodePlatform: Platform = {
+  createPasswordHasher,
+  dynamoDb: createDynamoDbClient,
+  jwsSigner: createNodeJwsSigner,
+  warn,
+  audit: auditToPowertools,
+  mail: { log: { info: mailLogInfo, warn } },
+  migrationFunction: lambdaMigrationSource,
+  passwordBlocklist: loadBundledBlocklist,
+};
 
 /**
  * For import, inventory and the rehash job: the same, with a DynamoDB client for long-running
@@ -42,4 +49,18 @@ function withPasswordBlocklist(platform: Platform): Platform {
  */
 export function nodeBulkPlatform(): Platform {
   return { ...nodePlatformWithoutBlocklist, dynamoDb: createBulkDynamoDbClient };
+}
+
+function warn(message: string, fields?: Record<string, unknown>): void {
+  logger.warn(message, fields ?? {});
+}
+
+/** The mail's `mail sent` lines (its warnings go through warn). */
+function mailLogInfo(message: string, fields?: Record<string, unknown>): void {
+  logger.info(message, fields ?? {});
+}
+
+/** A dynamic import: the Lambda bundles keep the SDK's Lambda client in a chunk read only when configured. */
+async function lambdaMigrationSource(config: FunctionMigrationConfig): Promise<MigrationSource> {
+  return (await import('../../features/migration/lambda-migration-source.js')).createLambdaMigrationSource(config);
 }

@@ -7,8 +7,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { createApi } from '../../api/create-api.js';
-import type { Route } from '../../api/route.js';
-import type { ApiLog } from '../../api/services.js';
+import type { AnyRoute } from '../../api/route.js';
+import type { ApiLog } from '../../api/api-host.js';
 
 export interface NodeHost {
   url: string;
@@ -37,12 +37,12 @@ export interface NodeApiOptions {
   onRequest?: (request: RequestSummary) => void;
 }
 
-export async function serveOnNode<S>(routes: readonly Route<S>[], services: S, options: { port: number; host: string } & NodeApiOptions): Promise<NodeHost> {
+export async function serveOnNode<S>(routes: readonly AnyRoute<S>[], services: S, options: { port: number; host: string } & NodeApiOptions): Promise<NodeHost> {
   return listenOnNode(nodeApiFetch(routes, services, options), options);
 }
 
 /** The API (and `before`'s answers) as a handler for listenOnNode, with the client's address from the socket. */
-export function nodeApiFetch<S>(routes: readonly Route<S>[], services: S, options: NodeApiOptions): NodeFetch {
+export function nodeApiFetch<S>(routes: readonly AnyRoute<S>[], services: S, options: NodeApiOptions): NodeFetch {
   const app = createApi(routes, {
     services: () => services,
     origin: (c) => {

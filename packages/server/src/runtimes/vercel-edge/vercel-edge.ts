@@ -4,8 +4,8 @@
  * as the Worker's bindings (packages/server/src/runtimes/workers/worker-env.ts). Deploy the bundle `npm run build:vercel` writes.
  */
 import { createApi } from '../../api/create-api.js';
-import { API_ROUTES } from '../../api/routes.js';
-import type { ApiServices } from '../../api/services.js';
+import { API_ROUTES } from '../../wiring/api-routes.js';
+import type { ApiServices } from '../../wiring/api-services.js';
 import { edgeServices } from '../workers/edge-dependencies.js';
 import { edgeLog } from '../workers/edge-log.js';
 

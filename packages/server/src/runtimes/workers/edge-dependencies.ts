@@ -1,6 +1,6 @@
-import type { ApiServices } from '../../api/services.js';
 import { oncePerKeyUntilFailure } from '../../shared/once-until-failure.js';
 import type { PublicTokenService } from '../../features/tokens/token-service.js';
+import type { ApiServices } from '../../wiring/api-services.js';
 import { buildAuthDependencies, buildPublicTokenService, type AppDependencies } from '../../wiring/build-dependencies.js';
 import { edgePlatform } from './edge-platform.js';
 import { log } from './edge-log.js';
@@ -30,11 +30,12 @@ export const getEdgePublicTokens: (env: WorkerEnv) => Promise<PublicTokenService
 /** The API's services for one isolate's bindings (the Worker's `env`, Vercel's `process.env`). */
 export function edgeServices(env: WorkerEnv): ApiServices {
   return {
+    login: () => getEdgeDependencies(env),
     register: () => getEdgeDependencies(env),
-    auth: () => getEdgeDependencies(env),
-    account: () => getEdgeDependencies(env),
+    password: () => getEdgeDependencies(env),
+    recovery: () => getEdgeDependencies(env),
+    refresh: () => getEdgeDependencies(env),
     sessions: () => getEdgeDependencies(env),
-    sessionManagement: () => getEdgeDependencies(env),
     publicTokens: () => getEdgePublicTokens(env),
   };
 }

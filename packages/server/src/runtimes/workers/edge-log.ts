@@ -1,4 +1,5 @@
-import type { ApiLog } from '../../api/services.js';
+import type { ApiLog } from '../../api/api-host.js';
+import { safeErrorFields } from '../../observability/safe-error.js';
 import type { AuditEvent } from '../../accounts/audit-events.js';
 
 /**
@@ -15,7 +16,7 @@ export function log(level: Level, message: string, fields: Record<string, unknow
   else console.log(line);
 }
 
-/** The audit sink for AuthDependencies: the events are built to be logged as they are. */
+/** The audit sink of the Worker and Vercel Edge: the events are built to be logged as they are. */
 export function auditToLog(event: AuditEvent): void {
   const { type, ...fields } = event;
   log('INFO', type, { audit: true, ...fields });
@@ -26,4 +27,5 @@ export const edgeLog: ApiLog = {
   info: (message, fields) => log('INFO', message, fields),
   warn: (message, fields) => log('WARN', message, fields),
   error: (message, fields) => log('ERROR', message, fields),
+  safeError: safeErrorFields,
 };

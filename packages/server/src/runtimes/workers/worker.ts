@@ -4,8 +4,8 @@
  * through the AWS SDK. Configuration and secrets are bindings (see wrangler.toml and packages/server/src/runtimes/workers/README.md).
  */
 import { createApi } from '../../api/create-api.js';
-import { API_ROUTES } from '../../api/routes.js';
-import type { ApiServices } from '../../api/services.js';
+import { API_ROUTES } from '../../wiring/api-routes.js';
+import type { ApiServices } from '../../wiring/api-services.js';
 import { edgeServices } from './edge-dependencies.js';
 import { edgeLog } from './edge-log.js';
 import type { WorkerEnv } from './worker-env.js';

@@ -1,5 +1,5 @@
-import { deviceSecretHash, MAX_PRESENTED_DEVICE_TOKENS, parseDeviceToken } from '../sessions/device-token.js';
-import { sameHash } from '../sessions/refresh-token.js';
+import { deviceSecretHash, MAX_PRESENTED_DEVICE_TOKENS, parseDeviceToken } from './device-token.js';
+import { sameHash } from './refresh-token.js';
 import { isKnownDevice, type AccountSessions, type StoredDevice } from '../../storage/session-store.js';
 
 /** A device the account knows, as read, with the token that proved it. */

@@ -1,0 +1,44 @@
+import type { PasswordHasher } from 'passlane/common';
+import type { FailureTiming } from '../../accounts/failure-timing.js';
+import type { AccountStore } from '../../storage/account-store.js';
+import type { LoginGuardStore } from '../../storage/login-guard-store.js';
+import type { SessionStore } from '../../storage/session-store.js';
+import type { MigrationDependencies } from '../migration/dependencies.js';
+import type { MigrationSource } from '../migration/migration-source.js';
+import type { PasswordRulesDependencies } from '../password/dependencies.js';
+import type { VerificationMailDependencies } from '../recovery/dependencies.js';
+import type { StartSessionDependencies } from '../sessions/dependencies.js';
+import type { AccessTokens } from '../tokens/dependencies.js';
+import type { RateLimits } from './settings.js';
+
+/**
+ * POST /login (login.ts): everything, with the signing key, but no password blocklist (a login
+ * sets no password; its policy only counts weak passwords).
+ */
+export type LoginDependencies = StartSessionDependencies &
+  VerificationMailDependencies &
+  MigrationDependencies &
+  PasswordRulesDependencies & {
+    hasher: PasswordHasher;
+    /** A login's account and failure counters, read in one request (login-guard-store.ts). */
+    loginGuard: Pick<LoginGuardStore, 'read' | 'settle' | 'recordFailure' | 'recordSuccess' | 'clearFailures' | 'openBreaker' | 'closeBreaker'>;
+    /** A known device's failures are counted in the sessions item. */
+    sessions: Pick<SessionStore, 'recordDeviceFailure'>;
+    /** An outdated hash is upgraded after a good login. */
+    users: Pick<AccountStore, 'replacePasswordHash'>;
+    tokens: Pick<AccessTokens, 'issue'>;
+    /** Limits on guessing (settings.ts). */
+    rateLimits: RateLimits;
+    /**
+     * Lazy migration (../migration/README.md): the old system, asked about an email with no
+     * account. Absent unless PASSLANE_MIGRATION_URL or PASSLANE_MIGRATION_FUNCTION is set.
+     */
+    migration?: MigrationSource;
+    /** Pads failed logins to the slowest stored shape's verify (login-failure-timing.ts); without it (tests) nothing is padded. */
+    failureTiming?: FailureTiming;
+  };
+
+/** POST /login's service. */
+export interface LoginServices {
+  login(): Promise<LoginDependencies>;
+}

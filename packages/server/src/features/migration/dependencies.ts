@@ -1,0 +1,17 @@
+import type { PasswordHasher } from 'passlane/common';
+import type { Audit } from '../../accounts/audit-events.js';
+import type { EmailFingerprint } from '../../accounts/fingerprint.js';
+import type { AccountStore } from '../../storage/account-store.js';
+import type { RecoveryConfig } from '../recovery/settings.js';
+
+/** What asking the old system (at login and registration) and creating the account it vouched for take (migrate-account.ts). */
+export interface MigrationDependencies {
+  hasher: Pick<PasswordHasher, 'hash' | 'verifyDummy'>;
+  users: Pick<AccountStore, 'createUser'>;
+  /** Whether a new account's email starts unverified. */
+  recovery: Pick<RecoveryConfig, 'emailVerification'>;
+  fingerprint: EmailFingerprint;
+  audit: Audit;
+  newUserId?: () => string;
+  now?: () => Date;
+}

@@ -1,0 +1,27 @@
+import type { LoginServices } from '../features/login/dependencies.js';
+import type { PasswordServices } from '../features/password/dependencies.js';
+import type { RecoveryServices } from '../features/recovery/dependencies.js';
+import type { RegisterServices } from '../features/register/dependencies.js';
+import type { RefreshServices, SessionServices } from '../features/sessions/dependencies.js';
+import type { PublicTokenServices } from '../features/tokens/dependencies.js';
+import type { AppDependencies } from './build-dependencies.js';
+
+/**
+ * What the API's routes ask for, each feature's service as the feature states it: a host builds
+ * each on first use, so it pays only for what its routes touch (the JWKS function builds no
+ * table client or hasher, register loads no signing key).
+ */
+export type ApiServices = LoginServices & RegisterServices & PasswordServices & RecoveryServices & RefreshServices & SessionServices & PublicTokenServices;
+
+/** The API's services over dependencies already built (long-lived hosts build them once at start). */
+export function servicesOf(deps: AppDependencies): ApiServices {
+  return {
+    login: async () => deps,
+    register: async () => deps,
+    password: async () => deps,
+    recovery: async () => deps,
+    refresh: async () => deps,
+    sessions: async () => deps,
+    publicTokens: async () => deps.tokens,
+  };
+}

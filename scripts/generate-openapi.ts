@@ -1,0 +1,217 @@
+/**
+ * `npm run generate:openapi [-- --check]`: writes openapi.yaml from the API itself: every path
+ * and method of API_ROUTES (packages/server/src/wiring/api-routes.ts) with what each route says
+ * of itself (its `doc`: summary, description, parameters, every answer with its error codes and
+ * headers) and the answers the HTTP toolkit gives every route (405, 500; 413 and 415 with a
+ * body), the schemas its body is checked with and its answers are shaped by (valibot, turned
+ * into JSON Schema by @valibot/to-json-schema), and the error body of the error table.
+ * `--check` writes nothing and fails when the committed file differs; test/openapi-contract.test.ts
+ * checks the same, so a route or schema changed without regenerating fails the tests.
+ *
+ * Generated rather than written beside the code: the schema a route validates with is the one
+ * its clients read, and nobody keeps two copies of a field in step.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { toJsonSchemaDefs, type JsonSchema } from '@valibot/to-json-schema';
+import type { GenericSchema } from 'valibot';
+import { Document } from 'yaml';
+import type { AnswerDoc, HeaderDoc, NamedSchema, OperationDoc, ParameterDoc, PlainSchema } from '../packages/server/src/api/operation-doc.js';
+import { toolkitAnswers } from '../packages/server/src/api/answers.js';
+import { ERROR_BODY } from '../packages/server/src/api/error-body.js';
+import { ERROR_TABLE } from '../packages/server/src/api/error-table.js';
+import type { AnyRoute } from '../packages/server/src/api/route.js';
+import { API_DOCUMENT } from '../packages/server/src/wiring/api-document.js';
+import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const OPENAPI_FILE = 'openapi.yaml';
+
+type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json | undefined };
+
+/** The document's shared parts, collected from the routes: each name once, for one object only. */
+class Components<T> {
+  readonly byName = new Map<string, T>();
+
+  constructor(private readonly kind: string) {}
+
+  add(name: string, value: T): string {
+    const known = this.byName.get(name);
+    if (known !== undefined && known !== value) throw new Error(`two different ${this.kind} are named ${name}`);
+    this.byName.set(name, value);
+    return name;
+  }
+}
+
+/** openapi.yaml as the routes and their schemas describe the API. */
+export function renderOpenApi(routes: readonly AnyRoute<unknown>[] = API_ROUTES as readonly AnyRoute<unknown>[]): string {
+  const schemas = new Components<GenericSchema>('schemas');
+  const headers = new Components<HeaderDoc>('headers');
+  const answers = new Components<AnswerDoc>('answers');
+  const schemaRef = (named: NamedSchema): Json => {
+    schemas.add(named.name, named.schema);
+    for (const part of named.parts ?? []) schemaRef(part);
+    return { $ref: `#/components/schemas/${named.name}` };
+  };
+  const errorBody = schemaRef(ERROR_BODY);
+
+  const renderHeader = (header: HeaderDoc): Json =>
+    header.name !== undefined ? { $ref: `#/components/headers/${headers.add(header.name, header)}` } : plainHeader(header);
+  const renderAnswer = (status: number, answer: AnswerDoc, at: string): Json => {
+    checkCodes(status, answer, at);
+    const body = answer.body !== undefined ? schemaRef(answer.body) : status >= 400 ? errorBody : undefined;
+    return {
+      description: answer.description,
+      ...(answer.headers !== undefined && { headers: mapValues(answer.headers, renderHeader) }),
+      ...(body !== undefined && { content: { 'application/json': { schema: body } } }),
+      ...(answer.codes !== undefined && { 'x-error-codes': answer.codes }),
+    };
+  };
+  const renderOperation = (route: AnyRoute<unknown>): Json => {
+    const doc: OperationDoc = route.doc;
+    const at = `${route.method} ${route.path}`;
+    const body = route.body === undefined ? undefined : schemaRef(route.body);
+    const media = route.body?.form === true ? ['application/json', 'application/x-www-form-urlencoded'] : ['application/json'];
+    return {
+      operationId: doc.operationId,
+      summary: doc.summary,
+      ...(doc.description !== undefined && { description: doc.description }),
+      ...(doc.security !== undefined && { security: doc.security === 'bearer' ? [{ bearerAuth: [] }] : [] }),
+      ...(doc.parameters !== undefined && { parameters: doc.parameters.map(parameter) }),
+      ...(body !== undefined && { requestBody: { required: true, content: Object.fromEntries(media.map((type) => [type, { schema: body }])) } }),
+      responses: Object.fromEntries(
+        Object.entries({ ...toolkitAnswers(route.body !== undefined), ...doc.answers })
+          .sort(([a], [b]) => Number(a) - Number(b))
+          .map(([status, answer]) => {
+            if (answer.name === undefined) return [status, renderAnswer(Number(status), answer, at)];
+            answers.add(answer.name, answer);
+            return [status, { $ref: `#/components/responses/${answer.name}` }];
+          }),
+      ),
+    };
+  };
+
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of routes) {
+    // hono's `/sessions/:id` is OpenAPI's `/sessions/{id}`.
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    paths[path] = { ...paths[path], [route.method.toLowerCase()]: renderOperation(route) };
+  }
+  // Shared answers render after the operations, which named them; their headers and schemas join the components.
+  const sharedAnswers = Object.fromEntries(
+    [...answers.byName].map(([name, answer]) => [name, renderAnswer(sharedStatus(answer, name), answer, `components.responses.${name}`)]),
+  );
+  const document = {
+    openapi: '3.1.0',
+    info: {
+      title: API_DOCUMENT.title,
+      version: (JSON.parse(readFileSync(join(root, 'packages/server/package.json'), 'utf8')) as { version: string }).version,
+      summary: API_DOCUMENT.summary,
+      description: API_DOCUMENT.description,
+      license: API_DOCUMENT.license,
+    },
+    servers: API_DOCUMENT.servers,
+    paths,
+    components: {
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      headers: Object.fromEntries([...headers.byName].map(([name, header]) => [name, plainHeader(header)])),
+      schemas: jsonSchemas(schemas.byName),
+      responses: sharedAnswers,
+    },
+  };
+  return new Document(document, { aliasDuplicateObjects: false }).toString({ lineWidth: 0 });
+}
+
+/** Each named schema as JSON Schema (2020-12, OpenAPI 3.1's), the others referred to by `$ref`. */
+function jsonSchemas(byName: ReadonlyMap<string, GenericSchema>): Record<string, JsonSchema> {
+  const converted = toJsonSchemaDefs(Object.fromEntries(byName), {
+    target: 'draft-2020-12',
+    typeMode: 'input',
+    // Rules the use cases apply (a canonical email, the grant type) are checks here; metadata says what they enforce.
+    ignoreActions: ['check', 'raw_check'],
+    overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+    // A string literal is a string: said, as `enum` says it, for readers that look at `type` first.
+    overrideSchema: ({ valibotSchema, jsonSchema }) =>
+      valibotSchema.type === 'literal' && typeof (valibotSchema as { literal?: unknown }).literal === 'string' ? { type: 'string', ...jsonSchema } : undefined,
+  });
+  return Object.fromEntries(Object.entries(converted).map(([name, schema]) => [name, withoutEmptyRequired(schema)]));
+}
+
+/** `required: []` says nothing: left out, as a hand-written schema would. */
+function withoutEmptyRequired(schema: JsonSchema): JsonSchema {
+  if (typeof schema !== 'object' || schema === null) return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'required' && Array.isArray(value) && value.length === 0) continue;
+    if (key === 'properties' && typeof value === 'object' && value !== null) {
+      copy[key] = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, withoutEmptyRequired(property as JsonSchema)]));
+    } else if (key === 'items' && typeof value === 'object' && value !== null) {
+      copy[key] = withoutEmptyRequired(value as JsonSchema);
+    } else {
+      copy[key] = value;
+    }
+  }
+  return copy as JsonSchema;
+}
+
+/** An error answer lists its codes, and each is one the error table answers with this status. */
+function checkCodes(status: number, answer: AnswerDoc, at: string): void {
+  if (status < 400) {
+    if (answer.codes !== undefined) throw new Error(`${at} ${status}: a success carries no error codes`);
+    return;
+  }
+  if (answer.codes === undefined || answer.codes.length === 0) throw new Error(`${at} ${status}: an error answer lists its codes`);
+  for (const code of answer.codes) {
+    if (ERROR_TABLE[code].status !== status) throw new Error(`${at} ${status}: ${code} is answered ${ERROR_TABLE[code].status} (api/error-table.ts)`);
+  }
+}
+
+/** A shared answer's status: its codes'. */
+function sharedStatus(answer: AnswerDoc, name: string): number {
+  const statuses = new Set((answer.codes ?? []).map((code) => ERROR_TABLE[code].status));
+  const [status] = statuses;
+  if (statuses.size !== 1 || status === undefined) throw new Error(`shared answer ${name} needs codes of one status`);
+  return status;
+}
+
+function parameter(doc: ParameterDoc): Json {
+  return { name: doc.name, in: doc.in, ...(doc.required !== undefined && { required: doc.required }), description: doc.description, schema: plainSchema(doc.schema) };
+}
+
+function plainHeader(header: HeaderDoc): Json {
+  return {
+    ...(header.required !== undefined && { required: header.required }),
+    ...(header.description !== undefined && { description: header.description }),
+    schema: plainSchema(header.schema),
+  };
+}
+
+function plainSchema(schema: PlainSchema): Json {
+  return { ...schema };
+}
+
+function mapValues<T>(record: Readonly<Record<string, T>>, map: (value: T) => Json): Record<string, Json> {
+  return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, map(value)]));
+}
+
+function main(argv: string[]): number {
+  const content = renderOpenApi();
+  const file = join(root, OPENAPI_FILE);
+  let current: string | undefined;
+  try {
+    current = readFileSync(file, 'utf8');
+  } catch {
+    current = undefined;
+  }
+  if (current === content) return 0;
+  if (argv.includes('--check')) {
+    console.error(`${OPENAPI_FILE} differs from what the routes and their schemas generate: run npm run generate:openapi`);
+    return 1;
+  }
+  writeFileSync(file, content);
+  console.log(`wrote ${OPENAPI_FILE}`);
+  return 0;
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = main(process.argv.slice(2));
