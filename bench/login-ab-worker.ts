@@ -16,7 +16,6 @@
  * Driven over IPC, one request at a time; it answers CPU and wall time per operation and status
  * counts, never a password, hash, token or email.
  */
-import { randomUUID } from 'node:crypto';
 import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { handle } from 'hono/aws-lambda';
 import { createApi } from '../packages/server/src/api/create-api.js';
@@ -35,6 +34,7 @@ import { dynamoDbClientConfig, newDynamoDbClient } from '../packages/server/src/
 import { ensureTable, USER_KEY_PREFIX } from '../packages/server/src/storage/table.js';
 import { buildAuthDependencies, buildRegisterDependencies, buildTokenService, type AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import type { Platform } from '../packages/server/src/wiring/platform.js';
+import { httpEvent, lambdaContext, measureBatch } from './lambda-harness.js';
 
 export type AbKind =
   | 'verify'
@@ -102,47 +102,6 @@ function apiHandler(services: LoginServices, streamless: boolean): Handler {
   });
   const serve = handle(app);
   return async (event, context) => serve((bodies === undefined ? event : bodies.withoutBody(event)) as never, context as never) as Promise<LambdaHttpResponse>;
-}
-
-function httpEvent(path: string, body: string, sourceIp: string): LambdaHttpEvent {
-  return {
-    version: '2.0',
-    routeKey: `POST ${path}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers: { 'content-type': 'application/json', 'user-agent': 'passlane-bench' },
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'bench',
-      domainName: 'bench.execute-api.us-east-1.amazonaws.com',
-      domainPrefix: 'bench',
-      http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp, userAgent: 'passlane-bench' },
-      requestId: randomUUID(),
-      routeKey: `POST ${path}`,
-      stage: '$default',
-      time: new Date().toUTCString(),
-      timeEpoch: Date.now(),
-    },
-    body,
-    isBase64Encoded: false,
-  } as LambdaHttpEvent;
-}
-
-function lambdaContext() {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'passlane-bench',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:passlane-bench',
-    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: '/aws/lambda/passlane-bench',
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => 10_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
 }
 
 let lastErrorBody = '';
@@ -228,21 +187,7 @@ async function init(email: string, password: string): Promise<AbReplies['init']>
 }
 
 async function measure(kind: AbKind, n: number, expected: number): Promise<AbReplies['batch']> {
-  let unexpected: string | undefined;
-  const cpuMs: number[] = [];
-  const wallMs: number[] = [];
-  const statuses: Record<string, number> = {};
-  for (let i = 0; i < n; i++) {
-    const cpu = process.cpuUsage();
-    const start = performance.now();
-    const status = await operations[kind]();
-    wallMs.push(performance.now() - start);
-    const used = process.cpuUsage(cpu);
-    cpuMs.push((used.user + used.system) / 1000);
-    statuses[status] = (statuses[status] ?? 0) + 1;
-    if (status !== expected) unexpected ??= `${status} ${lastErrorBody}`.trim();
-  }
-  return { ok: true, cpuMs, wallMs, statuses, ...(unexpected !== undefined && { unexpected }) };
+  return { ok: true, ...(await measureBatch(n, operations[kind], expected, () => lastErrorBody)) };
 }
 
 process.on('message', (request: AbRequest) => {

@@ -20,7 +20,7 @@
  * measurement: it exits 0 unless setup fails.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -30,10 +30,9 @@ import type { LambdaArchitecture } from '../scripts/packaging/architectures.js';
 import { bundleFunction } from '../scripts/packaging/bundle-function.js';
 import { BUNDLE_FILE } from '../scripts/packaging/lambda-functions.js';
 import { resolveBindingPackages } from '../scripts/packaging/native-packages.js';
-import { generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
 import { ms, textTable } from './engine/format.js';
 import { median, quantile } from './engine/statistics.js';
-import { withLiftedLoginLimits } from './load/lifted-limits.js';
+import { deployedLoginEnv, positiveOption } from './lambda-harness.js';
 import { Child, startDynalite } from './login.js';
 import type { AbKind, AbReplies, AbReply, AbRequest } from './login-ab-worker.js';
 
@@ -75,13 +74,6 @@ class AbWorker extends Child {
   }
 }
 
-const positive = (name: string, text: string | undefined, fallback: number): number => {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number, at least 1`);
-  return value;
-};
-
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: { quick: { type: 'boolean' }, rounds: { type: 'string' }, batch: { type: 'string' }, warmup: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
@@ -91,9 +83,9 @@ async function main(): Promise<void> {
     return;
   }
   const quick = values.quick === true;
-  const rounds = positive('rounds', values.rounds, quick ? 4 : 30);
-  const batch = positive('batch', values.batch, quick ? 5 : 10);
-  const warmup = positive('warmup', values.warmup, quick ? 100 : 1000);
+  const rounds = positiveOption('rounds', values.rounds, quick ? 4 : 30);
+  const batch = positiveOption('batch', values.batch, quick ? 5 : 10);
+  const warmup = positiveOption('warmup', values.warmup, quick ? 100 : 1000);
   const arch: LambdaArchitecture = process.arch === 'arm64' ? 'arm64' : 'x86_64';
   const loadAtStart = loadavg()[0] ?? 0;
 
@@ -107,21 +99,7 @@ async function main(): Promise<void> {
     children.push(dynalite.child);
 
     // What serverless.yml gives the login function, as bench/login.ts sets it.
-    const env = withLiftedLoginLimits({
-      PATH: process.env.PATH,
-      AWS_REGION: 'us-east-1',
-      AWS_LAMBDA_FUNCTION_NAME: 'passlane-login',
-      AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
-      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
-      POWERTOOLS_SERVICE_NAME: 'passlane',
-      DYNAMODB_ENDPOINT: dynalite.endpoint,
-      PASSLANE_TABLE: 'passlane-bench-login-ab',
-      PASSLANE_JWT_ISSUER: 'https://bench.execute-api.us-east-1.amazonaws.com',
-      PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(await generateSigningKey('RS256')),
-      PASSLANE_PEPPER_KEYS: `bench1:${randomBytes(32).toString('base64')}`,
-      PASSLANE_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
-    });
+    const env = await deployedLoginEnv({ dynamoDbEndpoint: dynalite.endpoint, table: 'passlane-bench-login-ab' });
     const child = spawn(process.execPath, [join(buildDir, BUNDLE_FILE)], { cwd: buildDir, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     // The handler's log and EMF lines: drained, never shown.
     child.stdout?.resume();

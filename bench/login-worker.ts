@@ -18,6 +18,7 @@ import { ensureTable, USER_KEY_PREFIX } from '../packages/server/src/storage/tab
 import type { TokenService } from '../packages/server/src/features/tokens/token-service.js';
 import { buildHasher, buildTokenService } from '../packages/server/src/wiring/build-dependencies.js';
 import { nodePlatform } from '../packages/server/src/runtimes/node/node-platform.js';
+import { httpEvent, lambdaContext, measureBatch } from './lambda-harness.js';
 
 /** What a bench account is for: the returning logins, the refreshes, or logins as new devices. */
 export type AccountRole = 'login' | 'refresh' | 'new-device';
@@ -88,50 +89,6 @@ process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) stdoutLines++;
   return (write as (...args: unknown[]) => boolean)(chunk, ...rest);
 }) as typeof process.stdout.write;
-
-/** An API Gateway HTTP API (payload 2.0) event, as `POST /login` or `POST /token` delivers it. */
-function httpEvent(path: string, body: string, sourceIp: string): LambdaHttpEvent {
-  const requestId = randomUUID();
-  return {
-    version: '2.0',
-    routeKey: `POST ${path}`,
-    rawPath: path,
-    rawQueryString: '',
-    headers: { 'content-type': 'application/json', 'user-agent': 'passlane-bench' },
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'bench',
-      domainName: 'bench.execute-api.us-east-1.amazonaws.com',
-      domainPrefix: 'bench',
-      http: { method: 'POST', path, protocol: 'HTTP/1.1', sourceIp, userAgent: 'passlane-bench' },
-      requestId,
-      routeKey: `POST ${path}`,
-      stage: '$default',
-      time: new Date().toUTCString(),
-      timeEpoch: Date.now(),
-    },
-    body,
-    isBase64Encoded: false,
-  } as LambdaHttpEvent;
-}
-
-/** What the Lambda runtime hands the handler; the function's timeout is 10 s (serverless.yml). */
-function lambdaContext() {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: process.env.AWS_LAMBDA_FUNCTION_NAME ?? 'passlane-bench',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:passlane-bench',
-    memoryLimitInMB: process.env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE ?? '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: '/aws/lambda/passlane-bench',
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => 10_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
 
 const need = <T>(value: T | undefined, what: string): T => {
   if (value === undefined) throw new Error(`${what} is not set up`);
@@ -219,23 +176,9 @@ async function readAccount() {
 }
 
 async function measure(kind: WorkerKind, n: number, expected: number) {
-  let unexpected: string | undefined;
-  const cpuMs: number[] = [];
-  const wallMs: number[] = [];
-  const statuses: Record<string, number> = {};
   const linesBefore = stdoutLines;
-  for (let i = 0; i < n; i++) {
-    // process.cpuUsage is the whole process: the libuv threads running the hash are included.
-    const cpu = process.cpuUsage();
-    const start = performance.now();
-    const status = await operations[kind]();
-    wallMs.push(performance.now() - start);
-    const used = process.cpuUsage(cpu);
-    cpuMs.push((used.user + used.system) / 1000);
-    statuses[status] = (statuses[status] ?? 0) + 1;
-    if (status !== expected) unexpected ??= `${status} ${lastErrorBody}`.trim();
-  }
-  return { cpuMs, wallMs, statuses, stdoutLines: stdoutLines - linesBefore, ...(unexpected !== undefined && { unexpected }) };
+  const batch = await measureBatch(n, operations[kind], expected, () => lastErrorBody);
+  return { ...batch, stdoutLines: stdoutLines - linesBefore };
 }
 
 async function handle(request: WorkerRequest): Promise<WorkerReply> {

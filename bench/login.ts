@@ -36,7 +36,7 @@
  * running the handler, around each operation. A measurement: it exits 0 unless setup fails.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -48,9 +48,8 @@ import { BUNDLE_FILE, LAMBDA_FUNCTIONS, type LambdaFunction } from '../scripts/p
 import { resolveBindingPackages } from '../scripts/packaging/native-packages.js';
 import { ms, textTable } from './engine/format.js';
 import { DEFAULT_SESSION_CONFIG } from '../packages/server/src/features/sessions/settings.js';
-import { withLiftedLoginLimits } from './load/lifted-limits.js';
+import { deployedLoginEnv, positiveOption } from './lambda-harness.js';
 import { median, summarize } from './engine/statistics.js';
-import { generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
 import type { WorkerKind, WorkerReplies, WorkerReply, WorkerRequest } from './login-worker.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -211,13 +210,6 @@ function startWorker(name: string, dir: string, env: Record<string, string | und
   return new Worker(name, child);
 }
 
-const positive = (name: string, text: string | undefined, fallback: number): number => {
-  if (text === undefined) return fallback;
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} must be a whole number, at least 1`);
-  return value;
-};
-
 const diff = (after: Record<string, number>, before: Record<string, number>): Array<[string, number]> =>
   Object.entries(after)
     .map(([op, count]): [string, number] => [op, count - (before[op] ?? 0)])
@@ -239,11 +231,11 @@ async function main(): Promise<void> {
     return;
   }
   const quick = values.quick === true;
-  const rounds = positive('rounds', values.rounds, quick ? 4 : 15);
-  const batch = positive('batch', values.batch, quick ? 5 : 10);
+  const rounds = positiveOption('rounds', values.rounds, quick ? 4 : 15);
+  const batch = positiveOption('batch', values.batch, quick ? 5 : 10);
   // A warm container's steady state: V8 keeps optimising functions on background threads for the
   // first several hundred requests, and that work would be charged to the operations measured.
-  const warmup = positive('warmup', values.warmup, quick ? 100 : 1000);
+  const warmup = positiveOption('warmup', values.warmup, quick ? 100 : 1000);
   const arch: LambdaArchitecture = process.arch === 'arm64' ? 'arm64' : 'x86_64';
   const loadAtStart = loadavg()[0] ?? 0;
 
@@ -260,21 +252,10 @@ async function main(): Promise<void> {
     // refreshes of one session. The token handler runs with the same environment (it reads only
     // the table, the signing key and the session settings of it).
     const logsOff = values['logs-off'] === true;
-    const env = withLiftedLoginLimits({
-      PATH: process.env.PATH,
-      AWS_REGION: 'us-east-1',
-      AWS_LAMBDA_FUNCTION_NAME: 'passlane-login',
-      AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '1024',
-      AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
-      POWERTOOLS_SERVICE_NAME: 'passlane',
-      ...(logsOff && { POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true' }),
-      DYNAMODB_ENDPOINT: dynalite.endpoint,
-      PASSLANE_TABLE: 'passlane-bench-login',
-      PASSLANE_JWT_ISSUER: 'https://bench.execute-api.us-east-1.amazonaws.com',
-      PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(await generateSigningKey('RS256')),
-      PASSLANE_PEPPER_KEYS: `bench1:${randomBytes(32).toString('base64')}`,
-      PASSLANE_FINGERPRINT_KEY: randomBytes(32).toString('base64'),
+    const env = await deployedLoginEnv({
+      dynamoDbEndpoint: dynalite.endpoint,
+      table: 'passlane-bench-login',
+      extra: logsOff ? { POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true' } : {},
     });
 
     // The accounts, one logged in, one refreshed, one logged in as new devices: registered

@@ -6,7 +6,7 @@
 import { loginRoute } from '../packages/server/src/features/login/login-route.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
-import { nodePlatformWithoutBlocklist } from '../packages/server/src/runtimes/node/node-platform.js';
+import { nodePlatformWithoutBlocklist } from '../packages/server/src/runtimes/node/node-platform-base.js';
 import { buildLoginDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
 export const handler = lambdaHandler([loginRoute], {

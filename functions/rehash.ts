@@ -7,7 +7,7 @@ import { readRehashConfig } from '../packages/server/src/config/rehash-config.js
 import { logger } from '../packages/server/src/observability/logger.js';
 import { createRehashHandler } from '../packages/server/src/features/rehash/rehash-handler.js';
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
-import { nodeBulkPlatform } from '../packages/server/src/runtimes/node/node-platform.js';
+import { nodeBulkPlatform } from '../packages/server/src/runtimes/node/node-platform-base.js';
 import { onceUntilFailure } from '../packages/server/src/shared/once-until-failure.js';
 import { buildRehashDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { lambdaEnv } from '../packages/server/src/runtimes/lambda/lambda-env.js';

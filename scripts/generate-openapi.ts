@@ -11,9 +11,10 @@
  * Generated rather than written beside the code: the schema a route validates with is the one
  * its clients read, and nobody keeps two copies of a field in step.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeGeneratedFiles } from './write-generated-files.js';
 import { toJsonSchemaDefs, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { Document } from 'yaml';
@@ -196,22 +197,11 @@ function mapValues<T>(record: Readonly<Record<string, T>>, map: (value: T) => Js
 }
 
 function main(argv: string[]): number {
-  const content = renderOpenApi();
-  const file = join(root, OPENAPI_FILE);
-  let current: string | undefined;
-  try {
-    current = readFileSync(file, 'utf8');
-  } catch {
-    current = undefined;
-  }
-  if (current === content) return 0;
-  if (argv.includes('--check')) {
-    console.error(`${OPENAPI_FILE} differs from what the routes and their schemas generate: run npm run generate:openapi`);
-    return 1;
-  }
-  writeFileSync(file, content);
-  console.log(`wrote ${OPENAPI_FILE}`);
-  return 0;
+  return writeGeneratedFiles(root, { [OPENAPI_FILE]: renderOpenApi() }, {
+    check: argv.includes('--check'),
+    source: 'the routes and their schemas',
+    command: 'npm run generate:openapi',
+  });
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = main(process.argv.slice(2));

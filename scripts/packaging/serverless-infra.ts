@@ -10,9 +10,10 @@
  * The sections stay inside serverless.yml (between marker comments), so it still reads, and
  * parses, as a whole Serverless service.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeGeneratedFiles } from '../write-generated-files.js';
 import { Document, isCollection, isMap, isPair, isScalar, isSeq, visit, type Node } from 'yaml';
 import {
   capitalized,
@@ -311,26 +312,11 @@ export function renderServerlessInfra(
 }
 
 function main(argv: string[]): number {
-  const check = argv.includes('--check');
-  let stale = 0;
-  for (const [path, content] of Object.entries(renderServerlessInfra())) {
-    const file = join(root, path);
-    let current: string | undefined;
-    try {
-      current = readFileSync(file, 'utf8');
-    } catch {
-      current = undefined;
-    }
-    if (current === content) continue;
-    if (check) {
-      console.error(`${path} differs from what packages/server/src/cdk/functions.ts generates: run npm run generate:infra`);
-      stale++;
-    } else {
-      writeFileSync(file, content);
-      console.log(`wrote ${path}`);
-    }
-  }
-  return stale === 0 ? 0 : 1;
+  return writeGeneratedFiles(root, renderServerlessInfra(), {
+    check: argv.includes('--check'),
+    source: 'packages/server/src/cdk/functions.ts',
+    command: 'npm run generate:infra',
+  });
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) process.exitCode = main(process.argv.slice(2));

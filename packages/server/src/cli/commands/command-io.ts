@@ -46,6 +46,20 @@ export function integerOption(value: string | undefined, name: string, fallback:
   return number;
 }
 
+/**
+ * A command's arguments through its parser, or, when they are wrong, its one-line reason and its
+ * usage on stderr and undefined (the command then exits 2).
+ */
+export function parseCommandArgs<T>(io: CommandIo, command: string, usage: string, parse: () => T): T | undefined {
+  try {
+    return parse();
+  } catch (error) {
+    writeLine(io.stderr, `passlane ${command}: ${describeFailure(error)}`);
+    writeLine(io.stderr, usage);
+    return undefined;
+  }
+}
+
 export function writeLine(stream: NodeJS.WritableStream, text = ''): void {
   stream.write(`${text}\n`);
 }

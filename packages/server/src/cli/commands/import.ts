@@ -4,7 +4,7 @@ import { importFormatOf } from '../../features/import/import-format.js';
 import { DEFAULT_IMPORT_CONCURRENCY, DEFAULT_IMPORT_WRITES_PER_SECOND, importUsers, type ImportCounts } from '../../features/import/import-users.js';
 import { openImportFile } from '../../features/import/read-import-file.js';
 import { openRejectsFile } from '../../features/import/rejects-file.js';
-import { CommandUsageError, describeFailure, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
+import { CommandUsageError, describeFailure, parseCommandArgs, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { trackConsumedBytes } from './import-progress.js';
 import { createProgress, ratePerSecond } from './progress.js';
 import { storageFailureOf, storageHint } from './storage-hint.js';
@@ -28,14 +28,8 @@ interface ImportSummary extends ImportCounts {
 
 /** `passlane import FILE`: see IMPORT_USAGE and packages/server/src/features/rehash/README.md. Console output never holds a hash or an email. */
 export async function runImportCommand(args: string[], io: CommandIo): Promise<number> {
-  let options;
-  try {
-    options = parseImportArgs(args);
-  } catch (error) {
-    writeLine(io.stderr, `passlane import: ${describeFailure(error)}`);
-    writeLine(io.stderr, IMPORT_USAGE);
-    return 2;
-  }
+  const options = parseCommandArgs(io, 'import', IMPORT_USAGE, () => parseImportArgs(args));
+  if (options === undefined) return 2;
   const { file, format, rejectsPath, concurrency, maxWritesPerSecond, json } = options;
 
   const tools = openBulkTools(io, 'import');

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { MAX_SEGMENTS } from '../../features/rehash/job-cursor.js';
 import { takeInventory, type Inventory, type UpgradeStatus } from '../../features/rehash/take-inventory.js';
-import { CommandUsageError, describeFailure, integerOption, writeLine, type CommandIo } from './command-io.js';
+import { CommandUsageError, describeFailure, parseCommandArgs, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { formatTable } from './format-table.js';
 import { createProgress, ratePerSecond } from './progress.js';
 import { buildAccountTools } from '../../wiring/build-dependencies.js';
@@ -29,24 +29,9 @@ const NEXT_STEP: Readonly<Record<UpgradeStatus, string>> = {
 
 /** `passlane inventory`: a table (or `--json`) of what the table holds; how far an upgrade has come. */
 export async function runInventoryCommand(args: string[], io: CommandIo): Promise<number> {
-  let segments: number;
-  let json: boolean;
-  let timing: boolean;
-  try {
-    const { positionals, values } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { segments: { type: 'string' }, json: { type: 'boolean' }, timing: { type: 'boolean' } },
-    });
-    if (positionals.length > 0) throw new CommandUsageError('inventory takes no arguments');
-    segments = integerOption(values.segments, 'segments', 4, 1, MAX_SEGMENTS);
-    json = values.json === true;
-    timing = values.timing === true;
-  } catch (error) {
-    writeLine(io.stderr, `passlane inventory: ${describeFailure(error)}`);
-    writeLine(io.stderr, INVENTORY_USAGE);
-    return 2;
-  }
+  const options = parseCommandArgs(io, 'inventory', INVENTORY_USAGE, () => parseInventoryArgs(args));
+  if (options === undefined) return 2;
+  const { segments, json, timing } = options;
   const tools = openBulkTools(io, 'inventory');
   if (tools === undefined) return 2;
   const { client } = tools;
@@ -142,4 +127,14 @@ function printInventory(io: CommandIo, inventory: Inventory): void {
         'see packages/server/src/features/rehash/README.md, "Emails not in canonical form".',
     );
   }
+}
+
+function parseInventoryArgs(args: string[]): { segments: number; json: boolean; timing: boolean } {
+  const { positionals, values } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { segments: { type: 'string' }, json: { type: 'boolean' }, timing: { type: 'boolean' } },
+  });
+  if (positionals.length > 0) throw new CommandUsageError('inventory takes no arguments');
+  return { segments: integerOption(values.segments, 'segments', 4, 1, MAX_SEGMENTS), json: values.json === true, timing: values.timing === true };
 }

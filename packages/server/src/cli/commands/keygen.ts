@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { MIN_FINGERPRINT_KEY_BYTES } from '../../accounts/settings.js';
 import { publicJwks } from '../../features/tokens/jwks.js';
 import { createKeyring, DEFAULT_SIGNING_ALGORITHM, generateSigningKey, isSigningAlgorithm, SIGNING_ALGORITHMS } from '../../features/tokens/keys.js';
-import { CommandUsageError, describeFailure, writeLine, type CommandIo } from './command-io.js';
+import { CommandUsageError, parseCommandArgs, type CommandIo } from './command-io.js';
 
 export const KEYGEN_USAGE = `usage: passlane keygen [--format env|dev-vars|ssm] [--alg ${SIGNING_ALGORITHMS.join('|')}] [--pepper-id ID] [--stage STAGE]
 Makes new secrets and prints them on stdout, ready to paste or redirect: this command prints keys,
@@ -31,14 +31,8 @@ interface Secrets {
 
 /** `passlane keygen`: see KEYGEN_USAGE. Exit 0, or 2 on bad arguments. */
 export async function runKeygenCommand(args: string[], io: CommandIo): Promise<number> {
-  let options;
-  try {
-    options = parseKeygenArgs(args);
-  } catch (error) {
-    writeLine(io.stderr, `passlane keygen: ${describeFailure(error)}`);
-    writeLine(io.stderr, KEYGEN_USAGE);
-    return 2;
-  }
+  const options = parseCommandArgs(io, 'keygen', KEYGEN_USAGE, () => parseKeygenArgs(args));
+  if (options === undefined) return 2;
   const privateJwk = await generateSigningKey(options.alg);
   const secrets: Secrets = {
     privateJwk: JSON.stringify(privateJwk),

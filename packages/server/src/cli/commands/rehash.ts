@@ -3,7 +3,7 @@ import { addRehashCounts, emptyRehashCounts, REHASH_OUTCOMES, type RehashCounts 
 import { MAX_SEGMENTS } from '../../features/rehash/job-cursor.js';
 import { DEFAULT_REHASH_SEGMENTS, MAX_REPORTED_PROBLEMS, runRehashJob, type RehashProblem } from '../../features/rehash/run-rehash-job.js';
 import { DEFAULT_REHASH_WRITES_PER_SECOND } from '../../features/rehash/settings.js';
-import { CommandUsageError, describeFailure, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
+import { CommandUsageError, describeFailure, parseCommandArgs, EXIT_INTERRUPTED, integerOption, writeLine, type CommandIo } from './command-io.js';
 import { formatTable } from './format-table.js';
 import { createProgress, ratePerSecond } from './progress.js';
 import { storageHint } from './storage-hint.js';
@@ -22,14 +22,8 @@ const DEFAULT_ROUND_SECONDS = 300;
 
 /** `passlane rehash`: loops job runs until the pass is done. Prints counts and userIds, never emails or hashes. */
 export async function runRehashCommand(args: string[], io: CommandIo): Promise<number> {
-  let options;
-  try {
-    options = parseRehashArgs(args);
-  } catch (error) {
-    writeLine(io.stderr, `passlane rehash: ${describeFailure(error)}`);
-    writeLine(io.stderr, REHASH_USAGE);
-    return 2;
-  }
+  const options = parseCommandArgs(io, 'rehash', REHASH_USAGE, () => parseRehashArgs(args));
+  if (options === undefined) return 2;
   const tools = openBulkTools(io, 'rehash');
   if (tools === undefined) return 2;
   const { client } = tools;
