@@ -1,9 +1,10 @@
 /**
- * The API for a long-lived server whose runtime hands `app.fetch` the client's address (Deno's
- * `Deno.serve`, Bun's `Bun.serve`): dependencies built once at start from the settings the entry
- * read from its environment (or passed in code), the address passed as `app.fetch(request, { ip })`.
+ * The API for a long-lived server whose runtime hands `app.fetch` what it knows of the connection
+ * (Deno's `Deno.serve` its info, Bun's `Bun.serve` its server): dependencies built once at start
+ * from the settings the entry read from its environment (or passed in code); the client's address
+ * from the runtime's `getConnInfo` (hono's adapter for it), which the entry passes.
  */
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { createApi, type ApiEnv } from '../api/create-api.js';
 import { API_ROUTES } from '../wiring/api-routes.js';
 import { servicesOf } from '../wiring/api-services.js';
@@ -13,14 +14,14 @@ import { buildAuthDependencies } from '../wiring/build-dependencies.js';
 import { nodePlatform } from './node/node-platform.js';
 import { apiLog } from '../observability/logger.js';
 
-export async function createFetchServerApi(config: PasslaneConfig): Promise<Hono<ApiEnv>> {
+export async function createFetchServerApi(config: PasslaneConfig, getConnInfo: (c: Context) => { remote: { address?: string } }): Promise<Hono<ApiEnv>> {
   // A broken template, or an outbox this process may not write (Deno's --allow-write), stops the start.
   const mail = createAccountMail(config.mail, nodePlatform.mail ?? {});
   await mail.ready();
   const services = servicesOf(await buildAuthDependencies(config, nodePlatform, { mail }, { mailAtStart: true }));
   return createApi(API_ROUTES, {
     services: () => services,
-    origin: (c) => ({ sourceIp: (c.env as { ip?: string } | undefined)?.ip, requestId: crypto.randomUUID() }),
+    origin: (c) => ({ sourceIp: getConnInfo(c).remote.address, requestId: crypto.randomUUID() }),
     log: apiLog,
   });
 }

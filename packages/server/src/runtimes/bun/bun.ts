@@ -3,6 +3,7 @@
  * and HOST (127.0.0.1). Configuration is the same env as every host; the table must exist
  * (`npm start`'s dynalite, or the deployed one).
  */
+import { getConnInfo } from 'hono/bun';
 import { readConfig } from '../../config/read-config.js';
 import { readServerConfig } from '../../config/server-config.js';
 import { createFetchServerApi } from '../fetch-server.js';
@@ -19,10 +20,11 @@ declare const Bun: {
 // Bun's one read of its environment: where to listen, and the settings the wiring builds from.
 const env = Bun.env;
 const { port, host } = readServerConfig(env);
-const app = await createFetchServerApi(readConfig(env));
+const app = await createFetchServerApi(readConfig(env), getConnInfo);
 const server = Bun.serve({
   port,
   hostname: host,
-  fetch: (request, bunServer) => app.fetch(request, { ip: bunServer.requestIP(request)?.address }),
+  // The server as hono's env, where getConnInfo asks it for the client's address (requestIP).
+  fetch: (request, bunServer) => app.fetch(request, bunServer),
 });
 console.log(`passlane (bun) listening on http://${host}:${server.port}`);

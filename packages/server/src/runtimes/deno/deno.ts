@@ -6,26 +6,25 @@
  * Write access to the data directory is what the outbox and the local keys need; without it the
  * start fails, naming the directory (the outbox is checked at start, not at the first mail).
  */
+import { getConnInfo } from 'hono/deno';
 import { readConfig } from '../../config/read-config.js';
 import { readServerConfig } from '../../config/server-config.js';
 import { createFetchServerApi } from '../fetch-server.js';
 
-interface DenoServeInfo {
-  remoteAddr: { hostname: string };
-}
 declare const Deno: {
   env: { toObject(): Record<string, string> };
   serve(
     options: { port: number; hostname: string; onListen?(address: { port: number }): void },
-    handler: (request: Request, info: DenoServeInfo) => Promise<Response> | Response,
+    handler: (request: Request, info: unknown) => Promise<Response> | Response,
   ): unknown;
 };
 
 // Deno's one read of its environment: where to listen, and the settings the wiring builds from.
 const env = Deno.env.toObject();
 const { port, host: hostname } = readServerConfig(env);
-const app = await createFetchServerApi(readConfig(env));
+const app = await createFetchServerApi(readConfig(env), getConnInfo);
 Deno.serve(
   { port, hostname, onListen: (address) => console.log(`passlane (deno) listening on http://${hostname}:${address.port}`) },
-  (request, info) => app.fetch(request, { ip: info.remoteAddr.hostname }),
+  // The serve info (its remoteAddr) as hono's env, where getConnInfo reads it.
+  (request, info) => app.fetch(request, info),
 );

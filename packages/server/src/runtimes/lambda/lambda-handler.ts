@@ -8,7 +8,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyEventV2, Context as LambdaContext, LambdaFunctionURLEvent } from 'aws-lambda';
-import { handle } from 'hono/aws-lambda';
+import { getConnInfo, handle } from 'hono/aws-lambda';
 import { createApi, respondToError } from '../../api/create-api.js';
 import { FALLBACK_RETRY_AFTER_SECONDS } from '../../api/error-table.js';
 import { mapError, toErrorResponse } from '../../api/map-error.js';
@@ -37,7 +37,7 @@ export interface LambdaHttpResponse {
 
 /** What the origin reads of the env hono's Lambda adapter passes the app (streamlessBodies reads its `event`). */
 interface HonoLambdaEnv {
-  requestContext?: { requestId?: string; http?: { sourceIp?: string }; identity?: { sourceIp?: string } };
+  requestContext?: { requestId?: string };
 }
 
 /**
@@ -52,8 +52,10 @@ export function lambdaHandler<S extends object>(routes: readonly AnyRoute<S>[], 
   const app = createApi(routes, {
     services: () => built,
     origin: (c) => {
-      const context = (c.env as HonoLambdaEnv | undefined)?.requestContext;
-      return { sourceIp: context?.http?.sourceIp || context?.identity?.sourceIp || undefined, requestId: context?.requestId || undefined };
+      // getConnInfo: the event's requestContext.http.sourceIp (payload 2.0) or .identity.sourceIp
+      // (1.0), which API Gateway sets from the connection; the `before` below refuses other events.
+      const requestId = (c.env as HonoLambdaEnv | undefined)?.requestContext?.requestId;
+      return { sourceIp: getConnInfo(c).remote.address || undefined, requestId: requestId || undefined };
     },
     body: streamless.body,
     respond: streamless.respond,

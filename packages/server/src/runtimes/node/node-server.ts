@@ -3,9 +3,10 @@
  * node:http requests into web-standard Requests. No Lambda events are faked.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { createApi } from '../../api/create-api.js';
 import type { AnyRoute } from '../../api/route.js';
 import type { ApiLog } from '../../api/api-host.js';
@@ -46,8 +47,8 @@ export function nodeApiFetch<S>(routes: readonly AnyRoute<S>[], services: S, opt
   const app = createApi(routes, {
     services: () => services,
     origin: (c) => {
-      const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-      return { sourceIp: incoming?.socket.remoteAddress?.replace(/^::ffff:/, '') || undefined, requestId: randomUUID() };
+      // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d: the limits key on a.b.c.d.
+      return { sourceIp: getConnInfo(c).remote.address?.replace(/^::ffff:/, '') || undefined, requestId: randomUUID() };
     },
     log: options.log,
   });

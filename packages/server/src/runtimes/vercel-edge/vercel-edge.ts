@@ -3,6 +3,7 @@
  * module (packages/passlane/src/edge.ts). Vercel passes environment variables as `process.env`; set the same ones
  * as the Worker's bindings (packages/server/src/runtimes/workers/worker-env.ts). Deploy the bundle `npm run build:vercel` writes.
  */
+import { getConnInfo } from 'hono/vercel';
 import { createApi } from '../../api/create-api.js';
 import { API_ROUTES } from '../../wiring/api-routes.js';
 import type { ApiServices } from '../../wiring/api-services.js';
@@ -17,8 +18,9 @@ const env = { ...globalThis.process?.env };
 
 const app = createApi<ApiServices>(API_ROUTES, {
   services: () => edgeServices(env),
-  // Vercel sets x-real-ip to the client's address itself (a client-sent value is overwritten).
-  origin: (c) => ({ sourceIp: c.req.header('x-real-ip'), requestId: c.req.header('x-vercel-id') }),
+  // getConnInfo reads X-Real-IP, which Vercel sets to the client's address itself (a client-sent
+  // value is overwritten).
+  origin: (c) => ({ sourceIp: getConnInfo(c).remote.address, requestId: c.req.header('x-vercel-id') }),
   log: edgeLog,
 });
 

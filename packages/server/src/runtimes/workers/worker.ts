@@ -3,6 +3,7 @@
  * argon2id runs on the WASM backend from the statically imported module (packages/passlane/src/edge.ts); DynamoDB
  * through the AWS SDK. Configuration and secrets are bindings (see wrangler.toml and packages/server/src/runtimes/workers/README.md).
  */
+import { getConnInfo } from 'hono/cloudflare-workers';
 import { createApi } from '../../api/create-api.js';
 import { API_ROUTES } from '../../wiring/api-routes.js';
 import type { ApiServices } from '../../wiring/api-services.js';
@@ -15,8 +16,9 @@ export type { WorkerEnv } from './worker-env.js';
 const app = createApi<ApiServices>(API_ROUTES, {
   // Bindings arrive with each request; the dependencies built from them are kept per isolate.
   services: (c) => edgeServices(c.env as WorkerEnv),
-  // Cloudflare sets both on every request from the internet; the Worker is not reached any other way.
-  origin: (c) => ({ sourceIp: c.req.header('cf-connecting-ip'), requestId: c.req.header('cf-ray') }),
+  // Cloudflare sets both (CF-Connecting-IP, which getConnInfo reads, and CF-Ray) on every request
+  // from the internet; the Worker is not reached any other way.
+  origin: (c) => ({ sourceIp: getConnInfo(c).remote.address, requestId: c.req.header('cf-ray') }),
   log: edgeLog,
 });
 
