@@ -5,7 +5,9 @@
  * answer exactly as the Lambda functions do (status, error code, body fields, the headers a
  * client acts on). A route a host does not serve, or serves differently, fails here. Every host
  * sends its mail through the real SES client to one capture endpoint on loopback, where the
- * script reads the links (password reset, email verification) as a user would.
+ * script reads the links (password reset, email verification) as a user would. Browsers on other
+ * origins are asked for too: preflights and answers for a listed origin, another one, and the
+ * public keys and discovery, which answer any.
  */
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
@@ -36,6 +38,9 @@ const BREACHED_PASSWORD = 'a passphrase that leaked long ago';
 /** Where every host's mail goes out from, and the app its links open (SES wants https). */
 const MAIL_FROM = 'Passlane <no-reply@passlane.test>';
 const APP_URL = 'https://app.passlane.test';
+/** The one origin PASSLANE_CORS_ORIGINS lists (the app's), and one it does not. */
+const LISTED_ORIGIN = APP_URL;
+const OTHER_ORIGIN = 'https://elsewhere.example';
 /** What every host signs its AWS requests with (dynalite and the SES capture accept anything; the capture records it). */
 const AWS_REGION = 'eu-west-1';
 const AWS_ACCESS_KEY_ID = 'AKIDCONTRACT';
@@ -47,7 +52,22 @@ const REFRESH_LIMIT = 2;
 const GRACE_SECONDS = 10;
 const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 /** The headers a client acts on, compared across hosts (values that vary per request are compared by presence). */
-const COMPARED_HEADERS = ['content-type', 'cache-control', 'allow', 'www-authenticate', 'x-content-type-options', 'x-frame-options', 'strict-transport-security'];
+const COMPARED_HEADERS = [
+  'content-type',
+  'cache-control',
+  'allow',
+  'www-authenticate',
+  'x-content-type-options',
+  'x-frame-options',
+  'strict-transport-security',
+  'cross-origin-resource-policy',
+  'access-control-allow-origin',
+  'access-control-allow-credentials',
+  'access-control-allow-methods',
+  'access-control-allow-headers',
+  'access-control-expose-headers',
+  'access-control-max-age',
+];
 
 interface Step {
   label: string;
@@ -72,6 +92,13 @@ const form = (path: string, fields: Record<string, string> | string): HostReques
   headers: { 'content-type': 'application/x-www-form-urlencoded' },
   body: typeof fields === 'string' ? fields : new URLSearchParams(fields).toString(),
 });
+/** A browser's preflight: the page's origin, and the method and headers it means to send. */
+const preflight = (path: string, origin: string, method: string, headers = 'content-type'): HostRequest => ({
+  method: 'OPTIONS',
+  path,
+  headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': headers },
+});
+const isPreflight = (request: HostRequest) => request.method === 'OPTIONS' && request.headers?.['access-control-request-method'] !== undefined;
 const bearer = (body: Body): Record<string, string> => ({ authorization: `Bearer ${String(body?.accessToken ?? body?.access_token)}` });
 const refresh = (refreshToken: unknown) => post('/token', { grant_type: 'refresh_token', refresh_token: refreshToken });
 /** The session id an access token carries (`sid`): what GET /sessions lists and DELETE /sessions/{id} takes. */
@@ -315,6 +342,49 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   await step('jwks', 200, { method: 'GET', path: '/.well-known/jwks.json' });
   await step('jwks, wrong method', 405, { method: 'DELETE', path: '/.well-known/jwks.json' }, 'method_not_allowed');
   await step('openid configuration', 200, { method: 'GET', path: '/.well-known/openid-configuration' });
+
+  // CORS. A listed origin's page: a preflight answered (not 405), then answers it may read, with
+  // credentials, errors too. Another origin: no grant anywhere. The public keys and discovery:
+  // any origin, never with credentials, and embeddable (Cross-Origin-Resource-Policy).
+  const headers = () => transcript.at(-1)!.answer.headers;
+  const listsAll = (value: string | undefined, wanted: string[]) => wanted.every((item) => (value ?? '').toLowerCase().split(/,\s*/).includes(item));
+  const granted = (label: string, origin: string, credentials: boolean) => {
+    const { 'access-control-allow-origin': allowOrigin, 'access-control-allow-credentials': allowCredentials } = headers();
+    expectThat(`${label}: Access-Control-Allow-Origin ${origin}`, allowOrigin === origin, allowOrigin);
+    expectThat(`${label}: credentials ${credentials ? 'allowed' : 'not allowed'}`, (allowCredentials === 'true') === credentials, allowCredentials);
+  };
+  const notGranted = (label: string) => {
+    const grants = Object.keys(headers()).filter((name) => name.startsWith('access-control-'));
+    expectThat(`${label}: no Access-Control-* header`, grants.length === 0, grants);
+    expectThat(`${label}: Vary: Origin`, listsAll(headers().vary, ['origin']), headers().vary);
+  };
+  await step('preflight, the listed origin', 204, preflight('/login', LISTED_ORIGIN, 'POST'));
+  granted('preflight, the listed origin', LISTED_ORIGIN, true);
+  expectThat('preflight: the path\'s method', listsAll(headers()['access-control-allow-methods'], ['post']), headers()['access-control-allow-methods']);
+  expectThat('preflight: a JSON body and a Bearer token', listsAll(headers()['access-control-allow-headers'], ['content-type', 'authorization']), headers()['access-control-allow-headers']);
+  expectThat('preflight: kept 10 minutes', headers()['access-control-max-age'] === '600', headers()['access-control-max-age']);
+  expectThat('preflight: Vary: Origin', listsAll(headers().vary, ['origin']), headers().vary);
+  await step('preflight, the listed origin, a session route', 204, preflight(`/sessions/${sidOf(afterReset)}`, LISTED_ORIGIN, 'DELETE', 'authorization'));
+  granted('preflight, a session route', LISTED_ORIGIN, true);
+  expectThat('preflight, a session route: DELETE', listsAll(headers()['access-control-allow-methods'], ['delete']), headers()['access-control-allow-methods']);
+  await step('preflight, another origin', 204, preflight('/login', OTHER_ORIGIN, 'POST'));
+  notGranted('preflight, another origin');
+  await step('options without a preflight\'s headers', 405, { method: 'OPTIONS', path: '/login' }, 'method_not_allowed');
+  await step('register, from the listed origin', 201, post('/register', { email: `cors-${randomUUID()}@example.test`, password: PASSWORD }, { origin: LISTED_ORIGIN }));
+  granted('register, from the listed origin', LISTED_ORIGIN, true);
+  expectThat('an answer to the listed origin exposes Retry-After and WWW-Authenticate', listsAll(headers()['access-control-expose-headers'], ['retry-after', 'www-authenticate']), headers()['access-control-expose-headers']);
+  expectThat('an answer to the listed origin stays same-origin for no-cors reads', headers()['cross-origin-resource-policy'] === 'same-origin', headers()['cross-origin-resource-policy']);
+  await step('register again, from the listed origin', 409, post('/register', credentials(RESET_PASSWORD), { origin: LISTED_ORIGIN }), 'account_exists');
+  granted('an error, to the listed origin', LISTED_ORIGIN, true);
+  await step('register, bad email, from another origin', 400, post('/register', { email: 'nope', password: PASSWORD }, { origin: OTHER_ORIGIN }), 'invalid_request');
+  notGranted('an answer to another origin');
+  for (const [label, path] of [['jwks', '/.well-known/jwks.json'], ['openid configuration', '/.well-known/openid-configuration']] as const) {
+    await step(`${label}, from another origin`, 200, { method: 'GET', path, headers: { origin: OTHER_ORIGIN } });
+    granted(`${label}, from another origin`, '*', false);
+    expectThat(`${label}: Cross-Origin-Resource-Policy: cross-origin`, headers()['cross-origin-resource-policy'] === 'cross-origin', headers()['cross-origin-resource-policy']);
+    await step(`${label}, a preflight from another origin`, 204, preflight(path, OTHER_ORIGIN, 'GET'));
+    granted(`${label}, a preflight from another origin`, '*', false);
+  }
   await step('unknown path', 404, { method: 'GET', path: '/nope' }, 'not_found');
   return { transcript, wrong };
 }
@@ -377,6 +447,8 @@ describe.each(HOST_NAMES)('%s', (name) => {
       PASSLANE_REFRESH_GRACE_S: String(GRACE_SECONDS),
       // Discovery names where the keys are; no host takes that from a request's Host header.
       PASSLANE_PUBLIC_URL: 'https://auth.passlane.test',
+      // Browser apps: the app's origin only.
+      PASSLANE_CORS_ORIGINS: LISTED_ORIGIN,
       // A secret wherever there is no data directory to generate one into (the edge hosts).
       PASSLANE_FINGERPRINT_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'),
       // Mail through the real SES client (the browser build on the edge hosts) to the capture.
@@ -416,7 +488,8 @@ describe.each(HOST_NAMES)('%s', (name) => {
     );
     expect(wrong).toEqual([]);
     const problems = transcript
-      .filter(({ request }) => specPathOf(request.path) !== undefined)
+      // A preflight is the browser's question about an operation, not one the document declares.
+      .filter(({ request }) => specPathOf(request.path) !== undefined && !isPreflight(request))
       .flatMap(({ label, request, answer }) => contractErrors(request.method, request.path, answer).map((problem) => `${label}: ${problem}`));
     expect(problems).toEqual([]);
     // Every route of the API was exercised, so a new route without a step here fails too.

@@ -4,7 +4,8 @@
  * serverless.yml, resource by resource: the table's settings, each function's runtime, memory,
  * timeout, environment and role (resolved to concrete values), log retention, the API's routes,
  * throttling, access logs and authorizers. Once with defaults, once with every option set
- * (mail, a KMS key, a migration by URL, rate limits, the argon2 backend, memory, throttling), and
+ * (mail, a KMS key, a migration by URL, rate limits, the argon2 backend, memory, throttling,
+ * browser origins), and
  * for the login function with a migration through a Lambda function.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -58,6 +59,7 @@ const CONFIGURED_PARAMS = {
   hasherMemorySize: '2048',
   throttleRatePerSecond: '20',
   throttleBurst: '40',
+  corsOrigins: 'https://app.example.test,https://admin.example.test',
 };
 const CONFIGURED_PROPS: PasslaneAuthProps = {
   mail: { from: CONFIGURED_PARAMS.mailFrom, appUrl: CONFIGURED_PARAMS.appUrl, configurationSet: 'passlane-events', emailVerification: true },
@@ -69,6 +71,7 @@ const CONFIGURED_PROPS: PasslaneAuthProps = {
   authorizer: { cacheSeconds: 10 },
   memorySize: 2048,
   throttling: { rateLimit: 20, burstLimit: 40 },
+  corsOrigins: ['https://app.example.test', 'https://admin.example.test'],
 };
 
 let workDir: string;
@@ -211,7 +214,13 @@ describe.each([
     };
     expect(stage(cdk())).toEqual(stage(sls()));
     expect(resource(cdk(), 'HttpApi').Properties).toMatchObject({ ProtocolType: 'HTTP' });
-    expect(resource(cdk(), 'HttpApi').Properties!.CorsConfiguration).toBeUndefined();
+    // No CORS of the API's own (it would answer preflights and drop the functions' CORS headers):
+    // each path's OPTIONS goes to the function serving the path, which answers the preflight.
+    for (const template of [cdk(), sls()]) expect(resource(template, 'HttpApi').Properties!.CorsConfiguration).toBeUndefined();
+    const routes = routesOf(cdk());
+    for (const [key, target] of Object.entries(routes).filter(([key]) => !key.startsWith('OPTIONS '))) {
+      expect(routes[`OPTIONS ${key.split(' ')[1]}`], `a preflight route beside ${key}`).toBe(target);
+    }
     // Passlane's own routes check tokens themselves: no authorizer in front of them.
     for (const [, route] of ofType(cdk(), 'AWS::ApiGatewayV2::Route')) expect(route.Properties!.AuthorizationType ?? 'NONE').toBe('NONE');
     // API Gateway may invoke exactly the routed functions and the authorizer.
@@ -285,6 +294,15 @@ describe('options the two routes express alike', () => {
       const shaped = serverlessShaped(template, serverlessLogicalIds(stack, auth));
       const login = rolesOf(shaped).get('login')!.policies.flatMap((policy) => policy.policy.Statement);
       expect(login).toContainEqual({ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: expected });
+    }
+  });
+
+  it('browser origins: PASSLANE_CORS_ORIGINS on every function from one setting, unset by default', () => {
+    for (const template of [templates.cdkConfigured, templates.serverlessConfigured]) {
+      for (const name of NAMES) expect(environmentOf(template, name).PASSLANE_CORS_ORIGINS).toBe('https://app.example.test,https://admin.example.test');
+    }
+    for (const template of [templates.cdk, templates.serverless]) {
+      for (const name of NAMES) expect(environmentOf(template, name).PASSLANE_CORS_ORIGINS).toBeUndefined();
     }
   });
 

@@ -9,6 +9,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../packages/server/src/config/config-error.js';
+import { readCorsConfig } from '../packages/server/src/config/cors-config.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import { readServerConfig } from '../packages/server/src/config/server-config.js';
 import { readWorkerConfig, stringBindings } from '../packages/server/src/runtimes/workers/worker-env.js';
@@ -345,6 +346,34 @@ describe('readConfig: mail', () => {
     expect(error.variable).toBe('PASSLANE_PEPPER_KEYS');
     expect(error.message).toContain(`PASSLANE_PEPPER_KEYS ${why}`);
     expect(error.message).not.toContain(value.split(':')[1]);
+  });
+});
+
+describe('readCorsConfig', () => {
+  it('lists no origin by default, and each listed one once, as a browser sends it', () => {
+    expect(readCorsConfig({})).toEqual({ allowedOrigins: [] });
+    expect(readCorsConfig({ PASSLANE_CORS_ORIGINS: ' ' })).toEqual({ allowedOrigins: [] });
+    expect(readCorsConfig({ PASSLANE_CORS_ORIGINS: 'https://app.example.com, http://localhost:5173,https://app.example.com,https://admin.example.com:8443' })).toEqual({
+      allowedOrigins: ['https://app.example.com', 'http://localhost:5173', 'https://admin.example.com:8443'],
+    });
+  });
+
+  it('refuses a wildcard, an insecure origin and anything a browser would not send, naming the variable', () => {
+    const refused = (value: string) => {
+      const error = configError(() => readCorsConfig({ PASSLANE_CORS_ORIGINS: value }));
+      expect(error.variable).toBe('PASSLANE_CORS_ORIGINS');
+      return error.message;
+    };
+    expect(refused('*')).toMatch(/one by one/);
+    expect(refused('https://app.example.com,null')).toMatch(/one by one/);
+    expect(refused('http://app.example.com')).toMatch(/https/);
+    expect(refused('app.example.com')).toMatch(/list of origins/);
+    expect(refused('https://app.example.com,')).toMatch(/list of origins/);
+    // A path, a trailing slash, a default port or capitals never match an Origin header.
+    expect(refused('https://app.example.com/')).toMatch(/such as https:\/\/app\.example\.com\)?/);
+    expect(refused('https://app.example.com/login')).toMatch(/scheme, host and port only/);
+    expect(refused('https://App.example.com')).toMatch(/such as https:\/\/app\.example\.com/);
+    expect(refused('https://app.example.com:443')).toMatch(/such as https:\/\/app\.example\.com/);
   });
 });
 

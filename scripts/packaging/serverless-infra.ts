@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { writeGeneratedFiles } from '../write-generated-files.js';
 import { Document, isCollection, isMap, isPair, isScalar, isSeq, visit, type Node } from 'yaml';
 import {
+  apiGatewayRoutes,
   capitalized,
   COMMON_ENVIRONMENT,
   HANDLER,
@@ -87,7 +88,7 @@ function functionEntry(fn: FunctionDescription): Record<string, Json> {
     ...(fn.reservedConcurrency !== undefined && { reservedConcurrency: fn.reservedConcurrency }),
     package: { artifact: `\${self:custom.artifacts}/${fn.name}.zip` },
     ...(Object.keys(fn.environment).length > 0 && { environment: environment(fn.environment) }),
-    ...(fn.routes.length > 0 && { events: fn.routes.map((route) => ({ httpApi: route })) }),
+    ...(fn.routes.length > 0 && { events: apiGatewayRoutes(fn).map((route) => ({ httpApi: route })) }),
   };
 }
 

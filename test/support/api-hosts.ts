@@ -3,7 +3,8 @@
  * `send` so the contract suite can run the same requests through each:
  *   lambda        the functions/*.ts handlers in-process, API Gateway HTTP API (2.0) events,
  *                 dispatched by serverless.yml's routes (method and path template, as API Gateway
- *                 does; another method to the path's function, as its Function URL would)
+ *                 does; another method to the path's function, as its Function URL would, but an
+ *                 OPTIONS no route declares is API Gateway's own 404, as on the HTTP API)
  *   node          `npm start`'s server (packages/server/src/runtimes/node/local-server.ts)
  *   workerd       the Worker bundle wrangler deploys, in Miniflare
  *   edge-runtime  packages/server/src/runtimes/vercel-edge/vercel-edge.ts bundled for the edge, in Vercel's EdgeVM, wasm code generation off
@@ -142,6 +143,10 @@ async function startLambda(env: Env): Promise<RunningHost> {
     send: ({ method, path: target, headers = {}, body }) => {
       const [path = '', query = ''] = target.split(/\?(.*)/s);
       const routed = routes.find((route) => (route.method === method.toUpperCase() || route.method === '*') && route.pattern.test(path));
+      // An HTTP API without CORS of its own passes a preflight on only where an OPTIONS route says so.
+      if (routed === undefined && method.toUpperCase() === 'OPTIONS') {
+        return Promise.resolve({ statusCode: 404, headers: { 'content-type': 'application/json' }, body: '{"message":"Not Found"}' });
+      }
       const route = routed ?? routes.find((candidate) => candidate.pattern.test(path)) ?? fallback;
       const routeKey = routed ? `${routed.method === '*' ? 'ANY' : routed.method} ${routed.template}` : '$default';
       const pathParameters = routed ? routed.pattern.exec(path)?.groups : undefined;

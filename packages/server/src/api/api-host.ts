@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { ApiResponse } from './responses.js';
+import type { CorsConfig } from './settings.js';
 
 /** What a host adapter gives the API; everything else about the request is the web-standard Request. */
 export interface ApiHost<S> {
@@ -17,6 +18,12 @@ export interface ApiHost<S> {
    * (streamlessBodies in runtimes/lambda/text-response.ts).
    */
   respond?(response: ApiResponse): Response;
+  /**
+   * The origins whose pages may call the API (PASSLANE_CORS_ORIGINS, read where the host reads
+   * its environment); asked per request like `services`, as a Worker's bindings come with it.
+   * Undefined, or no such method: none, and only the public routes answer other origins.
+   */
+  cors?(c: Context): CorsConfig;
   log: ApiLog;
 }
 

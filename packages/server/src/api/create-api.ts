@@ -1,6 +1,7 @@
 import { secureHeaders } from 'hono/secure-headers';
 // The smallest router: a handful of static paths need no RegExp or trie router.
 import { Hono } from 'hono/tiny';
+import { allowedOrigins, grantAnswer, isPreflight, preflightAnswers, type CorsMode } from './cors.js';
 import { HttpError } from './http-error.js';
 import { mapError, toErrorResponse } from './map-error.js';
 import { readJsonBody } from './read-json-body.js';
@@ -8,16 +9,23 @@ import { toWebResponse, type ApiResponse } from './responses.js';
 import { parseBody } from './request-body.js';
 import type { AnyRoute } from './route.js';
 import type { ApiHost, ApiLog, RequestOrigin } from './api-host.js';
+import { DEFAULT_CORS_CONFIG } from './settings.js';
 
 /** What one request's steps pass each other (hono's typed context variables). */
 export interface ApiEnv {
-  Variables: { origin: RequestOrigin };
+  Variables: {
+    origin: RequestOrigin;
+    /** The origins the host's CORS settings list (cors.ts). */
+    corsOrigins: ReadonlySet<string>;
+    /** Set by the handler that answers: its route's CORS mode, or `preflight` (already answered). */
+    cors: CorsMode | 'preflight';
+  };
 }
 
 /**
  * The HTTP API over web-standard Request/Response: routing, unknown paths and methods, body
  * checks (the envelope, then the route's schema), errors as `{"error":{"code","message"}}`,
- * security headers. Runtime-neutral: a host
+ * security headers, CORS (cors.ts). Runtime-neutral: a host
  * adapter turns its platform's requests into `app.fetch` calls (src/runtimes).
  */
 export function createApi<S>(routes: readonly AnyRoute<S>[], host: ApiHost<S>): Hono<ApiEnv> {
@@ -26,7 +34,14 @@ export function createApi<S>(routes: readonly AnyRoute<S>[], host: ApiHost<S>): 
   // Asked once per request and passed on in the context, so every step sees the same request id.
   app.use(async (c, next) => {
     c.set('origin', host.origin(c));
+    c.set('corsOrigins', allowedOrigins(host.cors?.(c) ?? DEFAULT_CORS_CONFIG));
     await next();
+  });
+  // Outside the secure headers, so a public route's Cross-Origin-Resource-Policy is the last word.
+  app.use(async (c, next) => {
+    await next();
+    const mode = c.var.cors ?? 'listed-origins';
+    if (mode !== 'preflight') grantAnswer(c, mode, c.var.corsOrigins ?? new Set());
   });
   // An API answers JSON only: no CSP for documents, but nosniff, no framing, HSTS and friends.
   app.use(secureHeaders({ contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } }));
@@ -35,6 +50,7 @@ export function createApi<S>(routes: readonly AnyRoute<S>[], host: ApiHost<S>): 
   for (const route of routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
     app.on(route.method, route.path, async (c) => {
+      c.set('cors', route.cors ?? 'listed-origins');
       const request = c.req.raw;
       const services = host.services(c);
       // The envelope first (content type, size, UTF-8 JSON), then who asks, then the body's fields.
@@ -45,11 +61,16 @@ export function createApi<S>(routes: readonly AnyRoute<S>[], host: ApiHost<S>): 
       return answer instanceof Response ? answer : respond(answer);
     });
   }
-  // A Function URL (or a proxy) sends every method to the app: `method_not_allowed` names the ones served.
+  // A Function URL (or a proxy) sends every method to the app: `method_not_allowed` names the
+  // ones served, except to a browser's preflight, which gets its CORS answer (cors.ts).
   for (const [path, methods] of methodsByPath) {
     const allow = methods.join(', ');
-    app.all(path, () => {
-      throw new HttpError('method_not_allowed', `use ${allow}`, { allow });
+    const modes = new Map(routes.filter((route) => route.path === path).map((route) => [route.method, route.cors]));
+    const preflight = preflightAnswers(methods, (method) => modes.get(method as AnyRoute<S>['method']));
+    app.all(path, (c) => {
+      if (!isPreflight(c.req.raw)) throw new HttpError('method_not_allowed', `use ${allow}`, { allow });
+      c.set('cors', 'preflight');
+      return preflight(c, c.var.corsOrigins);
     });
   }
   app.notFound(() => respond(toErrorResponse(mapError(new HttpError('not_found', 'no such route')))));

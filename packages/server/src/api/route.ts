@@ -36,6 +36,12 @@ export interface Route<S, B extends BodySchema | undefined = undefined, C = unde
   /** hono's syntax: `/sessions/:id`. */
   path: string;
   /**
+   * `any-origin`: a public resource any site may read (`Access-Control-Allow-Origin: *`, no
+   * credentials, `Cross-Origin-Resource-Policy: cross-origin`): the public keys, discovery.
+   * Unset: only the origins the host's CORS settings list, with credentials (cors.ts).
+   */
+  cors?: 'any-origin';
+  /**
    * The JSON body: read and checked (content type, size, UTF-8 JSON, then the schema) before the
    * handler runs, which is handed what the schema typed. Routes without one read no body.
    */

@@ -64,6 +64,10 @@ export const SETTINGS = {
   migrationUrl: { kind: 'param', default: null },
   migrationFunction: { kind: 'param', default: null },
   migrationTimeoutMs: { kind: 'param', default: null },
+  // Browser apps on other origins, comma-separated (PASSLANE_CORS_ORIGINS): the functions answer
+  // CORS themselves, preflights included, since API Gateway has no CORS of its own here
+  // (apiGatewayRoutes below). Unset: no other origin, but the public keys and discovery answer any.
+  corsOrigins: { kind: 'param', default: null },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -157,7 +161,20 @@ export const COMMON_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
   // function's own size. Stored hashes that cannot fit are refused, not timed out on.
   PASSLANE_VERIFY_TIME_MS: literal('5000'),
   PASSLANE_SECRETS_REVISION: setting('secretsRevision'),
+  PASSLANE_CORS_ORIGINS: setting('corsOrigins'),
 };
+
+/**
+ * A function's routes as the HTTP API gets them: its own, and `OPTIONS` on each of its paths, so
+ * a browser's preflight reaches the function and is answered by the same CORS code as on every
+ * other host (packages/server/src/api/cors.ts). The HTTP API gets no CORS configuration of its
+ * own: API Gateway would then answer preflights itself and drop the functions' CORS headers,
+ * the public keys' `Access-Control-Allow-Origin: *` among them (infra/README.md, "HTTP API").
+ */
+export function apiGatewayRoutes(fn: FunctionDescription): string[] {
+  const paths = [...new Set(fn.routes.map((route) => route.split(' ')[1]!))];
+  return [...fn.routes, ...paths.map((path) => `OPTIONS ${path}`)];
+}
 
 /** Only for the functions that send mail (register, login, recovery). */
 const MAIL_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {

@@ -35,6 +35,7 @@ import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import {
+  apiGatewayRoutes,
   capitalized,
   COMMON_ENVIRONMENT,
   DEFAULT_THROTTLING,
@@ -152,6 +153,12 @@ export interface PasslaneAuthProps {
   readonly logRetention?: RetentionDays;
   /** @default `passlane-<stage>` */
   readonly apiName?: string;
+  /**
+   * Origins whose pages may call the API with credentials (`https://app.example.com`), as
+   * PASSLANE_CORS_ORIGINS on every function. The API has no CORS configuration of its own: the
+   * functions answer preflights (packages/server/src/api/README.md, "CORS"). @default none
+   */
+  readonly corsOrigins?: readonly string[];
 }
 
 /** A route authorizer of this API, for the team's own routes: `api.addRoutes({ ..., authorizer })`. */
@@ -319,6 +326,7 @@ export class PasslaneAuth extends Construct {
       ...(props.migration !== undefined && 'url' in props.migration && { migrationUrl: props.migration.url }),
       ...(props.migration !== undefined && 'functionName' in props.migration && { migrationFunction: props.migration.functionName }),
       ...(props.migration?.timeoutMs !== undefined && { migrationTimeoutMs: String(props.migration.timeoutMs) }),
+      ...(props.corsOrigins !== undefined && props.corsOrigins.length > 0 && { corsOrigins: props.corsOrigins.join(',') }),
     };
 
     const runtime = props.runtime ?? Runtime.NODEJS_22_X;
@@ -350,7 +358,7 @@ export class PasslaneAuth extends Construct {
     for (const fn of functions) {
       if (fn.routes.length === 0) continue;
       const integration = new HttpLambdaIntegration(`${capitalized(fn.name)}Integration`, built[fn.name]!, { payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 });
-      for (const route of fn.routes) {
+      for (const route of apiGatewayRoutes(fn)) {
         const [method, path] = route.split(' ') as [keyof typeof HttpMethod, string];
         this.api.addRoutes({ path, methods: [HttpMethod[method]], integration });
       }

@@ -4,6 +4,8 @@ export { ConfigError } from './config-error.js';
 export type { Env } from './env.js';
 export { readConfig, type PasslaneConfig } from './read-config.js';
 export { readServerConfig, type ServerConfig } from './server-config.js';
+export { readCorsConfig } from './cors-config.js';
+export { DEFAULT_CORS_CONFIG, type CorsConfig } from '../api/settings.js';
 export { readStorageConfig } from './storage-config.js';
 export { DEFAULT_TABLE_NAME, type DynamoDbConnection, type StorageConfig } from '../storage/settings.js';
 export { readHasherConfig } from './hasher-config.js';

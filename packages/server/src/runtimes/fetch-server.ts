@@ -2,10 +2,12 @@
  * The API for a long-lived server whose runtime hands `app.fetch` what it knows of the connection
  * (Deno's `Deno.serve` its info, Bun's `Bun.serve` its server): dependencies built once at start
  * from the settings the entry read from its environment (or passed in code); the client's address
- * from the runtime's `getConnInfo` (hono's adapter for it), which the entry passes.
+ * from the runtime's `getConnInfo` (hono's adapter for it), which the entry passes; the origins
+ * browsers may call it from, as the entry read them (PASSLANE_CORS_ORIGINS).
  */
 import type { Context, Hono } from 'hono';
 import { createApi, type ApiEnv } from '../api/create-api.js';
+import { DEFAULT_CORS_CONFIG, type CorsConfig } from '../api/settings.js';
 import { API_ROUTES } from '../wiring/api-routes.js';
 import { servicesOf } from '../wiring/api-services.js';
 import type { PasslaneConfig } from '../config/read-config.js';
@@ -14,13 +16,18 @@ import { buildAuthDependencies } from '../wiring/build-dependencies.js';
 import { nodePlatform } from './node/node-platform.js';
 import { apiLog } from '../observability/logger.js';
 
-export async function createFetchServerApi(config: PasslaneConfig, getConnInfo: (c: Context) => { remote: { address?: string } }): Promise<Hono<ApiEnv>> {
+export async function createFetchServerApi(
+  config: PasslaneConfig,
+  getConnInfo: (c: Context) => { remote: { address?: string } },
+  cors: CorsConfig = DEFAULT_CORS_CONFIG,
+): Promise<Hono<ApiEnv>> {
   // A broken template, or an outbox this process may not write (Deno's --allow-write), stops the start.
   const mail = createAccountMail(config.mail, nodePlatform.mail ?? {});
   await mail.ready();
   const services = servicesOf(await buildAuthDependencies(config, nodePlatform, { mail }, { mailAtStart: true }));
   return createApi(API_ROUTES, {
     services: () => services,
+    cors: () => cors,
     origin: (c) => ({ sourceIp: getConnInfo(c).remote.address, requestId: crypto.randomUUID() }),
     log: apiLog,
   });

@@ -11,6 +11,8 @@ export const jwksRoute = defineRoute<PublicTokenServices>({
   name: 'jwks',
   method: 'GET',
   path: '/.well-known/jwks.json',
+  // Public keys: any site's verifier may fetch them (api/README.md, "CORS").
+  cors: 'any-origin',
   doc: {
     operationId: 'jwks',
     summary: 'The public keys access tokens are signed with',

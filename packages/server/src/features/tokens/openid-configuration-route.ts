@@ -12,6 +12,8 @@ export const openIdConfigurationRoute = defineRoute<PublicTokenServices>({
   name: 'openidConfiguration',
   method: 'GET',
   path: '/.well-known/openid-configuration',
+  // A public document: any site's client may read where the keys are (api/README.md, "CORS").
+  cors: 'any-origin',
   doc: {
     operationId: 'openidConfiguration',
     summary: 'Discovery document pointing JWT authorizers at the JWKS',

@@ -14,10 +14,13 @@ import { FALLBACK_RETRY_AFTER_SECONDS } from '../../api/error-table.js';
 import { mapError, toErrorResponse } from '../../api/map-error.js';
 import type { ApiResponse } from '../../api/responses.js';
 import type { AnyRoute } from '../../api/route.js';
+import type { CorsConfig } from '../../api/settings.js';
+import { readCorsConfig } from '../../config/cors-config.js';
 import { apiLog, logger } from '../../observability/logger.js';
 import { metrics } from '../../observability/metrics.js';
 import { InvalidRequestError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { onceUntilFailure } from '../../shared/once-until-failure.js';
+import { lambdaEnv } from './lambda-env.js';
 import { streamlessBodies } from './text-response.js';
 
 // The secrets' loader, for a handler of one's own (its reader of the environment: lambda-env.ts).
@@ -44,13 +47,17 @@ interface HonoLambdaEnv {
  * One function's handler for the given routes (one route per function in serverless.yml, so each
  * function keeps its own permissions and secrets). Each of `services` is built on its first use
  * and kept for the container's life (a failed build is not kept: the next invocation tries
- * again), so a cold start pays only for what its route touches (lambda-services.ts).
+ * again), so a cold start pays only for what its route touches (lambda-services.ts). The
+ * origins browsers may call it from are PASSLANE_CORS_ORIGINS unless given: read at the cold
+ * start, so a bad value fails it, as every setting does.
  */
-export function lambdaHandler<S extends object>(routes: readonly AnyRoute<S>[], services: S) {
+export function lambdaHandler<S extends object>(routes: readonly AnyRoute<S>[], services: S, options: { cors?: CorsConfig } = {}) {
   const streamless = streamlessBodies();
   const built = builtOnce(services);
+  const cors = options.cors ?? readCorsConfig(lambdaEnv());
   const app = createApi(routes, {
     services: () => built,
+    cors: () => cors,
     origin: (c) => {
       // getConnInfo: the event's requestContext.http.sourceIp (payload 2.0) or .identity.sourceIp
       // (1.0), which API Gateway sets from the connection; the `before` below refuses other events.

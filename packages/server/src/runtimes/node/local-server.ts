@@ -143,15 +143,17 @@ interface Served {
  * table exists and the mail can be written before the first request.
  */
 async function serveApi(env: Env, logs: 'text' | 'json', output: LocalLogOutput | undefined, ownUrl: string): Promise<Served> {
-  const [{ API_ROUTES }, { readConfig }, wiring, { nodePlatform }, { ensureTable }, { createAccountMail }] = await Promise.all([
+  const [{ API_ROUTES }, { readConfig }, { readCorsConfig }, wiring, { nodePlatform }, { ensureTable }, { createAccountMail }] = await Promise.all([
     import('../../wiring/api-routes.js'),
     import('../../config/read-config.js'),
+    import('../../config/cors-config.js'),
     import('../../wiring/index.js'),
     import('./node-platform.js'),
     import('../../storage/table.js'),
     import('../../mail/account-mail.js'),
   ]);
   const config = readConfig(env);
+  const cors = readCorsConfig(env);
   const local: LocalLog | undefined = logs === 'text' ? createLocalLog(output) : undefined;
   const platform: Platform = local === undefined ? nodePlatform : { ...nodePlatform, warn: local.warn, audit: local.audit, mail: { log: local.mail } };
   const apiLog: ApiLog = local?.api ?? (await import('../../observability/logger.js')).apiLog;
@@ -164,7 +166,7 @@ async function serveApi(env: Env, logs: 'text' | 'json', output: LocalLogOutput 
   // The pages answer the links only where the links point: here, unless PASSLANE_APP_URL names another app.
   const pages = config.mail.appUrl === ownUrl ? createLocalPages(config.mail) : undefined;
   return {
-    fetch: nodeApiFetch(API_ROUTES, wiring.servicesOf(deps), { log: apiLog, ...(pages && { before: pages.answer }), ...(local && { onRequest: local.request }) }),
+    fetch: nodeApiFetch(API_ROUTES, wiring.servicesOf(deps), { log: apiLog, cors, ...(pages && { before: pages.answer }), ...(local && { onRequest: local.request }) }),
     appUrl: config.mail.appUrl,
     pages,
     outboxDir: config.mail.transport === 'outbox' ? config.mail.outboxDir : undefined,

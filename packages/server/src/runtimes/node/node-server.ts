@@ -10,6 +10,7 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import { createApi } from '../../api/create-api.js';
 import type { AnyRoute } from '../../api/route.js';
 import type { ApiLog } from '../../api/api-host.js';
+import type { CorsConfig } from '../../api/settings.js';
 
 export interface NodeHost {
   url: string;
@@ -32,6 +33,8 @@ export interface RequestSummary {
 
 export interface NodeApiOptions {
   log: ApiLog;
+  /** The origins browsers may call the API from (PASSLANE_CORS_ORIGINS, config/cors-config.ts); none unless given. */
+  cors?: CorsConfig;
   /** Answers a request before the API does (`npm start`'s pages), or undefined to pass it on. */
   before?: (request: Request) => Response | undefined;
   /** Called once per answered request (`npm start`'s one line per request). */
@@ -44,8 +47,10 @@ export async function serveOnNode<S>(routes: readonly AnyRoute<S>[], services: S
 
 /** The API (and `before`'s answers) as a handler for listenOnNode, with the client's address from the socket. */
 export function nodeApiFetch<S>(routes: readonly AnyRoute<S>[], services: S, options: NodeApiOptions): NodeFetch {
+  const { cors } = options;
   const app = createApi(routes, {
     services: () => services,
+    ...(cors && { cors: () => cors }),
     origin: (c) => {
       // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d: the limits key on a.b.c.d.
       return { sourceIp: getConnInfo(c).remote.address?.replace(/^::ffff:/, '') || undefined, requestId: randomUUID() };

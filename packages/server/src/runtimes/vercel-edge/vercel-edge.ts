@@ -9,6 +9,7 @@ import { API_ROUTES } from '../../wiring/api-routes.js';
 import type { ApiServices } from '../../wiring/api-services.js';
 import { edgeServices } from '../workers/edge-dependencies.js';
 import { edgeLog } from '../workers/edge-log.js';
+import { readWorkerCors } from '../workers/worker-env.js';
 
 export const config = { runtime: 'edge' };
 
@@ -18,6 +19,7 @@ const env = { ...globalThis.process?.env };
 
 const app = createApi<ApiServices>(API_ROUTES, {
   services: () => edgeServices(env),
+  cors: () => readWorkerCors(env),
   // getConnInfo reads X-Real-IP, which Vercel sets to the client's address itself (a client-sent
   // value is overwritten).
   origin: (c) => ({ sourceIp: getConnInfo(c).remote.address, requestId: c.req.header('x-vercel-id') }),

@@ -1,4 +1,6 @@
 /** The Worker's bindings, and the one place this runtime reads them into settings. */
+import type { CorsConfig } from '../../api/settings.js';
+import { readCorsConfig } from '../../config/cors-config.js';
 import { readConfig, type PasslaneConfig } from '../../config/read-config.js';
 
 /**
@@ -29,6 +31,8 @@ export interface WorkerEnv {
   PASSLANE_LOGIN_ACCOUNT_FAILURE_CEILING?: string;
   PASSLANE_LOGIN_LIMIT_PER_IP?: string;
   PASSLANE_LOGIN_LIMIT_WINDOW_S?: string;
+  /** Var: origins whose pages may call the Worker, comma-separated (packages/server/src/api/README.md, "CORS"). */
+  PASSLANE_CORS_ORIGINS?: string;
   [binding: string]: unknown;
 }
 
@@ -40,6 +44,19 @@ export type StringEnv = Record<string, string | undefined>;
  */
 export function readWorkerConfig(env: WorkerEnv): PasslaneConfig {
   return readConfig({ PASSLANE_MAIL_TRANSPORT: 'none', ...stringBindings(env) });
+}
+
+const corsByEnv = new WeakMap<object, CorsConfig>();
+
+/**
+ * The origins browsers may call the Worker from (PASSLANE_CORS_ORIGINS), read once per bindings
+ * object (workerd hands an isolate's requests the same one; Vercel's is the module's). A bad value
+ * throws at each request, answered 500 and logged naming the variable, like any other setting here.
+ */
+export function readWorkerCors(env: WorkerEnv): CorsConfig {
+  let cors = corsByEnv.get(env);
+  if (cors === undefined) corsByEnv.set(env, (cors = readCorsConfig(stringBindings(env))));
+  return cors;
 }
 
 /** The string bindings only: what the configuration readers (src/config) take. */

@@ -9,13 +9,14 @@ import { API_ROUTES } from '../../wiring/api-routes.js';
 import type { ApiServices } from '../../wiring/api-services.js';
 import { edgeServices } from './edge-dependencies.js';
 import { edgeLog } from './edge-log.js';
-import type { WorkerEnv } from './worker-env.js';
+import { readWorkerCors, type WorkerEnv } from './worker-env.js';
 
 export type { WorkerEnv } from './worker-env.js';
 
 const app = createApi<ApiServices>(API_ROUTES, {
   // Bindings arrive with each request; the dependencies built from them are kept per isolate.
   services: (c) => edgeServices(c.env as WorkerEnv),
+  cors: (c) => readWorkerCors(c.env as WorkerEnv),
   // Cloudflare sets both (CF-Connecting-IP, which getConnInfo reads, and CF-Ray) on every request
   // from the internet; the Worker is not reached any other way.
   origin: (c) => ({ sourceIp: getConnInfo(c).remote.address, requestId: c.req.header('cf-ray') }),
