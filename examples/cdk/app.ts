@@ -7,7 +7,8 @@
  *
  * Context (`-c name=value`): arch (arm64 or x86_64, packaged with `-- --arch x86_64`), stage (the
  * SSM parameters' /passlane/<stage>/ prefix, as serverless.yml's --stage), mailFrom, appUrl,
- * sesIdentityArn, sesConfigurationSet, jwtIssuer. The parameters themselves are created once per
+ * sesIdentityArn, sesConfigurationSet, jwtIssuer, corsOrigins (comma-separated origins of browser
+ * apps, packages/server/src/api/README.md "CORS"). The parameters themselves are created once per
  * stage as infra/README.md shows ("Secrets").
  */
 import { dirname, join } from 'node:path';
@@ -47,6 +48,7 @@ export function passlaneApp(app: App): PasslaneStack {
   const appUrl = context('appUrl');
   const sesIdentityArn = context('sesIdentityArn');
   const configurationSet = context('sesConfigurationSet');
+  const corsOrigins = context('corsOrigins');
   return new PasslaneStack(app, `passlane-${stage}`, {
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     passlane: {
@@ -54,6 +56,7 @@ export function passlaneApp(app: App): PasslaneStack {
       stage,
       bundleDirectory: context('bundles') ?? join(repoRoot, '.package', architecture),
       ...(context('jwtIssuer') !== undefined && { jwt: { issuer: context('jwtIssuer') } }),
+      ...(corsOrigins !== undefined && { corsOrigins: corsOrigins.split(',').map((origin) => origin.trim()) }),
       ...(mailFrom !== undefined &&
         appUrl !== undefined && { mail: { from: mailFrom, appUrl, ...(sesIdentityArn !== undefined && { sesIdentityArn }), ...(configurationSet !== undefined && { configurationSet }) } }),
     },
