@@ -30,7 +30,7 @@
  * First `--warmup` of each (1000), so what is measured is a warm container's steady state: V8
  * compiles hot functions with its optimising compiler on background threads, one by one as each
  * gets hot, for the first several hundred requests, and this process's CPU includes those threads
- * (here, after 10 of each a login cost ~2 CPU ms more than after 1000; README, "Login CPU").
+ * (here, after 10 of each a login cost ~2 CPU ms more than after 1000; docs/measurements.md, "Login CPU").
  * Rounds run one batch of every measurement, in an order rotated each round, so machine noise
  * hits all of them alike. CPU is process.cpuUsage() (user + system, all threads) of the process
  * running the handler, around each operation. A measurement: it exits 0 unless setup fails.

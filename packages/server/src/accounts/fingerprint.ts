@@ -11,7 +11,7 @@ export type EmailFingerprint = (email: string) => string;
  * use to someone holding a list of emails and a copy of the logs (a plain hash would let them
  * match every address). Computed in JavaScript, the same on every host: a few microseconds for
  * an email, where Web Crypto on Node queues each call to the thread pool and back through the
- * event loop, which costs the login more CPU than the HMAC itself (README, "Login CPU").
+ * event loop, which costs the login more CPU than the HMAC itself (docs/measurements.md, "Login CPU").
  */
 export function createEmailFingerprint(key: Uint8Array): EmailFingerprint {
   // The key's inner and outer states are computed once, not per email.

@@ -6,7 +6,7 @@ import { SignatureV4 } from '@smithy/signature-v4';
  * The item operations the functions make on every request (the login's read and session write,
  * registration's put, ...), sent by a short path instead of the SDK's full one, which spends
  * CPU on per-request work these operations do not need (schema serde, endpoint rules,
- * auth-scheme selection, user agent, its middleware chain); the README's "Login CPU" has what
+ * auth-scheme selection, user agent, its middleware chain); docs/measurements.md ("Login CPU") has what
  * it saves. DynamoDB's wire format is plain JSON whose shapes are the commands' inputs and
  * outputs, so a command's `input` is the body and the parsed answer is its output.
  *

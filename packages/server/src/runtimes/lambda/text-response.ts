@@ -14,7 +14,7 @@ interface EventBody {
  * body into a stream that the API would only read back, and a web Response streams its body even
  * when hono's Lambda adapter reads it back whole. So hono is handed each event without its body
  * (`withoutBody`), the API reads the body held here (`body`, keyed by the event hono was handed:
- * its env's `event`), and routes answer TextResponses (`respond`). The README's "Login CPU" has
+ * its env's `event`), and routes answer TextResponses (`respond`). docs/measurements.md, "Login CPU", has
  * what it saves. The other hosts stream their Responses out and use neither (src/api/README.md).
  */
 export interface StreamlessBodies extends Required<Pick<ApiHost<unknown>, 'body' | 'respond'>> {
