@@ -2,11 +2,12 @@
  * What `npm publish` would ship of each package, read from `npm pack --dry-run` over the built
  * dist/ (npm test builds first): the hashing core (`passlane`) with its types and WASM, and the
  * server (`@passlane/server`) with its subpaths and the CLI bundle; nothing else (no TypeScript
- * sources, tests, bench modules or Lambda entry points). Then both are packed for real and
- * installed in a fresh project, which hashes a password with the one and loads the other.
+ * sources, tests, bench modules or Lambda entry points). Then both are packed for real with the
+ * README's command ("The packages, from a clone") and installed as it says: the core alone in one
+ * fresh project, which hashes a password, and both in another, which loads the server's subpaths.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,24 +98,53 @@ describe('@passlane/server', () => {
   });
 });
 
-describe('both packages, packed and installed in a fresh project', () => {
+/** The README's pack command, as a reader runs it in the clone (the tests add --ignore-scripts and --json). */
+const README_PACK = 'npm pack --workspace packages/passlane --workspace packages/server --pack-destination';
+
+describe('both packages, packed as the README says and installed in fresh projects', () => {
   let dir: string;
+  let coreOnly: string;
+  let both: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'passlane-consumer-'));
-    const packed: string[] = [];
-    for (const pkg of ['packages/passlane', 'packages/server']) {
-      const { stdout } = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', dir], { cwd: join(ROOT, pkg), maxBuffer: 16 * 1024 * 1024 });
-      packed.push(join(dir, (JSON.parse(stdout) as { filename: string }[])[0]!.filename));
-    }
-    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    // The registry only for what this machine's npm cache lacks; the two packages from their tarballs.
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', ...packed], { cwd: dir, maxBuffer: 64 * 1024 * 1024 });
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain(README_PACK);
+    const tarballs = join(dir, 'tarballs');
+    await mkdir(tarballs);
+    // --ignore-scripts: `prepare` would rebuild dist/ under the other tests' feet (npm test built it).
+    const { stdout } = await run('npm', [...README_PACK.split(' ').slice(1), tarballs, '--ignore-scripts', '--json'], { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
+    const packed = Object.fromEntries((JSON.parse(stdout) as { name: string; filename: string }[]).map((pkg) => [pkg.name, join(tarballs, pkg.filename)]));
+    // The file names the README installs.
+    expect(Object.values(packed).map((file) => file.slice(tarballs.length + 1)).sort()).toEqual(['passlane-0.1.0.tgz', 'passlane-server-0.1.0.tgz']);
+    const project = async (name: string, tgz: string[]) => {
+      const at = join(dir, name);
+      await mkdir(at);
+      await writeFile(join(at, 'package.json'), JSON.stringify({ name, private: true, type: 'module' }));
+      // The registry only for what this machine's npm cache lacks; the packages from their tarballs.
+      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', ...tgz], { cwd: at, maxBuffer: 64 * 1024 * 1024 });
+      return at;
+    };
+    [coreOnly, both] = await Promise.all([project('core-only', [packed.passlane!]), project('both', [packed.passlane!, packed['@passlane/server']!])]);
   }, 300_000);
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('hashes and verifies with passlane, and loads the server\'s subpaths and its CLI', async () => {
+  it('the core alone: hashes and verifies with passlane, and brings no server code', async () => {
+    const script = `
+      import { createPasswordHasher } from 'passlane';
+      const hasher = createPasswordHasher();
+      const stored = await hasher.hash('correct horse battery staple');
+      const { ok } = await hasher.verify(stored, 'correct horse battery staple');
+      console.log(JSON.stringify({ ok, scheme: stored.split('$')[1] }));`;
+    const answer = await runNode(['--input-type=module', '--no-warnings', '-e', script], { cwd: coreOnly });
+    expect(answer.stderr).toBe('');
+    expect(JSON.parse(answer.stdout)).toEqual({ ok: true, scheme: 'argon2id' });
+    const installed = await readdir(join(coreOnly, 'node_modules'));
+    expect(installed.filter((name) => /^(@passlane|@aws-sdk|hono|@middy|@aws-lambda-powertools)$/.test(name))).toEqual([]);
+  });
+
+  it('both: hashes with passlane, and loads the server\'s subpaths and its CLI', async () => {
     const script = `
       import { createPasswordHasher } from 'passlane';
       import { createApi } from '@passlane/server/api';
@@ -123,10 +153,10 @@ describe('both packages, packed and installed in a fresh project', () => {
       const stored = await hasher.hash('correct horse battery staple');
       const { ok } = await hasher.verify(stored, 'correct horse battery staple');
       console.log(JSON.stringify({ ok, scheme: stored.split('$')[1], api: typeof createApi, storage: typeof ensureTable }));`;
-    const answer = await runNode(['--input-type=module', '--no-warnings', '-e', script], { cwd: dir, env: { POWERTOOLS_METRICS_DISABLED: 'true' } });
+    const answer = await runNode(['--input-type=module', '--no-warnings', '-e', script], { cwd: both, env: { POWERTOOLS_METRICS_DISABLED: 'true' } });
     expect(answer.stderr).toBe('');
     expect(JSON.parse(answer.stdout)).toEqual({ ok: true, scheme: 'argon2id', api: 'function', storage: 'function' });
-    const cli = await runNode(['--no-warnings', join(dir, 'node_modules/.bin/passlane'), 'bench', '--help'], { cwd: dir });
+    const cli = await runNode(['--no-warnings', join(both, 'node_modules/.bin/passlane'), 'bench', '--help'], { cwd: both });
     expect(cli.stdout).toMatch(/^usage: passlane bench/);
   });
 });
