@@ -15,7 +15,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-// In your own project: import { PasslaneAuth } from 'passlane/cdk';
+// In your own project: import { PasslaneAuth } from '@passlane/server/cdk';
 import { PasslaneAuth, type PasslaneArchitecture, type PasslaneAuthProps } from '../../packages/server/src/cdk/index.js';
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
