@@ -78,7 +78,7 @@ const MEASUREMENTS: Array<Pick<Measurement, 'label' | 'kind' | 'expect'>> = [
   { label: 'login, a new device (200)', kind: 'login-new-device', expect: 200 },
   { label: 'login, unknown email (401)', kind: 'login-unknown', expect: 401 },
   { label: 'refresh (200)', kind: 'refresh', expect: 200 },
-  { label: 'refresh, wrong secret (401)', kind: 'refresh-bad', expect: 401 },
+  { label: 'refresh, wrong secret (400)', kind: 'refresh-bad', expect: 400 },
   { label: 'handler, malformed body (400)', kind: 'bad-request', expect: 400 },
   { label: 'DynamoDB GetItem, bare', kind: 'getitem', expect: 200 },
   { label: 'token signing, bare', kind: 'sign', expect: 200 },

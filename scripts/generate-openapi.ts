@@ -4,7 +4,8 @@
  * of itself (its `doc`: summary, description, parameters, every answer with its error codes and
  * headers) and the answers the HTTP toolkit gives every route (405, 500; 413 and 415 with a
  * body), the schemas its body is checked with and its answers are shaped by (valibot, turned
- * into JSON Schema by @valibot/to-json-schema), and the error body of the error table.
+ * into JSON Schema by @valibot/to-json-schema), and the error body of the error table (RFC 6749
+ * §5.2's flat one, and its codes, for a route whose `errorBody` is `oauth`).
  * `--check` writes nothing and fails when the committed file differs; test/openapi-contract.test.ts
  * checks the same, so a route or schema changed without regenerating fails the tests.
  *
@@ -19,9 +20,10 @@ import { toJsonSchemaDefs, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { Document } from 'yaml';
 import type { AnswerDoc, HeaderDoc, NamedSchema, OperationDoc, ParameterDoc, PlainSchema } from '../packages/server/src/api/operation-doc.js';
-import { toolkitAnswers } from '../packages/server/src/api/answers.js';
-import { ERROR_BODY } from '../packages/server/src/api/error-body.js';
-import { ERROR_TABLE } from '../packages/server/src/api/error-table.js';
+import { PRAGMA_NO_CACHE, toolkitAnswers } from '../packages/server/src/api/answers.js';
+import { ERROR_BODY, OAUTH_ERROR_BODY } from '../packages/server/src/api/error-body.js';
+import { ERROR_TABLE, type ErrorAnswer, type ErrorBodyName } from '../packages/server/src/api/error-table.js';
+import type { ErrorCode } from '../packages/server/src/accounts/errors.js';
 import type { AnyRoute } from '../packages/server/src/api/route.js';
 import { API_DOCUMENT } from '../packages/server/src/wiring/api-document.js';
 import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
@@ -59,14 +61,18 @@ export function renderOpenApi(routes: readonly AnyRoute<unknown>[] = API_ROUTES 
 
   const renderHeader = (header: HeaderDoc): Json =>
     header.name !== undefined ? { $ref: `#/components/headers/${headers.add(header.name, header)}` } : plainHeader(header);
-  const renderAnswer = (status: number, answer: AnswerDoc, at: string): Json => {
+  const renderAnswer = (status: number, answer: AnswerDoc, at: string, shape: ErrorBodyName = 'api'): Json => {
     checkCodes(status, answer, at);
-    const body = answer.body !== undefined ? schemaRef(answer.body) : status >= 400 ? errorBody : undefined;
+    const error = status >= 400;
+    const body = answer.body !== undefined ? schemaRef(answer.body) : !error ? undefined : shape === 'oauth' ? schemaRef(OAUTH_ERROR_BODY) : errorBody;
+    // The OAuth body carries the table's `oauth` code of each, and the toolkit adds Pragma to it.
+    const codes = answer.codes === undefined || shape === 'api' ? answer.codes : oauthCodes(answer.codes, at);
+    const answerHeaders = error && shape === 'oauth' ? { ...answer.headers, Pragma: PRAGMA_NO_CACHE } : answer.headers;
     return {
       description: answer.description,
-      ...(answer.headers !== undefined && { headers: mapValues(answer.headers, renderHeader) }),
+      ...(answerHeaders !== undefined && { headers: mapValues(answerHeaders, renderHeader) }),
       ...(body !== undefined && { content: { 'application/json': { schema: body } } }),
-      ...(answer.codes !== undefined && { 'x-error-codes': answer.codes }),
+      ...(codes !== undefined && { 'x-error-codes': codes }),
     };
   };
   const renderOperation = (route: AnyRoute<unknown>): Json => {
@@ -85,7 +91,8 @@ export function renderOpenApi(routes: readonly AnyRoute<unknown>[] = API_ROUTES 
         Object.entries({ ...toolkitAnswers(route.body !== undefined), ...doc.answers })
           .sort(([a], [b]) => Number(a) - Number(b))
           .map(([status, answer]) => {
-            if (answer.name === undefined) return [status, renderAnswer(Number(status), answer, at)];
+            // The shared answers carry the API's error body: a route answering OAuth's has its own.
+            if (answer.name === undefined || route.errorBody === 'oauth') return [status, renderAnswer(Number(status), answer, at, route.errorBody)];
             answers.add(answer.name, answer);
             return [status, { $ref: `#/components/responses/${answer.name}` }];
           }),
@@ -166,6 +173,19 @@ function checkCodes(status: number, answer: AnswerDoc, at: string): void {
   for (const code of answer.codes) {
     if (ERROR_TABLE[code].status !== status) throw new Error(`${at} ${status}: ${code} is answered ${ERROR_TABLE[code].status} (api/error-table.ts)`);
   }
+}
+
+/** RFC 6749 §5.2's codes of an answer of a route with the OAuth error body: each of its codes' `oauth`, once. */
+function oauthCodes(codes: readonly ErrorCode[], at: string): string[] {
+  return [
+    ...new Set(
+      codes.map((code) => {
+        const { oauth }: ErrorAnswer = ERROR_TABLE[code];
+        if (oauth === undefined) throw new Error(`${at}: ${code} has no OAuth code (api/error-table.ts), so a route answering OAuth's error body cannot list it`);
+        return oauth;
+      }),
+    ),
+  ];
 }
 
 /** A shared answer's status: its codes'. */

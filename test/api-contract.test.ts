@@ -23,7 +23,7 @@ import { ensureTable } from '../packages/server/src/storage/table.js';
 import { generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
 import { HOST_NAMES, startHost, type HostName, type HostRequest, type RunningHost } from './support/api-hosts.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
-import { contractErrors, specPathOf, type HttpAnswer } from './support/openapi.js';
+import { contractErrors, errorCodeOf, specPathOf, type HttpAnswer } from './support/openapi.js';
 import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 import { startRangeServer, type RangeServer } from './support/range-server.js';
 
@@ -55,6 +55,7 @@ const CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like 
 const COMPARED_HEADERS = [
   'content-type',
   'cache-control',
+  'pragma',
   'allow',
   'www-authenticate',
   'x-content-type-options',
@@ -221,16 +222,16 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   expectThat('a refresh answers a new refresh token', typeof refreshed?.refresh_token === 'string' && refreshed.refresh_token !== first?.refreshToken, refreshed?.refresh_token);
   expectThat('a refreshed access token names the same session', sidOf(refreshed) === sidOf(first), [sidOf(refreshed), sidOf(first)]);
   const rotated = await step('token, refresh (form)', 200, form('/token', { grant_type: 'refresh_token', refresh_token: String(refreshed?.refresh_token) }));
-  await step('token, over the per-session limit', 429, refresh(rotated?.refresh_token), 'rate_limited');
-  await step('token, garbage', 401, refresh('garbage'), 'invalid_grant');
+  await step('token, over the per-session limit', 429, refresh(rotated?.refresh_token), 'temporarily_unavailable');
+  await step('token, garbage', 400, refresh('garbage'), 'invalid_grant');
   await step('token, unsupported grant type', 400, post('/token', { grant_type: 'password', username: email, password: PASSWORD }), 'unsupported_grant_type');
   await step('token, no refresh_token', 400, form('/token', { grant_type: 'refresh_token' }), 'invalid_request');
   await step('token, repeated form parameter', 400, form('/token', `grant_type=refresh_token&refresh_token=a&refresh_token=b`), 'invalid_request');
-  await step('token, bad JSON', 400, post('/token', '{'), 'invalid_json');
-  await step('token, neither JSON nor a form', 415, { method: 'POST', path: '/token', headers: { 'content-type': 'text/plain' }, body: 'grant_type=refresh_token' }, 'unsupported_media_type');
-  await step('token, wrong method', 405, { method: 'GET', path: '/token' }, 'method_not_allowed');
-  await step('token, reuse of a spent token', 401, refresh(first?.refreshToken), 'refresh_token_reused');
-  await step('token, the reused session\'s live token', 401, refresh(rotated?.refresh_token), 'invalid_grant');
+  await step('token, bad JSON', 400, post('/token', '{'), 'invalid_request');
+  await step('token, neither JSON nor a form', 415, { method: 'POST', path: '/token', headers: { 'content-type': 'text/plain' }, body: 'grant_type=refresh_token' }, 'invalid_request');
+  await step('token, wrong method', 405, { method: 'GET', path: '/token' }, 'invalid_request');
+  await step('token, reuse of a spent token', 400, refresh(first?.refreshToken), 'invalid_grant');
+  await step('token, the reused session\'s live token', 400, refresh(rotated?.refresh_token), 'invalid_grant');
   await step('sessions, the reused session\'s access token', 401, { method: 'GET', path: '/sessions', headers: bearer(rotated) }, 'unauthenticated');
 
   // Sessions: two devices; one ends the other, then itself.
@@ -257,7 +258,7 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   await step('session, no token', 401, { method: 'DELETE', path: `/sessions/${sidOf(third)}` }, 'unauthenticated');
   await step('session, wrong method', 405, { method: 'GET', path: `/sessions/${sidOf(third)}`, headers: bearer(third) }, 'method_not_allowed');
   await step('sessions, an ended session\'s access token', 401, { method: 'GET', path: '/sessions', headers: bearer(second) }, 'unauthenticated');
-  await step('token, an ended session\'s refresh token', 401, refresh(second?.refreshToken), 'invalid_grant');
+  await step('token, an ended session\'s refresh token', 400, refresh(second?.refreshToken), 'invalid_grant');
   await step('logout', 204, { method: 'POST', path: '/logout', headers: bearer(third) });
   await step('sessions, a logged-out access token', 401, { method: 'GET', path: '/sessions', headers: bearer(third) }, 'unauthenticated');
   await step('logout again', 401, { method: 'POST', path: '/logout', headers: bearer(third) }, 'unauthenticated');
@@ -276,7 +277,7 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   await rejected('password, a common new password', post('/password', { currentPassword: PASSWORD, newPassword: 'qwertyuiop' }, bearer(fifth)), 'common');
   await step('password', 204, post('/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD }, bearer(fifth)));
   await step('sessions, a session the password change ended', 401, { method: 'GET', path: '/sessions', headers: bearer(sixth) }, 'unauthenticated');
-  await step('token, a session the password change ended', 401, refresh(sixth?.refreshToken), 'invalid_grant');
+  await step('token, a session the password change ended', 400, refresh(sixth?.refreshToken), 'invalid_grant');
   const kept = await step('token, the session that changed the password', 200, refresh(fifth?.refreshToken));
   const remaining = sessionsOf(await step('sessions, after the password change', 200, { method: 'GET', path: '/sessions', headers: bearer(kept) }));
   expectThat('only the session that changed the password is left', remaining.length === 1 && remaining[0]?.id === sidOf(fifth) && remaining[0]?.current === true, remaining);
@@ -321,7 +322,7 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   await step('password reset confirm', 204, post('/password/reset/confirm', { token: resetToken, newPassword: RESET_PASSWORD }));
   await step('password reset confirm, the token again', 400, post('/password/reset/confirm', { token: resetToken, newPassword: RESET_PASSWORD }), 'invalid_token');
   await step('sessions, a session the reset ended', 401, { method: 'GET', path: '/sessions', headers: bearer(beforeReset) }, 'unauthenticated');
-  await step('token, a session the reset ended', 401, refresh(beforeReset?.refreshToken), 'invalid_grant');
+  await step('token, a session the reset ended', 400, refresh(beforeReset?.refreshToken), 'invalid_grant');
   await step('login, the password before the reset', 401, post('/login', credentials(NEW_PASSWORD)), 'invalid_credentials');
   const afterReset = await step('login, the reset password', 200, post('/login', credentials(RESET_PASSWORD)));
   expectThat('the reset counts the email as verified', emailVerifiedOf(afterReset) === true, emailVerifiedOf(afterReset));
@@ -342,6 +343,7 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   await step('jwks', 200, { method: 'GET', path: '/.well-known/jwks.json' });
   await step('jwks, wrong method', 405, { method: 'DELETE', path: '/.well-known/jwks.json' }, 'method_not_allowed');
   await step('openid configuration', 200, { method: 'GET', path: '/.well-known/openid-configuration' });
+  await step('oauth authorization server metadata', 200, { method: 'GET', path: '/.well-known/oauth-authorization-server' });
 
   // CORS. A listed origin's page: a preflight answered (not 405), then answers it may read, with
   // credentials, errors too. Another origin: no grant anywhere. The public keys and discovery:
@@ -378,7 +380,11 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   granted('an error, to the listed origin', LISTED_ORIGIN, true);
   await step('register, bad email, from another origin', 400, post('/register', { email: 'nope', password: PASSWORD }, { origin: OTHER_ORIGIN }), 'invalid_request');
   notGranted('an answer to another origin');
-  for (const [label, path] of [['jwks', '/.well-known/jwks.json'], ['openid configuration', '/.well-known/openid-configuration']] as const) {
+  for (const [label, path] of [
+    ['jwks', '/.well-known/jwks.json'],
+    ['openid configuration', '/.well-known/openid-configuration'],
+    ['oauth authorization server metadata', '/.well-known/oauth-authorization-server'],
+  ] as const) {
     await step(`${label}, from another origin`, 200, { method: 'GET', path, headers: { origin: OTHER_ORIGIN } });
     granted(`${label}, from another origin`, '*', false);
     expectThat(`${label}: Cross-Origin-Resource-Policy: cross-origin`, headers()['cross-origin-resource-policy'] === 'cross-origin', headers()['cross-origin-resource-policy']);
@@ -408,10 +414,9 @@ function fieldNames(value: unknown, prefix = ''): string[] {
 /** What must be the same on every host. */
 function comparable({ answer }: { answer: HttpAnswer }) {
   const body = answer.body === '' ? undefined : (JSON.parse(answer.body) as Record<string, unknown>);
-  const error = body?.error as { code?: string } | undefined;
   return {
     status: answer.statusCode,
-    code: error?.code,
+    code: errorCodeOf(body),
     fields: [...new Set(fieldNames(body))].sort(),
     headers: Object.fromEntries(COMPARED_HEADERS.map((name) => [name, answer.headers[name]])),
     retryAfter: answer.headers['retry-after'] !== undefined,
@@ -482,7 +487,7 @@ describe.each(HOST_NAMES)('%s', (name) => {
       expect(request.headers['add-padding']).toBe('true');
     }
     transcripts.set(name, transcript);
-    const errorCode = (answer: HttpAnswer) => (answer.body === '' ? undefined : (JSON.parse(answer.body) as { error?: { code?: string } }).error?.code);
+    const errorCode = (answer: HttpAnswer) => (answer.body === '' ? undefined : errorCodeOf(JSON.parse(answer.body)));
     expect(transcript.map(({ label, answer }) => [label, answer.statusCode, errorCode(answer)])).toEqual(
       transcript.map(({ label, status, code }) => [label, status, code]),
     );

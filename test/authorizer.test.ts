@@ -67,9 +67,11 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
   });
 
   /** An account with a live session, and an authorizer over the same table holding only the public keys. */
-  async function signedIn(options: { cacheSeconds?: number } = {}) {
+  async function signedIn(options: { cacheSeconds?: number; scopes?: string[]; requiredScope?: string } = {}) {
     const clock = movableClock();
-    const fixture = await createAuthFixture(server.endpoint, { now: clock.now });
+    // Tokens with scopes when asked (PASSLANE_TOKEN_SCOPES on the issuing functions).
+    const scoped = options.scopes && { tokens: createTokenService({ keyring: await createKeyring(await generateSigningKey()), scopes: options.scopes }) };
+    const fixture = await createAuthFixture(server.endpoint, { now: clock.now, ...scoped });
     const email = uniqueEmail();
     const registered = await register(fixture.deps, { email, password: PASSWORD });
     if (!('userId' in registered)) throw new Error('registration without verification answers the user id');
@@ -78,7 +80,7 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
     const tokens = fixture.deps.tokens as TokenService;
     const built = await buildAuthorizerDependencies({
       storage: { table: fixture.tableName, endpoint: server.endpoint },
-      tokens: readTokenConfig({ PASSLANE_JWT_PUBLIC_KEYS: JSON.stringify(tokens.jwks()) }),
+      tokens: readTokenConfig({ PASSLANE_JWT_PUBLIC_KEYS: JSON.stringify(tokens.jwks()), PASSLANE_REQUIRED_SCOPE: options.requiredScope }),
       authorizer: { cacheSeconds: options.cacheSeconds ?? 5 },
     }, { dynamoDb: createDynamoDbClient });
     // Counts the authorizer's reads of sessions items.
@@ -108,6 +110,19 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
     expect(await authorize(restTokenAuthorizerEvent(bearer(first.accessToken)))).toEqual(policy);
     expect(await authorize(restRequestAuthorizerEvent(bearer(first.accessToken)))).toEqual(policy);
     dispose();
+  });
+
+  it('with PASSLANE_REQUIRED_SCOPE, denies a live session\'s token without that scope, reading no session, and allows one with it', async () => {
+    const denied = await signedIn({ requiredScope: 'orders:read' });
+    expect(await denied.authorize(httpApiAuthorizerEvent(bearer(denied.first.accessToken)))).toEqual({ isAuthorized: false });
+    await expect(denied.authorize(restTokenAuthorizerEvent(bearer(denied.first.accessToken)))).rejects.toThrow(/^Unauthorized$/);
+    expect(denied.reads.count).toBe(0);
+    expect(logLines().filter((line) => line.message === 'access denied').map((line) => line.reason)).toContain('insufficient_scope');
+    denied.dispose();
+
+    const allowed = await signedIn({ scopes: ['profile', 'orders:read'], requiredScope: 'orders:read' });
+    expect(await allowed.authorize(httpApiAuthorizerEvent(bearer(allowed.first.accessToken)))).toMatchObject({ isAuthorized: true });
+    allowed.dispose();
   });
 
   it('denies the token of a session that ended (logout): a simple denial, REST\'s Unauthorized', async () => {

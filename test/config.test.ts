@@ -37,6 +37,8 @@ describe('readConfig', () => {
       tokens: {
         issuer: 'passlane',
         audience: 'passlane-api',
+        clientId: 'passlane',
+        scopes: [],
         ttlSeconds: 900,
         keys: { previousPublicJwks: [], algorithm: undefined },
         localKeyDir: '.data',
@@ -168,6 +170,9 @@ describe('readConfig', () => {
       PASSLANE_DATA_DIR: '/tmp/keys',
       AWS_LAMBDA_FUNCTION_NAME: 'passlane-login',
       PASSLANE_JWT_AUDIENCE: '  ',
+      PASSLANE_OAUTH_CLIENT_ID: ' web-app ',
+      PASSLANE_TOKEN_SCOPES: ' orders:read  profile orders:read ',
+      PASSLANE_REQUIRED_SCOPE: ' profile ',
     });
     expect(config.storage).toEqual({
       table: 'accounts',
@@ -188,6 +193,9 @@ describe('readConfig', () => {
       keys: { algorithm: 'ES256' },
       localKeyDir: '/tmp/keys',
       onLambda: true,
+      clientId: 'web-app',
+      scopes: ['orders:read', 'profile'],
+      requiredScope: 'profile',
     });
     expect(config.rateLimits.perSource).toBe(50);
     expect(config.rateLimits.login.failurePadFactor).toBe(4.5);
@@ -205,6 +213,11 @@ describe('readConfig', () => {
     ['PASSLANE_JWT_PREVIOUS_PUBLIC_KEYS', 'not json'],
     ['PASSLANE_ACCESS_TOKEN_TTL_S', '15m'],
     ['PASSLANE_ACCESS_TOKEN_TTL_S', '59'],
+    ['PASSLANE_OAUTH_CLIENT_ID', 'café'],
+    ['PASSLANE_TOKEN_SCOPES', 'read "write"'],
+    ['PASSLANE_TOKEN_SCOPES', 'read\twrite'],
+    ['PASSLANE_REQUIRED_SCOPE', 'read write'],
+    ['PASSLANE_REQUIRED_SCOPE', 'a\\b'],
     ['PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE', '0'],
     ['PASSLANE_LOGIN_LIMIT_PER_IP', '1.5'],
     ['PASSLANE_LOGIN_LIMIT_WINDOW_S', '86401'],

@@ -48,7 +48,7 @@ const ROUTES: Record<string, string[]> = {
   password: ['POST /password'],
   recovery: ['POST /password/reset', 'POST /password/reset/confirm', 'POST /email/verify', 'POST /email/verify/resend'],
   jwks: ['GET /.well-known/jwks.json'],
-  openidConfiguration: ['GET /.well-known/openid-configuration'],
+  openidConfiguration: ['GET /.well-known/openid-configuration', 'GET /.well-known/oauth-authorization-server'],
 };
 /**
  * Table, SSM and SES actions per function (logs are checked separately) and the variables naming

@@ -12,6 +12,7 @@ import {
   ConcurrentUpdateError,
   DeviceNotFoundError,
   EmailNotVerifiedError,
+  InsufficientScopeError,
   InvalidCredentialsError,
   InvalidGrantError,
   InvalidOneTimeTokenError,
@@ -40,12 +41,20 @@ const ANSWERS: [PasslaneServerError, { status: number; headers?: Record<string, 
   [new PasswordRejectedError('common', 'choose a less common password'), { status: 400, body: { code: 'password_rejected', message: 'choose a less common password', reason: 'common' } }],
   [new UnsupportedGrantTypeError(), { status: 400, body: { code: 'unsupported_grant_type', message: 'grant_type must be refresh_token' } }],
   [new InvalidOneTimeTokenError(), { status: 400, body: { code: 'invalid_token', message: 'the link is invalid, expired or already used; ask for a new one' } }],
+  [new InvalidGrantError(), { status: 400, body: { code: 'invalid_grant', message: 'the refresh token is invalid, expired or revoked' } }],
+  [new RefreshTokenReusedError(), { status: 400, body: { code: 'refresh_token_reused', message: 'the refresh token was already used; the session has been ended' } }],
   [new InvalidCredentialsError(), { status: 401, body: { code: 'invalid_credentials', message: 'email or password is incorrect' } }],
-  [new InvalidGrantError(), { status: 401, body: { code: 'invalid_grant', message: 'the refresh token is invalid, expired or revoked' } }],
-  [new RefreshTokenReusedError(), { status: 401, body: { code: 'refresh_token_reused', message: 'the refresh token was already used; the session has been ended' } }],
   [
     new UnauthenticatedError('a Bearer access token is required'),
     { status: 401, headers: { 'www-authenticate': 'Bearer' }, body: { code: 'unauthenticated', message: 'a Bearer access token is required' } },
+  ],
+  [
+    new InsufficientScopeError(),
+    {
+      status: 403,
+      headers: { 'www-authenticate': 'Bearer error="insufficient_scope"' },
+      body: { code: 'insufficient_scope', message: 'the access token does not carry the scope this API requires' },
+    },
   ],
   [
     new EmailNotVerifiedError(),
@@ -128,12 +137,13 @@ describe('the error table', () => {
       .filter((line) => /^\| `[a-z_]+` \| \d{3} \|/.test(line))
       .map((line) => line.split('|').slice(1, -1).map((cell) => cell.trim()));
     const documented = Object.fromEntries(
-      rows.map(([code = '', status = '', headers = '', body = '']) => {
+      rows.map(([code = '', status = '', headers = '', body = '', oauth = '']) => {
         const answer = {
           status: Number(status),
+          ...(/^message always `(.*)`$/.test(body) && { message: /^message always `(.*)`$/.exec(body)![1] }),
           ...(headers !== '' && { headers: headers.split(', ').map((header) => header.replace(/`/g, '').split(':')[0]!.toLowerCase()) }),
           ...(/`reason`/.test(body) && { body: ['reason'] }),
-          ...(/^message always `(.*)`$/.test(body) && { message: /^message always `(.*)`$/.exec(body)![1] }),
+          ...(oauth !== '' && { oauth: oauth.replace(/`/g, '') }),
         };
         return [code.replace(/`/g, ''), answer] as const;
       }),

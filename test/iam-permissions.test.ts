@@ -420,7 +420,7 @@ describe('each function, through its handler, as deployed', () => {
     expect((await seedUsers.getUserByEmail(email))?.emailVerified).toBe(true);
   });
 
-  it('token: a refresh (200), a token of no session (401), a spent one after the grace (401, the session ends)', async () => {
+  it('token: a refresh (200), a token of no session (400), a spent one after the grace (400, the session ends)', async () => {
     const { email } = await seedAccount();
     const first = await signIn(email);
     // No grace, so the spent token coming back is reuse at once.
@@ -429,9 +429,9 @@ describe('each function, through its handler, as deployed', () => {
 
     const second = await refresh(first.refreshToken);
     expect(second).toMatchObject({ status: 200, body: { refresh_token: expect.any(String) } });
-    expect(await refresh('not-a-refresh-token')).toMatchObject({ status: 401, body: { error: { code: 'invalid_grant' } } });
-    expect((await refresh(first.refreshToken)).status).toBe(401);
-    expect((await refresh(second.body!.refresh_token as string)).status).toBe(401); // ended with the reuse
+    expect(await refresh('not-a-refresh-token')).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(await refresh(first.refreshToken)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect((await refresh(second.body!.refresh_token as string)).status).toBe(400); // ended with the reuse
   });
 
   it('sessions: the list, another session deleted, logout', async () => {
@@ -461,11 +461,12 @@ describe('each function, through its handler, as deployed', () => {
     expect(await authorize()).toEqual({ isAuthorized: false });
   });
 
-  it('jwks and openidConfiguration: the published keys, no AWS call', async () => {
+  it('jwks and openidConfiguration (both discovery documents): the published keys, no AWS call', async () => {
     const jwks = await container('jwks', { secrets: 'ssm' });
     expect(await jwks.http('GET', '/.well-known/jwks.json')).toMatchObject({ status: 200, body: { keys: [{ kid: signingKey.kid }] } });
     const discovery = await container('openidConfiguration', { secrets: 'ssm' });
     expect(await discovery.http('GET', '/.well-known/openid-configuration')).toMatchObject({ status: 200, body: { jwks_uri: expect.any(String) } });
+    expect(await discovery.http('GET', '/.well-known/oauth-authorization-server')).toMatchObject({ status: 200, body: { token_endpoint: expect.any(String) } });
   });
 
   it('rehash: a pass that wraps legacy records, loses one to a concurrent change, and stores its cursor', async () => {

@@ -49,13 +49,15 @@ describe('local server (npm start)', () => {
     expect(loggedIn).toMatchObject({ status: 200, body: { tokenType: 'Bearer', expiresIn: expect.any(Number) } });
 
     // As an API Gateway JWT authorizer finds the keys: discovery document first, then its jwks_uri.
-    const discovery = (await (await fetch(`${first.url}/.well-known/openid-configuration`)).json()) as { jwks_uri: string };
-    expect(discovery.jwks_uri).toBe(`${first.url}/.well-known/jwks.json`);
+    // The issuer is the URL the server printed: nothing configured.
+    const discovery = (await (await fetch(`${first.url}/.well-known/openid-configuration`)).json()) as { issuer: string; jwks_uri: string };
+    expect(discovery).toMatchObject({ issuer: first.url, jwks_uri: `${first.url}/.well-known/jwks.json` });
+    expect(first.output()).toContain(`OAuth issuer: ${first.url} (discovery: ${first.url}/.well-known/oauth-authorization-server)`);
     const jwksResponse = await fetch(discovery.jwks_uri);
     expect(jwksResponse.status).toBe(200);
     expect(jwksResponse.headers.get('cache-control')).toMatch(/max-age=\d+/);
     const jwks = (await jwksResponse.json()) as JSONWebKeySet;
-    const { payload } = await jwtVerify(loggedIn.body.accessToken, createLocalJWKSet(jwks), { issuer: 'passlane', audience: 'passlane-api' });
+    const { payload } = await jwtVerify(loggedIn.body.accessToken, createLocalJWKSet(jwks), { issuer: first.url, audience: 'passlane-api' });
     expect(payload.sub).toBe(registered.body.userId);
 
     const changed = await post(`${first.url}/password`, { currentPassword: password, newPassword }, { authorization: `Bearer ${loggedIn.body.accessToken}` });
@@ -74,7 +76,7 @@ describe('local server (npm start)', () => {
     expect(again.status).toBe(200);
     const jwksAfter = (await (await fetch(`${second.url}/.well-known/jwks.json`)).json()) as JSONWebKeySet;
     expect(jwksAfter).toEqual(jwks);
-    await jwtVerify(again.body.accessToken, createLocalJWKSet(jwks), { issuer: 'passlane', audience: 'passlane-api' });
+    await jwtVerify(again.body.accessToken, createLocalJWKSet(jwks), { issuer: second.url, audience: 'passlane-api' });
     expect(await second.interrupt()).toBe(0);
 
     // The logs: a readable line per request and per audit event, never the password or the email.

@@ -31,7 +31,7 @@ import type { HttpResponse } from './support/lambda-handlers.js';
 import type { AccountMail } from '../packages/server/src/mail/account-mail.js';
 import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
 import type { ErrorCode } from '../packages/server/src/accounts/errors.js';
-import { ERROR_TABLE } from '../packages/server/src/api/error-table.js';
+import { ERROR_TABLE, type ErrorAnswer } from '../packages/server/src/api/error-table.js';
 import { OPENAPI_FILE, renderOpenApi } from '../scripts/generate-openapi.js';
 import { repoRoot } from './support/packaging.js';
 import { createPasswordHasher } from '../packages/passlane/src/index.js';
@@ -81,6 +81,7 @@ type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<Http
 function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Handler> {
   const sessions = createSessionsHandler(getDeps);
   const recovery = createRecoveryHandler(getDeps);
+  const discovery = createOpenIdConfigurationHandler(async () => (await getDeps()).tokens);
   return {
     '/register': createRegisterHandler(getDeps),
     '/login': createLoginHandler(getDeps),
@@ -95,7 +96,8 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
     '/email/verify': recovery,
     '/email/verify/resend': recovery,
     '/.well-known/jwks.json': createJwksHandler(async () => (await getDeps()).tokens),
-    '/.well-known/openid-configuration': createOpenIdConfigurationHandler(async () => (await getDeps()).tokens),
+    '/.well-known/openid-configuration': discovery,
+    '/.well-known/oauth-authorization-server': discovery,
   };
 }
 
@@ -155,7 +157,13 @@ describe('openapi.yaml', () => {
             continue;
           }
           expect(codes?.length, `${method} ${path} ${status}`).toBeGreaterThan(0);
-          for (const code of codes ?? []) expect(ERROR_TABLE[code].status, `${method} ${path} ${status} ${code}`).toBe(Number(status));
+          // RFC 6749 §5.2's body (POST /token) carries the table's `oauth` codes: each of a code answered with this status.
+          const oauth = answer.content?.['application/json']?.schema?.$ref === '#/components/schemas/OAuthError';
+          const table = Object.entries(ERROR_TABLE as Record<ErrorCode, ErrorAnswer>).filter(([, row]) => row.status === Number(status));
+          for (const code of codes ?? []) {
+            const answeredHere = oauth ? table.some(([, row]) => row.oauth === code) : ERROR_TABLE[code]?.status === Number(status);
+            expect(answeredHere, `${method} ${path} ${status} ${code}`).toBe(true);
+          }
         }
       }
     }
@@ -268,7 +276,7 @@ describe('openapi.yaml', () => {
     const pair = await send(200, 'POST', '/token', refresh(refreshToken));
     await send(200, 'POST', '/token', { body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken }).toString(), headers: form });
     await send(429, 'POST', '/token', refresh(pair.refresh_token));
-    await send(401, 'POST', '/token', refresh('garbage'));
+    await send(400, 'POST', '/token', refresh('garbage'));
     await send(400, 'POST', '/token', { body: { grant_type: 'password' } });
     await send(400, 'POST', '/token', { body: 'grant_type=refresh_token&grant_type=refresh_token', headers: form });
     await send(400, 'POST', '/token', { body: '{' });
@@ -340,6 +348,8 @@ describe('openapi.yaml', () => {
     await send(200, 'GET', '/.well-known/jwks.json');
     await send(405, 'DELETE', '/.well-known/jwks.json');
     await send(200, 'GET', '/.well-known/openid-configuration');
+    await send(200, 'GET', '/.well-known/oauth-authorization-server');
+    await send(405, 'POST', '/.well-known/oauth-authorization-server');
 
     // With email verification required: registration answers alike for a new and a taken email,
     // and a correct password on an unverified account is 403.

@@ -80,7 +80,15 @@ describe('token', () => {
     for (const body of [{ grant_type: 'refresh_token' }, { grant_type: 'refresh_token', refresh_token: '' }, { grant_type: 'refresh_token', refresh_token: 7 }]) {
       expect(refusal(TokenRequest, body)).toEqual({ message: 'refresh_token must be a non-empty string', field: 'refresh_token' });
     }
-    expect(parseBody(TokenRequest, { grant_type: 'refresh_token', refresh_token: 'r', scope: 'x' })).toEqual({ grant_type: 'refresh_token', refresh_token: 'r' });
+    expect(parseBody(TokenRequest, { grant_type: 'refresh_token', refresh_token: 'r', resource: 'x' })).toEqual({ grant_type: 'refresh_token', refresh_token: 'r' });
+    // What OAuth clients send beside it: a public client's client_id, a scope; taken as strings, neither changes the grant.
+    expect(parseBody(TokenRequest, { grant_type: 'refresh_token', refresh_token: 'r', client_id: 'passlane', scope: 'x' })).toEqual({
+      grant_type: 'refresh_token',
+      refresh_token: 'r',
+      client_id: 'passlane',
+      scope: 'x',
+    });
+    expect(refusal(TokenRequest, { grant_type: 'refresh_token', refresh_token: 'r', client_id: 7 })).toEqual({ message: 'client_id must be a string', field: 'client_id' });
   });
 });
 

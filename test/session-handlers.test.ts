@@ -58,13 +58,15 @@ it('logs every session event and never a token, a password or an email', async (
     expect(listed.status).toBe(200);
     // The spent token again, with no grace: reuse, the session ends.
     const reused = await call(token, httpApiEvent('POST', '/token', { grant_type: 'refresh_token', refresh_token: signedIn.body.refreshToken }));
-    expect(reused).toMatchObject({ status: 401, body: { error: { code: 'refresh_token_reused' } } });
+    // RFC 6749 §5.2: a flat invalid_grant at 400; the reuse is in the description and the log.
+    expect(reused).toEqual({ status: 400, body: { error: 'invalid_grant', error_description: 'the refresh token was already used; the session has been ended' } });
     const after = await call(sessions, httpApiEvent('POST', '/logout', undefined, { token: refreshed.body.access_token }));
     expect(after.status).toBe(401);
 
     const lines = written.join('').split('\n').filter(Boolean);
     const messages = lines.map((line) => (JSON.parse(line) as { message?: string }).message);
     for (const type of ['auth.login_succeeded', 'auth.session_refreshed', 'auth.refresh_token_reused', 'auth.sessions_ended']) expect(messages).toContain(type);
+    expect(lines.map((line) => JSON.parse(line) as { message?: string; code?: string }).find((line) => line.message === 'request rejected')).toMatchObject({ code: 'refresh_token_reused' });
     const secrets = [
       PASSWORD,
       email,
@@ -76,6 +78,42 @@ it('logs every session event and never a token, a password or an email', async (
     ];
     const all = written.join('');
     for (const secret of secrets) expect(all.includes(secret), 'a secret in the logs').toBe(false);
+  } finally {
+    vi.restoreAllMocks();
+  }
+});
+
+it('with PASSLANE_REQUIRED_SCOPE, refuses a live session\'s token without it (403 insufficient_scope) and serves one with it', async () => {
+  const table = `sessions-${randomUUID()}`;
+  await ensureTable(createDynamoDbClient({ endpoint: dynamo.endpoint }), table, { maxWaitSeconds: 10 });
+  const env = { DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: table, PASSLANE_REQUIRED_SCOPE: 'account' };
+  const call = async (handler: ReturnType<typeof createLoginHandler>, event: unknown) => {
+    const result = await handler(event as Parameters<typeof handler>[0], lambdaContext());
+    return { status: result.statusCode, headers: result.headers, body: result.body === '' ? {} : (JSON.parse(result.body) as Record<string, unknown>) };
+  };
+  const signIn = async (tokenScopes?: string) => {
+    const deps = createAuthDependencies({ ...env, ...(tokenScopes && { PASSLANE_TOKEN_SCOPES: tokenScopes }) }, { dataDir });
+    const get = () => deps;
+    const email = `scoped-${randomUUID()}@example.com`;
+    expect((await call(createRegisterHandler(get), httpApiEvent('POST', '/register', { email, password: PASSWORD }))).status).toBe(201);
+    const signedIn = await call(createLoginHandler(get), httpApiEvent('POST', '/login', { email, password: PASSWORD }));
+    return { signedIn, sessions: createSessionsHandler(get), token: createTokenHandler(get) };
+  };
+  vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+  try {
+    const unscoped = await signIn();
+    const refused = await call(unscoped.sessions, httpApiEvent('GET', '/sessions', undefined, { token: String(unscoped.signedIn.body.accessToken) }));
+    expect(refused).toMatchObject({
+      status: 403,
+      headers: { 'www-authenticate': 'Bearer error="insufficient_scope"' },
+      body: { error: { code: 'insufficient_scope', message: 'the access token does not carry the scope this API requires' } },
+    });
+
+    const scoped = await signIn('account orders:read');
+    expect(scoped.signedIn.body.scope).toBe('account orders:read');
+    expect((await call(scoped.sessions, httpApiEvent('GET', '/sessions', undefined, { token: String(scoped.signedIn.body.accessToken) }))).status).toBe(200);
+    const refreshed = await call(scoped.token, httpApiEvent('POST', '/token', { grant_type: 'refresh_token', refresh_token: scoped.signedIn.body.refreshToken }));
+    expect(refreshed).toMatchObject({ status: 200, body: { scope: 'account orders:read' } });
   } finally {
     vi.restoreAllMocks();
   }

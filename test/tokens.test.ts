@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
-import { base64url, compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify, SignJWT, type JWK } from 'jose';
+import { base64url, compactVerify, createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, SignJWT, type JWK } from 'jose';
 import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidTokenError, TokenConfigError } from '../packages/server/src/features/tokens/errors.js';
@@ -14,7 +14,7 @@ import { createKeyring, generateSigningKey, keyringFromConfig, type Keyring, typ
 import { LOCAL_SIGNING_KEY_FILE, loadOrCreateLocalSigningKey } from '../packages/server/src/features/tokens/local-signing-key.js';
 import { createNodeJwsSigner } from '../packages/server/src/features/tokens/node-jws-signer.js';
 import { createWebCryptoJwsSigner, signCompactJws } from '../packages/server/src/features/tokens/sign-jws.js';
-import { createTokenService, publicTokenServiceFromConfig, tokenServiceFromConfig, type TokenService } from '../packages/server/src/features/tokens/token-service.js';
+import { createPublicTokenService, createTokenService, publicTokenServiceFromConfig, tokenServiceFromConfig, type TokenService } from '../packages/server/src/features/tokens/token-service.js';
 
 const USER_ID = 'user-6f1c';
 
@@ -195,6 +195,45 @@ describe('issue and verify', () => {
       await expectRejected(service.verify(garbage), 'malformed');
     }
     await expectRejected(service.verify(undefined as unknown as string), 'malformed');
+  });
+});
+
+describe('OAuth claims (RFC 9068)', () => {
+  it('carries client_id always, and scope only when configured, in the token and in what issue answers', async () => {
+    const keyring = await createKeyring(edKey);
+    const plain = await createTokenService({ keyring }).issue({ userId: USER_ID });
+    expect(decodeJwt(plain.accessToken)).toMatchObject({ client_id: 'passlane' });
+    expect(decodeJwt(plain.accessToken)).not.toHaveProperty('scope');
+    expect(plain).not.toHaveProperty('scope');
+
+    const scoped = createTokenService({ keyring, clientId: 'web-app', scopes: ['orders:read', 'profile', 'orders:read'] });
+    const issued = await scoped.issue({ userId: USER_ID });
+    expect(decodeJwt(issued.accessToken)).toMatchObject({ client_id: 'web-app', scope: 'orders:read profile' });
+    expect(issued.scope).toBe('orders:read profile');
+    expect(await scoped.verify(issued.accessToken)).toMatchObject({ userId: USER_ID, scopes: ['orders:read', 'profile'] });
+  });
+
+  it('refuses a token without the required scope, last (reason scope), and only a good token gets that far', async () => {
+    const keyring = await createKeyring(edKey);
+    const issuer = createTokenService({ keyring, scopes: ['profile'] });
+    const requiring = (requiredScope: string) => createPublicTokenService({ keyring, requiredScope });
+    const { accessToken } = await issuer.issue({ userId: USER_ID });
+    await expect(requiring('profile').verify(accessToken)).resolves.toMatchObject({ userId: USER_ID });
+    await expectRejected(requiring('orders:write').verify(accessToken), 'scope', accessToken);
+    const unscoped = await createTokenService({ keyring }).issue({ userId: USER_ID });
+    await expectRejected(requiring('profile').verify(unscoped.accessToken), 'scope', unscoped.accessToken);
+    // An expired token is `expired`, not `scope`: the scope is looked at only on an otherwise good token.
+    const expired = await issuer.issue({ userId: USER_ID, now: new Date(Date.now() - 1_000_000) });
+    await expectRejected(requiring('orders:write').verify(expired.accessToken), 'expired', expired.accessToken);
+  });
+
+  it('refuses a client id or scopes OAuth could not carry', async () => {
+    const keyring = await createKeyring(edKey);
+    await expectConfigError(() => createTokenService({ keyring, clientId: ' ' }));
+    await expectConfigError(() => createTokenService({ keyring, clientId: 'café' }));
+    await expectConfigError(() => createTokenService({ keyring, scopes: ['two words'] }));
+    await expectConfigError(() => createTokenService({ keyring, scopes: ['"quoted"'] }));
+    await expectConfigError(() => createPublicTokenService({ keyring, requiredScope: '' }));
   });
 });
 
@@ -504,28 +543,7 @@ describe('edge runtimes', () => {
   });
 });
 
-describe('openid-configuration', () => {
-  it('points at the JWKS under the public URL or the issuer, and under the request origin only when trusted', async () => {
-    const { openIdConfiguration } = await import('../packages/server/src/features/tokens/openid-configuration.js');
-    const keyring = await createKeyring(await generateSigningKey('RS256'));
-    const api = createTokenService({ keyring, issuer: 'https://auth.example.com/prod' });
-    expect(openIdConfiguration(api, 'https://abc.execute-api.eu-west-1.amazonaws.com')).toEqual({
-      issuer: 'https://auth.example.com/prod',
-      jwks_uri: 'https://auth.example.com/prod/.well-known/jwks.json',
-      id_token_signing_alg_values_supported: ['RS256'],
-      subject_types_supported: ['public'],
-      response_types_supported: ['token'],
-    });
-    // PASSLANE_PUBLIC_URL wins over the issuer.
-    const behindProxy = createTokenService({ keyring, issuer: 'https://auth.example.com/prod', publicUrl: 'https://keys.example.com/auth' });
-    expect(openIdConfiguration(behindProxy, 'https://evil.example')?.jwks_uri).toBe('https://keys.example.com/auth/.well-known/jwks.json');
-    // No URL configured: the request's Host is not trusted unless the deployment says so.
-    const local = createTokenService({ keyring });
-    expect(openIdConfiguration(local, 'https://evil.example')).toBeUndefined();
-    const trusting = createTokenService({ keyring, trustHostHeader: true });
-    expect(openIdConfiguration(trusting, 'http://127.0.0.1:3000')?.jwks_uri).toBe('http://127.0.0.1:3000/.well-known/jwks.json');
-  });
-
+describe('discovery settings', () => {
   it('reads PASSLANE_PUBLIC_URL and PASSLANE_DISCOVERY_TRUST_HOST, refusing what is not an http(s) URL or a boolean', async () => {
     expect(readTokenConfig({ PASSLANE_PUBLIC_URL: 'https://auth.example.com' })).toMatchObject({ publicUrl: 'https://auth.example.com', trustHostHeader: false });
     expect(readTokenConfig({ PASSLANE_DISCOVERY_TRUST_HOST: 'true' }).trustHostHeader).toBe(true);

@@ -283,11 +283,16 @@ describe('request envelope', () => {
   });
 });
 
-it('serves the OpenID configuration, pointing at its JWKS', async () => {
-  expect(await call({ path: '/.well-known/openid-configuration' })).toMatchObject({
-    status: 200,
-    body: { issuer: 'passlane', jwks_uri: 'https://auth.test/.well-known/jwks.json', id_token_signing_alg_values_supported: ['EdDSA'] },
-  });
+it('serves the discovery documents, pointing at its token endpoint and JWKS', async () => {
+  const document = {
+    issuer: 'passlane',
+    token_endpoint: 'https://auth.test/token',
+    jwks_uri: 'https://auth.test/.well-known/jwks.json',
+    grant_types_supported: ['refresh_token'],
+    token_endpoint_auth_methods_supported: ['none'],
+  };
+  expect(await call({ path: '/.well-known/openid-configuration' })).toMatchObject({ status: 200, body: document });
+  expect(await call({ path: '/.well-known/oauth-authorization-server' })).toMatchObject({ status: 200, body: document });
 });
 
 describe('failures', () => {
@@ -345,7 +350,7 @@ describe('failures', () => {
     expect(await call({ path: '/.well-known/jwks.json', target: publicKeysOnly() })).toMatchObject({ status: 200, body: publishedKeys });
     expect(await call({ path: '/.well-known/openid-configuration', target: publicKeysOnly() })).toMatchObject({
       status: 200,
-      body: { jwks_uri: 'https://public-keys-only.test/.well-known/jwks.json', id_token_signing_alg_values_supported: ['EdDSA'] },
+      body: { jwks_uri: 'https://public-keys-only.test/.well-known/jwks.json', token_endpoint: 'https://public-keys-only.test/token' },
     });
     const login = await call({ method: 'POST', path: '/login', body: JSON.stringify({ email: newEmail(), password: PASSWORD }), target: publicKeysOnly() });
     expect(login).toMatchObject({ status: 500, body: { error: { code: 'internal_error' } } });

@@ -14,6 +14,7 @@ import type { RefreshDependencies, SessionManagementDependencies } from '../../p
 import { logoutRoute } from '../../packages/server/src/features/sessions/logout-route.js';
 import { deleteSessionRoute, listSessionsRoute } from '../../packages/server/src/features/sessions/session-routes.js';
 import { tokenRoute } from '../../packages/server/src/features/sessions/token-route.js';
+import { authorizationServerMetadataRoute } from '../../packages/server/src/features/tokens/authorization-server-metadata-route.js';
 import { jwksRoute } from '../../packages/server/src/features/tokens/jwks-route.js';
 import { openIdConfigurationRoute } from '../../packages/server/src/features/tokens/openid-configuration-route.js';
 import type { PublicTokenService } from '../../packages/server/src/features/tokens/token-service.js';
@@ -32,5 +33,6 @@ export const createSessionsHandler = (get: Get<SessionManagementDependencies>) =
 export const createRecoveryHandler = (get: Get<RecoveryDependencies>) =>
   lambdaHandler([requestPasswordResetRoute, confirmPasswordResetRoute, verifyEmailRoute, resendVerificationRoute], { recovery: get });
 export const createJwksHandler = (get: Get<Pick<PublicTokenService, 'jwks'>>) => lambdaHandler([jwksRoute], { publicTokens: get as Get<PublicTokenService> });
-export const createOpenIdConfigurationHandler = (get: Get<Pick<PublicTokenService, 'jwks' | 'issuer'>>) =>
-  lambdaHandler([openIdConfigurationRoute], { publicTokens: get as Get<PublicTokenService> });
+/** The discovery function (functions/openid-configuration.ts): the OpenID document and RFC 8414's. */
+export const createOpenIdConfigurationHandler = (get: Get<Pick<PublicTokenService, 'issuer'>>) =>
+  lambdaHandler([openIdConfigurationRoute, authorizationServerMetadataRoute], { publicTokens: get as Get<PublicTokenService> });

@@ -2,7 +2,7 @@
  * openapi.yaml as a checker: a small JSON Schema validator for the subset the document uses (it
  * fails on any other keyword, so the two cannot drift apart silently), and `contractErrors`,
  * everything wrong with one answer by the document (its status, headers, body, and for an error
- * the code, which must be one the answer lists in `x-error-codes`).
+ * the code, `error.code` or OAuth's flat `error`, which must be one the answer lists in `x-error-codes`).
  */
 import { readFile } from 'node:fs/promises';
 import { parse as parseYaml } from 'yaml';
@@ -141,8 +141,14 @@ export function contractErrors(method: string, requestPath: string, response: Ht
     errors.push(...schemaErrors(content.schema, body));
     // An error answer lists the codes it may carry (the route's own words, api/operation-doc.ts).
     const codes: string[] | undefined = description['x-error-codes'];
-    if (codes !== undefined && !codes.includes(body?.error?.code)) errors.push(`error code ${body?.error?.code} is not among this answer's codes (${codes.join(', ')})`);
+    const code = errorCodeOf(body);
+    if (codes !== undefined && !codes.includes(code as string)) errors.push(`error code ${code} is not among this answer's codes (${codes.join(', ')})`);
   }
   return errors;
 }
 
+
+/** An error body's code: the API's `error.code`, or RFC 6749 §5.2's flat `error` (POST /token). */
+export function errorCodeOf(body: Json): string | undefined {
+  return typeof body?.error === 'string' ? body.error : body?.error?.code;
+}

@@ -23,6 +23,7 @@ export type ErrorCode =
   | 'invalid_grant'
   | 'refresh_token_reused'
   | 'unauthenticated'
+  | 'insufficient_scope'
   | 'email_not_verified'
   | 'not_found'
   | 'session_not_found'
@@ -92,6 +93,17 @@ export class UnauthenticatedError extends PasslaneServerError {
   }
 }
 
+/**
+ * A live session's access token without the scope this API requires (PASSLANE_REQUIRED_SCOPE):
+ * RFC 6750 §3.1's `insufficient_scope`. A new token would carry the same scopes, so it is not
+ * `unauthenticated` (which tells a client to refresh or sign in again).
+ */
+export class InsufficientScopeError extends PasslaneServerError {
+  constructor() {
+    super('insufficient_scope', 'the access token does not carry the scope this API requires');
+  }
+}
+
 export class AccountExistsConflictError extends PasslaneServerError {
   constructor() {
     super('account_exists', 'an account with this email already exists');
@@ -129,7 +141,10 @@ export class InvalidGrantError extends PasslaneServerError {
   }
 }
 
-/** A spent refresh token came back after the grace window: the session is ended. */
+/**
+ * A spent refresh token came back after the grace window: the session is ended. Answered as
+ * RFC 6749's `invalid_grant` (the token endpoint's error body); its own code is for the log.
+ */
 export class RefreshTokenReusedError extends PasslaneServerError {
   constructor() {
     super('refresh_token_reused', 'the refresh token was already used; the session has been ended');

@@ -13,6 +13,13 @@ export const NO_STORE: HeaderDoc = {
   schema: { type: 'string', const: 'no-store' },
 };
 
+export const PRAGMA_NO_CACHE: HeaderDoc = {
+  name: 'PragmaNoCache',
+  required: true,
+  description: '`no-cache`, for HTTP/1.0 caches: every answer of the token endpoint (RFC 6749 §5.1).',
+  schema: { type: 'string', const: 'no-cache' },
+};
+
 export const RETRY_AFTER: HeaderDoc = {
   name: 'RetryAfter',
   required: true,

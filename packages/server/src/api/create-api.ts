@@ -1,7 +1,9 @@
+import type { Context } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 // The smallest router: a handful of static paths need no RegExp or trie router.
 import { Hono } from 'hono/tiny';
 import { allowedOrigins, grantAnswer, isPreflight, preflightAnswers, type CorsMode } from './cors.js';
+import type { ErrorBodyName } from './error-table.js';
 import { HttpError } from './http-error.js';
 import { mapError, toErrorResponse } from './map-error.js';
 import { readJsonBody } from './read-json-body.js';
@@ -24,9 +26,9 @@ export interface ApiEnv {
 
 /**
  * The HTTP API over web-standard Request/Response: routing, unknown paths and methods, body
- * checks (the envelope, then the route's schema), errors as `{"error":{"code","message"}}`,
- * security headers, CORS (cors.ts). Runtime-neutral: a host
- * adapter turns its platform's requests into `app.fetch` calls (src/runtimes).
+ * checks (the envelope, then the route's schema), errors as `{"error":{"code","message"}}` (or
+ * RFC 6749 §5.2's body on a route that says so, `errorBody`), security headers, CORS (cors.ts).
+ * Runtime-neutral: a host adapter turns its platform's requests into `app.fetch` calls (src/runtimes).
  */
 export function createApi<S>(routes: readonly AnyRoute<S>[], host: ApiHost<S>): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -47,38 +49,47 @@ export function createApi<S>(routes: readonly AnyRoute<S>[], host: ApiHost<S>): 
   app.use(secureHeaders({ contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } }));
 
   const methodsByPath = new Map<string, string[]>();
+  const errorBodyByPath = new Map<string, ErrorBodyName>();
+  // Known paths only in logs: an arbitrary path is user input (it could hold an email).
+  const logged = (c: Context<ApiEnv>) => ({ route: methodsByPath.has(c.req.path) ? c.req.path : 'unknown', requestId: c.var.origin?.requestId });
   for (const route of routes) {
     methodsByPath.set(route.path, [...(methodsByPath.get(route.path) ?? []), route.method]);
+    const errorBody = route.errorBody ?? 'api';
+    // A path's 405 speaks its routes' error body; `api` where they differ.
+    const pathBody = errorBodyByPath.get(route.path);
+    errorBodyByPath.set(route.path, pathBody === undefined || pathBody === errorBody ? errorBody : 'api');
     app.on(route.method, route.path, async (c) => {
       c.set('cors', route.cors ?? 'listed-origins');
-      const request = c.req.raw;
-      const services = host.services(c);
-      // The envelope first (content type, size, UTF-8 JSON), then who asks, then the body's fields.
-      const read = route.body === undefined ? undefined : await readJsonBody(request, { form: route.body.form === true, held: host.body?.(c) });
-      const caller = route.authenticate === undefined ? undefined : await route.authenticate({ request, services });
-      const body = route.body === undefined ? undefined : parseBody(route.body.schema, read);
-      const answer = await route.handle({ request, body, caller, params: c.req.param() as Record<string, string>, origin: c.var.origin, services });
-      return answer instanceof Response ? answer : respond(answer);
+      try {
+        const request = c.req.raw;
+        const services = host.services(c);
+        // The envelope first (content type, size, UTF-8 JSON), then who asks, then the body's fields.
+        const read = route.body === undefined ? undefined : await readJsonBody(request, { form: route.body.form === true, held: host.body?.(c) });
+        const caller = route.authenticate === undefined ? undefined : await route.authenticate({ request, services });
+        const body = route.body === undefined ? undefined : parseBody(route.body.schema, read);
+        const answer = await route.handle({ request, body, caller, params: c.req.param() as Record<string, string>, origin: c.var.origin, services });
+        return answer instanceof Response ? answer : respond(answer);
+      } catch (error) {
+        // Here rather than in onError: only the route knows which error body it answers.
+        return respond(respondToError(error, logged(c), host.log, errorBody));
+      }
     });
   }
   // A Function URL (or a proxy) sends every method to the app: `method_not_allowed` names the
   // ones served, except to a browser's preflight, which gets its CORS answer (cors.ts).
   for (const [path, methods] of methodsByPath) {
     const allow = methods.join(', ');
+    const errorBody = errorBodyByPath.get(path);
     const modes = new Map(routes.filter((route) => route.path === path).map((route) => [route.method, route.cors]));
     const preflight = preflightAnswers(methods, (method) => modes.get(method as AnyRoute<S>['method']));
     app.all(path, (c) => {
-      if (!isPreflight(c.req.raw)) throw new HttpError('method_not_allowed', `use ${allow}`, { allow });
+      if (!isPreflight(c.req.raw)) return respond(respondToError(new HttpError('method_not_allowed', `use ${allow}`, { allow }), logged(c), host.log, errorBody));
       c.set('cors', 'preflight');
       return preflight(c, c.var.corsOrigins);
     });
   }
   app.notFound(() => respond(toErrorResponse(mapError(new HttpError('not_found', 'no such route')))));
-  app.onError((error, c) => {
-    // Known paths only in logs: an arbitrary path is user input (it could hold an email).
-    const route = methodsByPath.has(c.req.path) ? c.req.path : 'unknown';
-    return respond(respondToError(error, { route, requestId: c.var.origin?.requestId }, host.log));
-  });
+  app.onError((error, c) => respond(respondToError(error, logged(c), host.log)));
   return app;
 }
 
@@ -87,8 +98,8 @@ export function createApi<S>(routes: readonly AnyRoute<S>[], host: ApiHost<S>): 
  * names only, "try again" (5xx but `internal_error`) as WARN with the cause, the rest as ERROR;
  * an error goes to the log only as the log's `safeError` gives it.
  */
-export function respondToError(error: unknown, fields: Record<string, unknown>, log: ApiLog): ApiResponse {
-  const mapped = mapError(error);
+export function respondToError(error: unknown, fields: Record<string, unknown>, log: ApiLog, body: ErrorBodyName = 'api'): ApiResponse {
+  const mapped = mapError(error, body);
   const { status, code, field, reason } = mapped;
   if (code === 'internal_error') {
     log.error('unhandled error', { ...fields, error: log.safeError(error) });
@@ -97,5 +108,5 @@ export function respondToError(error: unknown, fields: Record<string, unknown>, 
   } else {
     log.info('request rejected', { ...fields, status, code, ...(field && { field }), ...(reason && { reason }) });
   }
-  return toErrorResponse(mapped);
+  return toErrorResponse(mapped, body);
 }

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { PASSWORD_REJECTION_REASONS } from '../accounts/audit-events.js';
 import type { ErrorCode } from '../accounts/errors.js';
-import { ERROR_TABLE } from './error-table.js';
+import { ERROR_TABLE, OAUTH_ERROR_CODES } from './error-table.js';
 import type { NamedSchema } from './operation-doc.js';
 
 /**
@@ -30,5 +30,21 @@ or the service's name. No composition rules apply.
         ),
       ),
     }),
+  }),
+};
+
+/**
+ * RFC 6749 §5.2's flat error body, `{"error","error_description"}` (responses.ts
+ * `oauthErrorResponse`): what a route whose `errorBody` is `oauth` answers (POST /token). Its
+ * codes are the error table's `oauth` column.
+ */
+export const OAUTH_ERROR_BODY: NamedSchema = {
+  name: 'OAuthError',
+  schema: v.strictObject({
+    error: v.pipe(
+      v.picklist(OAUTH_ERROR_CODES),
+      v.description('RFC 6749 §5.2\'s code (`server_error` and `temporarily_unavailable`: §4.1.2.1\'s, for a failure on our side).'),
+    ),
+    error_description: v.pipe(v.string(), v.description('For a person: printable ASCII, never a token.')),
   }),
 };

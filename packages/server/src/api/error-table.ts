@@ -1,6 +1,23 @@
 import type { ErrorCode, PasslaneServerError } from '../accounts/errors.js';
 
-/** How the API answers one error code: the body is always `{"error":{"code","message"}}` plus `body`'s fields. */
+/**
+ * RFC 6749 §5.2's `error` values passlane's token endpoint answers (`server_error` and
+ * `temporarily_unavailable` are §4.1.2.1's, which OAuth clients read at the token endpoint too).
+ */
+export const OAUTH_ERROR_CODES = ['invalid_request', 'invalid_grant', 'unsupported_grant_type', 'temporarily_unavailable', 'server_error'] as const;
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
+
+/**
+ * The error bodies a route may answer (its `errorBody`, route.ts): the API's own
+ * `{"error":{"code","message"}}`, or RFC 6749 §5.2's flat `{"error","error_description"}`, which
+ * OAuth 2.0 clients read at the token endpoint.
+ */
+export type ErrorBodyName = 'api' | 'oauth';
+
+/**
+ * How the API answers one error code: the API's body is `{"error":{"code","message"}}` plus
+ * `body`'s fields; on a route with the OAuth error body, `{"error":oauth,"error_description":message}`.
+ */
 export interface ErrorAnswer {
   readonly status: number;
   /**
@@ -12,6 +29,12 @@ export interface ErrorAnswer {
   readonly headers?: readonly ErrorHeader[];
   /** The error's details answered inside `error`. */
   readonly body?: readonly 'reason'[];
+  /**
+   * Its RFC 6749 §5.2 `error` on a route with the OAuth error body (the token endpoint), with the
+   * same status and headers. Codes no such route raises have none: one that got there anyway is
+   * answered as `internal_error`, as a code missing from the table is.
+   */
+  readonly oauth?: OAuthErrorCode;
 }
 
 /** Seconds to wait when an error answered with Retry-After does not say how long (the SDK's retries are spent). */
@@ -23,8 +46,9 @@ export const ERROR_HEADERS = {
   allow: (error: PasslaneServerError) => error.allow ?? '',
   // Whole seconds (RFC 9110 §10.2.3), at least one.
   'retry-after': (error: PasslaneServerError) => String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? FALLBACK_RETRY_AFTER_SECONDS))),
-  // RFC 6750 §3: a 401 for a missing or bad bearer token names the scheme.
-  'www-authenticate': () => 'Bearer',
+  // RFC 6750 §3: a 401 for a missing or bad bearer token names the scheme; §3.1: a token
+  // without the required scope also names the error, so a client does not refresh in vain.
+  'www-authenticate': (error: PasslaneServerError) => (error.code === 'insufficient_scope' ? 'Bearer error="insufficient_scope"' : 'Bearer'),
 } as const satisfies Record<string, (error: PasslaneServerError) => string>;
 
 export type ErrorHeader = keyof typeof ERROR_HEADERS;
@@ -34,25 +58,33 @@ export type ErrorHeader = keyof typeof ERROR_HEADERS;
  * equal). An error that is not a PasslaneServerError is answered as `internal_error`.
  */
 export const ERROR_TABLE = {
-  invalid_request: { status: 400 },
-  invalid_json: { status: 400 },
+  invalid_request: { status: 400, oauth: 'invalid_request' },
+  invalid_json: { status: 400, oauth: 'invalid_request' },
   password_rejected: { status: 400, body: ['reason'] },
-  unsupported_grant_type: { status: 400 },
+  unsupported_grant_type: { status: 400, oauth: 'unsupported_grant_type' },
   invalid_token: { status: 400 },
+  // RFC 6749 §5.2: a refused grant is 400, never 401 (that is for client authentication).
+  invalid_grant: { status: 400, oauth: 'invalid_grant' },
+  refresh_token_reused: { status: 400, oauth: 'invalid_grant' },
   invalid_credentials: { status: 401 },
-  invalid_grant: { status: 401 },
-  refresh_token_reused: { status: 401 },
   unauthenticated: { status: 401, headers: ['www-authenticate'] },
+  insufficient_scope: { status: 403, headers: ['www-authenticate'] },
   email_not_verified: { status: 403 },
   not_found: { status: 404 },
   session_not_found: { status: 404 },
   device_not_found: { status: 404 },
-  method_not_allowed: { status: 405, headers: ['allow'] },
+  method_not_allowed: { status: 405, headers: ['allow'], oauth: 'invalid_request' },
   account_exists: { status: 409 },
   conflict: { status: 409 },
-  payload_too_large: { status: 413 },
-  unsupported_media_type: { status: 415 },
-  rate_limited: { status: 429, headers: ['retry-after'] },
-  internal_error: { status: 500, message: 'internal error' },
-  temporarily_unavailable: { status: 503, message: 'the service is temporarily unavailable; try again later', headers: ['retry-after'] },
+  payload_too_large: { status: 413, oauth: 'invalid_request' },
+  unsupported_media_type: { status: 415, oauth: 'invalid_request' },
+  // RFC 6749 has no code for a rate limit: the status and Retry-After say it, the code says "later".
+  rate_limited: { status: 429, headers: ['retry-after'], oauth: 'temporarily_unavailable' },
+  internal_error: { status: 500, message: 'internal error', oauth: 'server_error' },
+  temporarily_unavailable: {
+    status: 503,
+    message: 'the service is temporarily unavailable; try again later',
+    headers: ['retry-after'],
+    oauth: 'temporarily_unavailable',
+  },
 } as const satisfies Record<ErrorCode, ErrorAnswer>;

@@ -8,4 +8,5 @@ export { defineRoute, type AnyRoute, type Route, type RouteBody, type RouteInput
 export { parseBody, NOT_AN_OBJECT, type BodyOf, type BodySchema } from './request-body.js';
 export type { AnswerDoc, HeaderDoc, NamedSchema, OperationDoc, ParameterDoc, PlainSchema } from './operation-doc.js';
 export * from './answers.js';
-export { errorResponse, jsonResponse, noContent, toWebResponse, type ApiResponse } from './responses.js';
+export { errorResponse, jsonResponse, noContent, oauthErrorResponse, TOKEN_ENDPOINT_HEADERS, toWebResponse, type ApiResponse } from './responses.js';
+export type { ErrorBodyName, OAuthErrorCode } from './error-table.js';

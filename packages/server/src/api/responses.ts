@@ -30,6 +30,21 @@ export function errorResponse(status: number, code: string, message: string, hea
   return jsonResponse(status, { error: { code, message, ...(reason !== undefined && { reason }) } }, headers);
 }
 
+/**
+ * RFC 6749 §5.1: a token endpoint's answers are never cached, and say so to HTTP/1.0 caches too
+ * (`Pragma: no-cache` beside `Cache-Control: no-store`), errors included.
+ */
+export const TOKEN_ENDPOINT_HEADERS = { pragma: 'no-cache' };
+
+/**
+ * RFC 6749 §5.2's flat `{"error","error_description"}`: what OAuth 2.0 clients read at a token
+ * endpoint. The description is the error's message, kept to the characters §5.2 allows
+ * (printable ASCII but `"` and `\`), since a message may quote a request's parameter name.
+ */
+export function oauthErrorResponse(status: number, error: string, description: string, headers: Record<string, string> = {}): ApiResponse {
+  return jsonResponse(status, { error, error_description: description.replace(/[^\x20\x21\x23-\x5B\x5D-\x7E]/g, '?') }, { ...TOKEN_ENDPOINT_HEADERS, ...headers });
+}
+
 export function toWebResponse(response: ApiResponse): Response {
   return new Response(response.body ?? null, { status: response.status, headers: response.headers });
 }

@@ -1,4 +1,5 @@
 import type { RequestOrigin } from './api-host.js';
+import type { ErrorBodyName } from './error-table.js';
 import type { OperationDoc } from './operation-doc.js';
 import type { BodyOf, BodySchema } from './request-body.js';
 import type { ApiResponse } from './responses.js';
@@ -52,6 +53,13 @@ export interface Route<S, B extends BodySchema | undefined = undefined, C = unde
    * handler as `caller`.
    */
   authenticate?(input: { request: Request; services: S }): Promise<C>;
+  /**
+   * How its errors are answered, including the toolkit's for its path (405, 413, 415, 500):
+   * `api` (the default) the API's `{"error":{"code","message"}}`; `oauth` RFC 6749 §5.2's flat
+   * `{"error","error_description"}` with `Pragma: no-cache`, for OAuth 2.0 clients (POST /token).
+   * The error table (error-table.ts) gives each code its answer in both.
+   */
+  errorBody?: ErrorBodyName;
   /** The operation as the API's document describes it (openapi.yaml is generated from it). */
   doc: OperationDoc;
   /** Its answer: an ApiResponse (responses.ts), or a web Response, handed on as it is. */

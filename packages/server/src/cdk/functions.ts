@@ -465,10 +465,10 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
   {
     name: 'openidConfiguration',
     entry: 'functions/openid-configuration.ts',
-    why: 'GET /.well-known/openid-configuration: the discovery document, from plain env.',
+    why: 'GET /.well-known/openid-configuration and /.well-known/oauth-authorization-server (RFC 8414): the discovery document, from plain env.',
     memory: DEFAULT_MEMORY_MB,
     timeout: DEFAULT_TIMEOUT_S,
-    routes: ['GET /.well-known/openid-configuration'],
+    routes: ['GET /.well-known/openid-configuration', 'GET /.well-known/oauth-authorization-server'],
     environment: {
       PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
     },

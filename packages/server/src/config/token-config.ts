@@ -1,10 +1,13 @@
 import type { JWK } from 'jose';
 import {
+  CLIENT_ID,
   DEFAULT_ACCESS_TOKEN_TTL_S,
   DEFAULT_AUDIENCE,
+  DEFAULT_CLIENT_ID,
   DEFAULT_ISSUER,
   MAX_ACCESS_TOKEN_TTL_S,
   MIN_ACCESS_TOKEN_TTL_S,
+  SCOPE_TOKEN,
   SIGNING_ALGORITHMS,
   type SigningKeyConfig,
   type TokenConfig,
@@ -14,9 +17,13 @@ import { json, oneOf, readOnLambda, text, wholeNumber, type Env } from './env.js
 import { readDataDir } from './server-config.js';
 
 export function readTokenConfig(env: Env): TokenConfig {
+  const [requiredScope] = scopeList(env, 'PASSLANE_REQUIRED_SCOPE', { one: true });
   return {
     issuer: text(env, 'PASSLANE_JWT_ISSUER') ?? DEFAULT_ISSUER,
     audience: text(env, 'PASSLANE_JWT_AUDIENCE') ?? DEFAULT_AUDIENCE,
+    clientId: clientId(env, 'PASSLANE_OAUTH_CLIENT_ID') ?? DEFAULT_CLIENT_ID,
+    scopes: scopeList(env, 'PASSLANE_TOKEN_SCOPES'),
+    ...(requiredScope !== undefined && { requiredScope }),
     ttlSeconds: wholeNumber(env, 'PASSLANE_ACCESS_TOKEN_TTL_S', {
       fallback: DEFAULT_ACCESS_TOKEN_TTL_S,
       min: MIN_ACCESS_TOKEN_TTL_S,
@@ -28,6 +35,22 @@ export function readTokenConfig(env: Env): TokenConfig {
     publicUrl: httpUrl(env, 'PASSLANE_PUBLIC_URL'),
     trustHostHeader: oneOf(env, 'PASSLANE_DISCOVERY_TRUST_HOST', ['true', 'false']) === 'true',
   };
+}
+
+/** RFC 6749's client-id: printable ASCII. */
+function clientId(env: Env, name: string): string | undefined {
+  const value = text(env, name);
+  if (value !== undefined && !CLIENT_ID.test(value)) throw new ConfigError(name, 'must be printable ASCII (an OAuth client id)');
+  return value;
+}
+
+/** Scope-tokens separated by spaces (RFC 6749 §3.3), each once; `one`: exactly one. */
+function scopeList(env: Env, name: string, { one = false } = {}): string[] {
+  const tokens = (text(env, name) ?? '').split(/ +/).filter((token) => token !== '');
+  const bad = tokens.find((token) => !SCOPE_TOKEN.test(token));
+  if (bad !== undefined) throw new ConfigError(name, `must be scopes separated by spaces, each printable ASCII without quotes or backslashes (got ${JSON.stringify(bad.slice(0, 40))})`);
+  if (one && tokens.length > 1) throw new ConfigError(name, `must be one scope (got ${tokens.length}): a token must carry it`);
+  return [...new Set(tokens)];
 }
 
 function httpUrl(env: Env, name: string): string | undefined {

@@ -8,7 +8,9 @@ export const API_DOCUMENT = {
   summary:
     'Password registration, login, sessions, password change and reset, and email verification, issuing short-lived JWT access tokens and rotating refresh tokens.',
   description: `JSON in and out. Every error answers \`{"error":{"code":"...","message":"..."}}\`; clients
-branch on \`code\`, messages are for humans. A refused new password (register, password
+branch on \`code\`, messages are for humans. The one exception is the OAuth 2.0 token endpoint,
+\`POST /token\`, which answers RFC 6749 §5.2's \`{"error":"...","error_description":"..."}\` as
+OAuth clients expect (docs/oauth.md). A refused new password (register, password
 change, reset) is 400 \`password_rejected\` with \`error.reason\` (\`too_short\`, \`too_long\`, \`common\`,
 \`breached\`, \`context\`) and a message the person can act on. Request bodies are limited to 8 KiB (decoded),
 must be \`application/json\` (optionally \`charset=utf-8\`) and are rejected before parsing when
@@ -23,7 +25,10 @@ status and body). Authentication is never decided without storage: when it is un
 the answer is 503 with \`Retry-After\`.
 
 Access tokens are JWTs (\`typ: at+jwt\`, RFC 9068) signed with a key published at
-\`/.well-known/jwks.json\`; default issuer \`passlane\`, audience \`passlane-api\`. They carry
+\`/.well-known/jwks.json\`; default issuer \`passlane\` (\`npm start\`: its own URL), audience
+\`passlane-api\`, \`client_id\` \`passlane\`, and \`scope\` when PASSLANE_TOKEN_SCOPES sets one. Discovery:
+\`/.well-known/oauth-authorization-server\` (RFC 8414) and \`/.well-known/openid-configuration\`
+(the same document). They carry
 \`email_verified\` (OpenID Connect's claim): whether the account's owner followed a
 verification or reset link. A session's tokens say \`true\` from the next refresh after the
 email is verified.
@@ -41,10 +46,10 @@ Every login starts a session: its access token carries the session's id (\`sid\`
 refresh token (opaque) is exchanged at \`POST /token\` for a new pair. Each refresh token is
 spent by its use. Presented again within the grace window (PASSLANE_REFRESH_GRACE_S, 10 s),
 a spent token gets the same new pair (two tabs, a lost response); later it is reuse, and the
-session ends (\`refresh_token_reused\`). A session ends after PASSLANE_SESSION_IDLE_S without a
-refresh (14 days) and PASSLANE_SESSION_MAX_AGE_S after its login (30 days), on logout, on
-\`DELETE /sessions/{id}\` and when the account's password changes (all but the session that
-changed it) or is reset. Every route taking a Bearer token refuses an access token whose
+session ends (\`invalid_grant\`, its \`error_description\` says why). A session ends after
+PASSLANE_SESSION_IDLE_S without a refresh (14 days) and PASSLANE_SESSION_MAX_AGE_S after its
+login (30 days), on logout, on \`DELETE /sessions/{id}\` and when the account's password changes
+(all but the session that changed it) or is reset. Every route taking a Bearer token refuses an access token whose
 session has ended, or that names none (no \`sid\`). A password change or reset also voids the
 account's outstanding reset and verification links.
 

@@ -6,6 +6,7 @@ import { registerRoute } from '../features/register/register-route.js';
 import { logoutRoute } from '../features/sessions/logout-route.js';
 import { deleteDeviceRoute, deleteSessionRoute, listSessionsRoute } from '../features/sessions/session-routes.js';
 import { tokenRoute } from '../features/sessions/token-route.js';
+import { authorizationServerMetadataRoute } from '../features/tokens/authorization-server-metadata-route.js';
 import { jwksRoute } from '../features/tokens/jwks-route.js';
 import { openIdConfigurationRoute } from '../features/tokens/openid-configuration-route.js';
 import type { ApiServices } from './api-services.js';
@@ -30,4 +31,5 @@ export const API_ROUTES: readonly AnyRoute<ApiServices>[] = [
   resendVerificationRoute,
   jwksRoute,
   openIdConfigurationRoute,
+  authorizationServerMetadataRoute,
 ];

@@ -36,6 +36,8 @@ export interface LoginResponse {
   accessToken: string;
   tokenType: 'Bearer';
   expiresIn: number;
+  /** The access token's scopes (space-separated), when it has any. */
+  scope?: string;
   /** Spent by POST /token for a new pair (packages/server/src/features/sessions/README.md). */
   refreshToken: string;
   refreshExpiresIn: number;

@@ -2,6 +2,7 @@ import { changePassword } from './change-password.js';
 import type { PasswordServices } from './dependencies.js';
 import { PasswordChange } from './password-schemas.js';
 import { authenticateSession, type AuthenticatedSession } from '../sessions/authenticate-session.js';
+import { SESSION_INSUFFICIENT_SCOPE } from '../sessions/session-schemas.js';
 import { BAD_REQUEST, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { bearerToken } from '../../api/bearer-token.js';
@@ -38,6 +39,7 @@ current password is wrong.
         headers: { 'WWW-Authenticate': { description: '`Bearer`, when the token is the problem.', schema: { type: 'string' } } },
         codes: ['unauthenticated', 'invalid_credentials'],
       },
+      403: SESSION_INSUFFICIENT_SCOPE,
       409: { description: 'The password changed concurrently; retry (`conflict`).', codes: ['conflict'] },
       429: RATE_LIMITED,
       503: TEMPORARILY_UNAVAILABLE,

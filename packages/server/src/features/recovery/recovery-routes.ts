@@ -3,6 +3,7 @@ import type { RecoveryServices } from './dependencies.js';
 import { Accepted, EmailVerification, PasswordResetConfirmation, PasswordResetRequest } from './recovery-schemas.js';
 import { requestPasswordReset } from './request-password-reset.js';
 import { resendVerification, verifyEmail } from './verify-email.js';
+import { SESSION_INSUFFICIENT_SCOPE } from '../sessions/session-schemas.js';
 import { NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { bearerToken } from '../../api/bearer-token.js';
 import type { NamedSchema } from '../../api/operation-doc.js';
@@ -139,6 +140,7 @@ verified already; the answer is the same. No request body.
         headers: { 'WWW-Authenticate': { required: true, description: '`Bearer` (RFC 6750 §3).', schema: { type: 'string' } } },
         codes: ['unauthenticated'],
       },
+      403: SESSION_INSUFFICIENT_SCOPE,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },

@@ -2,7 +2,7 @@ import { parsePublicSessionId } from './refresh-token.js';
 import { isLive, type AccountSessions, type StoredSession } from '../../storage/session-store.js';
 import { InvalidTokenError } from '../tokens/errors.js';
 import type { SessionCheckDependencies } from './dependencies.js';
-import { UnauthenticatedError } from '../../accounts/errors.js';
+import { InsufficientScopeError, UnauthenticatedError } from '../../accounts/errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 /** The caller behind an access token whose session is still live. */
@@ -19,7 +19,9 @@ export interface AuthenticatedSession {
 
 /**
  * Verifies the access token and checks, with one consistent read, that its session has not
- * ended: the routes that manage sessions must not be usable with the token of an ended one.
+ * ended: the routes that manage sessions must not be usable with the token of an ended one. A
+ * good token without the scope this API requires (PASSLANE_REQUIRED_SCOPE) is
+ * `insufficient_scope` (403), before any read: refreshing would not change its scopes.
  */
 export async function authenticateSession(
   deps: SessionCheckDependencies,
@@ -29,6 +31,7 @@ export async function authenticateSession(
   if (!accessToken) throw new UnauthenticatedError('a Bearer access token is required');
   const token = await deps.tokens.verify(accessToken).catch((cause: unknown) => {
     // Only a verdict on the token is `unauthenticated`; anything else (a bug, a broken key) stays an `internal_error`.
+    if (cause instanceof InvalidTokenError && cause.reason === 'scope') throw new InsufficientScopeError();
     if (cause instanceof InvalidTokenError) throw new UnauthenticatedError('the access token is invalid or expired', { cause });
     throw cause;
   });

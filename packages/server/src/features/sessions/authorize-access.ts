@@ -18,15 +18,16 @@ export interface AuthorizeAccessDependencies {
 }
 
 /** Why access was refused: coarse, for logs; the caller answers every one the same way. */
-export type AccessDenialReason = 'no_token' | 'invalid_token' | 'no_session' | 'session_ended';
+export type AccessDenialReason = 'no_token' | 'invalid_token' | 'insufficient_scope' | 'no_session' | 'session_ended';
 
 export type AccessDecision =
   | { allowed: true; userId: string; /** The public session id (`sid`). */ sessionId: string; cached: boolean }
   | { allowed: false; reason: AccessDenialReason; tokenProblem?: InvalidTokenReason; cached?: boolean };
 
 /**
- * Verifies the token (signature, issuer, audience, expiry: every request, never cached), then
- * asks whether its session is live: from this container's cache while the verdict is fresh,
+ * Verifies the token (signature, issuer, audience, expiry and, where the function requires one
+ * (PASSLANE_REQUIRED_SCOPE), its scope: every request, never cached), then asks whether its
+ * session is live: from this container's cache while the verdict is fresh,
  * otherwise with one consistent read of the account's sessions item. A token without a session
  * (`sid`) is refused: it could not be revoked. Storage failures are thrown, never turned into a
  * denial, so API Gateway answers 500 (retryable, and never cached as a deny).
@@ -38,6 +39,7 @@ export async function authorizeAccess(deps: AuthorizeAccessDependencies, accessT
   try {
     token = await deps.tokens.verify(accessToken, { now });
   } catch (error) {
+    if (error instanceof InvalidTokenError && error.reason === 'scope') return { allowed: false, reason: 'insufficient_scope' };
     if (error instanceof InvalidTokenError) return { allowed: false, reason: 'invalid_token', tokenProblem: error.reason };
     throw error; // a bug or a broken key, not a verdict on the token
   }

@@ -1,6 +1,6 @@
 import { logout, LOGOUT_SCOPES } from './end-sessions.js';
 import type { SessionServices } from './dependencies.js';
-import { SESSION_UNAUTHENTICATED } from './session-schemas.js';
+import { SESSION_INSUFFICIENT_SCOPE, SESSION_UNAUTHENTICATED } from './session-schemas.js';
 import { NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { bearerToken } from '../../api/bearer-token.js';
 import { defineRoute } from '../../api/route.js';
@@ -28,6 +28,7 @@ export const logoutRoute = defineRoute<SessionServices>({
       204: { description: 'Ended (`others` with no other session is no error).', headers: { 'Cache-Control': NO_STORE } },
       400: { description: '`invalid_request`: `scope` is not one of `local`, `others`, `global`.', codes: ['invalid_request'] },
       401: SESSION_UNAUTHENTICATED,
+      403: SESSION_INSUFFICIENT_SCOPE,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },

@@ -28,6 +28,8 @@ export interface RefreshResponse {
   accessToken: string;
   tokenType: 'Bearer';
   expiresIn: number;
+  /** The access token's scopes (space-separated), when it has any. */
+  scope?: string;
   refreshToken: string;
   refreshExpiresIn: number;
 }

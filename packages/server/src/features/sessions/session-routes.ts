@@ -1,7 +1,7 @@
 import { deleteDevice, deleteSession } from './end-sessions.js';
 import type { SessionServices } from './dependencies.js';
 import { listSessions } from './list-sessions.js';
-import { SESSION_LIST_BODY, SESSION_UNAUTHENTICATED } from './session-schemas.js';
+import { SESSION_INSUFFICIENT_SCOPE, SESSION_LIST_BODY, SESSION_UNAUTHENTICATED } from './session-schemas.js';
 import { NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { bearerToken } from '../../api/bearer-token.js';
 import { defineRoute } from '../../api/route.js';
@@ -19,6 +19,7 @@ export const listSessionsRoute = defineRoute<SessionServices>({
     answers: {
       200: { description: "Newest first; the caller's own is `current`.", headers: { 'Cache-Control': NO_STORE }, body: SESSION_LIST_BODY },
       401: SESSION_UNAUTHENTICATED,
+      403: SESSION_INSUFFICIENT_SCOPE,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
@@ -40,6 +41,7 @@ export const deleteSessionRoute = defineRoute<SessionServices>({
     answers: {
       204: { description: 'Ended.', headers: { 'Cache-Control': NO_STORE } },
       401: SESSION_UNAUTHENTICATED,
+      403: SESSION_INSUFFICIENT_SCOPE,
       404: {
         description: "No live session of the caller's account has this id (`session_not_found`); another account's session and an ended one look the same.",
         codes: ['session_not_found'],
@@ -68,6 +70,7 @@ export const deleteDeviceRoute = defineRoute<SessionServices>({
     answers: {
       204: { description: 'Forgotten.', headers: { 'Cache-Control': NO_STORE } },
       401: SESSION_UNAUTHENTICATED,
+      403: SESSION_INSUFFICIENT_SCOPE,
       404: { description: "No known device of the caller's account has this id (`device_not_found`).", codes: ['device_not_found'] },
       503: TEMPORARILY_UNAVAILABLE,
     },

@@ -20,6 +20,12 @@ export const TokenRequest = v.object({
     v.description('`refresh_token`; any other answers 400 `unsupported_grant_type`.'),
   ),
   refresh_token: v.pipe(v.string(REFRESH_TOKEN_REQUIRED), v.nonEmpty(REFRESH_TOKEN_REQUIRED), v.description('The refresh token of the last login or refresh.')),
+  client_id: v.optional(
+    v.pipe(v.string('client_id must be a string'), v.description('What a public client sends (RFC 6749 §3.2.1); not checked: there is one client and no client authentication.')),
+  ),
+  scope: v.optional(
+    v.pipe(v.string('scope must be a string'), v.description('Ignored (RFC 6749 §3.3 allows it): every access token carries the configured scopes, which the answer\'s `scope` names.')),
+  ),
 });
 
 const seconds = (description: string) => v.pipe(v.number(), v.integer(), v.minValue(1), v.description(description));
@@ -30,6 +36,7 @@ export const TokenResponse = v.pipe(
     access_token: v.pipe(v.string(), v.description('A JWT carrying the session id (`sid`) and `email_verified`.')),
     token_type: v.literal('Bearer'),
     expires_in: seconds('Seconds until the access token expires.'),
+    scope: v.optional(v.pipe(v.string(), v.description("The access token's scopes, space-separated (PASSLANE_TOKEN_SCOPES); absent when it has none."))),
     refresh_token: v.pipe(v.string(), v.description('The next refresh token; the one presented is spent.')),
     refresh_expires_in: seconds('Seconds until the new refresh token expires unless spent.'),
   }),
@@ -97,4 +104,14 @@ export const SESSION_UNAUTHENTICATED: AnswerDoc = {
 `,
   headers: { 'WWW-Authenticate': { required: true, description: '`Bearer` (RFC 6750 §3).', schema: { type: 'string' } } },
   codes: ['unauthenticated'],
+};
+
+/** The 403 of the routes that take a Bearer token, where a scope is required (PASSLANE_REQUIRED_SCOPE). */
+export const SESSION_INSUFFICIENT_SCOPE: AnswerDoc = {
+  name: 'SessionInsufficientScope',
+  description: `\`insufficient_scope\`: the access token is good but lacks the scope PASSLANE_REQUIRED_SCOPE names
+(set on this deployment); a refreshed token would carry the same scopes (RFC 6750 §3.1).
+`,
+  headers: { 'WWW-Authenticate': { required: true, description: '`Bearer error="insufficient_scope"`.', schema: { type: 'string' } } },
+  codes: ['insufficient_scope'],
 };

@@ -14,11 +14,12 @@ export abstract class TokenError extends Error {
 }
 
 /** Why a token was rejected: coarse on purpose, for logs and metrics, never for the client. */
-export type InvalidTokenReason = 'malformed' | 'unknown-key' | 'algorithm' | 'signature' | 'expired' | 'claims';
+export type InvalidTokenReason = 'malformed' | 'unknown-key' | 'algorithm' | 'signature' | 'expired' | 'claims' | 'scope';
 
 /**
  * The access token was rejected. The API answers `unauthenticated` with the same body whatever
- * the reason, so clients learn nothing about which check failed. No `cause`: jose's errors carry the
+ * the reason, so clients learn nothing about which check failed; but `scope` (a good token
+ * without the required scope) is `insufficient_scope`, since a new token would not help. No `cause`: jose's errors carry the
  * decoded payload, which must not reach logs.
  */
 export class InvalidTokenError extends TokenError {

@@ -4,12 +4,17 @@ import { signCompactJws } from './sign-jws.js';
 /**
  * Issues a short-lived access token: `sub` is the user id, `jti` a random UUID (so a token can be
  * told apart from another issued in the same second, e.g. for a deny-list), `kid` names the key.
- * `typ: at+jwt` (RFC 9068) keeps it from being mistaken for any other JWT signed with the same key.
+ * `typ: at+jwt` and `client_id` (RFC 9068) keep it from being mistaken for any other JWT signed
+ * with the same key, and let strict RFC 9068 validators accept it; `scope` is there when
+ * configured (what API Gateway's `authorizationScopes` read).
  */
 export interface AccessTokenConfig {
   issuer: string;
   audience: string;
   ttlSeconds: number;
+  clientId: string;
+  /** Joined by spaces into `scope`; none: no `scope` claim. */
+  scopes: readonly string[];
 }
 
 export interface IssueAccessTokenInput {
@@ -28,6 +33,8 @@ export interface IssuedAccessToken {
   tokenType: 'Bearer';
   /** Seconds until expiry. */
   expiresIn: number;
+  /** The token's `scope` (space-separated), when it has one: RFC 6749 §5.1's `scope`. */
+  scope?: string;
 }
 
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
@@ -40,16 +47,19 @@ export async function issueAccessToken(
   if (typeof userId !== 'string' || userId === '') throw new TypeError('userId must be a non-empty string');
   const { kid, alg, sign } = keyring.current;
   const issuedAt = Math.floor(now.getTime() / 1000);
+  const scope = config.scopes.length > 0 ? config.scopes.join(' ') : undefined;
   const claims = {
     iss: config.issuer,
     aud: config.audience,
     sub: userId,
+    client_id: config.clientId,
     iat: issuedAt,
     exp: issuedAt + config.ttlSeconds,
     jti: crypto.randomUUID(),
+    ...(scope !== undefined && { scope }),
     ...(sessionId !== undefined && { sid: sessionId }),
     ...(emailVerified !== undefined && { email_verified: emailVerified }),
   };
   const accessToken = await signCompactJws({ alg, kid, typ: ACCESS_TOKEN_TYPE }, claims, sign);
-  return { accessToken, tokenType: 'Bearer', expiresIn: config.ttlSeconds };
+  return { accessToken, tokenType: 'Bearer', expiresIn: config.ttlSeconds, ...(scope !== undefined && { scope }) };
 }

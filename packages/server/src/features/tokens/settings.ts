@@ -12,6 +12,16 @@ export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 
 export const DEFAULT_ISSUER = 'passlane';
 export const DEFAULT_AUDIENCE = 'passlane-api';
+/** RFC 9068 requires `client_id`: passlane has one public client, its own apps, under this name. */
+export const DEFAULT_CLIENT_ID = 'passlane';
+
+/**
+ * RFC 6749 §3.3's scope-token: printable ASCII but space, `"` and `\`. A `scope` claim is these
+ * joined by spaces (RFC 9068 §2.2.3), as API Gateway's `authorizationScopes` read it.
+ */
+export const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+/** RFC 6749 Appendix A.1's client-id: printable ASCII (VSCHAR); here also non-empty and without spaces at either end. */
+export const CLIENT_ID = /^[\x21-\x7E]([\x20-\x7E]*[\x21-\x7E])?$/;
 /** 15 minutes: a stolen token is useful only briefly, and there is no revocation check. */
 export const DEFAULT_ACCESS_TOKEN_TTL_S = 900;
 export const MIN_ACCESS_TOKEN_TTL_S = 60;
@@ -38,6 +48,19 @@ export interface TokenConfig {
   issuer: string;
   /** PASSLANE_JWT_AUDIENCE (passlane-api). */
   audience: string;
+  /** PASSLANE_OAUTH_CLIENT_ID (passlane): every token's `client_id` (RFC 9068 §2.2). */
+  clientId: string;
+  /**
+   * PASSLANE_TOKEN_SCOPES (none): every token's `scope`, each a scope-token (`SCOPE_TOKEN`); none:
+   * no `scope` claim. Every token of every session carries the same ones: there is one client.
+   */
+  scopes: readonly string[];
+  /**
+   * PASSLANE_REQUIRED_SCOPE (none): a token without this scope is refused where this service
+   * verifies tokens (passlane's Bearer routes: 403 `insufficient_scope`; the Lambda authorizer:
+   * denied). Each function reads its own, so the authorizer's may differ from the API's.
+   */
+  requiredScope?: string;
   /** PASSLANE_ACCESS_TOKEN_TTL_S (900), from 60 to 86400. */
   ttlSeconds: number;
   keys: SigningKeyConfig;

@@ -22,11 +22,17 @@ export const Jwks = v.object({
   keys: v.pipe(v.array(Jwk), v.minLength(1)),
 });
 
-/** GET /.well-known/openid-configuration's answer (openid-configuration.ts). */
-export const OpenIdConfiguration = v.object({
-  issuer: v.string(),
-  jwks_uri: v.pipe(v.string(), v.url()),
-  id_token_signing_alg_values_supported: v.array(v.string()),
-  subject_types_supported: v.optional(v.array(v.string())),
-  response_types_supported: v.optional(v.array(v.string())),
-});
+/**
+ * GET /.well-known/oauth-authorization-server's answer (RFC 8414) and GET
+ * /.well-known/openid-configuration's, the same document (authorization-server-metadata.ts).
+ */
+export const AuthorizationServerMetadata = v.pipe(
+  v.strictObject({
+    issuer: v.pipe(v.string(), v.description('The `iss` of every access token; discovery starts from it.')),
+    token_endpoint: v.pipe(v.string(), v.url(), v.description('`POST /token`: the refresh grant.')),
+    jwks_uri: v.pipe(v.string(), v.url(), v.description('`GET /.well-known/jwks.json`: the keys access tokens are signed with.')),
+    grant_types_supported: v.pipe(v.array(v.literal('refresh_token')), v.minLength(1), v.description('`["refresh_token"]`: tokens are first issued by `POST /login`.')),
+    token_endpoint_auth_methods_supported: v.pipe(v.array(v.literal('none')), v.minLength(1), v.description('`["none"]`: public clients, no client authentication.')),
+  }),
+  v.description('What exists and nothing else: no authorization endpoint, no ID tokens, no response types.'),
+);

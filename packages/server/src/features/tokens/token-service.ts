@@ -1,16 +1,19 @@
 import {
+  CLIENT_ID,
   DEFAULT_ACCESS_TOKEN_TTL_S,
   DEFAULT_AUDIENCE,
+  DEFAULT_CLIENT_ID,
   DEFAULT_ISSUER,
   MAX_ACCESS_TOKEN_TTL_S,
   MIN_ACCESS_TOKEN_TTL_S,
+  SCOPE_TOKEN,
   type TokenConfig,
 } from './settings.js';
 import { localSecretsRefusedOn } from '../../shared/local-secret-file.js';
 import { TokenConfigError } from './errors.js';
 import { issueAccessToken, type IssuedAccessToken, type IssueAccessTokenInput } from './issue-access-token.js';
 import { publicJwks, type PublicJwks } from './jwks.js';
-import type { DiscoverySettings } from './openid-configuration.js';
+import type { DiscoverySettings } from './authorization-server-metadata.js';
 import { keyringFromConfig, publicKeyringFromConfig, type Keyring, type PublicKeyring } from './keys.js';
 import { loadOrCreateLocalSigningKey } from './local-signing-key.js';
 import type { CreateJwsSigner } from './sign-jws.js';
@@ -35,26 +38,36 @@ export interface PublicTokenServiceOptions extends DiscoverySettings {
   issuer?: string;
   audience?: string;
   clockToleranceSeconds?: number;
+  /** Refuse tokens without this scope (InvalidTokenError `scope`); none: any scope. */
+  requiredScope?: string;
 }
 
 export interface TokenServiceOptions extends PublicTokenServiceOptions {
   keyring: Keyring;
   ttlSeconds?: number;
+  /** Every token's `client_id` (RFC 9068); `passlane` by default. */
+  clientId?: string;
+  /** Every token's `scope`; none by default (no claim). */
+  scopes?: readonly string[];
 }
 
-export { DEFAULT_ACCESS_TOKEN_TTL_S, DEFAULT_AUDIENCE, DEFAULT_ISSUER, MAX_ACCESS_TOKEN_TTL_S, MIN_ACCESS_TOKEN_TTL_S };
+export { DEFAULT_ACCESS_TOKEN_TTL_S, DEFAULT_AUDIENCE, DEFAULT_CLIENT_ID, DEFAULT_ISSUER, MAX_ACCESS_TOKEN_TTL_S, MIN_ACCESS_TOKEN_TTL_S };
 
 export function createTokenService(options: TokenServiceOptions): TokenService {
   const ttlSeconds = checkTtl(options.ttlSeconds ?? DEFAULT_ACCESS_TOKEN_TTL_S, 'ttlSeconds');
+  const clientId = options.clientId ?? DEFAULT_CLIENT_ID;
+  if (typeof clientId !== 'string' || !CLIENT_ID.test(clientId)) throw new TokenConfigError('clientId must be printable ASCII (RFC 6749 client-id), not blank');
+  const scopes = [...new Set((options.scopes ?? []).map((scope) => checkScope(scope, 'scopes')))];
   const published = createPublicTokenService(options);
   const { issuer, audience } = published;
-  return { ...published, ttlSeconds, issue: (input) => issueAccessToken(options.keyring, { issuer, audience, ttlSeconds }, input) };
+  return { ...published, ttlSeconds, issue: (input) => issueAccessToken(options.keyring, { issuer, audience, ttlSeconds, clientId, scopes }, input) };
 }
 
 export function createPublicTokenService(options: PublicTokenServiceOptions): PublicTokenService {
   const issuer = requireText(options.issuer ?? DEFAULT_ISSUER, 'issuer');
   const audience = requireText(options.audience ?? DEFAULT_AUDIENCE, 'audience');
   const clockToleranceSeconds = options.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_S;
+  const requiredScope = options.requiredScope === undefined ? undefined : checkScope(options.requiredScope, 'requiredScope');
   const { keyring, publicUrl, trustHostHeader } = options;
   return {
     issuer,
@@ -63,7 +76,7 @@ export function createPublicTokenService(options: PublicTokenServiceOptions): Pu
     trustHostHeader: trustHostHeader === true,
     verify: (token, { now } = {}) =>
       // maxTokenAge: even a token whose `exp` was set far out (a leaked key, a bug) dies within a day.
-      verifyAccessToken(keyring, token, { issuer, audience, clockToleranceSeconds, maxTokenAgeSeconds: MAX_ACCESS_TOKEN_TTL_S, now }),
+      verifyAccessToken(keyring, token, { issuer, audience, clockToleranceSeconds, maxTokenAgeSeconds: MAX_ACCESS_TOKEN_TTL_S, requiredScope, now }),
     jwks: () => publicJwks(keyring),
   };
 }
@@ -75,7 +88,7 @@ export function createPublicTokenService(options: PublicTokenServiceOptions): Pu
  * and vanish with it, so tokens would fail at random and the JWKS would never match.
  */
 export async function tokenServiceFromConfig(config: TokenConfig, options: { signer?: CreateJwsSigner } = {}): Promise<TokenService> {
-  const { keys, issuer, audience, ttlSeconds, publicUrl, trustHostHeader } = config;
+  const { keys, issuer, audience, ttlSeconds, clientId, scopes, requiredScope, publicUrl, trustHostHeader } = config;
   const { signer } = options;
   let keyring: Keyring;
   if (keys.privateJwk !== undefined) {
@@ -85,7 +98,7 @@ export async function tokenServiceFromConfig(config: TokenConfig, options: { sig
     const local = await loadOrCreateLocalSigningKey(config.localKeyDir, { algorithm: keys.algorithm });
     keyring = await keyringFromConfig(keys, local.privateJwk, { label: local.path, signer });
   }
-  return createTokenService({ keyring, issuer, audience, ttlSeconds, publicUrl, trustHostHeader });
+  return createTokenService({ keyring, issuer, audience, ttlSeconds, clientId, scopes, requiredScope, publicUrl, trustHostHeader });
 }
 
 /**
@@ -96,8 +109,8 @@ export async function tokenServiceFromConfig(config: TokenConfig, options: { sig
  */
 export async function publicTokenServiceFromConfig(config: TokenConfig): Promise<PublicTokenService> {
   if (config.keys.publicJwks === undefined) return tokenServiceFromConfig(config);
-  const { issuer, audience, publicUrl, trustHostHeader } = config;
-  return createPublicTokenService({ keyring: await publicKeyringFromConfig(config.keys), issuer, audience, publicUrl, trustHostHeader });
+  const { issuer, audience, requiredScope, publicUrl, trustHostHeader } = config;
+  return createPublicTokenService({ keyring: await publicKeyringFromConfig(config.keys), issuer, audience, requiredScope, publicUrl, trustHostHeader });
 }
 
 function refuseLocalKeyOutsideDevelopment(onLambda: boolean): void {
@@ -114,6 +127,11 @@ function checkTtl(value: number, name: string): number {
   if (!Number.isInteger(value) || value < MIN_ACCESS_TOKEN_TTL_S || value > MAX_ACCESS_TOKEN_TTL_S) {
     throw new TokenConfigError(`${name} must be an integer from ${MIN_ACCESS_TOKEN_TTL_S} to ${MAX_ACCESS_TOKEN_TTL_S}`);
   }
+  return value;
+}
+
+function checkScope(value: string, name: string): string {
+  if (typeof value !== 'string' || !SCOPE_TOKEN.test(value)) throw new TokenConfigError(`${name} must hold RFC 6749 scope-tokens: printable ASCII without spaces, quotes or backslashes`);
   return value;
 }
 

@@ -6,7 +6,8 @@ import type { PublicKeyring } from './keys.js';
 /**
  * Verifies an access token against the keyring. The header's `kid` must name one of our keys and
  * its `alg` must be that key's algorithm, so `none`, HS256-with-the-public-key and cross-key
- * tricks fail before any signature check. Then jose checks signature, `typ`, `iss`, `aud`, `exp`.
+ * tricks fail before any signature check. Then jose checks signature, `typ`, `iss`, `aud`, `exp`;
+ * last, where one is required, the scope.
  */
 export interface VerifyAccessTokenOptions {
   issuer: string;
@@ -15,6 +16,8 @@ export interface VerifyAccessTokenOptions {
   clockToleranceSeconds?: number;
   /** Tokens claiming to be older than this are rejected, whatever their `exp` says. */
   maxTokenAgeSeconds?: number;
+  /** A token whose `scope` lacks this one is rejected (`scope`), after every other check. */
+  requiredScope?: string;
   now?: Date;
 }
 
@@ -25,6 +28,8 @@ export interface VerifiedAccessToken {
   tokenId: string;
   /** The session (`sid`), when the token was issued for one. */
   sessionId?: string;
+  /** Its `scope`, split at spaces; empty without one. */
+  scopes: string[];
 }
 
 export const DEFAULT_CLOCK_TOLERANCE_S = 5;
@@ -58,12 +63,16 @@ export async function verifyAccessToken(
       ...(options.maxTokenAgeSeconds !== undefined && { maxTokenAge: options.maxTokenAgeSeconds }),
       ...(options.now !== undefined && { currentDate: options.now }),
     });
-    const { sub, iat, exp, jti, sid } = payload;
+    const { sub, iat, exp, jti, sid, scope } = payload;
     if (typeof sub !== 'string' || sub === '' || typeof jti !== 'string' || iat === undefined || exp === undefined) {
       throw new InvalidTokenError('claims');
     }
     if (sid !== undefined && (typeof sid !== 'string' || sid === '')) throw new InvalidTokenError('claims');
-    return { userId: sub, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000), tokenId: jti, ...(sid !== undefined && { sessionId: sid }) };
+    if (scope !== undefined && typeof scope !== 'string') throw new InvalidTokenError('claims');
+    const scopes = scope === undefined ? [] : scope.split(' ').filter((token) => token !== '');
+    // Last: a token refused for its scope is good otherwise (the API answers `insufficient_scope`).
+    if (options.requiredScope !== undefined && !scopes.includes(options.requiredScope)) throw new InvalidTokenError('scope');
+    return { userId: sub, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000), tokenId: jti, ...(sid !== undefined && { sessionId: sid }), scopes };
   } catch (error) {
     if (error instanceof InvalidTokenError) throw error;
     if (error instanceof errors.JOSEError) throw new InvalidTokenError(reasonFor(error));

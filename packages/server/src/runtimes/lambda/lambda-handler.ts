@@ -69,6 +69,8 @@ export function lambdaHandler<S extends object>(routes: readonly AnyRoute<S>[], 
     log: apiLog,
   });
   const serve = handle(app);
+  // What fails around the app (not an HTTP event, middy's timeout) is answered in its routes' error body (POST /token's is OAuth's).
+  const errorBody = routes.length > 0 && routes.every((route) => route.errorBody === 'oauth') ? 'oauth' : 'api';
   return (
     middy<LambdaHttpEvent, LambdaHttpResponse>(async (event: LambdaHttpEvent, context: LambdaContext) => {
       return singleValueHeaders(await serve(streamless.withoutBody(event) as unknown as Parameters<typeof serve>[0], context));
@@ -79,7 +81,7 @@ export function lambdaHandler<S extends object>(routes: readonly AnyRoute<S>[], 
       .use({
         before: ({ event }) => {
           // A direct invoke or a misrouted trigger: a clear `invalid_request` rather than a crash in the adapter.
-          if (!isHttpEvent(event)) return toLambdaResponse(toErrorResponse(mapError(new InvalidRequestError('not an API Gateway or Function URL HTTP event'))));
+          if (!isHttpEvent(event)) return toLambdaResponse(toErrorResponse(mapError(new InvalidRequestError('not an API Gateway or Function URL HTTP event'), errorBody), errorBody));
           // API Gateway's request id (the one in its access logs and clients' reports) on every line.
           logger.appendKeys({ requestId: event.requestContext?.requestId });
           return undefined;
@@ -87,8 +89,8 @@ export function lambdaHandler<S extends object>(routes: readonly AnyRoute<S>[], 
         onError: (request) => {
           // middy aborts just before the Lambda timeout (storage or hasher too slow): "try again", not `internal_error`.
           const response = isMiddyTimeout(request.error)
-            ? respondToError(new TemporarilyUnavailableError(FALLBACK_RETRY_AFTER_SECONDS, { cause: request.error }), { route: 'unknown' }, apiLog)
-            : respondToError(request.error, { route: 'unknown' }, apiLog);
+            ? respondToError(new TemporarilyUnavailableError(FALLBACK_RETRY_AFTER_SECONDS, { cause: request.error }), { route: 'unknown' }, apiLog, errorBody)
+            : respondToError(request.error, { route: 'unknown' }, apiLog, errorBody);
           // Set, not returned: a returned value would skip the remaining onError cleanup (logger keys, metrics flush).
           request.response = toLambdaResponse(response);
         },

@@ -3,7 +3,9 @@
  * app every host serves. Storage is an embedded dynalite persisted under the data directory, or
  * DYNAMODB_ENDPOINT when set. Mail goes to `<data dir>/outbox/*.eml` and its links to this server,
  * which serves pages for them (local-pages.ts) unless PASSLANE_APP_URL names the user's own app.
- * The console gets one readable line per request and log entry (local-log.ts).
+ * The console gets one readable line per request and log entry (local-log.ts). The tokens' issuer
+ * is the server's own URL unless PASSLANE_JWT_ISSUER says otherwise, so OAuth clients and key
+ * lookups that start from `iss` (discovery, get-jwks) find this server.
  *
  * Env: PORT (3000), HOST (127.0.0.1), DYNAMODB_PORT (8000), DYNAMODB_ENDPOINT, PASSLANE_DATA_DIR
  * (.data), PASSLANE_LOG_FORMAT (text; json: Lambda's lines), plus everything the API reads
@@ -16,7 +18,7 @@ import * as fs from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../../config/config-error.js';
-import type { Env } from '../../config/env.js';
+import { text, type Env } from '../../config/env.js';
 import { localServerUrl, readServerConfig } from '../../config/server-config.js';
 import { codeOf, makeDirectory } from '../../shared/make-directory.js';
 import type { Platform } from '../../wiring/platform.js';
@@ -48,6 +50,8 @@ export interface LocalServerOptions {
 
 export interface LocalServer {
   url: string;
+  /** The access tokens' `iss`: PASSLANE_JWT_ISSUER, else `url`, where discovery starts. */
+  issuer: string;
   dynamoDbEndpoint: string;
   dataDir: string;
   /** Where the mails' links point: PASSLANE_APP_URL, else this server (as http://localhost:<port>). */
@@ -92,10 +96,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     await dynalite?.stop();
     throw error;
   }
+  // The URL it listens on (what the banner prints and a client is given): the issuer must be the
+  // URL discovery starts from, exactly, and `localhost` may resolve to an address it does not listen on.
+  const issuer = text(env, 'PASSLANE_JWT_ISSUER') ?? listener.url;
   const handlerEnv: Env = {
     // A developer's server: discovery may name the address it was reached at (not in deployments).
     PASSLANE_DISCOVERY_TRUST_HOST: 'true',
     ...env,
+    PASSLANE_JWT_ISSUER: issuer,
     DYNAMODB_ENDPOINT: dynamoDbEndpoint,
     PASSLANE_DATA_DIR: dataDir,
     // What the mails link to when PASSLANE_APP_URL is unset (config/mail-config.ts).
@@ -117,6 +125,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   let stopped: Promise<void> | undefined;
   return {
     url: listener.url,
+    issuer,
     dynamoDbEndpoint,
     dataDir,
     appUrl: served.appUrl,
@@ -242,6 +251,7 @@ async function main(): Promise<void> {
     [
       `passlane listening on ${server.url}`,
       `  DynamoDB: ${server.dynamoDbEndpoint}   data: ${server.dataDir}`,
+      `  OAuth issuer: ${server.issuer} (discovery: ${server.url}/.well-known/oauth-authorization-server)`,
       ...mail,
       ...pages,
       `  try: curl -i -X POST ${server.url}/register -H 'content-type: application/json' \\`,
