@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/', 'node_modules/', '.data/', '.serverless/', 'coverage/', '**/*.wasm'] },
+  { ignores: ['**/dist/', 'node_modules/', '.data/', '.serverless/', '.serverless-offline/', 'coverage/', '**/*.wasm'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -44,8 +44,9 @@ interface Options {
   serverlessArgs: string[];
 }
 
-export async function packageFunctions(arch: LambdaArchitecture, options: { externalAwsSdk?: boolean } = {}): Promise<PackagedFunction[]> {
-  const zipDir = join(PACKAGE_DIR, arch);
+/** The zips go to `.package/<arch>/` unless `zipDir` names another folder (serverless-offline's copy of the service). */
+export async function packageFunctions(arch: LambdaArchitecture, options: { externalAwsSdk?: boolean; zipDir?: string } = {}): Promise<PackagedFunction[]> {
+  const zipDir = options.zipDir ?? join(PACKAGE_DIR, arch);
   rmSync(zipDir, { recursive: true, force: true });
   mkdirSync(zipDir, { recursive: true });
   // Bundles are staged outside the repository, so linters and tests never pick them up.

@@ -1,6 +1,7 @@
 /**
- * One contract, six hosts: the same requests through Lambda (in-process events), the Node
- * server, workerd, Vercel's edge-runtime, Deno and Bun, each against dynalite on loopback. Every
+ * One contract, seven hosts: the same requests through Lambda (in-process events), the Node
+ * server, workerd, Vercel's edge-runtime, Deno, Bun and serverless-offline (`npm run offline`:
+ * serverless.yml's routes, the packaged functions), each against dynalite on loopback. Every
  * answer must match openapi.yaml (status, body schema, required headers), and every host must
  * answer exactly as the Lambda functions do (status, error code, body fields, the headers a
  * client acts on). A route a host does not serve, or serves differently, fails here. Every host

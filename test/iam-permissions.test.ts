@@ -54,8 +54,11 @@ import { PASSLANE_FUNCTIONS, type FunctionDescription } from '../packages/server
 import type { PasslaneAuthProps } from '../packages/server/src/cdk/passlane-auth.js';
 import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 
-/** What CloudFormation would name: the table (generated, since the template sets no TableName) and the API. */
-const TABLE = 'passlane-dev-UsersTable-IAMCHECK0001';
+/**
+ * The table serverless.yml names (custom.tableName, for stage dev), which the CDK's generated
+ * name stands in for; and what CloudFormation would name the API.
+ */
+const TABLE = 'passlane-dev-users';
 const PHYSICAL_IDS = { UsersTable: TABLE, HttpApi: 'iamcheck01' };
 
 /**

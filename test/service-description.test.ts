@@ -15,7 +15,8 @@ import { createResolver, functionEnvironment, functionRoles, type Template as Re
 import { logGroupNames, packageServerless, placeholderBundles, serverlessLogicalIds, serverlessShaped, synthConstruct, type CfnTemplate } from './support/deploy-templates.js';
 import { repoRoot } from './support/packaging.js';
 
-const PHYSICAL_IDS = { UsersTable: 'passlane-dev-UsersTable-DESCRIBED', HttpApi: 'described01', ...logGroupNames() };
+/** serverless.yml names its table (passlane-<stage>-users); the CDK's generated name stands in as the same. */
+const PHYSICAL_IDS = { UsersTable: 'passlane-dev-users', HttpApi: 'described01', ...logGroupNames() };
 
 /**
  * The description with one change of each kind a developer makes: sessions may also delete its

@@ -64,7 +64,8 @@ function envValue(source: EnvSource): Json {
     case 'literal':
       return source.value;
     case 'table':
-      return { Ref: 'UsersTable' };
+      // A plain name, the table's own (infra/dynamodb-table.yml): a Ref would reach serverless-offline's functions as an object.
+      return '${self:custom.tableName}';
     case 'parameterName':
       return secretName(source.secret, true);
     case 'setting':

@@ -10,10 +10,14 @@
  *   edge-runtime  packages/server/src/runtimes/vercel-edge/vercel-edge.ts bundled for the edge, in Vercel's EdgeVM, wasm code generation off
  *   deno          packages/server/dist/runtimes/deno/deno.js in the `deno` binary from npm
  *   bun           packages/server/src/runtimes/bun/bun.ts in the `bun` binary from npm
+ *   serverless-offline  `npm run offline` (scripts/offline/start-offline.ts): serverless.yml in
+ *                 serverless-offline, the functions' zips in its worker threads; what no route
+ *                 serves goes to the path's function through its Lambda invoke API, as the
+ *                 lambda host sends it (a Function URL's event)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +27,7 @@ import { parse as parseYaml } from 'yaml';
 import { bundleForEdge, buildWorker } from '../../packages/server/src/runtimes/workers/build-worker.js';
 import { LAMBDA_FUNCTIONS } from '../../scripts/packaging/lambda-functions.js';
 import { startLocalServer } from '../../packages/server/src/runtimes/node/local-server.js';
+import { startServerlessOffline } from '../../scripts/offline/start-offline.js';
 import { startEdgeVm } from './edge-vm.js';
 import { lambdaContext } from './lambda-context.js';
 import type { HttpAnswer } from './openapi.js';
@@ -39,8 +44,8 @@ export interface RunningHost {
   stop(): Promise<void>;
 }
 
-export type HostName = 'lambda' | 'node' | 'workerd' | 'edge-runtime' | 'deno' | 'bun';
-export const HOST_NAMES: readonly HostName[] = ['lambda', 'node', 'workerd', 'edge-runtime', 'deno', 'bun'];
+export type HostName = 'lambda' | 'node' | 'workerd' | 'edge-runtime' | 'deno' | 'bun' | 'serverless-offline';
+export const HOST_NAMES: readonly HostName[] = ['lambda', 'node', 'workerd', 'edge-runtime', 'deno', 'bun', 'serverless-offline'];
 
 type Env = Record<string, string>;
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -63,6 +68,8 @@ export function startHost(name: HostName, env: Env): Promise<RunningHost> {
       );
     case 'bun':
       return startProcess(join(ROOT, 'node_modules/.bin/bun'), ['packages/server/src/runtimes/bun/bun.ts'], env);
+    case 'serverless-offline':
+      return startOffline(env);
   }
 }
 
@@ -85,16 +92,16 @@ function sendVia(dispatch: (url: string, init: RequestInit) => Promise<unknown>,
 /** One `httpApi` event of serverless.yml: `'DELETE /sessions/{id}'`, or `{ method, path }`. */
 type HttpApiEvent = string | { method?: string; path?: string };
 
-/** An API Gateway route: its method (`*` for ANY), its path template and that template as a RegExp with named parameters. */
-interface LambdaRoute {
+/** An API Gateway route of serverless.yml: its method (`*` for ANY), its path template as a RegExp with named parameters, its function. */
+interface ServiceRoute {
   method: string;
   template: string;
   pattern: RegExp;
-  handler: LambdaHttpHandler;
+  functionName: string;
 }
 type LambdaHttpHandler = (event: APIGatewayProxyEventV2, context: unknown) => Promise<HttpAnswer & { cookies?: string[] }>;
 
-function lambdaRoute(event: HttpApiEvent, handler: LambdaHttpHandler): LambdaRoute | undefined {
+function serviceRoute(event: HttpApiEvent, functionName: string): ServiceRoute | undefined {
   const [method, template] = typeof event === 'string' ? event.trim().split(/\s+/) : [event.method, event.path];
   if (method === undefined || template === undefined) return undefined;
   // `{id}` is one segment, `{proxy+}` the rest of the path (API Gateway's greedy parameter).
@@ -106,7 +113,81 @@ function lambdaRoute(event: HttpApiEvent, handler: LambdaHttpHandler): LambdaRou
       return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     })
     .join('');
-  return { method: method.toUpperCase() === 'ANY' ? '*' : method.toUpperCase(), template, pattern: new RegExp(`^${source}$`), handler };
+  return { method: method.toUpperCase() === 'ANY' ? '*' : method.toUpperCase(), template, pattern: new RegExp(`^${source}$`), functionName };
+}
+
+/** serverless.yml's routes, the most specific first (API Gateway picks a literal path before a template). */
+async function serviceRoutes(): Promise<ServiceRoute[]> {
+  const serverless = parseYaml(await readFile(join(ROOT, 'serverless.yml'), 'utf8')) as {
+    functions: Record<string, { events?: Array<{ httpApi?: HttpApiEvent }> }>;
+  };
+  const routes: ServiceRoute[] = [];
+  for (const [name, definition] of Object.entries(serverless.functions)) {
+    for (const event of (definition.events ?? []).flatMap((event) => (event.httpApi === undefined ? [] : [event.httpApi]))) {
+      const route = serviceRoute(event, name);
+      if (route === undefined) throw new Error(`serverless.yml function ${name}: unsupported httpApi event ${JSON.stringify(event)}`);
+      routes.push(route);
+    }
+  }
+  routes.sort((a, b) => a.template.split('{').length - b.template.split('{').length);
+  if (!routes.some((route) => route.template === '/login')) throw new Error('serverless.yml has no POST /login route');
+  return routes;
+}
+
+/** The route API Gateway would send `request` to, if any. */
+function routeOf(routes: readonly ServiceRoute[], { method, path }: { method: string; path: string }): ServiceRoute | undefined {
+  return routes.find((route) => (route.method === method.toUpperCase() || route.method === '*') && route.pattern.test(path));
+}
+
+/**
+ * The function that answers a request no route serves, through its Function URL: the path's
+ * function (to answer 405), else the login one.
+ */
+function functionUrlTarget(routes: readonly ServiceRoute[], path: string): string {
+  return (routes.find((candidate) => candidate.pattern.test(path)) ?? routes.find((route) => route.template === '/login')!).functionName;
+}
+
+/**
+ * The payload 2.0 event API Gateway sends for `request` (`routed`: its route), or a Function
+ * URL's (routeKey $default) when no route serves it.
+ */
+function apiGatewayEvent({ method, path: target, headers = {}, body }: HostRequest, routed: ServiceRoute | undefined): APIGatewayProxyEventV2 {
+  const [path = '', query = ''] = target.split(/\?(.*)/s);
+  const routeKey = routed ? `${routed.method === '*' ? 'ANY' : routed.method} ${routed.template}` : '$default';
+  const pathParameters = routed ? routed.pattern.exec(path)?.groups : undefined;
+  const queryStringParameters = query === '' ? undefined : Object.fromEntries(new URLSearchParams(query));
+  const { cookie, ...lowerCased } = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
+  // API Gateway's payload 2.0 moves the Cookie header into `cookies` (and Set-Cookie out of the
+  // answer's `headers` into `cookies`: lambdaAnswer).
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: path,
+    rawQueryString: query,
+    headers: lowerCased,
+    ...(queryStringParameters && { queryStringParameters }),
+    ...(pathParameters && Object.keys(pathParameters).length > 0 && { pathParameters: { ...pathParameters } }),
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api',
+      domainName: 'api.example.test',
+      domainPrefix: 'api',
+      http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: lowerCased['user-agent'] ?? 'vitest' },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: new Date().toISOString(),
+      timeEpoch: Date.now(),
+    },
+    ...(cookie !== undefined && { cookies: cookie.split(/;\s*/) }),
+    ...(body !== undefined && { body }),
+    isBase64Encoded: false,
+  } as APIGatewayProxyEventV2;
+}
+
+/** A payload 2.0 answer as the client gets it: `cookies` as Set-Cookie. */
+function lambdaAnswer({ cookies, ...rest }: HttpAnswer & { cookies?: string[] }): HttpAnswer {
+  return cookies === undefined ? rest : { ...rest, headers: { ...rest.headers, 'set-cookie': cookies.join(', ') } };
 }
 
 /**
@@ -117,74 +198,87 @@ function lambdaRoute(event: HttpApiEvent, handler: LambdaHttpHandler): LambdaRou
  */
 async function startLambda(env: Env): Promise<RunningHost> {
   Object.assign(process.env, env);
-  const serverless = parseYaml(await readFile(join(ROOT, 'serverless.yml'), 'utf8')) as {
-    functions: Record<string, { events?: Array<{ httpApi?: HttpApiEvent }> }>;
-  };
-  const routes: LambdaRoute[] = [];
-  for (const [name, definition] of Object.entries(serverless.functions)) {
-    const events = (definition.events ?? []).flatMap((event) => (event.httpApi === undefined ? [] : [event.httpApi]));
-    if (events.length === 0) continue;
-    const entry = LAMBDA_FUNCTIONS.find((fn) => fn.name === name)?.entry;
-    if (entry === undefined) throw new Error(`serverless.yml function ${name} has no entry in LAMBDA_FUNCTIONS`);
-    const module = (await import(join(ROOT, entry))) as { handler: LambdaHttpHandler };
-    for (const event of events) {
-      const route = lambdaRoute(event, module.handler);
-      if (route === undefined) throw new Error(`serverless.yml function ${name}: unsupported httpApi event ${JSON.stringify(event)}`);
-      routes.push(route);
-    }
+  const routes = await serviceRoutes();
+  const handlers = new Map<string, LambdaHttpHandler>();
+  for (const { functionName } of routes) {
+    if (handlers.has(functionName)) continue;
+    const entry = LAMBDA_FUNCTIONS.find((fn) => fn.name === functionName)?.entry;
+    if (entry === undefined) throw new Error(`serverless.yml function ${functionName} has no entry in LAMBDA_FUNCTIONS`);
+    handlers.set(functionName, ((await import(join(ROOT, entry))) as { handler: LambdaHttpHandler }).handler);
   }
-  // API Gateway picks the most specific route: a literal path before a template.
-  routes.sort((a, b) => a.template.split('{').length - b.template.split('{').length);
-  // A path no route serves reaches a function only through its Function URL: the login one's here.
-  const fallback = routes.find((route) => route.template === '/login');
-  if (fallback === undefined) throw new Error('serverless.yml has no POST /login route');
-
   return {
-    send: ({ method, path: target, headers = {}, body }) => {
-      const [path = '', query = ''] = target.split(/\?(.*)/s);
-      const routed = routes.find((route) => (route.method === method.toUpperCase() || route.method === '*') && route.pattern.test(path));
+    send: async (request) => {
+      const routed = routeOf(routes, { method: request.method, path: request.path.split('?')[0]! });
       // An HTTP API without CORS of its own passes a preflight on only where an OPTIONS route says so.
-      if (routed === undefined && method.toUpperCase() === 'OPTIONS') {
-        return Promise.resolve({ statusCode: 404, headers: { 'content-type': 'application/json' }, body: '{"message":"Not Found"}' });
+      if (routed === undefined && request.method.toUpperCase() === 'OPTIONS') {
+        return { statusCode: 404, headers: { 'content-type': 'application/json' }, body: '{"message":"Not Found"}' };
       }
-      const route = routed ?? routes.find((candidate) => candidate.pattern.test(path)) ?? fallback;
-      const routeKey = routed ? `${routed.method === '*' ? 'ANY' : routed.method} ${routed.template}` : '$default';
-      const pathParameters = routed ? routed.pattern.exec(path)?.groups : undefined;
-      const queryStringParameters = query === '' ? undefined : Object.fromEntries(new URLSearchParams(query));
-      const { cookie, ...lowerCased } = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-      // API Gateway's payload 2.0 moves the Cookie header into `cookies`, and Set-Cookie out of
-      // `headers` into `cookies` on the way back: both as it does them.
-      const answer = route.handler(
-        {
-          version: '2.0',
-          routeKey,
-          rawPath: path,
-          rawQueryString: query,
-          headers: lowerCased,
-          ...(queryStringParameters && { queryStringParameters }),
-          ...(pathParameters && Object.keys(pathParameters).length > 0 && { pathParameters: { ...pathParameters } }),
-          requestContext: {
-            accountId: '123456789012',
-            apiId: 'api',
-            domainName: 'api.example.test',
-            domainPrefix: 'api',
-            http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: lowerCased['user-agent'] ?? 'vitest' },
-            requestId: randomUUID(),
-            routeKey,
-            stage: '$default',
-            time: new Date().toISOString(),
-            timeEpoch: Date.now(),
-          },
-          ...(cookie !== undefined && { cookies: cookie.split(/;\s*/) }),
-          ...(body !== undefined && { body }),
-          isBase64Encoded: false,
-        },
-        lambdaContext(),
-      );
-      return answer.then(({ cookies, ...rest }) => (cookies === undefined ? rest : { ...rest, headers: { ...rest.headers, 'set-cookie': cookies.join(', ') } }));
+      const handler = handlers.get(routed?.functionName ?? functionUrlTarget(routes, request.path.split('?')[0]!))!;
+      return lambdaAnswer(await handler(apiGatewayEvent(request, routed), lambdaContext()));
     },
     stop: async () => undefined,
   };
+}
+
+/**
+ * `npm run offline` on a copy of serverless.yml and infra/ (its zips are built into the copy, so
+ * the packaging tests' .package/ is left alone), over the contract's DynamoDB. The contract's
+ * settings that serverless.yml carries are its params, the rest the functions' local
+ * environment; its table is serverless.yml's own (passlane-dev-users), not PASSLANE_TABLE. A
+ * request a route serves goes through serverless-offline's API Gateway; any other to the path's
+ * function through serverless-offline's Lambda invoke API, as the lambda host sends it.
+ */
+async function startOffline(env: Env): Promise<RunningHost> {
+  const serviceDir = await mkdtemp(join(tmpdir(), 'passlane-contract-offline-'));
+  await cp(join(ROOT, 'serverless.yml'), join(serviceDir, 'serverless.yml'));
+  await cp(join(ROOT, 'infra'), join(serviceDir, 'infra'), { recursive: true });
+  const { PASSLANE_TABLE: _own, PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE: failures, PASSLANE_MAIL_FROM: mailFrom, PASSLANE_APP_URL: appUrl, ...local } = env;
+  const routes = await serviceRoutes();
+  const server = await startServerlessOffline({
+    serviceDir,
+    dataDir: join(serviceDir, 'data'),
+    port: 0,
+    lambdaPort: 0,
+    dynamoDbEndpoint: env.DYNAMODB_ENDPOINT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...local },
+    params: {
+      ...(failures !== undefined && { loginFailuresPerAccountSource: failures }),
+      ...(mailFrom !== undefined && { mailFrom }),
+      ...(appUrl !== undefined && { appUrl }),
+      // With a sender, CloudFormation derives the identity from the account id: offline it is given.
+      ...(mailFrom !== undefined && { sesIdentityArn: `arn:aws:ses:${env.AWS_REGION ?? 'eu-west-1'}:123456789012:identity/${mailFrom.replace(/^.*@|>$/g, '')}` }),
+    },
+    // Its route table and a line per request would flood the test output; a failed start prints what it said.
+    output: () => undefined,
+  });
+  return {
+    send: async (request) => {
+      const path = request.path.split('?')[0]!;
+      if (routeOf(routes, { method: request.method, path }) !== undefined) return withoutHapiHeaders(await answerOf(await fetch(`${server.url}${request.path}`, fetchInit(request))));
+      const functionName = `passlane-${server.stage}-${functionUrlTarget(routes, path)}`;
+      const invoked = await fetch(`${server.lambdaUrl}/2015-03-31/functions/${functionName}/invocations`, { method: 'POST', body: JSON.stringify(apiGatewayEvent(request, undefined)) });
+      if (!invoked.ok) throw new Error(`serverless-offline could not invoke ${functionName}: ${invoked.status} ${await invoked.text()}`);
+      return lambdaAnswer((await invoked.json()) as HttpAnswer & { cookies?: string[] });
+    },
+    stop: async () => {
+      await server.stop();
+      await rm(serviceDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * What serverless-offline's web server (hapi) adds and API Gateway does not: `; charset=utf-8` on
+ * every content type, and a JSON content type on an answer without one (an empty 204). Taken off,
+ * so the comparison with the lambda host is about the functions' answers; infra/README.md
+ * ("Running offline") lists both.
+ */
+function withoutHapiHeaders(answer: HttpAnswer): HttpAnswer {
+  const type = answer.headers['content-type'];
+  if (type === undefined) return answer;
+  const { 'content-type': _added, ...headers } = answer.headers;
+  if (answer.body === '' && type === 'application/json; charset=utf-8') return { ...answer, headers };
+  return { ...answer, headers: { ...headers, 'content-type': type.replace(/; charset=utf-8$/, '') } };
 }
 
 async function startNode(env: Env): Promise<RunningHost> {

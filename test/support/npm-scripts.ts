@@ -79,6 +79,9 @@ export const NPM_SCRIPT_COVERAGE: Record<string, ScriptCoverage> = {
     run: { args: () => ['--quick', '--rounds', '1', '--batch', '1', '--warmup', '1'], expect: /login \/ verify, CPU medians/ },
   },
   'bench:timing': { run: { env: { ROUNDS: '1', SUCCESSES: '1' }, expect: /check: every ratio within 1 ± 0\.15/ } },
+  // A server that runs until stopped: the contract suite serves every route through it, and
+  // test/serverless-offline.test.ts its environment and both authorizers.
+  offline: { test: 'test/api-contract.test.ts', entryIn: 'test/support/api-hosts.ts' },
 };
 
 /** The file a script runs: the last path in its command (`tsx ... bench/loadtest.ts` -> bench/loadtest.ts). */

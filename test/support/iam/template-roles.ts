@@ -45,12 +45,17 @@ export interface FunctionRole {
 
 /**
  * Resolves one value of the template. `physicalIds` names what CloudFormation would create
- * (the table's generated name, the API id); Ref of anything else throws.
+ * (a table's generated name, the API id); a table the template names (TableName) has that name,
+ * as CloudFormation gives it. Ref of anything else throws.
  */
 export function createResolver(template: Template, physicalIds: Record<string, string>) {
+  const tableName = (logicalId: string): string | undefined => {
+    const resource = template.Resources[logicalId];
+    return resource?.Type === 'AWS::DynamoDB::Table' && typeof resource.Properties?.TableName === 'string' ? resource.Properties.TableName : undefined;
+  };
   const arnOf = (logicalId: string): string => {
     const resource = template.Resources[logicalId];
-    const name = physicalIds[logicalId] ?? (resource?.Properties?.LogGroupName as string | undefined);
+    const name = tableName(logicalId) ?? physicalIds[logicalId] ?? (resource?.Properties?.LogGroupName as string | undefined);
     if (resource === undefined || name === undefined) throw new Error(`cannot resolve the Arn of ${logicalId}`);
     switch (resource.Type) {
       case 'AWS::DynamoDB::Table':
@@ -70,7 +75,7 @@ export function createResolver(template: Template, physicalIds: Record<string, s
       'AWS::NoValue': NO_VALUE,
     };
     if (name in pseudo) return pseudo[name];
-    const physical = physicalIds[name];
+    const physical = tableName(name) ?? physicalIds[name];
     if (physical === undefined) throw new Error(`cannot resolve Ref ${name}`);
     return physical;
   };

@@ -75,7 +75,7 @@ export type SettingName = keyof typeof SETTINGS;
 /** Where an environment variable's value comes from. */
 export type EnvSource =
   | { kind: 'literal'; value: string }
-  /** The table's name (CloudFormation generates it). */
+  /** The table's name: serverless.yml's plain custom.tableName (passlane-<stage>-users); the construct's table's generated one. */
   | { kind: 'table' }
   /** A secret's SSM parameter name; `optional`: only when that secret is configured. */
   | { kind: 'parameterName'; secret: SecretName; optional?: boolean }

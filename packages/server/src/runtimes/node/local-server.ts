@@ -197,14 +197,14 @@ function listenError(error: unknown, variable: 'PORT' | 'DYNAMODB_PORT', host: s
   }
 }
 
-interface Dynalite {
+export interface Dynalite {
   endpoint: string;
   stop(): Promise<void>;
 }
 type DynaliteFactory = (options: { path: string; createTableMs: number; deleteTableMs: number; updateTableMs: number }) => Server;
 
-/** dynalite is CommonJS without types; with `path` it keeps tables in LevelDB files there. */
-async function startDynalite(host: string, port: number, path: string): Promise<Dynalite> {
+/** dynalite is CommonJS without types; with `path` it keeps tables in LevelDB files there. `npm run offline` starts the same. */
+export async function startDynalite(host: string, port: number, path: string): Promise<Dynalite> {
   const dynalite = createRequire(import.meta.url)('dynalite') as DynaliteFactory;
   const server = dynalite({ path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await listen(server, port, host).catch((error: unknown) => {
