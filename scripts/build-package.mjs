@@ -23,7 +23,8 @@ if (which === 'core') {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    // @passlane/server's engines (>=22), as the Lambda bundles (scripts/packaging/bundle-function.ts).
+    target: 'node22',
     packages: 'external',
     sourcemap: true,
     logLevel: 'warning',

@@ -10,11 +10,12 @@ export interface ProcessRun {
 
 /**
  * Runs Node with `args`, feeding `stdin` (or none) and collecting both streams. Asynchronous on
- * purpose: the DynamoDB server under test may live in this very process (dynalite).
+ * purpose: the DynamoDB server under test may live in this very process (dynalite). `node`: another
+ * Node binary than the one running the tests (test/core-oldest-node.test.ts).
  */
-export function runNode(args: string[], options: { stdin?: string; env?: Record<string, string>; cwd?: string } = {}): Promise<ProcessRun> {
+export function runNode(args: string[], options: { stdin?: string; env?: Record<string, string>; cwd?: string; node?: string } = {}): Promise<ProcessRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const child = spawn(options.node ?? process.execPath, args, {
       cwd: options.cwd,
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       env: { ...process.env, ...options.env },

@@ -1,6 +1,6 @@
 /**
  * `mkdir -p` without Node's `{ recursive: true }`, which never returns on some paths it cannot
- * create (Node 20: `/proc/nope` spins at full CPU with no error). Here each missing parent is made
+ * create (Node 20, 22 and 24: `/proc/nope` spins at full CPU with no error). Here each missing parent is made
  * in turn, at most once per level, so a path that cannot be made fails with the file system's
  * code (ENOENT, EACCES, EROFS; Deno's NotCapable) instead of hanging the start.
  */
