@@ -65,6 +65,9 @@ const CONFIGURED_PARAMS = {
   throttleRatePerSecond: '20',
   throttleBurst: '40',
   corsOrigins: 'https://app.example.test,https://admin.example.test',
+  oauthClientId: 'orders-app',
+  tokenScopes: 'orders:read orders:write',
+  requiredScope: 'orders:read',
 };
 const CONFIGURED_PROPS: PasslaneAuthProps = {
   mail: { from: CONFIGURED_PARAMS.mailFrom, appUrl: CONFIGURED_PARAMS.appUrl, configurationSet: 'passlane-events', emailVerification: true },
@@ -77,6 +80,7 @@ const CONFIGURED_PROPS: PasslaneAuthProps = {
   memorySize: 2048,
   throttling: { rateLimit: 20, burstLimit: 40 },
   corsOrigins: ['https://app.example.test', 'https://admin.example.test'],
+  oauth: { clientId: 'orders-app', scopes: ['orders:read', 'orders:write'], requiredScope: 'orders:read' },
 };
 
 let workDir: string;
@@ -311,6 +315,16 @@ describe('options the two routes express alike', () => {
     }
     for (const template of [templates.cdk, templates.serverless]) {
       for (const name of NAMES) expect(environmentOf(template, name).PASSLANE_CORS_ORIGINS).toBeUndefined();
+    }
+  });
+
+  it('OAuth claims: client_id, scopes and the required scope on every function from one setting each, unset by default', () => {
+    const OAUTH = { PASSLANE_OAUTH_CLIENT_ID: 'orders-app', PASSLANE_TOKEN_SCOPES: 'orders:read orders:write', PASSLANE_REQUIRED_SCOPE: 'orders:read' };
+    for (const template of [templates.cdkConfigured, templates.serverlessConfigured]) {
+      for (const name of NAMES) expect(environmentOf(template, name)).toMatchObject(OAUTH);
+    }
+    for (const template of [templates.cdk, templates.serverless]) {
+      for (const name of NAMES) for (const variable of Object.keys(OAUTH)) expect(environmentOf(template, name)[variable]).toBeUndefined();
     }
   });
 

@@ -10,11 +10,6 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-/**
- * Written on another branch while this one links to it (issue 26: the README's OAuth section);
- * allowed to be missing until that branch is merged, checked like any link once it exists.
- */
-const PENDING = new Set(['docs/oauth.md']);
 
 const markdownFiles = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.md'], { cwd: ROOT, encoding: 'utf8' })
   .split('\n')
@@ -60,7 +55,7 @@ describe('links between the repository\'s Markdown files', () => {
         continue;
       }
       if (!existsSync(join(ROOT, target))) {
-        if (!PENDING.has(target)) broken.push(`${link}: no such file`);
+        broken.push(`${link}: no such file`);
         continue;
       }
       if (fragment !== undefined && fragment !== '' && target.endsWith('.md') && !anchorsOf(readFileSync(join(ROOT, target), 'utf8')).has(fragment)) {

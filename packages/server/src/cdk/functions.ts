@@ -68,6 +68,11 @@ export const SETTINGS = {
   // CORS themselves, preflights included, since API Gateway has no CORS of its own here
   // (apiGatewayRoutes below). Unset: no other origin, but the public keys and discovery answer any.
   corsOrigins: { kind: 'param', default: null },
+  // OAuth (docs/oauth.md): every token's client_id and scope, and the scope a token must carry
+  // where a function verifies one. Unset: client_id `passlane`, no scope, none required.
+  oauthClientId: { kind: 'param', default: null },
+  tokenScopes: { kind: 'param', default: null },
+  requiredScope: { kind: 'param', default: null },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -162,6 +167,9 @@ export const COMMON_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
   PASSLANE_VERIFY_TIME_MS: literal('5000'),
   PASSLANE_SECRETS_REVISION: setting('secretsRevision'),
   PASSLANE_CORS_ORIGINS: setting('corsOrigins'),
+  PASSLANE_OAUTH_CLIENT_ID: setting('oauthClientId'),
+  PASSLANE_TOKEN_SCOPES: setting('tokenScopes'),
+  PASSLANE_REQUIRED_SCOPE: setting('requiredScope'),
 };
 
 /**

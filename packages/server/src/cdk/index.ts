@@ -10,6 +10,7 @@ export {
   type PasslaneJwtProps,
   type PasslaneMailProps,
   type PasslaneMigration,
+  type PasslaneOAuth,
   type PasslaneRateLimits,
   type PasslaneSecretsProps,
 } from './passlane-auth.js';

@@ -159,6 +159,17 @@ export interface PasslaneAuthProps {
    * functions answer preflights (packages/server/src/api/README.md, "CORS"). @default none
    */
   readonly corsOrigins?: readonly string[];
+  /** The access tokens' OAuth claims, on every function (docs/oauth.md, "Settings"). */
+  readonly oauth?: PasslaneOAuth;
+}
+
+export interface PasslaneOAuth {
+  /** Every token's `client_id` (PASSLANE_OAUTH_CLIENT_ID). @default `passlane` */
+  readonly clientId?: string;
+  /** Every token's `scope` (PASSLANE_TOKEN_SCOPES), what `authorizationScopes` of JWT routes read. @default none */
+  readonly scopes?: readonly string[];
+  /** The scope a token must carry at the Lambda authorizer and passlane's Bearer routes (PASSLANE_REQUIRED_SCOPE). @default none */
+  readonly requiredScope?: string;
 }
 
 /** A route authorizer of this API, for the team's own routes: `api.addRoutes({ ..., authorizer })`. */
@@ -327,6 +338,9 @@ export class PasslaneAuth extends Construct {
       ...(props.migration !== undefined && 'functionName' in props.migration && { migrationFunction: props.migration.functionName }),
       ...(props.migration?.timeoutMs !== undefined && { migrationTimeoutMs: String(props.migration.timeoutMs) }),
       ...(props.corsOrigins !== undefined && props.corsOrigins.length > 0 && { corsOrigins: props.corsOrigins.join(',') }),
+      ...(props.oauth?.clientId !== undefined && { oauthClientId: props.oauth.clientId }),
+      ...(props.oauth?.scopes !== undefined && props.oauth.scopes.length > 0 && { tokenScopes: props.oauth.scopes.join(' ') }),
+      ...(props.oauth?.requiredScope !== undefined && { requiredScope: props.oauth.requiredScope }),
     };
 
     const runtime = props.runtime ?? Runtime.NODEJS_22_X;
