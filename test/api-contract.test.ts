@@ -346,51 +346,55 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   await step('openid configuration', 200, { method: 'GET', path: '/.well-known/openid-configuration' });
   await step('oauth authorization server metadata', 200, { method: 'GET', path: '/.well-known/oauth-authorization-server' });
 
-  // CORS. A listed origin's page: a preflight answered (not 405), then answers it may read, with
-  // credentials, errors too. Another origin: no grant anywhere. The public keys and discovery:
-  // any origin, never with credentials, and embeddable (Cross-Origin-Resource-Policy).
-  const headers = () => transcript.at(-1)!.answer.headers;
-  const listsAll = (value: string | undefined, wanted: string[]) => wanted.every((item) => (value ?? '').toLowerCase().split(/,\s*/).includes(item));
-  const granted = (label: string, origin: string, credentials: boolean) => {
-    const { 'access-control-allow-origin': allowOrigin, 'access-control-allow-credentials': allowCredentials } = headers();
-    expectThat(`${label}: Access-Control-Allow-Origin ${origin}`, allowOrigin === origin, allowOrigin);
-    expectThat(`${label}: credentials ${credentials ? 'allowed' : 'not allowed'}`, (allowCredentials === 'true') === credentials, allowCredentials);
-  };
-  const notGranted = (label: string) => {
-    const grants = Object.keys(headers()).filter((name) => name.startsWith('access-control-'));
-    expectThat(`${label}: no Access-Control-* header`, grants.length === 0, grants);
-    expectThat(`${label}: Vary: Origin`, listsAll(headers().vary, ['origin']), headers().vary);
-  };
-  await step('preflight, the listed origin', 204, preflight('/login', LISTED_ORIGIN, 'POST'));
-  granted('preflight, the listed origin', LISTED_ORIGIN, true);
-  expectThat('preflight: the path\'s method', listsAll(headers()['access-control-allow-methods'], ['post']), headers()['access-control-allow-methods']);
-  expectThat('preflight: a JSON body and a Bearer token', listsAll(headers()['access-control-allow-headers'], ['content-type', 'authorization']), headers()['access-control-allow-headers']);
-  expectThat('preflight: kept 10 minutes', headers()['access-control-max-age'] === '600', headers()['access-control-max-age']);
-  expectThat('preflight: Vary: Origin', listsAll(headers().vary, ['origin']), headers().vary);
-  await step('preflight, the listed origin, a session route', 204, preflight(`/sessions/${sidOf(afterReset)}`, LISTED_ORIGIN, 'DELETE', 'authorization'));
-  granted('preflight, a session route', LISTED_ORIGIN, true);
-  expectThat('preflight, a session route: DELETE', listsAll(headers()['access-control-allow-methods'], ['delete']), headers()['access-control-allow-methods']);
-  await step('preflight, another origin', 204, preflight('/login', OTHER_ORIGIN, 'POST'));
-  notGranted('preflight, another origin');
-  await step('options without a preflight\'s headers', 405, { method: 'OPTIONS', path: '/login' }, 'method_not_allowed');
-  await step('register, from the listed origin', 201, post('/register', { email: `cors-${randomUUID()}@example.test`, password: PASSWORD }, { origin: LISTED_ORIGIN }));
-  granted('register, from the listed origin', LISTED_ORIGIN, true);
-  expectThat('an answer to the listed origin exposes Retry-After and WWW-Authenticate', listsAll(headers()['access-control-expose-headers'], ['retry-after', 'www-authenticate']), headers()['access-control-expose-headers']);
-  expectThat('an answer to the listed origin stays same-origin for no-cors reads', headers()['cross-origin-resource-policy'] === 'same-origin', headers()['cross-origin-resource-policy']);
-  await step('register again, from the listed origin', 409, post('/register', credentials(RESET_PASSWORD), { origin: LISTED_ORIGIN }), 'account_exists');
-  granted('an error, to the listed origin', LISTED_ORIGIN, true);
-  await step('register, bad email, from another origin', 400, post('/register', { email: 'nope', password: PASSWORD }, { origin: OTHER_ORIGIN }), 'invalid_request');
-  notGranted('an answer to another origin');
-  for (const [label, path] of [
-    ['jwks', '/.well-known/jwks.json'],
-    ['openid configuration', '/.well-known/openid-configuration'],
-    ['oauth authorization server metadata', '/.well-known/oauth-authorization-server'],
-  ] as const) {
-    await step(`${label}, from another origin`, 200, { method: 'GET', path, headers: { origin: OTHER_ORIGIN } });
-    granted(`${label}, from another origin`, '*', false);
-    expectThat(`${label}: Cross-Origin-Resource-Policy: cross-origin`, headers()['cross-origin-resource-policy'] === 'cross-origin', headers()['cross-origin-resource-policy']);
-    await step(`${label}, a preflight from another origin`, 204, preflight(path, OTHER_ORIGIN, 'GET'));
-    granted(`${label}, a preflight from another origin`, '*', false);
+  // serverless-offline's web server answers CORS itself (infra/README.md, "Running offline"): the
+  // functions' CORS answers are checked on every other host.
+  if (host.corsOfItsOwn === undefined) {
+    // CORS. A listed origin's page: a preflight answered (not 405), then answers it may read, with
+    // credentials, errors too. Another origin: no grant anywhere. The public keys and discovery:
+    // any origin, never with credentials, and embeddable (Cross-Origin-Resource-Policy).
+    const headers = () => transcript.at(-1)!.answer.headers;
+    const listsAll = (value: string | undefined, wanted: string[]) => wanted.every((item) => (value ?? '').toLowerCase().split(/,\s*/).includes(item));
+    const granted = (label: string, origin: string, credentials: boolean) => {
+      const { 'access-control-allow-origin': allowOrigin, 'access-control-allow-credentials': allowCredentials } = headers();
+      expectThat(`${label}: Access-Control-Allow-Origin ${origin}`, allowOrigin === origin, allowOrigin);
+      expectThat(`${label}: credentials ${credentials ? 'allowed' : 'not allowed'}`, (allowCredentials === 'true') === credentials, allowCredentials);
+    };
+    const notGranted = (label: string) => {
+      const grants = Object.keys(headers()).filter((name) => name.startsWith('access-control-'));
+      expectThat(`${label}: no Access-Control-* header`, grants.length === 0, grants);
+      expectThat(`${label}: Vary: Origin`, listsAll(headers().vary, ['origin']), headers().vary);
+    };
+    await step('preflight, the listed origin', 204, preflight('/login', LISTED_ORIGIN, 'POST'));
+    granted('preflight, the listed origin', LISTED_ORIGIN, true);
+    expectThat('preflight: the path\'s method', listsAll(headers()['access-control-allow-methods'], ['post']), headers()['access-control-allow-methods']);
+    expectThat('preflight: a JSON body and a Bearer token', listsAll(headers()['access-control-allow-headers'], ['content-type', 'authorization']), headers()['access-control-allow-headers']);
+    expectThat('preflight: kept 10 minutes', headers()['access-control-max-age'] === '600', headers()['access-control-max-age']);
+    expectThat('preflight: Vary: Origin', listsAll(headers().vary, ['origin']), headers().vary);
+    await step('preflight, the listed origin, a session route', 204, preflight(`/sessions/${sidOf(afterReset)}`, LISTED_ORIGIN, 'DELETE', 'authorization'));
+    granted('preflight, a session route', LISTED_ORIGIN, true);
+    expectThat('preflight, a session route: DELETE', listsAll(headers()['access-control-allow-methods'], ['delete']), headers()['access-control-allow-methods']);
+    await step('preflight, another origin', 204, preflight('/login', OTHER_ORIGIN, 'POST'));
+    notGranted('preflight, another origin');
+    await step('options without a preflight\'s headers', 405, { method: 'OPTIONS', path: '/login' }, 'method_not_allowed');
+    await step('register, from the listed origin', 201, post('/register', { email: `cors-${randomUUID()}@example.test`, password: PASSWORD }, { origin: LISTED_ORIGIN }));
+    granted('register, from the listed origin', LISTED_ORIGIN, true);
+    expectThat('an answer to the listed origin exposes Retry-After and WWW-Authenticate', listsAll(headers()['access-control-expose-headers'], ['retry-after', 'www-authenticate']), headers()['access-control-expose-headers']);
+    expectThat('an answer to the listed origin stays same-origin for no-cors reads', headers()['cross-origin-resource-policy'] === 'same-origin', headers()['cross-origin-resource-policy']);
+    await step('register again, from the listed origin', 409, post('/register', credentials(RESET_PASSWORD), { origin: LISTED_ORIGIN }), 'account_exists');
+    granted('an error, to the listed origin', LISTED_ORIGIN, true);
+    await step('register, bad email, from another origin', 400, post('/register', { email: 'nope', password: PASSWORD }, { origin: OTHER_ORIGIN }), 'invalid_request');
+    notGranted('an answer to another origin');
+    for (const [label, path] of [
+      ['jwks', '/.well-known/jwks.json'],
+      ['openid configuration', '/.well-known/openid-configuration'],
+      ['oauth authorization server metadata', '/.well-known/oauth-authorization-server'],
+    ] as const) {
+      await step(`${label}, from another origin`, 200, { method: 'GET', path, headers: { origin: OTHER_ORIGIN } });
+      granted(`${label}, from another origin`, '*', false);
+      expectThat(`${label}: Cross-Origin-Resource-Policy: cross-origin`, headers()['cross-origin-resource-policy'] === 'cross-origin', headers()['cross-origin-resource-policy']);
+      await step(`${label}, a preflight from another origin`, 204, preflight(path, OTHER_ORIGIN, 'GET'));
+      granted(`${label}, a preflight from another origin`, '*', false);
+    }
   }
   await step('unknown path', 404, { method: 'GET', path: '/nope' }, 'not_found');
   return { transcript, wrong };
@@ -511,6 +515,9 @@ describe.each(HOST_NAMES)('%s', (name) => {
     const own = transcripts.get(name);
     expect(reference, 'the lambda host ran first').toBeDefined();
     expect(own).toBeDefined();
-    expect(own!.map((step) => ({ step: step.label, ...comparable(step) }))).toEqual(reference!.map((step) => ({ step: step.label, ...comparable(step) })));
+    // A host that answers CORS itself skipped those steps (runScript); every other step compares.
+    const labels = new Set(own!.map((step) => step.label));
+    const compared = host!.corsOfItsOwn === undefined ? reference! : reference!.filter((step) => labels.has(step.label));
+    expect(own!.map((step) => ({ step: step.label, ...comparable(step) }))).toEqual(compared.map((step) => ({ step: step.label, ...comparable(step) })));
   });
 });

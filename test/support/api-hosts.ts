@@ -42,6 +42,8 @@ export interface HostRequest {
 export interface RunningHost {
   send(request: HostRequest): Promise<HttpAnswer>;
   stop(): Promise<void>;
+  /** Why this host answers CORS itself rather than passing on the functions' answers (its CORS steps are skipped). */
+  corsOfItsOwn?: string;
 }
 
 export type HostName = 'lambda' | 'node' | 'workerd' | 'edge-runtime' | 'deno' | 'bun' | 'serverless-offline';
@@ -264,6 +266,9 @@ async function startOffline(env: Env): Promise<RunningHost> {
       await server.stop();
       await rm(serviceDir, { recursive: true, force: true });
     },
+    // Its hapi server grants any Origin with credentials and answers preflights 200 whatever the
+    // functions say, unless serverless.yml configures CORS on the HTTP API, which passlane does not.
+    corsOfItsOwn: 'serverless-offline 13 answers every request that has an Origin with its own CORS headers',
   };
 }
 
