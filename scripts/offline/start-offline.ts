@@ -37,6 +37,7 @@ import { ensureTable } from '../../packages/server/src/storage/table.js';
 import { LAMBDA_ARCHITECTURES, NPM_CPU, type LambdaArchitecture } from '../packaging/architectures.js';
 import { packageFunctions } from '../package-functions.js';
 import { offlineSecrets } from './offline-secrets.js';
+import { stopOnSignals } from '../../packages/server/src/runtimes/node/stop-on-signals.js';
 
 const root = join(fileURLToPath(new URL('.', import.meta.url)), '..', '..');
 /** serverless-offline's own default for its Lambda invoke API. */
@@ -286,20 +287,7 @@ async function main(argv: string[]): Promise<void> {
       '  Ctrl-C to stop.',
     ].join('\n'),
   );
-  const shutdown = (signal: string): void => {
-    console.log(`${signal} received, stopping`);
-    server.stop().then(
-      () => {
-        process.exitCode = 0;
-      },
-      (error: unknown) => {
-        console.error('stop failed:', error instanceof Error ? error.message : error);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  stopOnSignals(() => server.stop());
   // It stops on its own too (a crash, or Ctrl-C reaching it first): then so does the rest.
   const code = await server.exited;
   await server.stop();

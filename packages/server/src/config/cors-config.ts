@@ -1,9 +1,8 @@
 import type { CorsConfig } from '../api/settings.js';
 import { ConfigError } from './config-error.js';
-import { text, type Env } from './env.js';
+import { httpsOrLoopbackUrl, text, type Env } from './env.js';
 
 const VARIABLE = 'PASSLANE_CORS_ORIGINS';
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * PASSLANE_CORS_ORIGINS: a comma-separated list of origins whose pages may call the API with
@@ -22,15 +21,10 @@ function readOrigin(value: string): string {
   if (value === '*' || value === 'null') {
     throw fail('lists origins one by one: a wildcard or "null" would hand any page the user\'s session (the public keys and discovery answer any origin already)');
   }
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw fail('must be a comma-separated list of origins such as https://app.example.com');
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
-    throw fail('must list https origins (http only on localhost or 127.0.0.1): a page served over http can be altered on the way');
-  }
+  const url = httpsOrLoopbackUrl(value, fail, {
+    notUrl: 'must be a comma-separated list of origins such as https://app.example.com',
+    notHttps: 'must list https origins (http only on localhost or 127.0.0.1): a page served over http can be altered on the way',
+  });
   // Browsers send the origin serialized: lower-case, no default port, no path or trailing slash.
   if (url.origin !== value) throw fail(`must list each origin as a browser sends it: scheme, host and port only, such as ${url.origin}`);
   return value;

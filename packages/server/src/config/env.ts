@@ -61,3 +61,21 @@ export function json(env: Env, name: string): unknown {
     throw new ConfigError(name, 'is not valid JSON');
   }
 }
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * `value` as a URL that is https, or http to a loopback host (a local stand-in): what travels to
+ * it (a password, a session's cookie) must not be readable or alterable on the way. `fail` makes
+ * the error naming the variable; `messages` say what was expected.
+ */
+export function httpsOrLoopbackUrl(value: string, fail: (why: string) => Error, messages: { notUrl: string; notHttps: string }): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw fail(messages.notUrl);
+  }
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) throw fail(messages.notHttps);
+  return url;
+}

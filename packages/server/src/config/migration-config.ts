@@ -1,10 +1,9 @@
 import { DEFAULT_MIGRATION_TIMEOUT_MS, MIN_MIGRATION_SECRET_LENGTH, type MigrationConfig } from '../features/migration/settings.js';
 import type { AwsConnection } from '../shared/aws-connection.js';
 import { ConfigError } from './config-error.js';
-import { text, wholeNumber, type Env } from './env.js';
+import { httpsOrLoopbackUrl, text, wholeNumber, type Env } from './env.js';
 import { readStorageConfig } from './storage-config.js';
 
-const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 // Lambda's own rules: a name (64), `123456789012:function:name`, or an ARN; optional version or alias.
 const FUNCTION_NAME = /^(?:arn:aws[a-z-]*:lambda:([a-z0-9-]+):\d{12}:function:|\d{12}:function:)?[A-Za-z0-9_-]{1,64}(?::(?:\$LATEST|[A-Za-z0-9_-]{1,128}))?$/;
 
@@ -30,15 +29,10 @@ export function readMigrationConfig(env: Env): MigrationConfig | undefined {
 /** Absolute https; plain http only to a loopback host (a local stand-in), since the body holds a password. */
 function readMigrationUrl(value: string): string {
   const fail = (why: string) => new ConfigError('PASSLANE_MIGRATION_URL', `${why} (got ${JSON.stringify(value)})`);
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw fail('must be an absolute https URL');
-  }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname))) {
-    throw fail('must be https (http only on localhost or 127.0.0.1): the request carries a password');
-  }
+  const url = httpsOrLoopbackUrl(value, fail, {
+    notUrl: 'must be an absolute https URL',
+    notHttps: 'must be https (http only on localhost or 127.0.0.1): the request carries a password',
+  });
   if (url.username !== '' || url.password !== '' || value.includes('#')) throw fail('must have no credentials or fragment (the request is signed instead)');
   return url.href;
 }

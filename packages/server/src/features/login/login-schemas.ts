@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { emailField, passwordField } from '../../accounts/request-fields.js';
+import { scopeField, seconds } from '../sessions/session-schemas.js';
 
 /** POST /login's body. */
 export const LoginRequest = v.object({
@@ -15,14 +16,13 @@ export const LoginRequest = v.object({
   ),
 });
 
-const seconds = (description: string) => v.pipe(v.number(), v.integer(), v.minValue(1), v.description(description));
 
 /** A good login's answer (login.ts `LoginResponse`). */
 export const LoggedIn = v.object({
   accessToken: v.pipe(v.string(), v.description('A JWT carrying the session id (`sid`) and `email_verified`; send as `Authorization: Bearer <accessToken>`.')),
   tokenType: v.literal('Bearer'),
   expiresIn: seconds('Seconds until the access token expires.'),
-  scope: v.optional(v.pipe(v.string(), v.description("The access token's scopes, space-separated (PASSLANE_TOKEN_SCOPES); absent when it has none."))),
+  scope: scopeField,
   refreshToken: v.pipe(v.string(), v.description('Opaque; spend it at `POST /token` for a new pair. Keep it secret: it outlives the access token.')),
   refreshExpiresIn: seconds("Seconds until the refresh token expires unless spent (the idle timeout, within the session's lifetime)."),
   deviceToken: v.pipe(v.string(), v.description('Opaque; present it at the next logins of this account (the cookie does it for browsers). The one presented, or a new one.')),

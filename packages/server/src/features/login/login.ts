@@ -14,6 +14,7 @@ import { loginVerifyShape } from './login-failure-timing.js';
 import { knownDevice, type KnownDevice } from '../sessions/known-device.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { startSession, type StartedSession } from '../sessions/start-session.js';
+import type { RefreshResponse } from '../sessions/refresh-session.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
@@ -32,15 +33,8 @@ export interface LoginRequest {
   deviceTokens?: readonly string[];
 }
 
-export interface LoginResponse {
-  accessToken: string;
-  tokenType: 'Bearer';
-  expiresIn: number;
-  /** The access token's scopes (space-separated), when it has any. */
-  scope?: string;
-  /** Spent by POST /token for a new pair (packages/server/src/features/sessions/README.md). */
-  refreshToken: string;
-  refreshExpiresIn: number;
+/** A session's first pair (its refresh token is spent by POST /token: sessions/README.md), and the device's token. */
+export interface LoginResponse extends RefreshResponse {
   /** Kept by the client and presented at its next logins (packages/server/src/features/sessions/device-token.ts). */
   deviceToken: string;
   deviceExpiresIn: number;

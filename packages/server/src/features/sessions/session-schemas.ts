@@ -28,7 +28,11 @@ export const TokenRequest = v.object({
   ),
 });
 
-const seconds = (description: string) => v.pipe(v.number(), v.integer(), v.minValue(1), v.description(description));
+/** A whole number of seconds, at least one: the answers' lifetimes. */
+export const seconds = (description: string) => v.pipe(v.number(), v.integer(), v.minValue(1), v.description(description));
+
+/** An answer's `scope`, the access token's (login's and the token endpoint's answers alike). */
+export const scopeField = v.optional(v.pipe(v.string(), v.description("The access token's scopes, space-separated (PASSLANE_TOKEN_SCOPES); absent when it has none.")));
 
 /** A new pair, in RFC 6749 §5.1's names. */
 export const TokenResponse = v.pipe(
@@ -36,7 +40,7 @@ export const TokenResponse = v.pipe(
     access_token: v.pipe(v.string(), v.description('A JWT carrying the session id (`sid`) and `email_verified`.')),
     token_type: v.literal('Bearer'),
     expires_in: seconds('Seconds until the access token expires.'),
-    scope: v.optional(v.pipe(v.string(), v.description("The access token's scopes, space-separated (PASSLANE_TOKEN_SCOPES); absent when it has none."))),
+    scope: scopeField,
     refresh_token: v.pipe(v.string(), v.description('The next refresh token; the one presented is spent.')),
     refresh_expires_in: seconds('Seconds until the new refresh token expires unless spent.'),
   }),

@@ -26,6 +26,7 @@ import type { ApiLog } from '../../api/api-host.js';
 import { createLocalLog, type LocalLog, type LocalLogOutput } from './local-log.js';
 import { createLocalPages, type LocalPages } from './local-pages.js';
 import { listenOnNode, nodeApiFetch, type NodeFetch, type NodeHost } from './node-server.js';
+import { stopOnSignals } from './stop-on-signals.js';
 
 export interface LocalServerOptions {
   /** Defaults to PORT, else 3000; 0 picks a free port. */
@@ -259,20 +260,7 @@ async function main(): Promise<void> {
       '  Ctrl-C to stop.',
     ].join('\n'),
   );
-  const shutdown = (signal: string): void => {
-    console.log(`${signal} received, stopping`);
-    server.stop().then(
-      () => {
-        process.exitCode = 0;
-      },
-      (error: unknown) => {
-        console.error('stop failed:', error instanceof Error ? error.message : error);
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  stopOnSignals(() => server.stop());
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
