@@ -164,13 +164,11 @@ describe('bench chart', () => {
       stability: { resamples: 2000, share: 1, stable: true, outcomes: [{ candidateId: 'native m=47104 t=3 p=1', share: 1 }] },
     };
     const tied: Recommendation = {
+      ...stable,
       backend: 'wasm',
-      fits: true,
       params: { memoryKiB: 19456, passes: 3, lanes: 1 },
       candidateId: 'wasm m=19456 t=3 p=1',
       p95Ms: 290,
-      rejected: [],
-      reasoning: [],
       stability: {
         resamples: 2000,
         share: 0.62,
