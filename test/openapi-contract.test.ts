@@ -113,6 +113,7 @@ function tokenMailbox(): AccountMail & { tokens: Array<{ kind: string; to: strin
     passwordReset: async (to, token) => void tokens.push({ kind: 'password_reset', to, token }),
     emailVerification: async (to, token) => void tokens.push({ kind: 'email_verification', to, token }),
     registrationAttempt: async (to) => void tokens.push({ kind: 'registration_attempt', to }),
+    mfaChanged: async (to, change) => void tokens.push({ kind: `mfa_changed:${change}`, to }),
   };
 }
 
