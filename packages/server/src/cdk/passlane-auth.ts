@@ -61,6 +61,8 @@ export interface PasslaneSecretsProps {
   readonly jwtPrivateKeyParameterName?: string;
   /** SecureString: base64 of 32 random bytes. @default `/passlane/<stage>/fingerprint-key` */
   readonly fingerprintKeyParameterName?: string;
+  /** SecureString: the keys sealing TOTP secrets, "id:base64key[,...]". @default `/passlane/<stage>/mfa-keys` */
+  readonly mfaKeysParameterName?: string;
   /**
    * A customer-managed KMS key the parameters are encrypted with: the roles that read them may
    * then kms:Decrypt with it, through SSM only. @default the AWS-managed aws/ssm key (no KMS grant)
@@ -307,6 +309,7 @@ export class PasslaneAuth extends Construct {
       pepperKeys: props.secrets?.pepperKeysParameterName ?? `/passlane/${stage}/pepper-keys`,
       jwtPrivateKey: props.secrets?.jwtPrivateKeyParameterName ?? `/passlane/${stage}/jwt-private-key`,
       fingerprintKey: props.secrets?.fingerprintKeyParameterName ?? `/passlane/${stage}/fingerprint-key`,
+      mfaKeys: props.secrets?.mfaKeysParameterName ?? `/passlane/${stage}/mfa-keys`,
       ...(props.migration !== undefined && 'secretParameterName' in props.migration && { migrationSecret: props.migration.secretParameterName }),
     };
     this.kmsKeyArn = props.secrets?.kmsKeyArn;

@@ -173,8 +173,8 @@ export async function buildAuthDependencies(
   return buildAccountDependencies(config, platform, overrides.tokens ?? buildTokenService(config, platform), overrides, options);
 }
 
-/** POST /login (features/login): everything, with the signing key. */
-export function buildLoginDependencies(config: PasslaneConfig, platform: Platform, overrides: Partial<AppDependencies> = {}): Promise<LoginDependencies> {
+/** POST /login and /login/mfa (features/login): everything, with the signing key. */
+export function buildLoginDependencies(config: PasslaneConfig, platform: Platform, overrides: Partial<AppDependencies> = {}): Promise<MfaLoginDependencies> {
   return buildAuthDependencies(config, platform, overrides);
 }
 
@@ -211,6 +211,25 @@ async function buildAccountDependencies<T extends Pick<TokenService, 'verify'>>(
   return { ...parts, tokens, loginGuard, failureTiming, sessions, sessionConfig };
 }
 
+/**
+ * The /mfa routes (features/mfa): the public keys, the sessions, the factors, the box sealing TOTP
+ * secrets, the accounts (for the email) and the mail; nothing that hashes, signs or fingerprints.
+ */
+export async function buildMfaDependencies(config: PasslaneConfig, platform: Platform): Promise<MfaDependencies> {
+  const client = platform.dynamoDb(config.storage);
+  const { table } = config.storage;
+  return {
+    tokens: await buildPublicTokenService(config),
+    sessions: new SessionStore(client, table),
+    mfa: new MfaStore(client, table),
+    users: new AccountStore(client, table),
+    secretBox: buildSecretBox(config),
+    mfaConfig: config.mfa,
+    mail: buildAccountMail(config, platform, { mailAtStart: true }),
+    audit: platform.audit,
+  };
+}
+
 /** POST /token (features/sessions): the signing key and the sessions, nothing that hashes. */
 export async function buildRefreshDependencies(
   config: Pick<PasslaneConfig, 'storage' | 'sessions' | 'rateLimits' | 'tokens'>,
@@ -242,10 +261,11 @@ function sessionParts(config: Pick<PasslaneConfig, 'storage' | 'sessions' | 'rat
  * public keys (never the private key), the sessions items and this container's verdict cache.
  */
 export async function buildAuthorizerDependencies(
-  config: Pick<PasslaneConfig, 'storage' | 'tokens'> & { authorizer: AuthorizerConfig },
+  config: Pick<PasslaneConfig, 'storage' | 'tokens'> & { authorizer: AuthorizerConfig } & Partial<Pick<PasslaneConfig, 'mfa'>>,
   platform: Pick<Platform, 'dynamoDb'>,
 ): Promise<AuthorizeAccessDependencies> {
   return {
+    requireMfa: config.mfa?.requireMfa === true,
     tokens: await buildPublicTokenService(config),
     sessions: new SessionStore(platform.dynamoDb(config.storage), config.storage.table),
     cache: new SessionVerdictCache({ ttlSeconds: config.authorizer.cacheSeconds, maxEntries: DEFAULT_VERDICT_CACHE_ENTRIES }),

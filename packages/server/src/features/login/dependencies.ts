@@ -47,8 +47,8 @@ export type LoginDependencies = StartSessionDependencies &
  * against, the key that opens TOTP secrets, the mail about a recovery code used.
  */
 export type MfaLoginDependencies = LoginDependencies &
-  SecondFactorDependencies &
-  MfaMailDependencies & {
+  SecondFactorDependencies & {
+    mail: Pick<MfaMailDependencies['mail'], 'mfaChanged'>;
     mfa: Pick<MfaStore, 'read' | 'putLogin' | 'readLogin' | 'recordWrongCode' | 'consumeLogin' | 'useTotpStep' | 'useRecoveryCode'>;
   };
 

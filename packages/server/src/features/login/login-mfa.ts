@@ -6,7 +6,7 @@ import { StorageUnavailableError } from '../../storage/errors.js';
 import type { LoginTarget } from '../../storage/login-guard-store.js';
 import type { StoredMfaLogin } from '../../storage/mfa-store.js';
 import { checkSecondFactor } from '../mfa/check-second-factor.js';
-import { mailMfaChange } from '../mfa/mail-mfa-change.js';
+import { mailMfaChangeTo } from '../mfa/mail-mfa-change.js';
 import { MFA_LIMITS } from '../mfa/settings.js';
 import { knownDevice } from '../sessions/known-device.js';
 import { PASSWORD_AND_OTP_AMR } from '../sessions/start-session.js';
@@ -83,7 +83,7 @@ export async function loginWithSecondFactor(deps: MfaLoginDependencies, request:
     deps.audit({ type: 'auth.login_succeeded', userId: user.userId });
     if (request.method === 'recovery_code') {
       deps.audit({ type: 'auth.recovery_code_used', userId: user.userId });
-      await mailMfaChange(deps, user.userId, 'recovery_code_used');
+      await mailMfaChangeTo(deps, user.email, 'recovery_code_used');
     }
     const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, emailVerified: user.emailVerified === true, ...session.authentication, now: deps.now?.() });
     return {

@@ -10,6 +10,15 @@ export async function mailMfaChange(deps: MfaMailDependencies, userId: string, c
     const user = await deps.users.getUserById(userId);
     if (user !== undefined) await deps.mail.mfaChanged(user.email, change);
   } catch (error) {
-    deps.audit({ type: 'auth.mail_failed', mail: 'mfa_changed', code: (error as { code?: string }).code ?? 'unknown' });
+    mailFailed(deps, error);
   }
+}
+
+/** The same, to an address already known (the login's account): no lookup by userId. */
+export async function mailMfaChangeTo(deps: Pick<MfaMailDependencies, 'mail' | 'audit'>, email: string, change: MfaChange): Promise<void> {
+  await deps.mail.mfaChanged(email, change).catch((error: unknown) => mailFailed(deps, error));
+}
+
+function mailFailed(deps: Pick<MfaMailDependencies, 'audit'>, error: unknown): void {
+  deps.audit({ type: 'auth.mail_failed', mail: 'mfa_changed', code: (error as { code?: string }).code ?? 'unknown' });
 }
