@@ -18,7 +18,12 @@ const MFA_FORBIDDEN = {
 
 /** `unauthenticated` (the Bearer token), or a wrong code. */
 function unauthenticatedOr(wrongCode: string): AnswerDoc {
-  return { ...SESSION_UNAUTHENTICATED, description: `${SESSION_UNAUTHENTICATED.description}${wrongCode}\n`, codes: ['unauthenticated', 'invalid_mfa_code'] };
+  return {
+    ...SESSION_UNAUTHENTICATED,
+    description: `${SESSION_UNAUTHENTICATED.description}${wrongCode}\n`,
+    headers: { 'WWW-Authenticate': { required: false, description: '`Bearer` (RFC 6750 §3), with `unauthenticated` only.', schema: { type: 'string' } } },
+    codes: ['unauthenticated', 'invalid_mfa_code'],
+  };
 }
 
 const accessTokenOf = (request: Request) => bearerToken(request.headers.get('authorization') ?? undefined);
