@@ -22,6 +22,7 @@ import { loginWithSecondFactor } from '../packages/server/src/features/login/log
 import { login, type LoginResponse } from '../packages/server/src/features/login/login.js';
 import { confirmTotp, enrolTotp, regenerateRecoveryCodes, removeTotp } from '../packages/server/src/features/mfa/manage-totp.js';
 import { register } from '../packages/server/src/features/register/register.js';
+import { takeInventory } from '../packages/server/src/features/rehash/take-inventory.js';
 import { authenticateSession } from '../packages/server/src/features/sessions/authenticate-session.js';
 import { refreshSession } from '../packages/server/src/features/sessions/refresh-session.js';
 import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
@@ -84,6 +85,13 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     const passwordStep = () => login(fixture.deps, { email, password: PASSWORD, sourceIp: SOURCE });
     const first = await passwordStep();
     return { ...fixture, clock, email, passwordStep, first };
+  }
+
+  /** Another account on the same fixture, signed in. */
+  async function signedInOn(deps: AppDependencies) {
+    const email = uniqueEmail();
+    await register(deps, { email, password: PASSWORD });
+    return login(deps, { email, password: PASSWORD, sourceIp: SOURCE });
   }
 
   /** TOTP enrolled and confirmed from the URI, as a user with an app would. */
@@ -252,6 +260,22 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     clock.advance(30);
     const loggedIn = await loginWithSecondFactor(deps, { mfaToken: (await mfaToken(passwordStep)).mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
     await authenticateSession(deps, loggedIn.accessToken, clock.now());
+    dispose();
+  });
+
+  it('passlane inventory counts the accounts with TOTP, and no factors item as an account', async () => {
+    const { deps, users, first, app, clock, dispose } = await enrolled();
+    await register(deps, { email: uniqueEmail(), password: PASSWORD });
+    // A pending enrolment is no factor yet.
+    const pending = await signedInOn(deps);
+    await enrolTotp(deps, { accessToken: pending.accessToken });
+    let inventory = await takeInventory({ hasher: deps.hasher, users }, { segments: 2 });
+    expect(inventory.total).toBe(3);
+    expect(inventory.factors).toEqual({ totp: 1 });
+    clock.advance(30);
+    await removeTotp(deps, { accessToken: first.accessToken, method: 'totp', code: app.codeAt(clock.now()) });
+    inventory = await takeInventory({ hasher: deps.hasher, users }, { segments: 2 });
+    expect(inventory.factors).toEqual({ totp: 0 });
     dispose();
   });
 
