@@ -32,18 +32,18 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // on an unverified account: a new verification token and its mail, within the mail budget.
   // With lazy migration: the migrated account, a conditional create as registration's; the old
   // system's breaker, read with the rest, opened by an outage and closed by its next answer.
-  // After a right password, the account's factors (mfa#); with one, an MFA token (mfalogin#);
-  // POST /login/mfa reads it and the factors, counts a wrong code against it, spends a TOTP step
+  // The account's factors (mfa#) with the rest of the login's read; with one, a right password
+  // gets an MFA token (mfalogin#); POST /login/mfa reads it, counts a wrong code against it, spends a TOTP step
   // or a recovery code (mfa#), spends the token, and mails the owner about a recovery code used.
   login: [
     'dynamodb:BatchGetItem failures#',
+    'dynamodb:BatchGetItem mfa#',
     'dynamodb:BatchGetItem migration#',
     'dynamodb:BatchGetItem sessions#',
     'dynamodb:BatchGetItem user#',
     'dynamodb:DeleteItem failures#',
     'dynamodb:DeleteItem mfalogin#',
     'dynamodb:DeleteItem migration#',
-    'dynamodb:GetItem mfa#',
     'dynamodb:GetItem mfalogin#',
     'dynamodb:PutItem mfalogin#',
     'dynamodb:PutItem token#',

@@ -302,14 +302,14 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       {
         kind: 'items',
         action: 'dynamodb:GetItem',
-        keys: ['mfa#*', 'mfalogin#*'],
-        why: 'After a right password, the account\'s second factors (consistent read); at POST /login/mfa, the MFA token\'s item and those factors.',
+        keys: ['mfalogin#*'],
+        why: 'At POST /login/mfa, the MFA token\'s item (consistent read).',
       },
       {
         kind: 'items',
         action: 'dynamodb:BatchGetItem',
-        keys: ['user#*', 'failures#*', 'sessions#*', 'migration#*'],
-        why: 'The account, its failure counters and its sessions, in one BatchGetItem before the verify (packages/server/src/features/login/LIMITS.md); with lazy migration, its breaker (migration#breaker, at most once a second). The breaker\'s grants are there without a migration too: one item of no account\'s data.',
+        keys: ['user#*', 'failures#*', 'sessions#*', 'mfa#*', 'migration#*'],
+        why: 'The account, its failure counters, its sessions and its second factors, in one BatchGetItem before the verify (packages/server/src/features/login/LIMITS.md); with lazy migration, its breaker (migration#breaker, at most once a second). The breaker\'s grants are there without a migration too: one item of no account\'s data.',
       },
       {
         kind: 'items',

@@ -56,18 +56,7 @@ export class MfaStore {
     } catch (error) {
       throw new StorageUnavailableError('readMfa', error);
     }
-    if (item === undefined) return undefined;
-    const userId = item.accountUserId?.S;
-    if (userId === undefined) throw new StorageRecordInvalidError('mfa.accountUserId');
-    return {
-      userId,
-      ...(item.totpSecret?.S !== undefined && { totpSecret: item.totpSecret.S }),
-      ...(item.totpLastStep !== undefined && { totpLastStep: number(item, 'totpLastStep') }),
-      ...(item.totpEnabledAt !== undefined && { totpEnabledAt: number(item, 'totpEnabledAt') }),
-      ...(item.pendingSecret?.S !== undefined && { pendingSecret: item.pendingSecret.S }),
-      ...(item.pendingExpiresAt !== undefined && { pendingExpiresAt: number(item, 'pendingExpiresAt') }),
-      recoveryCodes: item.recoveryCodes?.SS ?? [],
-    };
+    return item === undefined ? undefined : toStoredMfa(item);
   }
 
   /** A new enrolment, replacing any earlier one not confirmed; never while TOTP is active (false then). */
@@ -231,6 +220,21 @@ export class MfaStore {
       throw new StorageUnavailableError(operation, error);
     }
   }
+}
+
+/** A factors item as read (here, or with a login's other items: login-guard-store.ts). */
+export function toStoredMfa(item: Record<string, AttributeValue>): StoredMfa {
+  const userId = item.accountUserId?.S;
+  if (userId === undefined) throw new StorageRecordInvalidError('mfa.accountUserId');
+  return {
+    userId,
+    ...(item.totpSecret?.S !== undefined && { totpSecret: item.totpSecret.S }),
+    ...(item.totpLastStep !== undefined && { totpLastStep: number(item, 'totpLastStep') }),
+    ...(item.totpEnabledAt !== undefined && { totpEnabledAt: number(item, 'totpEnabledAt') }),
+    ...(item.pendingSecret?.S !== undefined && { pendingSecret: item.pendingSecret.S }),
+    ...(item.pendingExpiresAt !== undefined && { pendingExpiresAt: number(item, 'pendingExpiresAt') }),
+    recoveryCodes: item.recoveryCodes?.SS ?? [],
+  };
 }
 
 export function mfaKey(accountKey: string): string {

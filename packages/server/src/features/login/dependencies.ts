@@ -29,8 +29,8 @@ export type LoginDependencies = StartSessionDependencies &
     /** An outdated hash is upgraded after a good login. */
     users: Pick<AccountStore, 'replacePasswordHash'>;
     tokens: Pick<AccessTokens, 'issue'>;
-    /** The account's second factors, read after a right password, and the MFA token it then gets. */
-    mfa: Pick<MfaStore, 'read' | 'putLogin'>;
+    /** The MFA token a right password gets on an account with a second factor (its factors come with the login's read). */
+    mfa: Pick<MfaStore, 'putLogin'>;
     /** Limits on guessing (settings.ts). */
     rateLimits: RateLimits;
     /**
@@ -49,7 +49,7 @@ export type LoginDependencies = StartSessionDependencies &
 export type MfaLoginDependencies = LoginDependencies &
   SecondFactorDependencies & {
     mail: Pick<MfaMailDependencies['mail'], 'mfaChanged'>;
-    mfa: Pick<MfaStore, 'read' | 'putLogin' | 'readLogin' | 'recordWrongCode' | 'consumeLogin' | 'useTotpStep' | 'useRecoveryCode'>;
+    mfa: Pick<MfaStore, 'putLogin' | 'readLogin' | 'recordWrongCode' | 'consumeLogin' | 'useTotpStep' | 'useRecoveryCode'>;
   };
 
 /** POST /login's service. */

@@ -58,7 +58,7 @@ export async function loginWithSecondFactor(deps: MfaLoginDependencies, request:
       await deps.mfa.consumeLogin(hash);
       return refuseToken(deps, 'stale_token', pending.userId);
     }
-    const factors = await deps.mfa.read(pending.accountKey);
+    const { factors } = state;
     const right = factors !== undefined && (await checkSecondFactor(deps, { accountKey: pending.accountKey, factors, method: request.method, code: request.code, now }));
     if (!right) {
       await Promise.all([

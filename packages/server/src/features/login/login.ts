@@ -139,7 +139,7 @@ export async function login(deps: LoginDependencies, request: LoginRequest): Pro
       const verifiedHash = typeof upgrade === 'object' ? upgrade.newHash : user.passwordHash;
       // Only after the password verified (a wrong one never gets here): an account with a second
       // factor gets an MFA token instead of a session, and POST /login/mfa finishes the login.
-      const methods = mfaMethods(await deps.mfa.read(fingerprint));
+      const methods = mfaMethods(state.factors);
       if (methods.length > 0) throw await mfaChallenge(deps, { userId: user.userId, email: user.email, accountKey: fingerprint, verifiedHash }, methods);
       const session = await startLoginSession(deps, request, target, state, user, verifiedHash);
       if (session === 'overtaken') {
