@@ -163,6 +163,15 @@ export interface PasslaneAuthProps {
   readonly corsOrigins?: readonly string[];
   /** The access tokens' OAuth claims, on every function (docs/oauth.md, "Settings"). */
   readonly oauth?: PasslaneOAuth;
+  /** Second factors (packages/server/SECURITY.md, "Second factors: TOTP and recovery codes"). */
+  readonly mfa?: PasslaneMfa;
+}
+
+export interface PasslaneMfa {
+  /** The issuer authenticator apps show (PASSLANE_MFA_ISSUER). @default `passlane` */
+  readonly issuer?: string;
+  /** Refuse tokens without `mfa` in `amr` at the Lambda authorizer and passlane's Bearer routes (PASSLANE_REQUIRE_MFA). @default false */
+  readonly required?: boolean;
 }
 
 export interface PasslaneOAuth {
@@ -344,6 +353,8 @@ export class PasslaneAuth extends Construct {
       ...(props.oauth?.clientId !== undefined && { oauthClientId: props.oauth.clientId }),
       ...(props.oauth?.scopes !== undefined && props.oauth.scopes.length > 0 && { tokenScopes: props.oauth.scopes.join(' ') }),
       ...(props.oauth?.requiredScope !== undefined && { requiredScope: props.oauth.requiredScope }),
+      ...(props.mfa?.issuer !== undefined && { mfaIssuer: props.mfa.issuer }),
+      ...(props.mfa?.required !== undefined && { requireMfa: String(props.mfa.required) }),
     };
 
     const runtime = props.runtime ?? Runtime.NODEJS_22_X;
