@@ -215,7 +215,7 @@ async function buildAccountDependencies<T extends Pick<TokenService, 'verify'>>(
  * The /mfa routes (features/mfa): the public keys, the sessions, the factors, the box sealing TOTP
  * secrets, the accounts (for the email) and the mail; nothing that hashes, signs or fingerprints.
  */
-export async function buildMfaDependencies(config: PasslaneConfig, platform: Platform): Promise<MfaDependencies> {
+export async function buildMfaDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): Promise<MfaDependencies> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
   return {
