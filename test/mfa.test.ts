@@ -4,6 +4,9 @@
  * through the use cases and the API (hono, in process) on both real DynamoDB servers, with a
  * clock the test moves. Codes are computed from the secret the server answered.
  */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { generateHOTP } from '@oslojs/otp';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -27,7 +30,9 @@ import { authenticateSession } from '../packages/server/src/features/sessions/au
 import { refreshSession } from '../packages/server/src/features/sessions/refresh-session.js';
 import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
 import { servicesOf, type ApiServices } from '../packages/server/src/wiring/api-services.js';
-import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
+import { buildSecretBox, LOCAL_MFA_KEYS_FILE, type AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
+import { readConfig } from '../packages/server/src/config/read-config.js';
+import { MfaKeyError } from '../packages/server/src/features/mfa/secret-box.js';
 import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
 import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
@@ -307,5 +312,36 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     const badMethod = await post('/login/mfa', { mfaToken: challenge.body.mfaToken, method: 'sms', code: '123456' });
     expect(badMethod).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
     dispose();
+  });
+});
+
+describe('the key that seals TOTP secrets', () => {
+  it('is generated once into the data directory where none is configured, and reused', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'passlane-mfa-'));
+    try {
+      const secret = crypto.getRandomValues(new Uint8Array(20));
+      const sealed = await buildSecretBox(readConfig({ PASSLANE_DATA_DIR: dir })).seal('account', secret);
+      expect(await readFile(join(dir, LOCAL_MFA_KEYS_FILE), 'utf8')).toMatch(/^local:[A-Za-z0-9+/]{43}=\n$/);
+      expect(sealed).toMatch(/^local\./);
+      // Another process (a restart) opens it with the same file; another account's key does not.
+      const again = buildSecretBox(readConfig({ PASSLANE_DATA_DIR: dir }));
+      expect(await again.open('account', sealed)).toEqual(secret);
+      await expect(again.open('another account', sealed)).rejects.toThrow(MfaKeyError);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('must be configured on Lambda, and a configured list rotates: the first seals, every one opens', async () => {
+    const lambda = buildSecretBox(readConfig({ AWS_LAMBDA_FUNCTION_NAME: 'passlane-mfa' }));
+    await expect(lambda.seal('account', new Uint8Array(20))).rejects.toThrow(/PASSLANE_MFA_KEYS/);
+    const key = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64');
+    const old = `2026-01:${key()}`;
+    const sealedBefore = await buildSecretBox(readConfig({ PASSLANE_MFA_KEYS: old })).seal('account', new Uint8Array(20).fill(1));
+    const rotated = buildSecretBox(readConfig({ PASSLANE_MFA_KEYS: `2026-12:${key()},${old}` }));
+    expect(await rotated.open('account', sealedBefore)).toEqual(new Uint8Array(20).fill(1));
+    expect(await rotated.seal('account', new Uint8Array(20))).toMatch(/^2026-12\./);
+    expect(() => readConfig({ PASSLANE_MFA_KEYS: 'k1:c2hvcnQ=' })).toThrow(/PASSLANE_MFA_KEYS.*32 bytes/);
+    expect(() => readConfig({ PASSLANE_MFA_ISSUER: 'Example: Inc' })).toThrow(/PASSLANE_MFA_ISSUER/);
   });
 });
