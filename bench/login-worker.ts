@@ -9,21 +9,25 @@
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { generateHOTP } from '@oslojs/otp';
+import { newTotpSecret } from '../packages/server/src/features/mfa/totp.js';
+import { AccountStore } from '../packages/server/src/storage/account-store.js';
+import { MfaStore, mfaKey } from '../packages/server/src/storage/mfa-store.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import type { HashDescription, PasswordHasher } from '../packages/passlane/src/create-password-hasher.js';
 import type { LambdaHttpEvent, LambdaHttpResponse } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { metrics } from '../packages/server/src/observability/metrics.js';
 import { ensureTable, USER_KEY_PREFIX } from '../packages/server/src/storage/table.js';
 import type { TokenService } from '../packages/server/src/features/tokens/token-service.js';
-import { buildHasher, buildTokenService } from '../packages/server/src/wiring/build-dependencies.js';
+import { buildFingerprint, buildHasher, buildSecretBox, buildTokenService } from '../packages/server/src/wiring/build-dependencies.js';
 import { nodePlatform } from '../packages/server/src/runtimes/node/node-platform.js';
 import { httpEvent, lambdaContext, measureBatch } from './lambda-harness.js';
 
 /** What a bench account is for: the returning logins, the refreshes, or logins as new devices. */
-export type AccountRole = 'login' | 'refresh' | 'new-device';
+export type AccountRole = 'login' | 'refresh' | 'new-device' | 'totp';
 
-export type WorkerKind = 'login' | 'login-new-device' | 'login-unknown' | 'refresh' | 'refresh-bad' | 'bad-request' | 'verify' | 'getitem' | 'sign' | 'log';
+export type WorkerKind = 'login' | 'login-new-device' | 'login-totp' | 'login-unknown' | 'refresh' | 'refresh-bad' | 'bad-request' | 'verify' | 'getitem' | 'sign' | 'log';
 
 export type WorkerRequest =
   | { op: 'init'; handlerFile: string; tokenHandlerFile?: string }
@@ -35,6 +39,8 @@ export type WorkerRequest =
    * session's refresh token is kept here for the refresh measurements.
    */
   | { op: 'fill-sessions'; email: string; password: string; role: AccountRole }
+  /** Turns TOTP on for the `totp` account, writing its factors item as a confirm would (a secret kept here only). */
+  | { op: 'enrol-totp' }
   | { op: 'batch'; kind: WorkerKind; n: number; expect: number };
 
 /** What each request answers when it succeeds. */
@@ -43,6 +49,7 @@ export interface WorkerReplies {
   register: { ok: true; status: number };
   prepare: { ok: true; description: HashDescription; needsRehash: boolean; backend: string };
   'fill-sessions': { ok: true; perAccount: number };
+  'enrol-totp': { ok: true };
   batch: {
     ok: true;
     cpuMs: number[];
@@ -67,6 +74,8 @@ interface State {
   deviceToken?: string;
   /** The account whose logins present no device token: a client's first login, each a new device. */
   newDevice?: { email: string; password: string };
+  /** The account with TOTP: its credentials, device token, factors item key and secret (never passed on). */
+  totp?: { email: string; password: string; deviceToken: string; accountKey?: string; secret?: Uint8Array };
   email?: string;
   password?: string;
   stored?: string;
@@ -150,6 +159,19 @@ const operations: Record<WorkerKind, () => Promise<number>> = {
   // A client's first login, on an account of its own (so the measured account's item keeps its
   // devices): a new device, and one more write, its source's count of good logins.
   'login-new-device': () => invoke('/login', JSON.stringify(need(state.newDevice, 'the new-device account')), '198.51.100.7'),
+  // A returning client of an account with TOTP: the password step (401 mfa_required with an MFA
+  // token), then POST /login/mfa with the authenticator's current code.
+  'login-totp': async () => {
+    const totp = need(state.totp, 'the TOTP account');
+    const body = JSON.stringify({ email: totp.email, password: totp.password, deviceToken: totp.deviceToken });
+    const step = await call(state.handler, '/login', body, '198.51.100.12');
+    if (step.statusCode !== 401) return step.statusCode;
+    const { mfaToken } = JSON.parse(step.body) as { mfaToken?: string };
+    const code = generateHOTP(need(totp.secret, 'the TOTP secret'), BigInt(Math.floor(Date.now() / 30_000)), 6);
+    const response = await call(state.handler, '/login/mfa', JSON.stringify({ mfaToken, method: 'totp', code, deviceToken: totp.deviceToken }), '198.51.100.12');
+    if (response.statusCode === 200) totp.deviceToken = tokenOf(response, 'deviceToken');
+    return response.statusCode;
+  },
   // A fresh email and address each time, so no failure counter or limit carries over.
   'login-unknown': () =>
     invoke('/login', JSON.stringify({ email: `unknown-${randomUUID()}@example.com`, password: need(state.password, 'the account') }), randomIp()),
@@ -169,6 +191,23 @@ const operations: Record<WorkerKind, () => Promise<number>> = {
   },
 };
 
+/**
+ * A TOTP code is accepted once per 30-second step (replay protection), and the bench logs in far
+ * more often: before each measured login (outside its CPU and time) the stored step goes back.
+ * dynalite counts this UpdateItem with the row's requests.
+ */
+async function resetTotpStep(): Promise<void> {
+  const totp = need(state.totp, 'the TOTP account');
+  await need(state.dynamoDb, 'the DynamoDB client').send(
+    new UpdateItemCommand({
+      TableName: need(state.table, 'the table'),
+      Key: { pk: { S: mfaKey(need(totp.accountKey, 'the TOTP enrolment')) } },
+      UpdateExpression: 'SET totpLastStep = :zero',
+      ExpressionAttributeValues: { ':zero': { N: '0' } },
+    }),
+  );
+}
+
 /** The login's account read, bare: one consistent GetItem through a client configured as the handler's. */
 async function readAccount() {
   const command = new GetItemCommand({ TableName: need(state.table, 'the table'), Key: { pk: { S: USER_KEY_PREFIX + need(state.email, 'the account') } }, ConsistentRead: true });
@@ -177,7 +216,7 @@ async function readAccount() {
 
 async function measure(kind: WorkerKind, n: number, expected: number) {
   const linesBefore = stdoutLines;
-  const batch = await measureBatch(n, operations[kind], expected, () => lastErrorBody);
+  const batch = await measureBatch(n, operations[kind], expected, () => lastErrorBody, kind === 'login-totp' ? resetTotpStep : undefined);
   return { ...batch, stdoutLines: stdoutLines - linesBefore };
 }
 
@@ -226,7 +265,21 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       if (request.role === 'refresh') state.refreshToken = tokenOf(last, 'refreshToken');
       if (request.role === 'login') state.deviceToken = tokenOf(last, 'deviceToken');
       if (request.role === 'new-device') state.newDevice = { email: request.email, password: request.password };
+      if (request.role === 'totp') state.totp = { email: request.email, password: request.password, deviceToken: tokenOf(last, 'deviceToken') };
       return { ok: true, perAccount } satisfies WorkerReplies['fill-sessions'];
+    }
+    case 'enrol-totp': {
+      const current = config();
+      const totp = need(state.totp, 'the TOTP account');
+      const users = new AccountStore(nodePlatform.dynamoDb(current.storage), current.storage.table);
+      const user = need(await users.getUserByEmail(totp.email), 'the TOTP account');
+      totp.accountKey = (await buildFingerprint(current))(totp.email);
+      totp.secret = newTotpSecret();
+      const sealed = await buildSecretBox(current).seal(totp.accountKey, totp.secret);
+      const mfa = new MfaStore(nodePlatform.dynamoDb(current.storage), current.storage.table);
+      if (!(await mfa.putPending(totp.accountKey, user.userId, sealed, Math.floor(Date.now() / 1000) + 600))) throw new Error('the TOTP account has TOTP already');
+      if (!(await mfa.activate(totp.accountKey, sealed, 0, Math.floor(Date.now() / 1000)))) throw new Error('the TOTP enrolment was lost');
+      return { ok: true } satisfies WorkerReplies['enrol-totp'];
     }
     case 'batch':
       return { ok: true, ...(await measure(request.kind, request.n, request.expect)) } satisfies WorkerReplies['batch'];

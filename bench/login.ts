@@ -12,6 +12,10 @@
  * process from its own directory (its own chunks). dynalite runs in its own process (its CPU is
  * not counted) and counts the DynamoDB requests it serves.
  *
+ * `login with TOTP` logs a fourth account, with TOTP on, in as a returning device does: the password
+ * step (401 mfa_required) and POST /login/mfa with the current code, both in the figure; the bench
+ * puts the account's used TOTP step back before each (outside the figure: a code works once).
+ *
  * The login measurements present the device token of the account's last setup login, as a
  * returning browser (its cookie) or app (the field) does; its item holds the 10 devices its 10
  * setup logins made. `login, a new device` logs a third account in presenting none, as a
@@ -76,6 +80,7 @@ const MEASUREMENTS: Array<Pick<Measurement, 'label' | 'kind' | 'expect'>> = [
   { label: 'bare verify (hasher.verify, native)', kind: 'verify', expect: 200 },
   { label: 'login (200)', kind: 'login', expect: 200 },
   { label: 'login, a new device (200)', kind: 'login-new-device', expect: 200 },
+  { label: 'login with TOTP (401 mfa_required, then /login/mfa 200)', kind: 'login-totp', expect: 200 },
   { label: 'login, unknown email (401)', kind: 'login-unknown', expect: 401 },
   { label: 'refresh (200)', kind: 'refresh', expect: 200 },
   { label: 'refresh, wrong secret (400)', kind: 'refresh-bad', expect: 400 },
@@ -264,10 +269,11 @@ async function main(): Promise<void> {
     const { email, password } = account();
     const refreshAccount = account();
     const newDeviceAccount = account();
+    const totpAccount = account();
     const registrar = startWorker('register handler', dirs.register, env);
     children.push(registrar);
     await registrar.request({ op: 'init', handlerFile: join(dirs.register, BUNDLE_FILE) });
-    for (const credentials of [{ email, password }, refreshAccount, newDeviceAccount]) {
+    for (const credentials of [{ email, password }, refreshAccount, newDeviceAccount, totpAccount]) {
       const registered = await registrar.request({ op: 'register', ...credentials });
       if (registered.status !== 201) throw new Error(`registering a bench account answered ${registered.status}`);
     }
@@ -286,6 +292,9 @@ async function main(): Promise<void> {
     const { perAccount } = await worker.request({ op: 'fill-sessions', email, password, role: 'login' });
     await worker.request({ op: 'fill-sessions', ...refreshAccount, role: 'refresh' });
     await worker.request({ op: 'fill-sessions', ...newDeviceAccount, role: 'new-device' });
+    // Its sessions filled with the password alone, then TOTP on: each measured login is two requests.
+    await worker.request({ op: 'fill-sessions', ...totpAccount, role: 'totp' });
+    await worker.request({ op: 'enrol-totp' });
 
     const measurements: Measurement[] = MEASUREMENTS.map((m) => ({ ...m, cpuMs: [], wallMs: [], dynamoDb: {}, statuses: {}, roundCpu: [], stdoutLines: 0 }));
     console.error(`bench:login: warm-up (${warmup} of each), then ${rounds} rounds x ${batch} of each, interleaved`);

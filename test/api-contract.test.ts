@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
+import { generateHOTP } from '@oslojs/otp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
@@ -396,8 +397,81 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
       granted(`${label}, a preflight from another origin`, '*', false);
     }
   }
+  await mfaSteps(step, expectThat);
   await step('unknown path', 404, { method: 'GET', path: '/nope' }, 'not_found');
   return { transcript, wrong };
+}
+
+/**
+ * Two-factor login on its own account: enrolment from the otpauth URI the host answered (codes
+ * computed from this host's secret, so every host's answers compare), a login finished with a
+ * wrong code, a recovery code and a TOTP code, a replay, new recovery codes, the removal.
+ */
+async function mfaSteps(
+  step: (label: string, status: number, request: HostRequest, code?: string) => Promise<Body>,
+  expectThat: (label: string, holds: boolean, detail: unknown) => void,
+): Promise<void> {
+  const email = `mfa-${randomUUID()}@example.test`;
+  const plain = `plain-${randomUUID()}@example.test`;
+  await step('mfa: register', 201, post('/register', { email, password: PASSWORD }));
+  await step('mfa: register a plain account', 201, post('/register', { email: plain, password: PASSWORD }));
+  const session = await step('mfa: login', 200, post('/login', { email, password: PASSWORD }));
+  await step('mfa: enrol, no token', 401, { method: 'POST', path: '/mfa/totp' }, 'unauthenticated');
+  const enrolled = await step('mfa: enrol', 200, { method: 'POST', path: '/mfa/totp', headers: bearer(session) });
+  const uri = new URL(String(enrolled?.otpauthUri ?? 'otpauth://totp/none'));
+  expectThat('the otpauth URI is SHA-1, 6 digits, 30 s, with the secret answered', uri.searchParams.get('algorithm') === 'SHA1' && uri.searchParams.get('digits') === '6' && uri.searchParams.get('period') === '30' && uri.searchParams.get('secret') === enrolled?.secret, uri.search);
+  const secret = base32Bytes(String(enrolled?.secret ?? ''));
+  const codeAt = (steps: number) => generateHOTP(secret, BigInt(Math.floor(Date.now() / 30_000) + steps), 6);
+  await step('mfa: confirm, a wrong code', 401, post('/mfa/totp/confirm', { code: 'abcdef' }, bearer(session)), 'invalid_mfa_code');
+  const confirmed = await step('mfa: confirm', 200, post('/mfa/totp/confirm', { code: codeAt(0) }, bearer(session)));
+  const recoveryCodes = (confirmed?.recoveryCodes ?? []) as string[];
+  expectThat('10 recovery codes, shown once', recoveryCodes.length === 10, recoveryCodes.length);
+  await step('mfa: enrol while active', 409, { method: 'POST', path: '/mfa/totp', headers: bearer(session) }, 'mfa_already_enabled');
+
+  const wrongOnMfa = await step('mfa: login, wrong password', 401, post('/login', { email, password: 'wrong password here' }), 'invalid_credentials');
+  const wrongOnPlain = await step('mfa: a plain account, wrong password', 401, post('/login', { email: plain, password: 'wrong password here' }), 'invalid_credentials');
+  expectThat('a wrong password answers the same on an account with MFA', JSON.stringify(wrongOnMfa) === JSON.stringify(wrongOnPlain), [wrongOnMfa, wrongOnPlain]);
+  const challenge = await step('mfa: login, the password step', 401, post('/login', { email, password: PASSWORD }), 'mfa_required');
+  expectThat('mfa_required names the token and the methods', typeof challenge?.mfaToken === 'string' && JSON.stringify(challenge.methods) === '["totp","recovery_code"]', challenge?.methods);
+  const finish = (mfaToken: unknown, method: string, code: string) => post('/login/mfa', { mfaToken, method, code });
+  // Wrong codes count as failed logins of the account from this source (FAILURE_LIMIT before a
+  // wait), so each wrong one below is followed by a right one, which clears them.
+  await step('mfa: login, an unknown method', 400, finish(challenge?.mfaToken, 'sms', '000000'), 'invalid_request');
+  const byRecovery = await step('mfa: login with a recovery code', 200, finish(challenge?.mfaToken, 'recovery_code', recoveryCodes[0] ?? ''));
+  const amrOf = (body: Body) => (body === undefined ? [] : (decodeJwt(String(body.accessToken)).amr as unknown));
+  expectThat('a login with a second factor says amr pwd, otp, mfa', JSON.stringify(amrOf(byRecovery)) === '["pwd","otp","mfa"]', amrOf(byRecovery));
+  await step('mfa: the MFA token again', 401, finish(challenge?.mfaToken, 'recovery_code', recoveryCodes[1] ?? ''), 'invalid_mfa_token');
+  const again = await step('mfa: login, the password step again', 401, post('/login', { email, password: PASSWORD }), 'mfa_required');
+  await step('mfa: the used recovery code', 401, finish(again?.mfaToken, 'recovery_code', recoveryCodes[0] ?? ''), 'invalid_mfa_code');
+  // The next step's code: the confirm spent the current one.
+  const code = codeAt(1);
+  await step('mfa: login with a TOTP code', 200, finish(again?.mfaToken, 'totp', code));
+  const third = await step('mfa: login, the password step a third time', 401, post('/login', { email, password: PASSWORD }), 'mfa_required');
+  await step('mfa: the same TOTP code again', 401, finish(third?.mfaToken, 'totp', code), 'invalid_mfa_code');
+  const renewed = await step('mfa: new recovery codes', 200, { method: 'POST', path: '/mfa/recovery-codes', headers: bearer(session) });
+  const renewedCodes = (renewed?.recoveryCodes ?? []) as string[];
+  await step('mfa: login with a new recovery code', 200, finish(third?.mfaToken, 'recovery_code', renewedCodes[1] ?? ''));
+  await step('mfa: remove, a wrong code', 401, { method: 'DELETE', path: '/mfa/totp', ...json({ method: 'recovery_code', code: 'aaaa-aaaa-aaaa-aaaa' }), headers: { ...json({}).headers, ...bearer(session) } }, 'invalid_mfa_code');
+  await step('mfa: remove', 204, { method: 'DELETE', path: '/mfa/totp', ...json({ method: 'recovery_code', code: renewedCodes[0] ?? '' }), headers: { ...json({}).headers, ...bearer(session) } });
+  await step('mfa: new recovery codes without TOTP', 409, { method: 'POST', path: '/mfa/recovery-codes', headers: bearer(session) }, 'mfa_not_enabled');
+  const after = await step('mfa: login after the removal', 200, post('/login', { email, password: PASSWORD }));
+  expectThat('a password login says amr pwd', JSON.stringify(amrOf(after)) === '["pwd"]', amrOf(after));
+}
+
+/** RFC 4648 base32, as an authenticator app reads the secret. */
+function base32Bytes(text: string): Uint8Array {
+  const bytes: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const char of text) {
+    buffer = (buffer << 5) | 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(char);
+    bits += 5;
+    if (bits >= 8) {
+      bytes.push((buffer >>> (bits - 8)) & 255);
+      bits -= 8;
+    }
+  }
+  return new Uint8Array(bytes);
 }
 
 /** A hono path (`/sessions/:id`) as a RegExp matching request paths (query strings aside). */
@@ -461,6 +535,7 @@ describe.each(HOST_NAMES)('%s', (name) => {
       PASSLANE_CORS_ORIGINS: LISTED_ORIGIN,
       // A secret wherever there is no data directory to generate one into (the edge hosts).
       PASSLANE_FINGERPRINT_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'),
+      PASSLANE_MFA_KEYS: `contract:${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64')}`,
       // Mail through the real SES client (the browser build on the edge hosts) to the capture.
       PASSLANE_MAIL_TRANSPORT: 'ses',
       PASSLANE_MAIL_FROM: MAIL_FROM,

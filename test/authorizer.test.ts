@@ -12,6 +12,11 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 });
 import { readTokenConfig } from '../packages/server/src/config/token-config.js';
+import { readMfaConfig } from '../packages/server/src/config/mfa-config.js';
+import { generateHOTP } from '@oslojs/otp';
+import type { MfaRequiredError } from '../packages/server/src/accounts/errors.js';
+import { confirmTotp, enrolTotp } from '../packages/server/src/features/mfa/manage-totp.js';
+import { loginWithSecondFactor } from '../packages/server/src/features/login/login-mfa.js';
 import { AuthorizerUnavailableError, lambdaAuthorizer } from '../packages/server/src/runtimes/lambda/lambda-authorizer.js';
 import { stageWildcard } from '../packages/server/src/runtimes/lambda/authorizer-events.js';
 import { StorageUnavailableError } from '../packages/server/src/storage/errors.js';
@@ -50,6 +55,22 @@ afterAll(() => {
   vi.restoreAllMocks();
 });
 
+/** RFC 4648 base32, as an authenticator app reads the otpauth URI's secret. */
+function base32Bytes(text: string): Uint8Array {
+  const bytes: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const char of text) {
+    buffer = (buffer << 5) | 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(char);
+    bits += 5;
+    if (bits >= 8) {
+      bytes.push((buffer >>> (bits - 8)) & 255);
+      bits -= 8;
+    }
+  }
+  return new Uint8Array(bytes);
+}
+
 const logLines = () =>
   written
     .join('')
@@ -67,7 +88,7 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
   });
 
   /** An account with a live session, and an authorizer over the same table holding only the public keys. */
-  async function signedIn(options: { cacheSeconds?: number; scopes?: string[]; requiredScope?: string } = {}) {
+  async function signedIn(options: { cacheSeconds?: number; scopes?: string[]; requiredScope?: string; requireMfa?: boolean } = {}) {
     const clock = movableClock();
     // Tokens with scopes when asked (PASSLANE_TOKEN_SCOPES on the issuing functions).
     const scoped = options.scopes && { tokens: createTokenService({ keyring: await createKeyring(await generateSigningKey()), scopes: options.scopes }) };
@@ -82,6 +103,7 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
       storage: { table: fixture.tableName, endpoint: server.endpoint },
       tokens: readTokenConfig({ PASSLANE_JWT_PUBLIC_KEYS: JSON.stringify(tokens.jwks()), PASSLANE_REQUIRED_SCOPE: options.requiredScope }),
       authorizer: { cacheSeconds: options.cacheSeconds ?? 5 },
+      mfa: readMfaConfig({ PASSLANE_REQUIRE_MFA: options.requireMfa === true ? 'true' : undefined }),
     }, { dynamoDb: createDynamoDbClient });
     // Counts the authorizer's reads of sessions items.
     const reads = { count: 0 };
@@ -92,7 +114,7 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
     };
     const handler = lambdaAuthorizer(async () => authorizerDeps);
     const authorize = (event: unknown) => handler(event, lambdaContext());
-    return { auth: fixture.deps, dispose: fixture.dispose, clock, userId, signIn, first: await signIn(), tokens, authorizerDeps, reads, authorize };
+    return { auth: fixture.deps, dispose: fixture.dispose, clock, email, userId, signIn, first: await signIn(), tokens, authorizerDeps, reads, authorize };
   }
 
   const sidOf = async (tokens: TokenService, accessToken: string) => (await tokens.verify(accessToken)).sessionId!;
@@ -123,6 +145,24 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
     const allowed = await signedIn({ scopes: ['profile', 'orders:read'], requiredScope: 'orders:read' });
     expect(await allowed.authorize(httpApiAuthorizerEvent(bearer(allowed.first.accessToken)))).toMatchObject({ isAuthorized: true });
     allowed.dispose();
+  });
+
+  it('with PASSLANE_REQUIRE_MFA, denies a password-only token, reading no session, and allows one whose login used a second factor', async () => {
+    const { auth, clock, email, first, authorize, reads, dispose } = await signedIn({ requireMfa: true });
+    expect(await authorize(httpApiAuthorizerEvent(bearer(first.accessToken)))).toEqual({ isAuthorized: false });
+    expect(reads.count).toBe(0);
+    expect(logLines().filter((line) => line.message === 'access denied').map((line) => line.reason)).toContain('insufficient_user_authentication');
+
+    // TOTP enrolled with that (recent) login, then a login finished with a code.
+    const { otpauthUri } = await enrolTotp(auth, { accessToken: first.accessToken });
+    const secret = base32Bytes(new URL(otpauthUri).searchParams.get('secret')!);
+    const codeAt = (now: Date) => generateHOTP(secret, BigInt(Math.floor(now.getTime() / 30_000)), 6);
+    await confirmTotp(auth, { accessToken: first.accessToken, code: codeAt(clock.now()) });
+    clock.advance(30);
+    const challenge = (await login(auth, { email, password: PASSWORD, sourceIp: '198.51.100.7' }).catch((error: unknown) => error)) as MfaRequiredError;
+    const withMfa = await loginWithSecondFactor(auth, { mfaToken: challenge.mfaToken, method: 'totp', code: codeAt(clock.now()), sourceIp: '198.51.100.7' });
+    expect(await authorize(httpApiAuthorizerEvent(bearer(withMfa.accessToken)))).toMatchObject({ isAuthorized: true });
+    dispose();
   });
 
   it('denies the token of a session that ended (logout): a simple denial, REST\'s Unauthorized', async () => {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { createPasswordHasher } from '../packages/passlane/src/index.js';
+import { createSecretBox } from '../packages/server/src/features/mfa/secret-box.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import { tokenServiceFromConfig } from '../packages/server/src/features/tokens/token-service.js';
 import { legacyFixtures } from './support/fixtures.js';
@@ -153,7 +154,7 @@ describe('passlane --version, usage errors and keygen', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).toBe('');
     const env = Object.fromEntries([...run.stdout.matchAll(/^(PASSLANE_[A-Z_]+)='([^']*)'$/gm)].map((match) => [match[1]!, match[2]!]));
-    expect(Object.keys(env).sort()).toEqual(['PASSLANE_FINGERPRINT_KEY', 'PASSLANE_JWT_PRIVATE_KEY', 'PASSLANE_JWT_PUBLIC_KEYS', 'PASSLANE_PEPPER_KEYS']);
+    expect(Object.keys(env).sort()).toEqual(['PASSLANE_FINGERPRINT_KEY', 'PASSLANE_JWT_PRIVATE_KEY', 'PASSLANE_JWT_PUBLIC_KEYS', 'PASSLANE_MFA_KEYS', 'PASSLANE_PEPPER_KEYS']);
     // Every line is a comment or a KEY='value': sh, dotenv and wrangler read them alike.
     expect(run.stdout.trim().split('\n').every((line) => line.startsWith('# ') || /^PASSLANE_[A-Z_]+='[^']*'$/.test(line))).toBe(true);
 
@@ -161,6 +162,11 @@ describe('passlane --version, usage errors and keygen', () => {
     const config = readConfig(env);
     expect(config.hasher.pepper?.currentKeyId).toBe('k-2026');
     expect(config.fingerprint.key).toHaveLength(32);
+    // The MFA key seals and opens a TOTP secret, and is not the pepper's.
+    expect(config.mfa.keys?.map((key) => key.id)).toEqual(['k-2026']);
+    expect(env.PASSLANE_MFA_KEYS).not.toBe(env.PASSLANE_PEPPER_KEYS);
+    const box = createSecretBox(config.mfa.keys!);
+    expect(await box.open('account', await box.seal('account', new Uint8Array(20).fill(7)))).toEqual(new Uint8Array(20).fill(7));
     const tokens = await tokenServiceFromConfig(config.tokens);
     const { accessToken } = await tokens.issue({ userId: 'u-1' });
     const { payload, protectedHeader } = await jwtVerify(accessToken, createLocalJWKSet(JSON.parse(env.PASSLANE_JWT_PUBLIC_KEYS!)));
@@ -184,12 +190,13 @@ describe('passlane --version, usage errors and keygen', () => {
       'aws ssm put-parameter --name /passlane/prod/pepper-keys --type SecureString --value "file://$dir/pepper-keys.txt"',
       'aws ssm put-parameter --name /passlane/prod/jwt-private-key --type SecureString --value "file://$dir/jwt-private-key.json"',
       'aws ssm put-parameter --name /passlane/prod/fingerprint-key --type SecureString --value "file://$dir/fingerprint-key.txt"',
+      'aws ssm put-parameter --name /passlane/prod/mfa-keys --type SecureString --value "file://$dir/mfa-keys.txt"',
       'aws ssm put-parameter --name /passlane/prod/jwt-public-keys --type String --value "file://$dir/jwt-public-keys.json"',
     ]);
     expect(run.stdout).toContain('umask 077');
     // The names serverless.yml reads by default.
     const serverless = readFileSync(new URL('../serverless.yml', import.meta.url), 'utf8');
-    for (const name of ['pepper-keys', 'jwt-private-key', 'fingerprint-key', 'jwt-public-keys']) expect(serverless).toContain(`/passlane/\${sls:stage}/${name}`);
+    for (const name of ['pepper-keys', 'jwt-private-key', 'fingerprint-key', 'mfa-keys', 'jwt-public-keys']) expect(serverless).toContain(`/passlane/\${sls:stage}/${name}`);
     expect((await runPasslane(['keygen', '--format', 'yaml'])).code).toBe(2);
   });
 });

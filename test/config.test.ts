@@ -83,6 +83,7 @@ describe('readConfig', () => {
         outboxDir: '.data/outbox',
         ses: {},
       },
+      mfa: { issuer: 'passlane', localKeyDir: '.data', onLambda: false, requireMfa: false },
       passwords: {
         minLength: 8,
         serviceName: 'passlane',

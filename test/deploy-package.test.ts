@@ -42,9 +42,10 @@ const HASHER_FUNCTIONS = ['register', 'login', 'password', 'recovery', 'rehash',
 const BLOCKLIST_FUNCTIONS = ['register', 'password', 'recovery'];
 const ROUTES: Record<string, string[]> = {
   register: ['POST /register'],
-  login: ['POST /login'],
+  login: ['POST /login', 'POST /login/mfa'],
   token: ['POST /token'],
   sessions: ['POST /logout', 'GET /sessions', 'DELETE /sessions/{id}', 'DELETE /devices/{id}'],
+  mfa: ['POST /mfa/totp', 'POST /mfa/totp/confirm', 'POST /mfa/recovery-codes', 'DELETE /mfa/totp'],
   password: ['POST /password'],
   recovery: ['POST /password/reset', 'POST /password/reset/confirm', 'POST /email/verify', 'POST /email/verify/resend'],
   jwks: ['GET /.well-known/jwks.json'],
@@ -59,7 +60,7 @@ const ACTIONS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTIO
 const SECRET_PARAMETERS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTION_ACCESS).map((name) => [name, parameterVariablesOf(name)]));
 
 /** Functions given the published keys: those that publish them, those that check they sign with the first, and the authorizer, which verifies with them. */
-const PUBLIC_KEYS_FUNCTIONS = ['login', 'token', 'sessions', 'password', 'recovery', 'jwks', 'openidConfiguration', 'authorizer'];
+const PUBLIC_KEYS_FUNCTIONS = ['login', 'token', 'sessions', 'mfa', 'password', 'recovery', 'jwks', 'openidConfiguration', 'authorizer'];
 /** What functions that send mail are given (serverless.yml, custom.mailEnvironment), and no other function. */
 const MAIL_VARIABLES = ['PASSLANE_MAIL_FROM', 'PASSLANE_APP_URL', 'PASSLANE_SES_IDENTITY_ARN', 'PASSLANE_SES_CONFIGURATION_SET', 'PASSLANE_EMAIL_VERIFICATION', 'PASSLANE_REQUIRE_VERIFIED_EMAIL'];
 /**
@@ -67,7 +68,7 @@ const MAIL_VARIABLES = ['PASSLANE_MAIL_FROM', 'PASSLANE_APP_URL', 'PASSLANE_SES_
  * first send, so it is never parsed at a cold start), and password, which wires the same auth
  * dependencies as login (mail included, built on first use) but never sends and may not.
  */
-const SES_CHUNK_FUNCTIONS = ['register', 'login', 'password', 'recovery'];
+const SES_CHUNK_FUNCTIONS = ['register', 'login', 'mfa', 'password', 'recovery'];
 
 const pepperKey = randomBytes(32).toString('base64');
 const fingerprintKey = randomBytes(32).toString('base64');

@@ -16,6 +16,7 @@
  * DynamoDB Local, not dynalite: it returns the item of a failed condition as DynamoDB does
  * (ReturnValuesOnConditionCheckFailure), so the calls are the ones made in AWS.
  */
+import { generateHOTP } from '@oslojs/otp';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -88,13 +89,14 @@ function cdkRolesFor(dir: string, props: PasslaneAuthProps, functions: readonly 
 }
 
 /** The functions driven here; bench only hashes in memory (minutes of it) and is checked statically. */
-type Driven = 'register' | 'login' | 'token' | 'sessions' | 'password' | 'recovery' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash';
+type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'password' | 'recovery' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash';
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   register: () => import('../functions/register.js'),
   login: () => import('../functions/login.js'),
   token: () => import('../functions/token.js'),
   sessions: () => import('../functions/sessions.js'),
+  mfa: () => import('../functions/mfa.js'),
   password: () => import('../functions/password.js'),
   recovery: () => import('../functions/recovery.js'),
   jwks: () => import('../functions/jwks.js'),
@@ -102,6 +104,22 @@ const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   authorizer: () => import('../functions/authorizer.js'),
   rehash: () => import('../functions/rehash.js'),
 };
+
+/** RFC 4648 base32, as an authenticator app reads the otpauth URI's secret. */
+function base32Bytes(text: string): Uint8Array {
+  const bytes: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const char of text) {
+    buffer = (buffer << 5) | 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(char);
+    bits += 5;
+    if (bits >= 8) {
+      bytes.push((buffer >>> (bits - 8)) & 255);
+      bits -= 8;
+    }
+  }
+  return new Uint8Array(bytes);
+}
 
 /** A legacy record the functions upgrade: bcrypt, cost 4, so the test stays fast. */
 const LEGACY = legacyFixtures.hashes.find((entry) => entry.id === 'bcrypt-2b-c4-ascii')!;
@@ -125,6 +143,7 @@ let ses: SesCapture;
 let signingKey: JWK;
 let pepperKeys: string;
 let fingerprintKey: string;
+let mfaKeys: string;
 /** The test's own client (seeding, checking), never recorded. */
 let seedClient: DynamoDBClient;
 let seedUsers: AccountStore;
@@ -141,6 +160,7 @@ beforeAll(async () => {
   signingKey = await generateSigningKey('RS256');
   pepperKeys = `k1:${randomBytes(32).toString('base64')}`;
   fingerprintKey = randomBytes(32).toString('base64');
+  mfaKeys = `m1:${randomBytes(32).toString('base64')}`;
   workDir = mkdtempSync(join(tmpdir(), 'passlane-iam-'));
   const publicKeys = JSON.stringify(publicJwks(await createKeyring(signingKey)));
   // The public keys as a deploy would pass them (--param), instead of the deploy-time SSM reference.
@@ -169,6 +189,7 @@ beforeAll(async () => {
       [parameters.PASSLANE_PEPPER_KEYS_PARAMETER!]: pepperKeys,
       [parameters.PASSLANE_JWT_PRIVATE_KEY_PARAMETER!]: JSON.stringify(signingKey),
       [parameters.PASSLANE_FINGERPRINT_KEY_PARAMETER!]: fingerprintKey,
+      [parameters.PASSLANE_MFA_KEYS_PARAMETER!]: mfaKeys,
     }),
     startSesCapture(),
   ]);
@@ -211,6 +232,7 @@ async function container(name: Driven, options: { secrets: 'ssm' | 'plain'; env?
       PASSLANE_PEPPER_KEYS: pepperKeys,
       PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(signingKey),
       PASSLANE_FINGERPRINT_KEY: fingerprintKey,
+      PASSLANE_MFA_KEYS: mfaKeys,
     };
     for (const [variable, value] of Object.entries(values)) {
       if (env[`${variable}_PARAMETER`] === undefined) continue;
@@ -451,6 +473,31 @@ describe('each function, through its handler, as deployed', () => {
     expect((await http('GET', '/sessions', undefined, { token })).status).toBe(401);
   });
 
+  it('mfa: enrol and confirm TOTP, a login finished with a wrong code then a recovery code, new codes, removal with a TOTP code', async () => {
+    const { email } = await seedAccount();
+    const session = await signIn(email);
+    const { http } = await container('mfa', { secrets: 'ssm' });
+    const token = session.accessToken;
+    const enrolled = await http('POST', '/mfa/totp', undefined, { token });
+    expect(enrolled.status).toBe(200);
+    const secret = base32Bytes(new URL(enrolled.body!.otpauthUri as string).searchParams.get('secret')!);
+    const codeAt = (offsetSteps: number) => generateHOTP(secret, BigInt(Math.floor(Date.now() / 30_000) + offsetSteps), 6);
+    const confirmed = await http('POST', '/mfa/totp/confirm', { code: codeAt(0) }, { token });
+    expect(confirmed.status).toBe(200);
+    const [recoveryCode] = confirmed.body!.recoveryCodes as string[];
+
+    const login = await container('login', { secrets: 'ssm' });
+    const challenge = await login.http('POST', '/login', { email, password: LEGACY.password });
+    expect(challenge).toMatchObject({ status: 401, body: { error: { code: 'mfa_required' } } });
+    const finish = (method: string, code: string) => login.http('POST', '/login/mfa', { mfaToken: challenge.body!.mfaToken, method, code });
+    expect(await finish('recovery_code', 'aaaa-aaaa-aaaa-aaaa')).toMatchObject({ status: 401, body: { error: { code: 'invalid_mfa_code' } } });
+    expect((await finish('recovery_code', recoveryCode!)).status).toBe(200);
+
+    expect((await http('POST', '/mfa/recovery-codes', undefined, { token })).status).toBe(200);
+    // The next step's code: the confirm spent this one.
+    expect((await http('DELETE', '/mfa/totp', { method: 'totp', code: codeAt(1) }, { token })).status).toBe(204);
+  });
+
   it('authorizer: a live session\'s token allowed, the same token denied after logout', async () => {
     const { email, userId } = await seedAccount();
     const { accessToken } = await signIn(email);
@@ -554,7 +601,7 @@ describe('mail: the identity the functions send as is the one their roles allow'
     for (const { name } of LAMBDA_FUNCTIONS) {
       const { variables } = functionEnvironment(template, name, resolve);
       const mail = Object.fromEntries(Object.entries(variables).filter(([key]) => MAIL_VARIABLES.includes(key)));
-      if (!['register', 'login', 'recovery'].includes(name)) {
+      if (!['register', 'login', 'mfa', 'recovery'].includes(name)) {
         expect(mail, name).toEqual({});
         continue;
       }
@@ -626,9 +673,9 @@ describe('the check itself fails on what it is there to catch', () => {
     );
     const login = cdkRolesFor('cdk-without-delete.out', cdkProps, withoutDelete).get('login')!;
     const findings = await deniedRequests(login, recorded.get('login') ?? []);
-    // (and the close of lazy migration's breaker, which shares that statement)
+    // (and the close of lazy migration's breaker and the spent MFA tokens, which share that statement)
     expect(findings.map((f) => f.message)).toEqual([
-      expect.stringMatching(/^login: dynamodb:DeleteItem on \S+ \(\d+ calls?\) keys \[migration#breaker, failures#acct#…\]: LoginRole has no statement/),
+      expect.stringMatching(/^login: dynamodb:DeleteItem on \S+ \(\d+ calls?\) keys \[migration#breaker, failures#acct#…, mfalogin#…\]: LoginRole has no statement/),
     ]);
   });
 

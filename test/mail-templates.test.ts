@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readConfig } from '../packages/server/src/config/read-config.js';
-import { createAccountMail } from '../packages/server/src/mail/account-mail.js';
+import { createAccountMail, MFA_CHANGES } from '../packages/server/src/mail/account-mail.js';
 import { MailConfigError } from '../packages/server/src/mail/errors.js';
 import {
   describeMinutes,
@@ -114,6 +114,8 @@ describe('customisation', () => {
     ['password_reset', 'html', '<p>No link here</p>', /must contain \{\{link\}\}/],
     ['email_verification', 'subject', 'Verify: {{link}}', /unknown placeholder \{\{link\}\}/],
     ['registration_attempt', 'text', 'Valid for {{expiresIn}}', /unknown placeholder/],
+    ['mfa_changed', 'text', 'Your code: {{code}}', /unknown placeholder \{\{code\}\}/],
+    ['registration_attempt', 'text', 'Changed: {{change}}', /unknown placeholder \{\{change\}\}/],
   ] as const)('refuses a %s %s template that says %j', (kind, part, source, message) => {
     expect(() => withOverrides({ [kind]: { [part]: source } })).toThrow(TemplateError);
     expect(() => withOverrides({ [kind]: { [part]: source } })).toThrow(message);
@@ -173,10 +175,16 @@ describe('the use-cases contract', () => {
     await mail.passwordReset(TO, 'tok', 3600);
     await mail.emailVerification(TO, 'tok2', 86_400);
     await mail.registrationAttempt(TO);
+    await mail.mfaChanged(TO, 'recovery_code_used');
     expect(sender.mails.map(({ kind, link }) => [kind, link])).toEqual([
       ['password_reset', 'http://localhost:3000/reset-password#token=tok'],
       ['email_verification', 'http://localhost:3000/verify-email#token=tok2'],
       ['registration_attempt', 'http://localhost:3000/sign-in'],
+      ['mfa_changed', 'http://localhost:3000/sign-in'],
     ]);
+    // What changed, said in both bodies; the sign-in page to act on a change not made by the owner.
+    const changed = sender.mails.at(-1)!;
+    expect(changed.subject).toBe('Two-step sign-in changed on your passlane account');
+    for (const body of [changed.text, changed.html]) expect(body).toContain(MFA_CHANGES.recovery_code_used);
   });
 });

@@ -20,6 +20,7 @@ import {
   createJwksHandler,
   createOpenIdConfigurationHandler,
   createLoginHandler,
+  createMfaHandler,
   createPasswordHandler,
   createRecoveryHandler,
   createRegisterHandler,
@@ -81,10 +82,16 @@ type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<Http
 function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Handler> {
   const sessions = createSessionsHandler(getDeps);
   const recovery = createRecoveryHandler(getDeps);
+  const login = createLoginHandler(getDeps);
+  const mfa = createMfaHandler(getDeps);
   const discovery = createOpenIdConfigurationHandler(async () => (await getDeps()).tokens);
   return {
     '/register': createRegisterHandler(getDeps),
-    '/login': createLoginHandler(getDeps),
+    '/login': login,
+    '/login/mfa': login,
+    '/mfa/totp': mfa,
+    '/mfa/totp/confirm': mfa,
+    '/mfa/recovery-codes': mfa,
     '/token': createTokenHandler(getDeps),
     '/logout': sessions,
     '/sessions': sessions,
@@ -113,6 +120,7 @@ function tokenMailbox(): AccountMail & { tokens: Array<{ kind: string; to: strin
     passwordReset: async (to, token) => void tokens.push({ kind: 'password_reset', to, token }),
     emailVerification: async (to, token) => void tokens.push({ kind: 'email_verification', to, token }),
     registrationAttempt: async (to) => void tokens.push({ kind: 'registration_attempt', to }),
+    mfaChanged: async (to, change) => void tokens.push({ kind: `mfa_changed:${change}`, to }),
   };
 }
 

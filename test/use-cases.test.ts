@@ -256,9 +256,10 @@ describe('storage outage', () => {
       sessionConfig: DEFAULT_SESSION_CONFIG,
       oneTimeTokens: {} as never,
       mail: {} as never,
+      mfa: {} as never,
       recovery: DEFAULT_RECOVERY_CONFIG,
       fingerprint: () => 'f',
-      tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => ({ userId: 'u', issuedAt: new Date() }) },
+      tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => ({ userId: 'u', issuedAt: new Date(), amr: [] }) },
       rateLimits: limits(),
       audit: () => {},
     };

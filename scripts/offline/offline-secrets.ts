@@ -18,7 +18,7 @@ import { publicJwks } from '../../packages/server/src/features/tokens/jwks.js';
 import { createKeyring } from '../../packages/server/src/features/tokens/keys.js';
 import { loadOrCreateLocalSigningKey } from '../../packages/server/src/features/tokens/local-signing-key.js';
 import { readOrCreateLocalSecret } from '../../packages/server/src/shared/local-secret-file.js';
-import { LOCAL_FINGERPRINT_KEY_FILE } from '../../packages/server/src/wiring/build-dependencies.js';
+import { LOCAL_FINGERPRINT_KEY_FILE, LOCAL_MFA_KEYS_FILE } from '../../packages/server/src/wiring/build-dependencies.js';
 
 /** The pepper's file in the data directory: `local:<32 random bytes, base64>`, the first (and only) key. */
 export const LOCAL_PEPPER_KEYS_FILE = 'pepper-keys';
@@ -32,6 +32,9 @@ export async function offlineSecrets(dataDir: string, env: Env): Promise<Record<
   if (text(env, 'PASSLANE_JWT_PUBLIC_KEYS') === undefined) secrets.PASSLANE_JWT_PUBLIC_KEYS = JSON.stringify(publicJwks(await createKeyring(privateJwk)));
   if (text(env, 'PASSLANE_FINGERPRINT_KEY') === undefined) {
     secrets.PASSLANE_FINGERPRINT_KEY = await localSecret(dataDir, LOCAL_FINGERPRINT_KEY_FILE, 'PASSLANE_FINGERPRINT_KEY', () => randomBase64());
+  }
+  if (text(env, 'PASSLANE_MFA_KEYS') === undefined) {
+    secrets.PASSLANE_MFA_KEYS = await localSecret(dataDir, LOCAL_MFA_KEYS_FILE, 'PASSLANE_MFA_KEYS', () => `local:${randomBase64()}`);
   }
   if (text(env, 'PASSLANE_PEPPER_KEYS') === undefined) {
     secrets.PASSLANE_PEPPER_KEYS = await localSecret(dataDir, LOCAL_PEPPER_KEYS_FILE, 'PASSLANE_PEPPER_KEYS', () => `local:${randomBase64()}`);

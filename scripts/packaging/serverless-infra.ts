@@ -42,6 +42,7 @@ const SECRET_PARAMS: Record<SecretName, string> = {
   pepperKeys: 'pepperKeysParameter',
   jwtPrivateKey: 'jwtPrivateKeyParameter',
   fingerprintKey: 'fingerprintKeyParameter',
+  mfaKeys: 'mfaKeysParameter',
   migrationSecret: 'migrationSecretParameter',
 };
 

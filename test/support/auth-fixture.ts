@@ -9,6 +9,8 @@ import { LoginGuardStore } from '../../packages/server/src/storage/login-guard-s
 import { RateLimitStore } from '../../packages/server/src/storage/rate-limit-store.js';
 import { SessionStore } from '../../packages/server/src/storage/session-store.js';
 import { OneTimeTokenStore } from '../../packages/server/src/storage/one-time-token-store.js';
+import { MfaStore } from '../../packages/server/src/storage/mfa-store.js';
+import { createSecretBox } from '../../packages/server/src/features/mfa/secret-box.js';
 import { DEFAULT_RECOVERY_CONFIG } from '../../packages/server/src/features/recovery/settings.js';
 import { DEFAULT_SESSION_CONFIG } from '../../packages/server/src/features/sessions/settings.js';
 import { defaultPasswordPolicy } from './password-policy.js';
@@ -20,7 +22,7 @@ import { authenticateSession } from '../../packages/server/src/features/sessions
 import { changePassword } from '../../packages/server/src/features/password/change-password.js';
 import type { PasswordChangeDependencies } from '../../packages/server/src/features/password/dependencies.js';
 import { createEmailFingerprint } from '../../packages/server/src/accounts/fingerprint.js';
-import type { AccountMail } from '../../packages/server/src/mail/account-mail.js';
+import type { AccountMail, MfaChange } from '../../packages/server/src/mail/account-mail.js';
 import type { AppDependencies } from '../../packages/server/src/wiring/build-dependencies.js';
 import type { RateLimits } from '../../packages/server/src/features/login/settings.js';
 
@@ -50,6 +52,9 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     sessions: new SessionStore(client, tableName),
     sessionConfig: { ...DEFAULT_SESSION_CONFIG },
     oneTimeTokens: new OneTimeTokenStore(client, tableName),
+    mfa: new MfaStore(client, tableName),
+    secretBox: createSecretBox([{ id: 'test', key: crypto.getRandomValues(new Uint8Array(32)) }]),
+    mfaConfig: { issuer: 'passlane-test' },
     mail: mailbox.mail,
     recovery: { ...DEFAULT_RECOVERY_CONFIG },
     rateLimits: generousLimits(),
@@ -104,11 +109,12 @@ export const uniqueEmail = () => `user-${crypto.randomUUID()}@example.com`;
 
 /** A mail channel for use-case tests: what would have been sent, in memory (the real senders are tested in test/mail*.test.ts). */
 export function capturingMail() {
-  const sent: Array<{ kind: 'password_reset' | 'email_verification' | 'registration_attempt'; to: string; token?: string; expiresInSeconds?: number }> = [];
+  const sent: Array<{ kind: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed'; to: string; token?: string; expiresInSeconds?: number; change?: MfaChange }> = [];
   const mail: AccountMail = {
     passwordReset: async (to, token, expiresInSeconds) => void sent.push({ kind: 'password_reset', to, token, expiresInSeconds }),
     emailVerification: async (to, token, expiresInSeconds) => void sent.push({ kind: 'email_verification', to, token, expiresInSeconds }),
     registrationAttempt: async (to) => void sent.push({ kind: 'registration_attempt', to }),
+    mfaChanged: async (to, change) => void sent.push({ kind: 'mfa_changed', to, change }),
   };
   // The link mails (password_reset, email_verification) carry a token: what a test posts back as one.
   const last = (kind: string) => sent.filter((m) => m.kind === kind).at(-1) as ((typeof sent)[number] & { token: string }) | undefined;

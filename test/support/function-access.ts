@@ -16,6 +16,7 @@
 const PEPPER = 'ssm:GetParameter PASSLANE_PEPPER_KEYS_PARAMETER';
 const SIGNING_KEY = 'ssm:GetParameter PASSLANE_JWT_PRIVATE_KEY_PARAMETER';
 const FINGERPRINT_KEY = 'ssm:GetParameter PASSLANE_FINGERPRINT_KEY_PARAMETER';
+const MFA_KEYS = 'ssm:GetParameter PASSLANE_MFA_KEYS_PARAMETER';
 const SEND_MAIL = ['ses:SendEmail PASSLANE_SES_CONFIGURATION_SET', 'ses:SendEmail PASSLANE_SES_IDENTITY_ARN'];
 
 /** Keyed like scripts/packaging/lambda-functions.ts (the IAM test checks that every function is here). */
@@ -31,16 +32,25 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // on an unverified account: a new verification token and its mail, within the mail budget.
   // With lazy migration: the migrated account, a conditional create as registration's; the old
   // system's breaker, read with the rest, opened by an outage and closed by its next answer.
+  // The account's factors (mfa#) with the rest of the login's read; with one, a right password
+  // gets an MFA token (mfalogin#); POST /login/mfa reads it, counts a wrong code against it, spends a TOTP step
+  // or a recovery code (mfa#), spends the token, and mails the owner about a recovery code used.
   login: [
     'dynamodb:BatchGetItem failures#',
+    'dynamodb:BatchGetItem mfa#',
     'dynamodb:BatchGetItem migration#',
     'dynamodb:BatchGetItem sessions#',
     'dynamodb:BatchGetItem user#',
     'dynamodb:DeleteItem failures#',
+    'dynamodb:DeleteItem mfalogin#',
     'dynamodb:DeleteItem migration#',
+    'dynamodb:GetItem mfalogin#',
+    'dynamodb:PutItem mfalogin#',
     'dynamodb:PutItem token#',
     'dynamodb:PutItem user#',
     'dynamodb:UpdateItem failures#',
+    'dynamodb:UpdateItem mfa#',
+    'dynamodb:UpdateItem mfalogin#',
     'dynamodb:UpdateItem migration#',
     'dynamodb:UpdateItem ratelimit#',
     'dynamodb:UpdateItem sessions#',
@@ -48,6 +58,19 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     PEPPER,
     SIGNING_KEY,
     FINGERPRINT_KEY,
+    MFA_KEYS,
+    ...SEND_MAIL,
+  ],
+  // The account's TOTP: the access token's sessions item (live, and a recent login), the factors
+  // (mfa#) read and changed conditionally, the account's email through the index (the otpauth
+  // URI, the mails); public keys verify the token, the MFA keys seal and open secrets.
+  mfa: [
+    'dynamodb:GetItem mfa#',
+    'dynamodb:GetItem sessions#',
+    'dynamodb:GetItem user#',
+    'dynamodb:Query index/userId-index',
+    'dynamodb:UpdateItem mfa#',
+    MFA_KEYS,
     ...SEND_MAIL,
   ],
   // The refresh token's sessions item and the source's failed refreshes (failures#refresh#) in

@@ -3,7 +3,11 @@
  * route and Lambda host as the function, only `services` differ.
  */
 import { loginRoute } from '../../packages/server/src/features/login/login-route.js';
-import type { LoginDependencies } from '../../packages/server/src/features/login/dependencies.js';
+import type { LoginServices, MfaLoginDependencies, MfaLoginServices } from '../../packages/server/src/features/login/dependencies.js';
+import { loginMfaRoute } from '../../packages/server/src/features/login/login-mfa-route.js';
+import type { MfaDependencies } from '../../packages/server/src/features/mfa/dependencies.js';
+import { confirmTotpRoute, enrolTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute } from '../../packages/server/src/features/mfa/mfa-routes.js';
+import type { AnyRoute } from '../../packages/server/src/api/route.js';
 import { changePasswordRoute } from '../../packages/server/src/features/password/change-password-route.js';
 import type { PasswordChangeDependencies } from '../../packages/server/src/features/password/dependencies.js';
 import type { RecoveryDependencies } from '../../packages/server/src/features/recovery/dependencies.js';
@@ -25,7 +29,11 @@ export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../
 type Get<T> = () => Promise<T>;
 
 export const createRegisterHandler = (get: Get<RegisterDependencies>) => lambdaHandler([registerRoute], { register: get });
-export const createLoginHandler = (get: Get<LoginDependencies>) => lambdaHandler([loginRoute], { login: get });
+/** The login function (functions/login.ts): the password step and POST /login/mfa. */
+export const createLoginHandler = (get: Get<MfaLoginDependencies>) =>
+  lambdaHandler<LoginServices & MfaLoginServices>([loginRoute, loginMfaRoute] as AnyRoute<LoginServices & MfaLoginServices>[], { login: get, mfaLogin: get });
+/** The MFA function (functions/mfa.ts). */
+export const createMfaHandler = (get: Get<MfaDependencies>) => lambdaHandler([enrolTotpRoute, confirmTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute], { mfa: get });
 export const createPasswordHandler = (get: Get<PasswordChangeDependencies>) => lambdaHandler([changePasswordRoute], { password: get });
 export const createTokenHandler = (get: Get<RefreshDependencies>) => lambdaHandler([tokenRoute], { refresh: get });
 export const createSessionsHandler = (get: Get<SessionManagementDependencies>) => lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessions: get });

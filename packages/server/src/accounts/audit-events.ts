@@ -32,11 +32,22 @@ export type AuditEvent =
   | { type: 'auth.email_verified'; userId: string }
   | { type: 'auth.registration_attempt_existing'; emailFingerprint: string }
   | { type: 'auth.login_unverified'; userId: string }
-  | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt'; code: string }
+  | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed'; code: string }
+  | { type: 'auth.mfa_enrolment_started'; userId: string; method: 'totp' }
+  | { type: 'auth.mfa_enabled'; userId: string; method: 'totp' }
+  | { type: 'auth.mfa_removed'; userId: string; method: 'totp'; with: 'totp' | 'recovery_code' }
+  | { type: 'auth.recovery_codes_regenerated'; userId: string }
+  | { type: 'auth.mfa_challenged'; userId: string }
+  | { type: 'auth.mfa_succeeded'; userId: string; method: 'totp' | 'recovery_code' }
+  | { type: 'auth.mfa_failed'; reason: MfaFailureReason; userId?: string; method?: 'totp' | 'recovery_code' }
+  | { type: 'auth.recovery_code_used'; userId: string }
   | { type: 'auth.stored_hash_rejected'; userId: string; code: string }
   | { type: 'auth.password_rejected'; action: PasswordSetAction; reason: PasswordRejectionReason; userId?: string }
   | { type: 'auth.breach_check_unavailable'; action: PasswordSetAction; failClosed: boolean }
   | { type: 'auth.login_weak_password'; userId: string; reason: CheapRejectionReason };
+
+/** Why a second factor was refused: a code wrong, replayed or used; an MFA token unknown, expired or voided. */
+export type MfaFailureReason = 'wrong_code' | 'unknown_token' | 'expired_token' | 'stale_token' | 'not_enrolled' | 'recent_login_required';
 
 /** Which login limit refused an attempt (login-guard.ts). */
 export type LimitScope = 'account' | 'account_source' | 'source' | 'device' | 'account_success' | 'source_success';

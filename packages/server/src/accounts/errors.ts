@@ -24,6 +24,13 @@ export type ErrorCode =
   | 'refresh_token_reused'
   | 'unauthenticated'
   | 'insufficient_scope'
+  | 'insufficient_user_authentication'
+  | 'reauthentication_required'
+  | 'mfa_required'
+  | 'invalid_mfa_token'
+  | 'invalid_mfa_code'
+  | 'mfa_already_enabled'
+  | 'mfa_not_enabled'
   | 'email_not_verified'
   | 'not_found'
   | 'session_not_found'
@@ -195,5 +202,69 @@ export class PasswordRejectedError extends PasslaneServerError {
 
   constructor(reason: PasswordRejectionReason, message: string) {
     super('password_rejected', message, { reason });
+  }
+}
+
+/** The second factors a login may finish with (POST /login/mfa's `method`); passkeys add `webauthn`. */
+export type MfaMethod = 'totp' | 'recovery_code';
+
+/**
+ * The password was right and the account has a second factor: POST /login/mfa finishes the
+ * login with `mfaToken` and one of `methods`. Only ever after a verified password, so it tells a
+ * guesser nothing.
+ */
+export class MfaRequiredError extends PasslaneServerError {
+  readonly mfaToken: string;
+  readonly methods: readonly MfaMethod[];
+
+  constructor(mfaToken: string, methods: readonly MfaMethod[]) {
+    super('mfa_required', 'a second factor is required to finish the login');
+    this.mfaToken = mfaToken;
+    this.methods = methods;
+  }
+}
+
+/** An MFA token that is unknown, expired, used, or dead after too many wrong codes: log in again. */
+export class InvalidMfaTokenError extends PasslaneServerError {
+  constructor() {
+    super('invalid_mfa_token', 'the MFA token is invalid, expired or used up; log in again');
+  }
+}
+
+/** A TOTP or recovery code that is wrong, replayed or already used. */
+export class InvalidMfaCodeError extends PasslaneServerError {
+  constructor() {
+    super('invalid_mfa_code', 'the code is wrong or was already used');
+  }
+}
+
+/** Changing second factors needs a login within the last few minutes: log in again, then retry. */
+export class ReauthenticationRequiredError extends PasslaneServerError {
+  constructor() {
+    super('reauthentication_required', 'this needs a recent login; log in again and retry');
+  }
+}
+
+/**
+ * With PASSLANE_REQUIRE_MFA: a live session's token whose login used no second factor (`mfa`
+ * not in `amr`). RFC 9470's `insufficient_user_authentication`.
+ */
+export class InsufficientUserAuthenticationError extends PasslaneServerError {
+  constructor() {
+    super('insufficient_user_authentication', 'this API requires a login with a second factor');
+  }
+}
+
+/** POST /mfa/totp on an account whose TOTP is already active: remove it first. */
+export class MfaAlreadyEnabledError extends PasslaneServerError {
+  constructor() {
+    super('mfa_already_enabled', 'TOTP is already active on this account; remove it first');
+  }
+}
+
+/** No TOTP to act on: none active (regenerate, remove), or no enrolment waiting (confirm). */
+export class MfaNotEnabledError extends PasslaneServerError {
+  constructor(message = 'TOTP is not active on this account') {
+    super('mfa_not_enabled', message);
   }
 }

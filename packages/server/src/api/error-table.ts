@@ -48,7 +48,7 @@ export const ERROR_HEADERS = {
   'retry-after': (error: PasslaneServerError) => String(Math.max(1, Math.ceil(error.retryAfterSeconds ?? FALLBACK_RETRY_AFTER_SECONDS))),
   // RFC 6750 §3: a 401 for a missing or bad bearer token names the scheme; §3.1: a token
   // without the required scope also names the error, so a client does not refresh in vain.
-  'www-authenticate': (error: PasslaneServerError) => (error.code === 'insufficient_scope' ? 'Bearer error="insufficient_scope"' : 'Bearer'),
+  'www-authenticate': (error: PasslaneServerError) => (error.code === 'insufficient_scope' || error.code === 'insufficient_user_authentication' ? `Bearer error="${error.code}"` : 'Bearer'),
 } as const satisfies Record<string, (error: PasslaneServerError) => string>;
 
 export type ErrorHeader = keyof typeof ERROR_HEADERS;
@@ -69,6 +69,14 @@ export const ERROR_TABLE = {
   invalid_credentials: { status: 401 },
   unauthenticated: { status: 401, headers: ['www-authenticate'] },
   insufficient_scope: { status: 403, headers: ['www-authenticate'] },
+  insufficient_user_authentication: { status: 403, headers: ['www-authenticate'] },
+  reauthentication_required: { status: 403 },
+  // The body adds `mfaToken` and `methods` beside `error` (login-route.ts).
+  mfa_required: { status: 401 },
+  invalid_mfa_token: { status: 401 },
+  invalid_mfa_code: { status: 401 },
+  mfa_already_enabled: { status: 409 },
+  mfa_not_enabled: { status: 409 },
   email_not_verified: { status: 403 },
   not_found: { status: 404 },
   session_not_found: { status: 404 },

@@ -13,7 +13,7 @@
  */
 
 /** The SSM parameters the functions read at cold start (their names only ever reach a template). */
-export type SecretName = 'pepperKeys' | 'jwtPrivateKey' | 'fingerprintKey' | 'migrationSecret';
+export type SecretName = 'pepperKeys' | 'jwtPrivateKey' | 'fingerprintKey' | 'mfaKeys' | 'migrationSecret';
 
 /**
  * Deploy-time settings. `custom`: serverless.yml computes the value (custom.<name>) and the
@@ -73,6 +73,11 @@ export const SETTINGS = {
   oauthClientId: { kind: 'param', default: null },
   tokenScopes: { kind: 'param', default: null },
   requiredScope: { kind: 'param', default: null },
+  // Second factors (packages/server/src/features/mfa/README.md): the issuer authenticator apps
+  // show (PASSLANE_SERVICE_NAME's by default), and whether Bearer routes and the authorizer
+  // refuse tokens whose login used no second factor. Unset: `passlane`, not required.
+  mfaIssuer: { kind: 'param', default: null },
+  requireMfa: { kind: 'param', default: null },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -91,6 +96,7 @@ export const SECRETS: Record<SecretName, { optional: boolean; why: string }> = {
   pepperKeys: { optional: false, why: 'the pepper keys, "id:base64" (SecureString)' },
   jwtPrivateKey: { optional: false, why: 'the JWT signing key, a private JWK (SecureString)' },
   fingerprintKey: { optional: false, why: 'the HMAC key of email fingerprints (SecureString)' },
+  mfaKeys: { optional: false, why: 'the keys sealing TOTP secrets, "id:base64" (SecureString)' },
   migrationSecret: { optional: true, why: 'the key that signs requests to the legacy store\'s URL (SecureString); only with a migration by URL' },
 };
 
@@ -170,6 +176,7 @@ export const COMMON_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
   PASSLANE_OAUTH_CLIENT_ID: setting('oauthClientId'),
   PASSLANE_TOKEN_SCOPES: setting('tokenScopes'),
   PASSLANE_REQUIRED_SCOPE: setting('requiredScope'),
+  PASSLANE_REQUIRE_MFA: setting('requireMfa'),
 };
 
 /**
@@ -273,10 +280,10 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
   {
     name: 'login',
     entry: 'functions/login.ts',
-    why: 'POST /login: verify, count failures, start a session.',
+    why: 'POST /login and /login/mfa: verify, count failures, start a session (after a second factor where the account has one).',
     memory: HASHER_MEMORY,
     timeout: DEFAULT_TIMEOUT_S,
-    routes: ['POST /login'],
+    routes: ['POST /login', 'POST /login/mfa'],
     environment: {
       // Mail: a new verification link when an unverified account logs in (requireVerifiedEmail).
       ...MAIL_ENVIRONMENT,
@@ -286,31 +293,44 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       PASSLANE_PEPPER_KEYS_PARAMETER: parameterName('pepperKeys'),
       PASSLANE_JWT_PRIVATE_KEY_PARAMETER: parameterName('jwtPrivateKey'),
       PASSLANE_FINGERPRINT_KEY_PARAMETER: parameterName('fingerprintKey'),
+      // Opens TOTP secrets at POST /login/mfa.
+      PASSLANE_MFA_KEYS_PARAMETER: parameterName('mfaKeys'),
       PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
       ...MIGRATION_ENVIRONMENT,
     },
     grants: [
       {
         kind: 'items',
+        action: 'dynamodb:GetItem',
+        keys: ['mfalogin#*'],
+        why: 'At POST /login/mfa, the MFA token\'s item (consistent read).',
+      },
+      {
+        kind: 'items',
         action: 'dynamodb:BatchGetItem',
-        keys: ['user#*', 'failures#*', 'sessions#*', 'migration#*'],
-        why: 'The account, its failure counters and its sessions, in one BatchGetItem before the verify (packages/server/src/features/login/LIMITS.md); with lazy migration, its breaker (migration#breaker, at most once a second). The breaker\'s grants are there without a migration too: one item of no account\'s data.',
+        keys: ['user#*', 'failures#*', 'sessions#*', 'mfa#*', 'migration#*'],
+        why: 'The account, its failure counters, its sessions and its second factors, in one BatchGetItem before the verify (packages/server/src/features/login/LIMITS.md); with lazy migration, its breaker (migration#breaker, at most once a second). The breaker\'s grants are there without a migration too: one item of no account\'s data.',
       },
       {
         kind: 'items',
         action: 'dynamodb:UpdateItem',
-        keys: ['failures#*', 'user#*', 'sessions#*', 'ratelimit#*', 'migration#*'],
-        why: 'Failure counters after a failed verify (atomic ADD; a known device\'s failures in the sessions item), the source\'s count of good logins, the upgrade of an outdated hash after a good login (conditional on the hash just verified), the new session with its known device and the account\'s count of good logins (conditional on the sessions item\'s version; ends the oldest beyond the limit), and the account\'s verification-mail budget (requireVerifiedEmail); with lazy migration, its breaker opened when the old system gives no answer.',
+        keys: ['failures#*', 'user#*', 'sessions#*', 'ratelimit#*', 'migration#*', 'mfa#*', 'mfalogin#*'],
+        why: 'A TOTP step accepted (conditional on it being later than the last) or a recovery code spent (conditional delete from its set), and an MFA token\'s wrong codes (atomic ADD); failure counters after a failed verify (atomic ADD; a known device\'s failures in the sessions item), the source\'s count of good logins, the upgrade of an outdated hash after a good login (conditional on the hash just verified), the new session with its known device and the account\'s count of good logins (conditional on the sessions item\'s version; ends the oldest beyond the limit), and the account\'s verification-mail budget (requireVerifiedEmail); with lazy migration, its breaker opened when the old system gives no answer.',
       },
-      { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['failures#*', 'migration#*'], why: 'A good login after failures clears them; the old system\'s next answer closes its breaker.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:DeleteItem',
+        keys: ['failures#*', 'migration#*', 'mfalogin#*'],
+        why: 'A good login after failures clears them; the old system\'s next answer closes its breaker; an MFA token is spent (conditional delete), or voided when expired, stale or at its 5th wrong code.',
+      },
       {
         kind: 'items',
         action: 'dynamodb:PutItem',
-        keys: ['token#verify#*', 'user#*'],
-        why: 'requireVerifiedEmail: a correct login on an unverified account gets a new verification token (never a reset token) and its mail. With lazy migration: the migrated account, created on the condition that the email is free (as registration does).',
+        keys: ['token#verify#*', 'user#*', 'mfalogin#*'],
+        why: 'A right password on an account with a second factor: its MFA token (mfalogin#, keyed by the token\'s hash). requireVerifiedEmail: a correct login on an unverified account gets a new verification token (never a reset token) and its mail. With lazy migration: the migrated account, created on the condition that the email is free (as registration does).',
       },
-      SEND_MAIL('The new verification link (requireVerifiedEmail).'),
-      { kind: 'parameters', secrets: ['pepperKeys', 'jwtPrivateKey', 'fingerprintKey'], why: 'The pepper, the signing key and the fingerprint key.' },
+      SEND_MAIL('The new verification link (requireVerifiedEmail); "a recovery code was used".'),
+      { kind: 'parameters', secrets: ['pepperKeys', 'jwtPrivateKey', 'fingerprintKey', 'mfaKeys'], why: 'The pepper, the signing key, the fingerprint key and the keys that open TOTP secrets.' },
       ...MIGRATION_GRANTS('an unknown email is asked about'),
     ],
   },
@@ -368,6 +388,39 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         keys: ['sessions#*'],
         why: 'Logout and DELETE /sessions/{id}: sessions removed from that item; DELETE /devices/{id} and a global logout: known devices removed from it. No parameter: it verifies tokens with the public keys in its environment.',
       },
+    ],
+  },
+  {
+    name: 'mfa',
+    entry: 'functions/mfa.ts',
+    why: 'POST /mfa/totp, /mfa/totp/confirm, /mfa/recovery-codes and DELETE /mfa/totp: the account\'s TOTP, behind a recent login.',
+    memory: DEFAULT_MEMORY_MB,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: ['POST /mfa/totp', 'POST /mfa/totp/confirm', 'POST /mfa/recovery-codes', 'DELETE /mfa/totp'],
+    environment: {
+      ...MAIL_ENVIRONMENT,
+      PASSLANE_TABLE: table,
+      // Public keys only: these routes verify access tokens and never issue one.
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+      PASSLANE_MFA_KEYS_PARAMETER: parameterName('mfaKeys'),
+      PASSLANE_MFA_ISSUER: setting('mfaIssuer'),
+    },
+    grants: [
+      { kind: 'index', action: 'dynamodb:Query', index: TABLE_INDEX, why: 'The token\'s userId -> the account key, through the keys-only index: the email the otpauth URI and the mails name.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:GetItem',
+        keys: ['sessions#*', 'mfa#*', 'user#*'],
+        why: 'The access token\'s sessions item (is its session live, and its login recent), the account\'s factors, the account (after the index) for its email.',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['mfa#*'],
+        why: 'The factors item only: a pending secret (never over an active one), its activation (conditional on the secret confirmed), the recovery codes replaced or one spent, a TOTP step accepted, the removal (conditional on the secret checked). No account, session or login counter.',
+      },
+      { kind: 'parameters', secrets: ['mfaKeys'], why: 'The keys that seal and open TOTP secrets; no pepper, signing key or fingerprint key.' },
+      SEND_MAIL('The owner hears of every change: TOTP enabled or removed, recovery codes regenerated.'),
     ],
   },
   {

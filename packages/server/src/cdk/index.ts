@@ -10,6 +10,7 @@ export {
   type PasslaneJwtProps,
   type PasslaneMailProps,
   type PasslaneMigration,
+  type PasslaneMfa,
   type PasslaneOAuth,
   type PasslaneRateLimits,
   type PasslaneSecretsProps,

@@ -61,6 +61,8 @@ export interface PasslaneSecretsProps {
   readonly jwtPrivateKeyParameterName?: string;
   /** SecureString: base64 of 32 random bytes. @default `/passlane/<stage>/fingerprint-key` */
   readonly fingerprintKeyParameterName?: string;
+  /** SecureString: the keys sealing TOTP secrets, "id:base64key[,...]". @default `/passlane/<stage>/mfa-keys` */
+  readonly mfaKeysParameterName?: string;
   /**
    * A customer-managed KMS key the parameters are encrypted with: the roles that read them may
    * then kms:Decrypt with it, through SSM only. @default the AWS-managed aws/ssm key (no KMS grant)
@@ -161,6 +163,15 @@ export interface PasslaneAuthProps {
   readonly corsOrigins?: readonly string[];
   /** The access tokens' OAuth claims, on every function (docs/oauth.md, "Settings"). */
   readonly oauth?: PasslaneOAuth;
+  /** Second factors (packages/server/SECURITY.md, "Second factors: TOTP and recovery codes"). */
+  readonly mfa?: PasslaneMfa;
+}
+
+export interface PasslaneMfa {
+  /** The issuer authenticator apps show (PASSLANE_MFA_ISSUER). @default `passlane` */
+  readonly issuer?: string;
+  /** Refuse tokens without `mfa` in `amr` at the Lambda authorizer and passlane's Bearer routes (PASSLANE_REQUIRE_MFA). @default false */
+  readonly required?: boolean;
 }
 
 export interface PasslaneOAuth {
@@ -307,6 +318,7 @@ export class PasslaneAuth extends Construct {
       pepperKeys: props.secrets?.pepperKeysParameterName ?? `/passlane/${stage}/pepper-keys`,
       jwtPrivateKey: props.secrets?.jwtPrivateKeyParameterName ?? `/passlane/${stage}/jwt-private-key`,
       fingerprintKey: props.secrets?.fingerprintKeyParameterName ?? `/passlane/${stage}/fingerprint-key`,
+      mfaKeys: props.secrets?.mfaKeysParameterName ?? `/passlane/${stage}/mfa-keys`,
       ...(props.migration !== undefined && 'secretParameterName' in props.migration && { migrationSecret: props.migration.secretParameterName }),
     };
     this.kmsKeyArn = props.secrets?.kmsKeyArn;
@@ -341,6 +353,8 @@ export class PasslaneAuth extends Construct {
       ...(props.oauth?.clientId !== undefined && { oauthClientId: props.oauth.clientId }),
       ...(props.oauth?.scopes !== undefined && props.oauth.scopes.length > 0 && { tokenScopes: props.oauth.scopes.join(' ') }),
       ...(props.oauth?.requiredScope !== undefined && { requiredScope: props.oauth.requiredScope }),
+      ...(props.mfa?.issuer !== undefined && { mfaIssuer: props.mfa.issuer }),
+      ...(props.mfa?.required !== undefined && { requireMfa: String(props.mfa.required) }),
     };
 
     const runtime = props.runtime ?? Runtime.NODEJS_22_X;

@@ -7,6 +7,8 @@ import type { RehashConfig } from '../features/rehash/settings.js';
 import type { AuthorizerConfig, SessionConfig } from '../features/sessions/settings.js';
 import type { TokenConfig } from '../features/tokens/settings.js';
 import type { MailConfig } from '../mail/settings.js';
+import type { MfaConfig } from '../features/mfa/settings.js';
+import { readMfaConfig } from './mfa-config.js';
 import type { StorageConfig } from '../storage/settings.js';
 import { readAuthorizerConfig } from './authorizer-config.js';
 import type { Env } from './env.js';
@@ -39,6 +41,7 @@ export interface PasslaneConfig {
   authorizer: AuthorizerConfig;
   mail: MailConfig;
   passwords: PasswordConfig;
+  mfa: MfaConfig;
   /** Lazy migration at login; absent when off (features/migration/settings.ts). */
   migration?: MigrationConfig;
 }
@@ -62,6 +65,7 @@ export function readConfig(env: Env): PasslaneConfig {
     authorizer: readAuthorizerConfig(env),
     mail: readMailConfig(env),
     passwords: readPasswordConfig(env),
+    mfa: readMfaConfig(env),
     ...(migration && { migration }),
   };
 }

@@ -15,6 +15,7 @@ import {
   mailLink,
   renderEmailVerificationMail,
   renderPasswordResetMail,
+  renderMfaChangedMail,
   renderRegistrationAttemptMail,
   withOverrides,
   type MailTemplateOverrides,
@@ -32,7 +33,18 @@ export interface AccountMail {
   emailVerification(to: string, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
   /** Someone tried to register with this address, which already has an account. */
   registrationAttempt(to: string): Promise<MailDelivery | void>;
+  /** The account's second factors changed (features/mfa): the owner hears of every change. */
+  mfaChanged(to: string, change: MfaChange): Promise<MailDelivery | void>;
 }
+
+/** What changed of an account's second factors, and the sentence its mail says. */
+export const MFA_CHANGES = {
+  totp_enabled: 'An authenticator app was set up for two-step sign-in on your account, with new recovery codes.',
+  recovery_codes_regenerated: 'New recovery codes were made for your account; the old ones no longer work.',
+  totp_removed: 'Two-step sign-in with an authenticator app was turned off on your account, and its recovery codes deleted.',
+  recovery_code_used: 'One of your recovery codes was used to sign in; it no longer works.',
+} as const;
+export type MfaChange = keyof typeof MFA_CHANGES;
 
 /** The configured account mails (createAccountMail). */
 export interface ConfiguredAccountMail extends AccountMail {
@@ -113,6 +125,8 @@ export function createAccountMail(config: MailConfig, options: MailWiringOptions
       ),
     registrationAttempt: (to) =>
       send('registration_attempt', async () => renderRegistrationAttemptMail({ to, link: mailLink(appUrl, paths.signIn), serviceName }, await templates())),
+    mfaChanged: (to, change) =>
+      send('mfa_changed', async () => renderMfaChangedMail({ to, link: mailLink(appUrl, paths.signIn), change: MFA_CHANGES[change], serviceName }, await templates())),
     async ready() {
       await templates();
       await sender.ready?.();

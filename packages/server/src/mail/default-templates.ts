@@ -52,6 +52,16 @@ If it was not you, you can ignore this mail.
 <p>If it was you, <a href="{{link}}">sign in</a> (you can reset your password there if you forgot it).</p>
 <p>If it was not you, you can ignore this mail.</p>`),
   },
+  mfa_changed: {
+    subject: 'Two-step sign-in changed on your {{serviceName}} account',
+    text: `{{change}}
+
+If this was not you, sign in now, change your password and check your two-step sign-in:
+{{link}}
+`,
+    html: page(`<p>{{change}}</p>
+<p>If this was not you, <a href="{{link}}">sign in now</a>, change your password and check your two-step sign-in.</p>`),
+  },
 };
 
 /** The link also as text: some mail clients show HTML without working links. */

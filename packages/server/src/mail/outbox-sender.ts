@@ -24,6 +24,7 @@ const LABELS: Record<MailKind, string> = {
   password_reset: 'password reset',
   email_verification: 'email verification',
   registration_attempt: 'registration attempt',
+  mfa_changed: 'two-factor change',
 };
 
 export function createOutboxMailSender(options: OutboxMailSenderOptions): MailSender {

@@ -50,6 +50,20 @@ export function renderRegistrationAttemptMail(input: RegistrationAttemptInput, t
   return render('registration_attempt', templates, input.to, { link: input.link, serviceName: input.serviceName, email: input.to });
 }
 
+export interface MfaChangedInput {
+  /** The account's address, canonical. */
+  to: string;
+  /** The app's sign-in page: no token, the mail only informs. */
+  link: string;
+  /** What changed, as a sentence (account-mail.ts MFA_CHANGES): never a code or a secret. */
+  change: string;
+  serviceName: string;
+}
+
+export function renderMfaChangedMail(input: MfaChangedInput, templates: MailTemplates = DEFAULT_MAIL_TEMPLATES): OutgoingMail {
+  return render('mfa_changed', templates, input.to, { link: input.link, change: input.change, serviceName: input.serviceName, email: input.to });
+}
+
 /** The built-ins with the overrides on top, each override checked (throws TemplateError). */
 export function withOverrides(overrides: MailTemplateOverrides, base: MailTemplates = DEFAULT_MAIL_TEMPLATES): MailTemplates {
   const merged = { ...base };
@@ -87,8 +101,9 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z]+)\s*\}\}/g;
  * `{{email}}`, the account's address, anywhere: it is in the To header already.
  */
 function allowed(kind: MailKind, part: keyof MailTemplate): string[] {
-  const expiry = kind === 'registration_attempt' ? [] : ['expiresIn', 'expiresInMinutes'];
-  return part === 'subject' ? ['serviceName', 'email', ...expiry] : ['link', 'serviceName', 'email', ...expiry];
+  const expiry = kind === 'registration_attempt' || kind === 'mfa_changed' ? [] : ['expiresIn', 'expiresInMinutes'];
+  const change = kind === 'mfa_changed' ? ['change'] : [];
+  return part === 'subject' ? ['serviceName', 'email', ...expiry, ...change] : ['link', 'serviceName', 'email', ...expiry, ...change];
 }
 
 export function checkTemplate(kind: MailKind, part: keyof MailTemplate, source: string): void {
@@ -97,7 +112,7 @@ export function checkTemplate(kind: MailKind, part: keyof MailTemplate, source: 
   if (unknown.length > 0) {
     throw new TemplateError(kind, part, `unknown placeholder {{${unknown[0]}}}; allowed: ${allowed(kind, part).map((name) => `{{${name}}}`).join(', ')}`);
   }
-  if (kind !== 'registration_attempt' && part !== 'subject' && !names.includes('link')) {
+  if (kind !== 'registration_attempt' && kind !== 'mfa_changed' && part !== 'subject' && !names.includes('link')) {
     throw new TemplateError(kind, part, 'must contain {{link}}');
   }
 }

@@ -35,6 +35,14 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
   'auth.login_weak_password': 'LoginWeakPassword',
   'auth.account_migrated': 'AccountMigrated',
   'auth.migration_unavailable': 'MigrationUnavailable',
+  'auth.mfa_enrolment_started': 'MfaEnrolmentStarted',
+  'auth.mfa_enabled': 'MfaEnabled',
+  'auth.mfa_removed': 'MfaRemoved',
+  'auth.recovery_codes_regenerated': 'RecoveryCodesRegenerated',
+  'auth.mfa_challenged': 'MfaChallenged',
+  'auth.mfa_succeeded': 'MfaSucceeded',
+  'auth.mfa_failed': 'MfaFailed',
+  'auth.recovery_code_used': 'RecoveryCodeUsed',
 };
 
 /**

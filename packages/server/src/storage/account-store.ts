@@ -14,7 +14,7 @@ import {
   StorageUnavailableError,
 } from './errors.js';
 import { assertPositiveInteger, isConditionalCheckFailed } from './checks.js';
-import { USER_ID_INDEX, USER_KEY_PREFIX } from './table.js';
+import { USER_ID_INDEX, MFA_KEY_PREFIX, USER_KEY_PREFIX } from './table.js';
 
 export interface UserRecord {
   userId: string;
@@ -61,6 +61,8 @@ export interface ScanAccountsInput {
   startKey?: string;
   /** Items read per page, before the filter (DynamoDB's Limit); default 100. */
   limit?: number;
+  /** Also count the accounts' active second factors (`passlane inventory`), in the same Scan. */
+  factors?: boolean;
 }
 
 /**
@@ -77,6 +79,8 @@ export interface ScannedAccount {
 
 export interface ScanAccountsPage {
   items: ScannedAccount[];
+  /** With `factors`: the factors items on this page with an active TOTP (never part of `items`). */
+  totp?: number;
   /** Absent when the segment is finished. */
   lastKey?: string;
 }
@@ -257,20 +261,32 @@ export class AccountStore {
           TotalSegments: input.totalSegments,
           Limit: limit,
           ...(input.startKey !== undefined && { ExclusiveStartKey: { pk: { S: input.startKey } } }),
-          FilterExpression: 'begins_with(#pk, :userPrefix)',
-          ProjectionExpression: '#pk, #email, #userId, #passwordHash',
-          ExpressionAttributeNames: { '#pk': 'pk', '#email': 'email', '#userId': 'userId', '#passwordHash': 'passwordHash' },
-          ExpressionAttributeValues: { ':userPrefix': { S: USER_KEY_PREFIX } },
+          ...(input.factors === true
+            ? {
+                // The factors items' keys only (never a sealed secret): whether TOTP is active.
+                FilterExpression: 'begins_with(#pk, :userPrefix) OR (begins_with(#pk, :mfaPrefix) AND attribute_exists(#totpSecret))',
+                ProjectionExpression: '#pk, #email, #userId, #passwordHash',
+                ExpressionAttributeNames: { '#pk': 'pk', '#email': 'email', '#userId': 'userId', '#passwordHash': 'passwordHash', '#totpSecret': 'totpSecret' },
+                ExpressionAttributeValues: { ':userPrefix': { S: USER_KEY_PREFIX }, ':mfaPrefix': { S: MFA_KEY_PREFIX } },
+              }
+            : {
+                FilterExpression: 'begins_with(#pk, :userPrefix)',
+                ProjectionExpression: '#pk, #email, #userId, #passwordHash',
+                ExpressionAttributeNames: { '#pk': 'pk', '#email': 'email', '#userId': 'userId', '#passwordHash': 'passwordHash' },
+                ExpressionAttributeValues: { ':userPrefix': { S: USER_KEY_PREFIX } },
+              }),
         }),
       );
-      const items = (result.Items ?? []).map((item) => ({
+      const scanned = result.Items ?? [];
+      const totp = scanned.filter((item) => item.pk?.S?.startsWith(MFA_KEY_PREFIX) === true).length;
+      const lastKey = result.LastEvaluatedKey?.pk?.S;
+      const items = scanned.filter((item) => item.pk?.S?.startsWith(MFA_KEY_PREFIX) !== true).map((item) => ({
         pk: item.pk?.S ?? '',
         email: item.email?.S,
         userId: item.userId?.S,
         passwordHash: item.passwordHash?.S,
       }));
-      const lastKey = result.LastEvaluatedKey?.pk?.S;
-      return lastKey === undefined ? { items } : { items, lastKey };
+      return { items, ...(input.factors === true && { totp }), ...(lastKey !== undefined && { lastKey }) };
     } catch (error) {
       throw new StorageUnavailableError('scanAccounts', error);
     }

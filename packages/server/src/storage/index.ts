@@ -8,3 +8,4 @@ export { createDynamoDbClient, dynamoDbClientConfig } from './dynamodb-client.js
 export { createBulkDynamoDbClient } from './bulk-dynamodb-client.js';
 export type { DynamoDbConnection, StorageConfig } from './settings.js';
 export { DEFAULT_TABLE_NAME, ensureTable, tableDefinition, type EnsureTableOptions } from './table.js';
+export * from './mfa-store.js';

@@ -5,6 +5,7 @@ import {
   type DynamoDBClient,
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
+import { mfaKey, toStoredMfa, type StoredMfa } from './mfa-store.js';
 import { toUserRecord, userKey, type UserRecord } from './account-store.js';
 import { batchGetByKey } from './batch-get.js';
 import { sessionsKey, toAccountSessions, type AccountSessions } from './session-store.js';
@@ -35,6 +36,11 @@ export interface LoginState {
   source: { failures: number; successes: number; windowEnd: number };
   /** The account's sessions, so a good login can start one without another read. */
   sessions: AccountSessions;
+  /**
+   * The account's second factors (features/mfa), read with the rest for every login, right or
+   * wrong, so a login's reads do not depend on the password and a good one needs no second read.
+   */
+  factors?: StoredMfa;
   /**
    * With lazy migration: whether the old system is known to be down (its breaker is open), and
    * from when it may be asked again. Absent: closed, or not asked for.
@@ -116,12 +122,14 @@ export class LoginGuardStore {
       return item !== undefined && count(item, TTL_ATTRIBUTE) > nowSeconds ? item : undefined;
     };
     const userItem = items.get(keys.user);
+    const factorsItem = items.get(keys.factors);
     const account = live(keys.account);
     const accountSource = live(keys.accountSource);
     const source = live(keys.source);
     return {
       sessions: toAccountSessions(target.accountKey, items.get(keys.sessions)),
       ...(userItem !== undefined && { user: toUserRecord(userItem) }),
+      ...(factorsItem !== undefined && { factors: toStoredMfa(factorsItem) }),
       account: { failures: account ? count(account, 'failures') : 0, expiresAt: account ? count(account, TTL_ATTRIBUTE) : 0 },
       accountSource: {
         failures: accountSource ? count(accountSource, 'failures') : 0,
@@ -252,6 +260,7 @@ export class LoginGuardStore {
       accountSource: sourceKey === undefined ? undefined : `${accountFailureKey(target.accountKey)}#src#${sourceKey}`,
       source: sourceKey === undefined ? undefined : `${FAILURE_KEY_PREFIX}src#${sourceKey}#${windowStart(nowSeconds, this.windowSeconds)}`,
       sessions: sessionsKey(target.accountKey),
+      factors: mfaKey(target.accountKey),
     };
   }
 

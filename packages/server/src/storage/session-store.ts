@@ -38,6 +38,12 @@ export interface StoredSession {
   refreshCount: number;
   /** The known device whose login started it (logout of the others keeps that device). */
   deviceId?: string;
+  /**
+   * How its login authenticated (RFC 8176 `amr`): absent is `pwd` alone (sessions from before
+   * second factors). Its login's time is `createdAt`: both reach every access token of the
+   * session, refreshes too.
+   */
+  amr?: string[];
 }
 
 /**
@@ -428,6 +434,7 @@ function toAttribute(s: StoredSession): AttributeValue {
   if (s.network !== undefined) m.network = { S: s.network };
   if (s.emailVerified === true) m.emailVerified = { BOOL: true };
   if (s.deviceId !== undefined) m.deviceId = { S: s.deviceId };
+  if (s.amr !== undefined) m.amr = { L: s.amr.map((method) => ({ S: method })) };
   return { M: m };
 }
 
@@ -500,6 +507,7 @@ function fromAttribute(sessionId: string, m: Record<string, AttributeValue>): St
     refreshWindowStart: m.refreshWindowStart ? number(m, 'refreshWindowStart') : 0,
     refreshCount: m.refreshCount ? number(m, 'refreshCount') : 0,
     ...(optionalText('deviceId') !== undefined && { deviceId: optionalText('deviceId') }),
+    ...(m.amr?.L !== undefined && { amr: m.amr.L.map((method) => method.S ?? '') }),
   };
 }
 

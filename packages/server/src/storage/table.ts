@@ -36,6 +36,14 @@ import { StorageUnavailableError } from './errors.js';
  * One-time      pk = "token#reset#" or "token#verify#" + email fingerprint
  * tokens        tokenHash S (SHA-256 of the secret), email S, wrongGuesses N, expiresAt N:
  *               the account's outstanding password-reset or email-verification token
+ * Second        pk = "mfa#" + email fingerprint
+ * factors       accountUserId S, totpSecret S (sealed: features/mfa/secret-box.ts), totpLastStep N,
+ *               totpEnabledAt N, pendingSecret S, pendingExpiresAt N (an enrolment not yet
+ *               confirmed), recoveryCodes SS (SHA-256 of each unused code); no TTL
+ * MFA logins    pk = "mfalogin#" + SHA-256 of the MFA token's secret
+ *               accountUserId S, email S, accountKey S, passwordMark S, wrongCodes N, expiresAt N:
+ *               a password step passed on an account with a second factor (POST /login/mfa);
+ *               both name the user `accountUserId`, not `userId`, to stay out of the userId index
  * Migration     pk = "migration#breaker"
  *               openedAt N, retryAt N, expiresAt N: lazy migration's old system gave no answer
  *               (packages/server/src/features/migration/migrate-account.ts); gone when it answers again
@@ -43,7 +51,7 @@ import { StorageUnavailableError } from './errors.js';
  *               cursor S (opaque to the store), updatedAt S; replaced conditionally
  *
  * The prefixes keep the kinds apart; TTL only ever applies to rate-limit, failure, session,
- * one-time token and migration items because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
+ * one-time token, MFA login and migration items because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
  */
 export { DEFAULT_TABLE_NAME } from './settings.js';
 export const PARTITION_KEY = 'pk';
@@ -55,6 +63,8 @@ export const FAILURE_KEY_PREFIX = 'failures#';
 export const SESSIONS_KEY_PREFIX = 'sessions#';
 export const ONE_TIME_TOKEN_KEY_PREFIX = 'token#';
 export const MIGRATION_KEY_PREFIX = 'migration#';
+export const MFA_KEY_PREFIX = 'mfa#';
+export const MFA_LOGIN_KEY_PREFIX = 'mfalogin#';
 export const USER_ID_INDEX = 'userId-index';
 
 /** The table definition as data, for ensureTable and for infrastructure code to share. */

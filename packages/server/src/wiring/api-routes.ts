@@ -1,5 +1,7 @@
 import type { AnyRoute } from '../api/route.js';
 import { loginRoute } from '../features/login/login-route.js';
+import { loginMfaRoute } from '../features/login/login-mfa-route.js';
+import { confirmTotpRoute, enrolTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute } from '../features/mfa/mfa-routes.js';
 import { changePasswordRoute } from '../features/password/change-password-route.js';
 import { confirmPasswordResetRoute, requestPasswordResetRoute, resendVerificationRoute, verifyEmailRoute } from '../features/recovery/recovery-routes.js';
 import { registerRoute } from '../features/register/register-route.js';
@@ -19,6 +21,7 @@ import type { ApiServices } from './api-services.js';
 export const API_ROUTES: readonly AnyRoute<ApiServices>[] = [
   registerRoute,
   loginRoute,
+  loginMfaRoute,
   tokenRoute,
   logoutRoute,
   listSessionsRoute,
@@ -29,6 +32,10 @@ export const API_ROUTES: readonly AnyRoute<ApiServices>[] = [
   confirmPasswordResetRoute,
   verifyEmailRoute,
   resendVerificationRoute,
+  enrolTotpRoute,
+  confirmTotpRoute,
+  regenerateRecoveryCodesRoute,
+  removeTotpRoute,
   jwksRoute,
   openIdConfigurationRoute,
   authorizationServerMetadataRoute,

@@ -1,4 +1,5 @@
-import type { LoginServices } from '../features/login/dependencies.js';
+import type { LoginServices, MfaLoginServices } from '../features/login/dependencies.js';
+import type { MfaServices } from '../features/mfa/dependencies.js';
 import type { PasswordServices } from '../features/password/dependencies.js';
 import type { RecoveryServices } from '../features/recovery/dependencies.js';
 import type { RegisterServices } from '../features/register/dependencies.js';
@@ -11,12 +12,16 @@ import type { AppDependencies } from './build-dependencies.js';
  * each on first use, so it pays only for what its routes touch (the JWKS function builds no
  * table client or hasher, register loads no signing key).
  */
-export type ApiServices = LoginServices & RegisterServices & PasswordServices & RecoveryServices & RefreshServices & SessionServices & PublicTokenServices;
+export type ApiServices = LoginServices &
+  MfaLoginServices &
+  MfaServices & RegisterServices & PasswordServices & RecoveryServices & RefreshServices & SessionServices & PublicTokenServices;
 
 /** The API's services over dependencies already built (long-lived hosts build them once at start). */
 export function servicesOf(deps: AppDependencies): ApiServices {
   return {
     login: async () => deps,
+    mfaLogin: async () => deps,
+    mfa: async () => deps,
     register: async () => deps,
     password: async () => deps,
     recovery: async () => deps,

@@ -13,7 +13,11 @@ import { limitsForBudget, type PasswordHasher, tighterLimits } from 'passlane/co
 import { createBreachCheck } from '../features/password/rules/breach-check.js';
 import { createPasswordPolicy, type PasswordPolicy } from '../features/password/rules/policy.js';
 import type { RehashJobDependencies } from '../features/rehash/run-rehash-job.js';
-import type { LoginDependencies } from '../features/login/dependencies.js';
+import type { LoginDependencies, MfaLoginDependencies } from '../features/login/dependencies.js';
+import type { MfaDependencies } from '../features/mfa/dependencies.js';
+import { createSecretBox, lazySecretBox, type SecretBox } from '../features/mfa/secret-box.js';
+import { decodeMfaKeys } from '../config/mfa-config.js';
+import { MfaStore } from '../storage/mfa-store.js';
 import type { PasswordChangeDependencies } from '../features/password/dependencies.js';
 import type { RecoveryDependencies } from '../features/recovery/dependencies.js';
 import type { RegisterDependencies } from '../features/register/dependencies.js';
@@ -41,6 +45,8 @@ import type { Platform } from './platform.js';
  * feature's dependencies (features/<feature>/dependencies.ts), with the full token service.
  */
 export type AppDependencies = LoginDependencies &
+  MfaLoginDependencies &
+  MfaDependencies &
   RegisterDependencies &
   PasswordChangeDependencies &
   RecoveryDependencies &
@@ -94,6 +100,10 @@ async function buildAccountParts(config: PasslaneConfig, platform: Platform, ove
     counters: new RateLimitStore(client, table),
     oneTimeTokens: new OneTimeTokenStore(client, table),
     recovery: config.recovery,
+    mfa: new MfaStore(client, table),
+    secretBox: buildSecretBox(config),
+    mfaConfig: config.mfa,
+    requireMfa: config.mfa.requireMfa,
     mail: overrides.mail ?? buildAccountMail(config, platform, options),
     fingerprint,
     // One per container: it remembers how long recent reset and registration answers took.
@@ -146,6 +156,7 @@ export function buildAccountMail(config: PasslaneConfig, platform: Pick<Platform
     passwordReset: (...args) => mail().passwordReset(...args),
     emailVerification: (...args) => mail().emailVerification(...args),
     registrationAttempt: (...args) => mail().registrationAttempt(...args),
+    mfaChanged: (...args) => mail().mfaChanged(...args),
   };
 }
 
@@ -162,8 +173,8 @@ export async function buildAuthDependencies(
   return buildAccountDependencies(config, platform, overrides.tokens ?? buildTokenService(config, platform), overrides, options);
 }
 
-/** POST /login (features/login): everything, with the signing key. */
-export function buildLoginDependencies(config: PasslaneConfig, platform: Platform, overrides: Partial<AppDependencies> = {}): Promise<LoginDependencies> {
+/** POST /login and /login/mfa (features/login): everything, with the signing key. */
+export function buildLoginDependencies(config: PasslaneConfig, platform: Platform, overrides: Partial<AppDependencies> = {}): Promise<MfaLoginDependencies> {
   return buildAuthDependencies(config, platform, overrides);
 }
 
@@ -200,6 +211,25 @@ async function buildAccountDependencies<T extends Pick<TokenService, 'verify'>>(
   return { ...parts, tokens, loginGuard, failureTiming, sessions, sessionConfig };
 }
 
+/**
+ * The /mfa routes (features/mfa): the public keys, the sessions, the factors, the box sealing TOTP
+ * secrets, the accounts (for the email) and the mail; nothing that hashes, signs or fingerprints.
+ */
+export async function buildMfaDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): Promise<MfaDependencies> {
+  const client = platform.dynamoDb(config.storage);
+  const { table } = config.storage;
+  return {
+    tokens: await buildPublicTokenService(config),
+    sessions: new SessionStore(client, table),
+    mfa: new MfaStore(client, table),
+    users: new AccountStore(client, table),
+    secretBox: buildSecretBox(config),
+    mfaConfig: config.mfa,
+    mail: buildAccountMail(config, platform, { mailAtStart: true }),
+    audit: platform.audit,
+  };
+}
+
 /** POST /token (features/sessions): the signing key and the sessions, nothing that hashes. */
 export async function buildRefreshDependencies(
   config: Pick<PasslaneConfig, 'storage' | 'sessions' | 'rateLimits' | 'tokens'>,
@@ -216,8 +246,9 @@ export async function buildSessionManagementDependencies(
   return { ...sessionParts(config, platform), tokens: await buildPublicTokenService(config) };
 }
 
-function sessionParts(config: Pick<PasslaneConfig, 'storage' | 'sessions' | 'rateLimits'>, platform: Pick<Platform, 'dynamoDb' | 'audit'>) {
+function sessionParts(config: Pick<PasslaneConfig, 'storage' | 'sessions' | 'rateLimits'> & Partial<Pick<PasslaneConfig, 'mfa'>>, platform: Pick<Platform, 'dynamoDb' | 'audit'>) {
   return {
+    requireMfa: config.mfa?.requireMfa === true,
     sessions: new SessionStore(platform.dynamoDb(config.storage), config.storage.table),
     sessionConfig: config.sessions,
     rateLimits: config.rateLimits,
@@ -230,10 +261,11 @@ function sessionParts(config: Pick<PasslaneConfig, 'storage' | 'sessions' | 'rat
  * public keys (never the private key), the sessions items and this container's verdict cache.
  */
 export async function buildAuthorizerDependencies(
-  config: Pick<PasslaneConfig, 'storage' | 'tokens'> & { authorizer: AuthorizerConfig },
+  config: Pick<PasslaneConfig, 'storage' | 'tokens'> & { authorizer: AuthorizerConfig } & Partial<Pick<PasslaneConfig, 'mfa'>>,
   platform: Pick<Platform, 'dynamoDb'>,
 ): Promise<AuthorizeAccessDependencies> {
   return {
+    requireMfa: config.mfa?.requireMfa === true,
     tokens: await buildPublicTokenService(config),
     sessions: new SessionStore(platform.dynamoDb(config.storage), config.storage.table),
     cache: new SessionVerdictCache({ ttlSeconds: config.authorizer.cacheSeconds, maxEntries: DEFAULT_VERDICT_CACHE_ENTRIES }),
@@ -262,6 +294,32 @@ export async function buildFingerprint(config: PasslaneConfig): Promise<EmailFin
 }
 
 export const LOCAL_FINGERPRINT_KEY_FILE = 'fingerprint-key';
+
+/**
+ * The box sealing TOTP secrets, built at its first use (secret-box.ts `lazySecretBox`). Without
+ * PASSLANE_MFA_KEYS, a developer's machine generates a key into the data directory (as for the
+ * fingerprint key); on Lambda and the edge it must be configured, never generated: a key per
+ * container would lose every secret it sealed.
+ */
+export function buildSecretBox(config: Pick<PasslaneConfig, 'mfa'>): SecretBox {
+  return lazySecretBox(async () => {
+    const { keys, localKeyDir, onLambda } = config.mfa;
+    if (keys !== undefined) return createSecretBox(keys);
+    const refusedOn = localSecretsRefusedOn(onLambda);
+    if (refusedOn !== undefined) {
+      throw new ConfigError('PASSLANE_MFA_KEYS', `is not set; on ${refusedOn === 'lambda' ? 'AWS Lambda' : refusedOn} it must be configured (a secret), never generated`);
+    }
+    const local = await readOrCreateLocalSecret(
+      localKeyDir,
+      LOCAL_MFA_KEYS_FILE,
+      async () => `local:${encodeBase64Padded(crypto.getRandomValues(new Uint8Array(32)))}\n`,
+      (message) => new ConfigError('PASSLANE_MFA_KEYS', `is not set, and the local key failed: ${message}`),
+    );
+    return createSecretBox(decodeMfaKeys(local.text, local.path));
+  });
+}
+
+export const LOCAL_MFA_KEYS_FILE = 'mfa-keys';
 
 /** Issue, verify and publish, signing the host's way (Platform.jwsSigner). */
 export function buildTokenService(config: Pick<PasslaneConfig, 'tokens'>, platform: Pick<Platform, 'jwsSigner'>): Promise<TokenService> {

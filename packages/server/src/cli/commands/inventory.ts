@@ -14,7 +14,7 @@ const TIMING_ROUNDS = 5;
 
 export const INVENTORY_USAGE = `usage: passlane inventory [--segments N] [--timing] [--json]
 Counts stored password hashes by scheme, parameters, wrapping and pepper key, and what each is
-waiting for, and accounts keyed by an email not in canonical form. Reads only (a parallel Scan);
+waiting for, accounts keyed by an email not in canonical form, and accounts with TOTP. Reads only (a parallel Scan);
 no hashing, no writes.
 --timing: then verifies one stored record of each cost shape with a wrong password, ${TIMING_ROUNDS} times,
 against the current argon2id verify, and prints the PASSLANE_LOGIN_FAILURE_PAD_FACTOR to set.`;
@@ -111,6 +111,7 @@ function printInventory(io: CommandIo, inventory: Inventory): void {
       `${byStatus.to_wrap} to wrap, ${byStatus.to_rotate} to re-seal, ${byStatus.unparseable} unparseable`,
   );
   writeLine(io.stdout, `Upgrade progress (up to date or awaiting login): ${share(byStatus.up_to_date + byStatus.awaiting_login)}`);
+  writeLine(io.stdout, `Second factors: ${inventory.factors.totp} accounts with TOTP (${share(inventory.factors.totp)})`);
   if (inventory.fastDigests > 0) {
     writeLine(
       io.stdout,

@@ -12,6 +12,7 @@ terminal, log or CI output:
   PASSLANE_JWT_PUBLIC_KEYS   its public half as a JWKS (not secret: what verifiers and the JWKS functions publish)
   PASSLANE_FINGERPRINT_KEY   ${MIN_FINGERPRINT_KEY_BYTES} random bytes, base64: the HMAC key of email fingerprints
   PASSLANE_PEPPER_KEYS       <id>:<32 random bytes, base64>, id the month (UTC) unless --pepper-id
+  PASSLANE_MFA_KEYS          <id>:<32 random bytes, base64> (the same id): AES-256-GCM keys sealing TOTP secrets
 Formats:
   env (default)   KEY='value' lines for .env (Deno, Bun, npm start; sh: set -a; . ./.env; set +a)
   dev-vars        the same lines for wrangler dev's .dev.vars (see .dev.vars.example for the rest)
@@ -27,6 +28,7 @@ interface Secrets {
   publicJwks: string;
   fingerprintKey: string;
   pepperKeys: string;
+  mfaKeys: string;
 }
 
 /** `passlane keygen`: see KEYGEN_USAGE. Exit 0, or 2 on bad arguments. */
@@ -39,6 +41,8 @@ export async function runKeygenCommand(args: string[], io: CommandIo): Promise<n
     publicJwks: JSON.stringify(publicJwks(await createKeyring(privateJwk))),
     fingerprintKey: randomBase64(MIN_FINGERPRINT_KEY_BYTES),
     pepperKeys: `${options.pepperId}:${randomBase64(32)}`,
+    // Its own key, never the pepper's: each rotates on its own (features/mfa/README.md).
+    mfaKeys: `${options.pepperId}:${randomBase64(32)}`,
   };
   io.stdout.write(options.format === 'ssm' ? ssmScript(secrets, options.stage) : envLines(secrets, options.format));
   return 0;
@@ -78,6 +82,7 @@ function envLines(secrets: Secrets, format: Exclude<Format, 'ssm'>): string {
     `PASSLANE_JWT_PUBLIC_KEYS='${secrets.publicJwks}'`,
     `PASSLANE_FINGERPRINT_KEY='${secrets.fingerprintKey}'`,
     `PASSLANE_PEPPER_KEYS='${secrets.pepperKeys}'`,
+    `PASSLANE_MFA_KEYS='${secrets.mfaKeys}'`,
     '',
   ].join('\n');
 }
@@ -92,6 +97,7 @@ function ssmScript(secrets: Secrets, stage: string): string {
     ['pepper-keys', 'pepper-keys.txt', secrets.pepperKeys, 'SecureString'],
     ['jwt-private-key', 'jwt-private-key.json', secrets.privateJwk, 'SecureString'],
     ['fingerprint-key', 'fingerprint-key.txt', secrets.fingerprintKey, 'SecureString'],
+    ['mfa-keys', 'mfa-keys.txt', secrets.mfaKeys, 'SecureString'],
     ['jwt-public-keys', 'jwt-public-keys.json', secrets.publicJwks, 'String'],
   ];
   return [

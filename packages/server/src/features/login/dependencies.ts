@@ -2,6 +2,8 @@ import type { PasswordHasher } from 'passlane/common';
 import type { FailureTiming } from '../../accounts/failure-timing.js';
 import type { AccountStore } from '../../storage/account-store.js';
 import type { LoginGuardStore } from '../../storage/login-guard-store.js';
+import type { MfaStore } from '../../storage/mfa-store.js';
+import type { MfaMailDependencies, SecondFactorDependencies } from '../mfa/dependencies.js';
 import type { SessionStore } from '../../storage/session-store.js';
 import type { MigrationDependencies } from '../migration/dependencies.js';
 import type { MigrationSource } from '../migration/migration-source.js';
@@ -27,6 +29,8 @@ export type LoginDependencies = StartSessionDependencies &
     /** An outdated hash is upgraded after a good login. */
     users: Pick<AccountStore, 'replacePasswordHash'>;
     tokens: Pick<AccessTokens, 'issue'>;
+    /** The MFA token a right password gets on an account with a second factor (its factors come with the login's read). */
+    mfa: Pick<MfaStore, 'putLogin'>;
     /** Limits on guessing (settings.ts). */
     rateLimits: RateLimits;
     /**
@@ -38,7 +42,22 @@ export type LoginDependencies = StartSessionDependencies &
     failureTiming?: FailureTiming;
   };
 
+/**
+ * POST /login/mfa (login-mfa.ts): a login's parts, the MFA token and the factors it is checked
+ * against, the key that opens TOTP secrets, the mail about a recovery code used.
+ */
+export type MfaLoginDependencies = LoginDependencies &
+  SecondFactorDependencies & {
+    mail: Pick<MfaMailDependencies['mail'], 'mfaChanged'>;
+    mfa: Pick<MfaStore, 'putLogin' | 'readLogin' | 'recordWrongCode' | 'consumeLogin' | 'useTotpStep' | 'useRecoveryCode'>;
+  };
+
 /** POST /login's service. */
 export interface LoginServices {
   login(): Promise<LoginDependencies>;
+}
+
+/** POST /login/mfa's service. */
+export interface MfaLoginServices {
+  mfaLogin(): Promise<MfaLoginDependencies>;
 }

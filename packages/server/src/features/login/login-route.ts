@@ -1,10 +1,12 @@
 import { login } from './login.js';
 import { deviceCookie, presentedDeviceTokens } from './device-cookie.js';
 import type { LoginServices } from './dependencies.js';
-import { LoggedIn, LoginRequest } from './login-schemas.js';
+import { LoggedIn, LoginRequest, MfaRequired } from './login-schemas.js';
+import { MfaRequiredError } from '../../accounts/errors.js';
+import type { LoginResponse } from './login.js';
 import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
-import { jsonResponse } from '../../api/responses.js';
+import { errorResponse, jsonResponse, type ApiResponse } from '../../api/responses.js';
 
 /**
  * POST /login: { email, password, deviceToken? } -> 200 { accessToken, tokenType, expiresIn,
@@ -47,7 +49,15 @@ device, per source (PASSLANE_LOGIN_SUCCESS_LIMIT_PER_IP).
         body: { name: 'LoggedIn', schema: LoggedIn },
       },
       400: BAD_REQUEST,
-      401: { description: 'Unknown email or wrong password; the two are indistinguishable (`invalid_credentials`).', codes: ['invalid_credentials'] },
+      401: {
+        description: `Unknown email or wrong password; the two are indistinguishable (\`invalid_credentials\`), on an
+account with a second factor too. \`mfa_required\`: the password is right and the account has a
+second factor: the body adds \`mfaToken\` (good for 5 minutes, one login, 5 wrong codes) and
+\`methods\`; finish at \`POST /login/mfa\`.
+`,
+        codes: ['invalid_credentials', 'mfa_required'],
+        body: { name: 'MfaRequired', schema: MfaRequired },
+      },
       403: {
         description: `\`email_not_verified\`: with PASSLANE_REQUIRE_VERIFIED_EMAIL=true, the password is right
 but the account's email is not verified yet; a new verification link was mailed
@@ -61,14 +71,31 @@ tells a guesser nothing (a wrong password stays 401).
     },
   },
   handle: async ({ request, body, origin, services }) => {
-    const answer = await login(await services.login(), {
-      email: body.email,
-      password: body.password,
-      sourceIp: origin.sourceIp,
-      userAgent: request.headers.get('user-agent') ?? undefined,
-      deviceTokens: presentedDeviceTokens(request, body.deviceToken),
-    });
-    const cookie = deviceCookie(answer.deviceToken, answer.deviceExpiresIn);
-    return jsonResponse(200, answer, cookie === undefined ? {} : { 'set-cookie': cookie });
+    let answer: LoginResponse;
+    try {
+      answer = await login(await services.login(), {
+        email: body.email,
+        password: body.password,
+        sourceIp: origin.sourceIp,
+        userAgent: request.headers.get('user-agent') ?? undefined,
+        deviceTokens: presentedDeviceTokens(request, body.deviceToken),
+      });
+    } catch (error) {
+      if (error instanceof MfaRequiredError) return mfaRequiredResponse(error);
+      throw error;
+    }
+    return loggedInResponse(answer);
   },
 });
+
+/** A good login's answer, POST /login's and POST /login/mfa's alike: the tokens, and the device cookie for browsers. */
+export function loggedInResponse(answer: LoginResponse): ApiResponse {
+  const cookie = deviceCookie(answer.deviceToken, answer.deviceExpiresIn);
+  return jsonResponse(200, answer, cookie === undefined ? {} : { 'set-cookie': cookie });
+}
+
+/** `401 {"error":{"code":"mfa_required",...},"mfaToken":...,"methods":[...]}`: the error body, and what finishes the login. */
+function mfaRequiredResponse(error: MfaRequiredError): ApiResponse {
+  const answer = errorResponse(401, error.code, error.message);
+  return { ...answer, body: JSON.stringify({ ...(JSON.parse(answer.body!) as object), mfaToken: error.mfaToken, methods: error.methods }) };
+}

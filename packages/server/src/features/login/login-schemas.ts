@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { emailField, passwordField } from '../../accounts/request-fields.js';
 import { scopeField, seconds } from '../sessions/session-schemas.js';
+import { MFA_METHOD } from '../mfa/mfa-schemas.js';
 
 /** POST /login's body. */
 export const LoginRequest = v.object({
@@ -27,4 +28,26 @@ export const LoggedIn = v.object({
   refreshExpiresIn: seconds("Seconds until the refresh token expires unless spent (the idle timeout, within the session's lifetime)."),
   deviceToken: v.pipe(v.string(), v.description('Opaque; present it at the next logins of this account (the cookie does it for browsers). The one presented, or a new one.')),
   deviceExpiresIn: seconds('Seconds the device is remembered unless a good login presents it before.'),
+});
+
+/** `401 mfa_required`'s body: the error, and what POST /login/mfa takes to finish the login. */
+export const MfaRequired = v.object({
+  error: v.object({ code: v.string(), message: v.string() }),
+  mfaToken: v.optional(v.pipe(v.string(), v.description('With `mfa_required`: opaque; POST it to `/login/mfa` with a code within 5 minutes.'))),
+  methods: v.optional(
+    v.pipe(v.array(v.string()), v.description('With `mfa_required`: the second factors the account offers (`totp`, `recovery_code`; passkeys will add `webauthn`).')),
+  ),
+});
+
+/** POST /login/mfa's body: the password step's token and a second factor. */
+export const MfaLoginRequest = v.object({
+  mfaToken: v.pipe(v.string('mfaToken must be a string'), v.nonEmpty('mfaToken must be a non-empty string'), v.description('The `mfaToken` of the `401 mfa_required` answer.')),
+  method: MFA_METHOD,
+  code: v.pipe(
+    v.string('code must be a non-empty string'),
+    v.nonEmpty('code must be a non-empty string'),
+    v.maxLength(64, 'code must be at most 64 characters'),
+    v.description('The 6-digit code of the authenticator app, or a recovery code.'),
+  ),
+  deviceToken: LoginRequest.entries.deviceToken,
 });

@@ -5,7 +5,10 @@ import type { UserRecord } from '../../storage/account-store.js';
 import type { LoginState, LoginTarget } from '../../storage/login-guard-store.js';
 import { auditExistingPassword } from '../password/check-new-password.js';
 import type { LoginDependencies } from './dependencies.js';
-import { EmailNotVerifiedError, InvalidCredentialsError, RateLimitedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
+import { EmailNotVerifiedError, InvalidCredentialsError, MfaRequiredError, RateLimitedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
+import { mfaMethods } from '../mfa/check-second-factor.js';
+import { MFA_LIMITS } from '../mfa/settings.js';
+import { newMfaToken, passwordMark } from './mfa-token.js';
 import { askOldSystem, createMigratedAccount, MIGRATION_RETRY_AFTER_SECONDS } from '../migration/migrate-account.js';
 import type { MigrationAnswer, MigrationSource } from '../migration/migration-source.js';
 import { sendVerification } from '../recovery/send-verification.js';
@@ -15,6 +18,7 @@ import { knownDevice, type KnownDevice } from '../sessions/known-device.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { startSession, type StartedSession } from '../sessions/start-session.js';
 import type { RefreshResponse } from '../sessions/refresh-session.js';
+import type { StartSessionDependencies } from '../sessions/dependencies.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
@@ -126,7 +130,12 @@ export async function login(deps: LoginDependencies, request: LoginRequest): Pro
         if (decision < MAX_DECISIONS) continue;
         throw new TemporarilyUnavailableError(1);
       }
-      const session = await startLoginSession(deps, request, target, state, user, typeof upgrade === 'object' ? upgrade.newHash : user.passwordHash);
+      const verifiedHash = typeof upgrade === 'object' ? upgrade.newHash : user.passwordHash;
+      // Only after the password verified (a wrong one never gets here): an account with a second
+      // factor gets an MFA token instead of a session, and POST /login/mfa finishes the login.
+      const methods = mfaMethods(state.factors);
+      if (methods.length > 0) throw await mfaChallenge(deps, { userId: user.userId, email: user.email, accountKey: fingerprint, verifiedHash }, methods);
+      const session = await startLoginSession(deps, request, target, state, user, verifiedHash);
       if (session === 'overtaken') {
         if (decision < MAX_DECISIONS) continue;
         throw new TemporarilyUnavailableError(1);
@@ -142,7 +151,7 @@ export async function login(deps: LoginDependencies, request: LoginRequest): Pro
       deps.audit({ type: 'auth.login_succeeded', userId: user.userId });
       // Counted, never refused: the rules apply when a password is set (check-new-password.ts).
       auditExistingPassword(deps, user, password);
-      const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, emailVerified: user.emailVerified === true, now: deps.now?.() });
+      const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, emailVerified: user.emailVerified === true, ...session.authentication, now: deps.now?.() });
       return {
         ...access,
         refreshToken: session.refreshToken,
@@ -154,6 +163,29 @@ export async function login(deps: LoginDependencies, request: LoginRequest): Pro
   });
 }
 
+/**
+ * The password step's answer on an account with a second factor: a new MFA token, stored by its
+ * hash with the account and a mark of the password verified. Failures stay counted until the
+ * second factor is right (POST /login/mfa clears them).
+ */
+async function mfaChallenge(
+  deps: LoginDependencies,
+  login: { userId: string; email: string; accountKey: string; verifiedHash: string },
+  methods: MfaRequiredError['methods'],
+): Promise<MfaRequiredError> {
+  const { token, hash } = newMfaToken();
+  const now = deps.now?.() ?? new Date();
+  await deps.mfa.putLogin(hash, {
+    userId: login.userId,
+    email: login.email,
+    accountKey: login.accountKey,
+    passwordMark: passwordMark(login.verifiedHash),
+    expiresAt: epochSeconds(now) + MFA_LIMITS.loginTokenSeconds,
+  });
+  deps.audit({ type: 'auth.mfa_challenged', userId: login.userId });
+  return new MfaRequiredError(token, methods);
+}
+
 /** Session writes lost to another login of the account before the login gives up (each re-reads). */
 const MAX_SESSION_ATTEMPTS = 3;
 
@@ -163,13 +195,14 @@ const MAX_SESSION_ATTEMPTS = 3;
  * or to a first login of the account creating the item), it reads again: 'overtaken' when the
  * password changed since the verify, else it retries with what it read.
  */
-async function startLoginSession(
-  deps: LoginDependencies,
-  request: LoginRequest,
+export async function startLoginSession(
+  deps: StartSessionDependencies & Pick<LoginDependencies, 'rateLimits' | 'loginGuard' | 'now'>,
+  request: Pick<LoginRequest, 'sourceIp' | 'userAgent' | 'deviceTokens'>,
   target: LoginTarget,
   state: LoginState,
   user: UserRecord,
   verifiedHash: string,
+  amr?: readonly string[],
 ): Promise<(StartedSession & { knownDevice: boolean }) | 'overtaken'> {
   let read = state.sessions;
   for (let attempt = 1; ; attempt++) {
@@ -186,6 +219,7 @@ async function startLoginSession(
         userAgent,
         ...(device !== undefined && { device }),
         logins: countedLogin(read, deps.rateLimits, epochSeconds(now)),
+        ...(amr !== undefined && { amr }),
         now,
       });
       return { ...started, knownDevice: device !== undefined };
@@ -236,7 +270,7 @@ function migratedEmailVerified(answer: MigrationAnswer | undefined): boolean | u
   return answer?.valid ? answer.emailVerified : undefined;
 }
 
-function enforceLimits(deps: LoginDependencies, state: LoginState, now: Date, fingerprint: string, device: KnownDevice | undefined): void {
+export function enforceLimits(deps: Pick<LoginDependencies, 'rateLimits' | 'audit'>, state: LoginState, now: Date, fingerprint: string, device: KnownDevice | undefined): void {
   const reached = limitReached(state, deps.rateLimits, epochSeconds(now), device?.device);
   if (reached === undefined) return;
   deps.audit({ type: 'auth.rate_limited', scope: reached.scope, emailFingerprint: fingerprint });

@@ -45,6 +45,8 @@ export interface Inventory {
   unparseable: Record<string, number>;
   /** Accounts keyed by an email that is not in canonical form, and what each needs (count-email-forms.ts). */
   emails: EmailForms;
+  /** Accounts with each second factor active (features/mfa). */
+  factors: { totp: number };
 }
 
 export interface InventoryDependencies {
@@ -64,7 +66,8 @@ export interface InventoryOptions {
  * Reads every account (parallel segmented Scan) and counts stored hashes by scheme, parameters,
  * wrapping and pepper key, with the step each one is waiting for. Parses only: no hashing, no
  * keys, no writes. Shows how far an upgrade has come. Also counts accounts keyed by an email not
- * in canonical form (after the scan, one read of the canonical key for each of them).
+ * in canonical form (after the scan, one read of the canonical key for each of them), and, in the
+ * same Scan, the accounts with an active TOTP (their factors items' keys only).
  */
 export async function takeInventory(deps: InventoryDependencies, options: InventoryOptions = {}): Promise<Inventory> {
   const totalSegments = options.segments ?? 4;
@@ -75,6 +78,7 @@ export async function takeInventory(deps: InventoryDependencies, options: Invent
   const groups = new Map<string, InventoryGroup>();
   const emails = countEmailForms();
   const inventory: Omit<Inventory, 'emails'> = {
+    factors: { totp: 0 },
     total: 0,
     byStatus: { up_to_date: 0, awaiting_login: 0, to_wrap: 0, to_rotate: 0, unparseable: 0 },
     needsRehash: 0,
@@ -107,7 +111,8 @@ export async function takeInventory(deps: InventoryDependencies, options: Invent
     Array.from({ length: totalSegments }, async (_, segment) => {
       let startKey: string | undefined;
       do {
-        const page = await deps.users.scanAccounts({ segment, totalSegments, startKey, limit: options.pageSize ?? 500 });
+        const page = await deps.users.scanAccounts({ segment, totalSegments, startKey, limit: options.pageSize ?? 500, factors: true });
+        inventory.factors.totp += page.totp ?? 0;
         for (const item of page.items) {
           count(item.passwordHash);
           emails.add(item);

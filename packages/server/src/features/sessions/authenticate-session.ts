@@ -2,7 +2,7 @@ import { parsePublicSessionId } from './refresh-token.js';
 import { isLive, type AccountSessions, type StoredSession } from '../../storage/session-store.js';
 import { InvalidTokenError } from '../tokens/errors.js';
 import type { SessionCheckDependencies } from './dependencies.js';
-import { InsufficientScopeError, UnauthenticatedError } from '../../accounts/errors.js';
+import { InsufficientScopeError, InsufficientUserAuthenticationError, UnauthenticatedError } from '../../accounts/errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 /** The caller behind an access token whose session is still live. */
@@ -21,12 +21,15 @@ export interface AuthenticatedSession {
  * Verifies the access token and checks, with one consistent read, that its session has not
  * ended: the routes that manage sessions must not be usable with the token of an ended one. A
  * good token without the scope this API requires (PASSLANE_REQUIRED_SCOPE) is
- * `insufficient_scope` (403), before any read: refreshing would not change its scopes.
+ * `insufficient_scope` (403), before any read: refreshing would not change its scopes. Where
+ * MFA is required, a token whose login had no second factor is `insufficient_user_authentication`
+ * (403, RFC 9470), before any read too.
  */
 export async function authenticateSession(
   deps: SessionCheckDependencies,
   accessToken: string | undefined,
   now = new Date(),
+  options: { mfaExempt?: boolean } = {},
 ): Promise<AuthenticatedSession> {
   if (!accessToken) throw new UnauthenticatedError('a Bearer access token is required');
   const token = await deps.tokens.verify(accessToken).catch((cause: unknown) => {
@@ -35,6 +38,9 @@ export async function authenticateSession(
     if (cause instanceof InvalidTokenError) throw new UnauthenticatedError('the access token is invalid or expired', { cause });
     throw cause;
   });
+  // PASSLANE_REQUIRE_MFA: the token's login must have used a second factor; the MFA routes
+  // themselves are exempt (that is where an account gets one).
+  if (deps.requireMfa === true && options.mfaExempt !== true && !token.amr.includes('mfa')) throw new InsufficientUserAuthenticationError();
   const id = parsePublicSessionId(token.sessionId);
   if (id === undefined) throw new UnauthenticatedError('the access token belongs to no session');
   const read = await deps.sessions.read(id.accountKey);

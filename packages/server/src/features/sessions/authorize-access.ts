@@ -10,15 +10,17 @@ import type { SessionVerdictCache } from './session-verdict-cache.js';
  */
 export interface AuthorizeAccessDependencies {
   /** Verification only: the public keys suffice (PASSLANE_JWT_PUBLIC_KEYS). */
-  tokens: { verify(token: string, options?: { now?: Date }): Promise<Pick<VerifiedAccessToken, 'userId' | 'expiresAt' | 'sessionId'>> };
+  tokens: { verify(token: string, options?: { now?: Date }): Promise<Pick<VerifiedAccessToken, 'userId' | 'expiresAt' | 'sessionId' | 'amr'>> };
   sessions: Pick<SessionStore, 'read'>;
   /** This container's recent verdicts per session (session-verdict-cache.ts). */
   cache: SessionVerdictCache;
+  /** PASSLANE_REQUIRE_MFA: deny tokens whose login used no second factor (`mfa` not in `amr`). */
+  requireMfa?: boolean;
   now?: () => Date;
 }
 
 /** Why access was refused: coarse, for logs; the caller answers every one the same way. */
-export type AccessDenialReason = 'no_token' | 'invalid_token' | 'insufficient_scope' | 'no_session' | 'session_ended';
+export type AccessDenialReason = 'no_token' | 'invalid_token' | 'insufficient_scope' | 'insufficient_user_authentication' | 'no_session' | 'session_ended';
 
 export type AccessDecision =
   | { allowed: true; userId: string; /** The public session id (`sid`). */ sessionId: string; cached: boolean }
@@ -35,7 +37,7 @@ export type AccessDecision =
 export async function authorizeAccess(deps: AuthorizeAccessDependencies, accessToken: string | undefined): Promise<AccessDecision> {
   if (!accessToken) return { allowed: false, reason: 'no_token' };
   const now = deps.now?.() ?? new Date();
-  let token: Pick<VerifiedAccessToken, 'userId' | 'expiresAt' | 'sessionId'>;
+  let token: Pick<VerifiedAccessToken, 'userId' | 'expiresAt' | 'sessionId' | 'amr'>;
   try {
     token = await deps.tokens.verify(accessToken, { now });
   } catch (error) {
@@ -43,6 +45,8 @@ export async function authorizeAccess(deps: AuthorizeAccessDependencies, accessT
     if (error instanceof InvalidTokenError) return { allowed: false, reason: 'invalid_token', tokenProblem: error.reason };
     throw error; // a bug or a broken key, not a verdict on the token
   }
+  // Like the scope, on every request and before any read: the token's login had no second factor.
+  if (deps.requireMfa === true && !token.amr.includes('mfa')) return { allowed: false, reason: 'insufficient_user_authentication' };
   const sid = token.sessionId;
   const id = parsePublicSessionId(sid);
   if (sid === undefined || id === undefined) return { allowed: false, reason: 'no_session' };

@@ -8,6 +8,8 @@ import type { SessionConfig } from './settings.js';
 export interface SessionCheckDependencies {
   tokens: Pick<AccessTokens, 'verify'>;
   sessions: Pick<SessionStore, 'read'>;
+  /** PASSLANE_REQUIRE_MFA: tokens without `mfa` in `amr` are refused (but on the MFA routes). */
+  requireMfa?: boolean;
 }
 
 /** A good login's new session and device (start-session.ts). */

@@ -14,7 +14,7 @@ import { isLive, type AccountSessions, type StoredSession } from '../../storage/
 import type { RefreshDependencies } from './dependencies.js';
 import { InvalidGrantError, RateLimitedError, RefreshTokenReusedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
-import { refreshExpiresIn } from './start-session.js';
+import { refreshExpiresIn, sessionAuthentication } from './start-session.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
@@ -139,7 +139,7 @@ async function answer(
   grace: boolean,
 ): Promise<RefreshResponse> {
   const sessionId = publicSessionId(token.accountKey, session.sessionId);
-  const access = await deps.tokens.issue({ userId: session.userId, sessionId, emailVerified: session.emailVerified === true, now });
+  const access = await deps.tokens.issue({ userId: session.userId, sessionId, emailVerified: session.emailVerified === true, ...sessionAuthentication(session), now });
   deps.audit({ type: 'auth.session_refreshed', userId: session.userId, sessionId, grace });
   return {
     ...access,

@@ -115,7 +115,9 @@ export const SESSION_INSUFFICIENT_SCOPE: AnswerDoc = {
   name: 'SessionInsufficientScope',
   description: `\`insufficient_scope\`: the access token is good but lacks the scope PASSLANE_REQUIRED_SCOPE names
 (set on this deployment); a refreshed token would carry the same scopes (RFC 6750 §3.1).
+\`insufficient_user_authentication\`: with PASSLANE_REQUIRE_MFA=true, the token's login used no second
+factor (\`mfa\` not in its \`amr\`; RFC 9470): log in again with one.
 `,
-  headers: { 'WWW-Authenticate': { required: true, description: '`Bearer error="insufficient_scope"`.', schema: { type: 'string' } } },
-  codes: ['insufficient_scope'],
+  headers: { 'WWW-Authenticate': { required: true, description: '`Bearer error="insufficient_scope"` or `Bearer error="insufficient_user_authentication"`.', schema: { type: 'string' } } },
+  codes: ['insufficient_scope', 'insufficient_user_authentication'],
 };

@@ -15,6 +15,8 @@ export interface StartedSession {
   refreshExpiresIn: number;
   /** The login's device token (the one presented, or a new one) and how long it is remembered unless used. */
   device: { token: string; expiresIn: number };
+  /** What its access tokens say of the login (`auth_time`, `amr`). */
+  authentication: { authTime: Date; amr: readonly string[] };
 }
 
 export interface StartSessionInput {
@@ -31,6 +33,8 @@ export interface StartSessionInput {
   device?: KnownDevice;
   /** The account's good logins in this window, this one counted (login-guard.ts). */
   logins?: LoginCount;
+  /** How the login authenticated (RFC 8176), when more than the password (`pwd`). */
+  amr?: readonly string[];
   now: Date;
 }
 
@@ -68,6 +72,7 @@ export async function startSession(deps: StartSessionDependencies, input: StartS
     refreshWindowStart: 0,
     refreshCount: 0,
     deviceId: device.value.deviceId,
+    ...(input.amr !== undefined && { amr: [...input.amr] }),
   };
   const forgetDevices = devicesToForget(input.read, device.value.deviceId, nowSeconds, config);
   await deps.sessions.create(input.read, {
@@ -83,6 +88,7 @@ export async function startSession(deps: StartSessionDependencies, input: StartS
     refreshToken: formatRefreshToken({ accountKey: input.accountKey, sessionId, secret }),
     refreshExpiresIn: refreshExpiresIn(session, nowSeconds),
     device: { token: device.token, expiresIn: config.deviceSeconds },
+    authentication: sessionAuthentication(session),
   };
 }
 
@@ -129,3 +135,13 @@ function sessionsToEnd(read: AccountSessions, userId: string, nowSeconds: number
   const oldest = excess > 0 ? live.sort((a, b) => a.createdAt - b.createdAt).slice(0, excess).map((s) => s.sessionId) : [];
   return { all: [...ended, ...oldest], live: oldest.length };
 }
+
+/** What a session's access tokens say of its login: `auth_time` (the session's start) and `amr` (RFC 8176). */
+export function sessionAuthentication(session: Pick<StoredSession, 'createdAt' | 'amr'>): { authTime: Date; amr: readonly string[] } {
+  return { authTime: new Date(session.createdAt * 1000), amr: session.amr ?? PASSWORD_AMR };
+}
+
+/** A login with the password alone (RFC 8176 §2). */
+export const PASSWORD_AMR: readonly string[] = ['pwd'];
+/** A password and a one-time code (TOTP, or a recovery code: a one-time password too). */
+export const PASSWORD_AND_OTP_AMR: readonly string[] = ['pwd', 'otp', 'mfa'];

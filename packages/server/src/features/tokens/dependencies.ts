@@ -9,7 +9,7 @@ import type { VerifiedAccessToken } from './verify-access-token.js';
  */
 export interface AccessTokens {
   issue(input: IssueAccessTokenInput): Promise<IssuedAccessToken>;
-  verify(token: string): Promise<Pick<VerifiedAccessToken, 'userId' | 'issuedAt' | 'sessionId'>>;
+  verify(token: string): Promise<Pick<VerifiedAccessToken, 'userId' | 'issuedAt' | 'sessionId' | 'amr'>>;
 }
 
 /** The JWKS and discovery routes: the published keys and claims settings, no table or hasher. */

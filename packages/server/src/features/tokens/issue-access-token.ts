@@ -23,6 +23,10 @@ export interface IssueAccessTokenInput {
   sessionId?: string;
   /** OpenID Connect's `email_verified`: whether the owner proved the mailbox. */
   emailVerified?: boolean;
+  /** When the login that started the session happened (OIDC's `auth_time`): kept across refreshes. */
+  authTime?: Date;
+  /** How that login authenticated (RFC 8176 `amr`): `pwd`, and `otp` and `mfa` after a second factor. */
+  amr?: readonly string[];
   /** Defaults to the current time; injectable for tests. */
   now?: Date;
 }
@@ -42,7 +46,7 @@ export const ACCESS_TOKEN_TYPE = 'at+jwt';
 export async function issueAccessToken(
   keyring: Keyring,
   config: AccessTokenConfig,
-  { userId, sessionId, emailVerified, now = new Date() }: IssueAccessTokenInput,
+  { userId, sessionId, emailVerified, authTime, amr, now = new Date() }: IssueAccessTokenInput,
 ): Promise<IssuedAccessToken> {
   if (typeof userId !== 'string' || userId === '') throw new TypeError('userId must be a non-empty string');
   const { kid, alg, sign } = keyring.current;
@@ -59,6 +63,8 @@ export async function issueAccessToken(
     ...(scope !== undefined && { scope }),
     ...(sessionId !== undefined && { sid: sessionId }),
     ...(emailVerified !== undefined && { email_verified: emailVerified }),
+    ...(authTime !== undefined && { auth_time: Math.floor(authTime.getTime() / 1000) }),
+    ...(amr !== undefined && { amr: [...amr] }),
   };
   const accessToken = await signCompactJws({ alg, kid, typ: ACCESS_TOKEN_TYPE }, claims, sign);
   return { accessToken, tokenType: 'Bearer', expiresIn: config.ttlSeconds, ...(scope !== undefined && { scope }) };

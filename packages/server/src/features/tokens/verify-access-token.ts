@@ -30,6 +30,10 @@ export interface VerifiedAccessToken {
   sessionId?: string;
   /** Its `scope`, split at spaces; empty without one. */
   scopes: string[];
+  /** Its `amr` (RFC 8176); empty without one (tokens from before second factors: a password login). */
+  amr: string[];
+  /** Its `auth_time`: when the session's login happened. */
+  authTime?: Date;
 }
 
 export const DEFAULT_CLOCK_TOLERANCE_S = 5;
@@ -63,16 +67,27 @@ export async function verifyAccessToken(
       ...(options.maxTokenAgeSeconds !== undefined && { maxTokenAge: options.maxTokenAgeSeconds }),
       ...(options.now !== undefined && { currentDate: options.now }),
     });
-    const { sub, iat, exp, jti, sid, scope } = payload;
+    const { sub, iat, exp, jti, sid, scope, amr, auth_time: authTime } = payload;
     if (typeof sub !== 'string' || sub === '' || typeof jti !== 'string' || iat === undefined || exp === undefined) {
       throw new InvalidTokenError('claims');
     }
     if (sid !== undefined && (typeof sid !== 'string' || sid === '')) throw new InvalidTokenError('claims');
     if (scope !== undefined && typeof scope !== 'string') throw new InvalidTokenError('claims');
+    if (amr !== undefined && (!Array.isArray(amr) || !amr.every((method) => typeof method === 'string'))) throw new InvalidTokenError('claims');
+    if (authTime !== undefined && (typeof authTime !== 'number' || !Number.isSafeInteger(authTime))) throw new InvalidTokenError('claims');
     const scopes = scope === undefined ? [] : scope.split(' ').filter((token) => token !== '');
     // Last: a token refused for its scope is good otherwise (the API answers `insufficient_scope`).
     if (options.requiredScope !== undefined && !scopes.includes(options.requiredScope)) throw new InvalidTokenError('scope');
-    return { userId: sub, issuedAt: new Date(iat * 1000), expiresAt: new Date(exp * 1000), tokenId: jti, ...(sid !== undefined && { sessionId: sid }), scopes };
+    return {
+      userId: sub,
+      issuedAt: new Date(iat * 1000),
+      expiresAt: new Date(exp * 1000),
+      tokenId: jti,
+      ...(sid !== undefined && { sessionId: sid }),
+      scopes,
+      amr: (amr as string[] | undefined) ?? [],
+      ...(authTime !== undefined && { authTime: new Date((authTime as number) * 1000) }),
+    };
   } catch (error) {
     if (error instanceof InvalidTokenError) throw error;
     if (error instanceof errors.JOSEError) throw new InvalidTokenError(reasonFor(error));

@@ -31,6 +31,8 @@ export const getEdgePublicTokens: (env: WorkerEnv) => Promise<PublicTokenService
 export function edgeServices(env: WorkerEnv): ApiServices {
   return {
     login: () => getEdgeDependencies(env),
+    mfaLogin: () => getEdgeDependencies(env),
+    mfa: () => getEdgeDependencies(env),
     register: () => getEdgeDependencies(env),
     password: () => getEdgeDependencies(env),
     recovery: () => getEdgeDependencies(env),

@@ -1,0 +1,111 @@
+import { InvalidMfaCodeError, MfaAlreadyEnabledError, MfaNotEnabledError, type MfaMethod } from '../../accounts/errors.js';
+import { translateErrors } from '../../accounts/translate-errors.js';
+import { epochSeconds } from '../../shared/epoch-seconds.js';
+import type { StoredMfa } from '../../storage/mfa-store.js';
+import { authenticateSession, type AuthenticatedSession } from '../sessions/authenticate-session.js';
+import { checkSecondFactor } from './check-second-factor.js';
+import type { MfaDependencies } from './dependencies.js';
+import { mailMfaChange } from './mail-mfa-change.js';
+import { requireRecentLogin } from './recent-login.js';
+import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
+import { MFA_LIMITS } from './settings.js';
+import { matchTotp, newTotpSecret, totpUri } from './totp.js';
+import { base32 } from './base32.js';
+
+/**
+ * The account owner's TOTP, each step behind the caller's live session with a recent login
+ * (recent-login.ts): enrol (a pending secret), confirm (active, with recovery codes shown once),
+ * new recovery codes, removal (with a second factor too). The owner is mailed about each change.
+ */
+
+export interface TotpEnrolment {
+  /** Base32 (RFC 4648, no padding), for typing into an app by hand. */
+  secret: string;
+  /** The `otpauth://totp/<issuer>:<email>?...` URI an app scans. */
+  otpauthUri: string;
+  /** Seconds left to confirm it. */
+  expiresIn: number;
+}
+
+/** POST /mfa/totp: a new secret, pending until a code of it is confirmed. Refused while TOTP is active. */
+export async function enrolTotp(deps: MfaDependencies, input: { accessToken: string | undefined }): Promise<TotpEnrolment> {
+  return translateErrors(async () => {
+    const now = deps.now?.() ?? new Date();
+    const caller = await recentCaller(deps, input.accessToken, now);
+    const user = await deps.users.getUserById(caller.userId);
+    if (user === undefined) throw new MfaNotEnabledError('the account no longer exists');
+    const secret = newTotpSecret();
+    const sealed = await deps.secretBox.seal(caller.accountKey, secret);
+    if (!(await deps.mfa.putPending(caller.accountKey, caller.userId, sealed, epochSeconds(now) + MFA_LIMITS.pendingSeconds))) throw new MfaAlreadyEnabledError();
+    deps.audit({ type: 'auth.mfa_enrolment_started', userId: caller.userId, method: 'totp' });
+    return { secret: base32(secret), otpauthUri: totpUri(deps.mfaConfig.issuer, user.email, secret), expiresIn: MFA_LIMITS.pendingSeconds };
+  });
+}
+
+/** POST /mfa/totp/confirm: a code of the pending secret makes it active; the first time, with recovery codes (shown once). */
+export async function confirmTotp(deps: MfaDependencies, input: { accessToken: string | undefined; code: string }): Promise<{ recoveryCodes: string[] }> {
+  return translateErrors(async () => {
+    const now = deps.now?.() ?? new Date();
+    const caller = await recentCaller(deps, input.accessToken, now);
+    const factors = await deps.mfa.read(caller.accountKey);
+    if (factors?.totpSecret !== undefined) throw new MfaAlreadyEnabledError();
+    if (factors?.pendingSecret === undefined || (factors.pendingExpiresAt ?? 0) <= epochSeconds(now)) throw new MfaNotEnabledError('no TOTP enrolment is waiting; start one with POST /mfa/totp');
+    const step = matchTotp(await deps.secretBox.open(caller.accountKey, factors.pendingSecret), input.code.replace(/\s/g, ''), now);
+    if (step === undefined) {
+      deps.audit({ type: 'auth.mfa_failed', reason: 'wrong_code', userId: caller.userId, method: 'totp' });
+      throw new InvalidMfaCodeError();
+    }
+    const codes = newRecoveryCodes(MFA_LIMITS.recoveryCodes);
+    const hashes = codes.map((code) => recoveryCodeHash(code)!);
+    // Lost to a twin confirm (or a new enrolment): this secret is not the one to activate any more.
+    if (!(await deps.mfa.activate(caller.accountKey, factors.pendingSecret, step, epochSeconds(now), hashes))) throw new MfaNotEnabledError('the enrolment changed meanwhile; start again');
+    deps.audit({ type: 'auth.mfa_enabled', userId: caller.userId, method: 'totp' });
+    await mailMfaChange(deps, caller.userId, 'totp_enabled');
+    return { recoveryCodes: codes };
+  });
+}
+
+/** POST /mfa/recovery-codes: new codes in place of all the old ones (shown once). */
+export async function regenerateRecoveryCodes(deps: MfaDependencies, input: { accessToken: string | undefined }): Promise<{ recoveryCodes: string[] }> {
+  return translateErrors(async () => {
+    const now = deps.now?.() ?? new Date();
+    const caller = await recentCaller(deps, input.accessToken, now);
+    const codes = newRecoveryCodes(MFA_LIMITS.recoveryCodes);
+    if (!(await deps.mfa.replaceRecoveryCodes(caller.accountKey, codes.map((code) => recoveryCodeHash(code)!)))) throw new MfaNotEnabledError();
+    deps.audit({ type: 'auth.recovery_codes_regenerated', userId: caller.userId });
+    await mailMfaChange(deps, caller.userId, 'recovery_codes_regenerated');
+    return { recoveryCodes: codes };
+  });
+}
+
+/**
+ * DELETE /mfa/totp: with a recent login and a second factor (a current TOTP code or a recovery
+ * code), so a session taken over with the password alone cannot turn MFA off.
+ */
+export async function removeTotp(deps: MfaDependencies, input: { accessToken: string | undefined; method: MfaMethod; code: string }): Promise<void> {
+  return translateErrors(async () => {
+    const now = deps.now?.() ?? new Date();
+    const caller = await recentCaller(deps, input.accessToken, now);
+    const factors: StoredMfa | undefined = await deps.mfa.read(caller.accountKey);
+    if (factors?.totpSecret === undefined) throw new MfaNotEnabledError();
+    if (!(await checkSecondFactor(deps, { accountKey: caller.accountKey, factors, method: input.method, code: input.code, now }))) {
+      deps.audit({ type: 'auth.mfa_failed', reason: 'wrong_code', userId: caller.userId, method: input.method });
+      throw new InvalidMfaCodeError();
+    }
+    if (!(await deps.mfa.removeTotp(caller.accountKey, factors.totpSecret))) throw new MfaNotEnabledError();
+    deps.audit({ type: 'auth.mfa_removed', userId: caller.userId, method: 'totp', with: input.method });
+    await mailMfaChange(deps, caller.userId, 'totp_removed');
+  });
+}
+
+async function recentCaller(deps: MfaDependencies, accessToken: string | undefined, now: Date): Promise<AuthenticatedSession> {
+  // The MFA routes are how an account gets MFA: PASSLANE_REQUIRE_MFA must not lock them.
+  const caller = await authenticateSession(deps, accessToken, now, { mfaExempt: true });
+  try {
+    requireRecentLogin(caller.session, now);
+  } catch (error) {
+    deps.audit({ type: 'auth.mfa_failed', reason: 'recent_login_required', userId: caller.userId });
+    throw error;
+  }
+  return caller;
+}

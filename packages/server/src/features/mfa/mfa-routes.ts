@@ -1,0 +1,126 @@
+import { BAD_REQUEST, NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { bearerToken } from '../../api/bearer-token.js';
+import type { AnswerDoc } from '../../api/operation-doc.js';
+import { defineRoute } from '../../api/route.js';
+import { jsonResponse, noContent } from '../../api/responses.js';
+import { SESSION_UNAUTHENTICATED } from '../sessions/session-schemas.js';
+import type { MfaServices } from './dependencies.js';
+import { confirmTotp, enrolTotp, regenerateRecoveryCodes, removeTotp } from './manage-totp.js';
+import { MFA_REAUTHENTICATION, RecoveryCodes, TotpConfirm, TotpEnrolled, TotpRemoval } from './mfa-schemas.js';
+
+/** The MFA routes are exempt from PASSLANE_REQUIRE_MFA (an account gets its factor here), not from the scope. */
+const MFA_FORBIDDEN = {
+  ...MFA_REAUTHENTICATION,
+  name: 'MfaForbidden',
+  description: `${MFA_REAUTHENTICATION.description}\`insufficient_scope\`: the token lacks the scope PASSLANE_REQUIRED_SCOPE names.\n`,
+  codes: ['reauthentication_required', 'insufficient_scope'],
+} satisfies AnswerDoc;
+
+/** `unauthenticated` (the Bearer token), or a wrong code. */
+function unauthenticatedOr(wrongCode: string): AnswerDoc {
+  return {
+    ...SESSION_UNAUTHENTICATED,
+    description: `${SESSION_UNAUTHENTICATED.description}${wrongCode}\n`,
+    headers: { 'WWW-Authenticate': { required: false, description: '`Bearer` (RFC 6750 §3), with `unauthenticated` only.', schema: { type: 'string' } } },
+    codes: ['unauthenticated', 'invalid_mfa_code'],
+  };
+}
+
+const accessTokenOf = (request: Request) => bearerToken(request.headers.get('authorization') ?? undefined);
+
+/** POST /mfa/totp with a Bearer token of a recent login -> 200 { secret, otpauthUri, expiresIn }. */
+export const enrolTotpRoute = defineRoute<MfaServices>({
+  name: 'mfa_totp_enrol',
+  method: 'POST',
+  path: '/mfa/totp',
+  doc: {
+    operationId: 'enrolTotp',
+    summary: 'Start enrolling an authenticator app (TOTP)',
+    description: `A new secret, pending until \`POST /mfa/totp/confirm\` with a code of it (within 10 minutes); a
+new enrolment replaces one not confirmed. Needs a login within the last 5 minutes. RFC 6238:
+SHA-1, 6 digits, 30-second steps. The URI carries the account's email as its label: it is
+answered to the owner only and never logged.
+`,
+    security: 'bearer',
+    answers: {
+      200: { description: 'Pending; show the URI as a QR code.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'TotpEnrolled', schema: TotpEnrolled } },
+      401: SESSION_UNAUTHENTICATED,
+      403: MFA_FORBIDDEN,
+      409: { description: '`mfa_already_enabled`: TOTP is active; remove it first.', codes: ['mfa_already_enabled'] },
+      503: TEMPORARILY_UNAVAILABLE,
+    },
+  },
+  handle: async ({ request, services }) => jsonResponse(200, await enrolTotp(await services.mfa(), { accessToken: accessTokenOf(request) })),
+});
+
+/** POST /mfa/totp/confirm { code } -> 200 { recoveryCodes }: TOTP active. */
+export const confirmTotpRoute = defineRoute<MfaServices, typeof TotpConfirm>({
+  name: 'mfa_totp_confirm',
+  method: 'POST',
+  path: '/mfa/totp/confirm',
+  body: { name: 'TotpConfirm', schema: TotpConfirm },
+  doc: {
+    operationId: 'confirmTotp',
+    summary: 'Activate the pending authenticator app with one of its codes',
+    description: `From now on a login with the password answers \`401 mfa_required\` and finishes at
+\`POST /login/mfa\`. Answers 10 recovery codes, shown this once. The owner is mailed.
+`,
+    security: 'bearer',
+    answers: {
+      200: { description: 'Active.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'RecoveryCodes', schema: RecoveryCodes } },
+      400: BAD_REQUEST,
+      401: { ...unauthenticatedOr('`invalid_mfa_code`: not a code of the pending secret now.'), name: 'MfaConfirmUnauthenticated' },
+      403: MFA_FORBIDDEN,
+      409: { description: '`mfa_already_enabled`: TOTP is already active. `mfa_not_enabled`: no enrolment is waiting (none, or expired).', codes: ['mfa_already_enabled', 'mfa_not_enabled'] },
+      503: TEMPORARILY_UNAVAILABLE,
+    },
+  },
+  handle: async ({ request, body, services }) => jsonResponse(200, await confirmTotp(await services.mfa(), { accessToken: accessTokenOf(request), code: body.code })),
+});
+
+/** POST /mfa/recovery-codes -> 200 { recoveryCodes }: new ones, the old ones dead. */
+export const regenerateRecoveryCodesRoute = defineRoute<MfaServices>({
+  name: 'mfa_recovery_codes',
+  method: 'POST',
+  path: '/mfa/recovery-codes',
+  doc: {
+    operationId: 'regenerateRecoveryCodes',
+    summary: 'Replace the recovery codes',
+    description: 'Needs a login within the last 5 minutes; every earlier code stops working. Shown once. The owner is mailed.',
+    security: 'bearer',
+    answers: {
+      200: { description: 'The new codes.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'RecoveryCodes', schema: RecoveryCodes } },
+      401: SESSION_UNAUTHENTICATED,
+      403: MFA_FORBIDDEN,
+      409: { description: '`mfa_not_enabled`: no active TOTP.', codes: ['mfa_not_enabled'] },
+      503: TEMPORARILY_UNAVAILABLE,
+    },
+  },
+  handle: async ({ request, services }) => jsonResponse(200, await regenerateRecoveryCodes(await services.mfa(), { accessToken: accessTokenOf(request) })),
+});
+
+/** DELETE /mfa/totp { method, code } -> 204: TOTP and the recovery codes removed. */
+export const removeTotpRoute = defineRoute<MfaServices, typeof TotpRemoval>({
+  name: 'mfa_totp_remove',
+  method: 'DELETE',
+  path: '/mfa/totp',
+  body: { name: 'TotpRemoval', schema: TotpRemoval },
+  doc: {
+    operationId: 'removeTotp',
+    summary: 'Remove the authenticator app and the recovery codes',
+    description: 'Needs a login within the last 5 minutes and a second factor: a current TOTP code or a recovery code. The owner is mailed.',
+    security: 'bearer',
+    answers: {
+      204: { description: 'Removed: logins need the password alone again.', headers: { 'Cache-Control': NO_STORE } },
+      400: BAD_REQUEST,
+      401: { ...unauthenticatedOr('`invalid_mfa_code`: the code is wrong or used.'), name: 'MfaRemovalUnauthenticated' },
+      403: MFA_FORBIDDEN,
+      409: { description: '`mfa_not_enabled`: no active TOTP.', codes: ['mfa_not_enabled'] },
+      503: TEMPORARILY_UNAVAILABLE,
+    },
+  },
+  handle: async ({ request, body, services }) => {
+    await removeTotp(await services.mfa(), { accessToken: accessTokenOf(request), method: body.method, code: body.code });
+    return noContent();
+  },
+});

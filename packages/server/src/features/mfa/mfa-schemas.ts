@@ -1,0 +1,43 @@
+import * as v from 'valibot';
+import type { AnswerDoc } from '../../api/operation-doc.js';
+
+const CODE_REQUIRED = 'code must be a non-empty string';
+const code = (description: string) => v.pipe(v.string(CODE_REQUIRED), v.nonEmpty(CODE_REQUIRED), v.maxLength(64, 'code must be at most 64 characters'), v.description(description));
+
+/**
+ * The second factor a request presents: `method` and `code`. Passkeys will add the method
+ * `webauthn` with an assertion beside these, leaving the two methods here as they are.
+ */
+export const MFA_METHOD = v.pipe(
+  v.picklist(['totp', 'recovery_code'], 'method must be "totp" or "recovery_code"'),
+  v.description('`totp`: a code of the authenticator app; `recovery_code`: one of the recovery codes (each works once).'),
+);
+
+/** POST /mfa/totp/confirm's body. */
+export const TotpConfirm = v.object({ code: code('The 6-digit code the app shows for the secret just enrolled.') });
+
+/** DELETE /mfa/totp's body: a second factor, besides the recent login. */
+export const TotpRemoval = v.object({ method: MFA_METHOD, code: code('The code of `method`.') });
+
+/** POST /mfa/totp's answer. */
+export const TotpEnrolled = v.object({
+  secret: v.pipe(v.string(), v.description('The secret in base32 (RFC 4648, no padding), for typing into an app by hand. Shown once, to the owner.')),
+  otpauthUri: v.pipe(v.string(), v.description('`otpauth://totp/<issuer>:<email>?secret=...&issuer=...&algorithm=SHA1&digits=6&period=30`, for a QR code.')),
+  expiresIn: v.pipe(v.number(), v.integer(), v.minValue(1), v.description('Seconds left to confirm it with `POST /mfa/totp/confirm`.')),
+});
+
+/** The recovery codes, shown once (confirm, regenerate). */
+export const RecoveryCodes = v.object({
+  recoveryCodes: v.pipe(
+    v.array(v.string()),
+    v.description('10 codes like `abcd-efgh-ijkl-mnop`, each good for one login (`method: "recovery_code"`). Shown once: only their hashes are kept.'),
+  ),
+});
+
+export const MFA_REAUTHENTICATION: AnswerDoc = {
+  name: 'MfaReauthentication',
+  description: `\`reauthentication_required\`: the session's login is more than 5 minutes old; log in again
+and retry (second factors change only right after a login).
+`,
+  codes: ['reauthentication_required'],
+};

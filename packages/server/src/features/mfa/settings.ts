@@ -1,0 +1,37 @@
+/**
+ * Second factors (README.md here): the keys that seal TOTP secrets, the issuer authenticator
+ * apps show, and the bounds. Read by config/mfa-config.ts.
+ */
+
+/** One key of PASSLANE_MFA_KEYS: an id stored beside every secret it seals, and 32 bytes of AES-256-GCM key. */
+export interface MfaKey {
+  id: string;
+  key: Uint8Array<ArrayBuffer>;
+}
+
+export interface MfaConfig {
+  /** The first seals, all open (rotation); none: a local key file (development only). */
+  keys?: readonly MfaKey[];
+  /** Where the local key file goes (npm start's data directory). */
+  localKeyDir: string;
+  onLambda: boolean;
+  /** The `issuer` of the otpauth URI: the name authenticator apps show (PASSLANE_MFA_ISSUER). */
+  issuer: string;
+  /** Bearer routes (but the MFA ones) and the authorizer refuse tokens without `mfa` in `amr` (PASSLANE_REQUIRE_MFA). */
+  requireMfa: boolean;
+}
+
+/** Fixed bounds, written down in the security doc (SECURITY.md, "Second factors"). */
+export const MFA_LIMITS = {
+  /** How long the password step's MFA token lives. */
+  loginTokenSeconds: 300,
+  /** Wrong codes that kill an MFA token. */
+  wrongCodesPerToken: 5,
+  /** A login this recent may enrol, regenerate and remove factors. */
+  recentAuthSeconds: 300,
+  /** How long an enrolment waits for its confirm. */
+  pendingSeconds: 600,
+  recoveryCodes: 10,
+} as const;
+
+export const DEFAULT_MFA_ISSUER = 'passlane';

@@ -1,0 +1,252 @@
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
+import { isConditionalCheckFailed } from './checks.js';
+import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
+import { MFA_KEY_PREFIX, MFA_LOGIN_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
+
+/**
+ * An account's second factors as stored, `mfa#<email fingerprint>` (layout in table.ts). The
+ * TOTP secret is stored sealed (packages/server/src/features/mfa/secret-box.ts), recovery codes as
+ * SHA-256 hashes: a copy of the table signs nobody in. Times are epoch seconds.
+ */
+export interface StoredMfa {
+  userId: string;
+  /** The active TOTP secret, sealed; absent until a confirm. */
+  totpSecret?: string;
+  /** The last TOTP time step accepted: a code of this step or an earlier one is a replay. */
+  totpLastStep?: number;
+  totpEnabledAt?: number;
+  /** An enrolment waiting for its confirm: the sealed secret and until when it may be confirmed. */
+  pendingSecret?: string;
+  pendingExpiresAt?: number;
+  /** SHA-256 hashes of the unused recovery codes. */
+  recoveryCodes: string[];
+}
+
+/** A password step passed on an account with a second factor: what POST /login/mfa finishes. */
+export interface StoredMfaLogin {
+  userId: string;
+  /** The account's canonical email (the account item's key) and its fingerprint. */
+  email: string;
+  accountKey: string;
+  /** SHA-256 of the password hash verified: a password change since voids the token. */
+  passwordMark: string;
+  /** Epoch seconds; checked on every read (TTL deletes late). */
+  expiresAt: number;
+  wrongCodes: number;
+}
+
+/**
+ * Second factors and MFA login tokens. Every change that must not be lost to a race is one
+ * conditional write: a confirm only of the secret that was shown, a TOTP step only forward (a
+ * code is accepted once), a recovery code deleted only while it is there (used once), a login
+ * token spent only once. The items name the account's user `accountUserId`, never `userId`:
+ * that attribute puts an item in the userId index, which must find accounts only.
+ */
+export class MfaStore {
+  constructor(
+    private readonly client: DynamoDBClient,
+    private readonly tableName: string,
+  ) {}
+
+  /** The account's factors, strongly consistent; undefined when it never enrolled. */
+  async read(accountKey: string): Promise<StoredMfa | undefined> {
+    let item: Record<string, AttributeValue> | undefined;
+    try {
+      ({ Item: item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: { pk: { S: mfaKey(accountKey) } }, ConsistentRead: true })));
+    } catch (error) {
+      throw new StorageUnavailableError('readMfa', error);
+    }
+    return item === undefined ? undefined : toStoredMfa(item);
+  }
+
+  /** A new enrolment, replacing any earlier one not confirmed; never while TOTP is active (false then). */
+  async putPending(accountKey: string, userId: string, sealed: string, expiresAt: number): Promise<boolean> {
+    return this.conditional('putPendingTotp', {
+      Key: { pk: { S: mfaKey(accountKey) } },
+      UpdateExpression: 'SET accountUserId = :userId, pendingSecret = :sealed, pendingExpiresAt = :expiresAt',
+      ConditionExpression: 'attribute_not_exists(totpSecret)',
+      ExpressionAttributeValues: { ':userId': { S: userId }, ':sealed': { S: sealed }, ':expiresAt': { N: String(expiresAt) } },
+    });
+  }
+
+  /**
+   * The pending secret becomes the active one, with the step of the code that confirmed it and,
+   * when given, the recovery codes' hashes; only if it is still the secret the confirm checked.
+   */
+  async activate(accountKey: string, pendingSealed: string, step: number, now: number, recoveryCodes?: readonly string[]): Promise<boolean> {
+    const values: Record<string, AttributeValue> = { ':pending': { S: pendingSealed }, ':step': { N: String(step) }, ':now': { N: String(now) } };
+    let set = 'totpSecret = :pending, totpLastStep = :step, totpEnabledAt = :now';
+    if (recoveryCodes !== undefined) {
+      set += ', recoveryCodes = :codes';
+      values[':codes'] = { SS: [...recoveryCodes] };
+    }
+    return this.conditional('activateTotp', {
+      Key: { pk: { S: mfaKey(accountKey) } },
+      UpdateExpression: `SET ${set} REMOVE pendingSecret, pendingExpiresAt`,
+      ConditionExpression: 'pendingSecret = :pending AND attribute_not_exists(totpSecret)',
+      ExpressionAttributeValues: values,
+    });
+  }
+
+  /** Accepts a TOTP step: only later than the last accepted one, and only for this secret (false: a replay, or the factor changed). */
+  async useTotpStep(accountKey: string, sealed: string, step: number): Promise<boolean> {
+    return this.conditional('useTotpStep', {
+      Key: { pk: { S: mfaKey(accountKey) } },
+      UpdateExpression: 'SET totpLastStep = :step',
+      ConditionExpression: 'totpSecret = :sealed AND totpLastStep < :step',
+      ExpressionAttributeValues: { ':sealed': { S: sealed }, ':step': { N: String(step) } },
+    });
+  }
+
+  /** Spends a recovery code: deleted from the set only while it is in it (false: used, or never one). */
+  async useRecoveryCode(accountKey: string, hash: string): Promise<boolean> {
+    return this.conditional('useRecoveryCode', {
+      Key: { pk: { S: mfaKey(accountKey) } },
+      UpdateExpression: 'DELETE recoveryCodes :code',
+      ConditionExpression: 'contains(recoveryCodes, :hash)',
+      ExpressionAttributeValues: { ':code': { SS: [hash] }, ':hash': { S: hash } },
+    });
+  }
+
+  /** New recovery codes in place of every old one, while TOTP is active (false otherwise). */
+  async replaceRecoveryCodes(accountKey: string, hashes: readonly string[]): Promise<boolean> {
+    return this.conditional('replaceRecoveryCodes', {
+      Key: { pk: { S: mfaKey(accountKey) } },
+      UpdateExpression: 'SET recoveryCodes = :codes',
+      ConditionExpression: 'attribute_exists(totpSecret)',
+      ExpressionAttributeValues: { ':codes': { SS: [...hashes] } },
+    });
+  }
+
+  /**
+   * Removes TOTP and the recovery codes, only if the secret is still the one the caller's second
+   * factor was checked against (false otherwise). The item stays for the factors still to come.
+   */
+  async removeTotp(accountKey: string, sealed: string): Promise<boolean> {
+    return this.conditional('removeTotp', {
+      Key: { pk: { S: mfaKey(accountKey) } },
+      UpdateExpression: 'REMOVE totpSecret, totpLastStep, totpEnabledAt, recoveryCodes, pendingSecret, pendingExpiresAt',
+      ConditionExpression: 'totpSecret = :sealed',
+      ExpressionAttributeValues: { ':sealed': { S: sealed } },
+    });
+  }
+
+  /** A new MFA login token, keyed by the SHA-256 of its secret. */
+  async putLogin(tokenHash: string, login: Omit<StoredMfaLogin, 'wrongCodes'>): Promise<void> {
+    try {
+      await this.client.send(
+        new PutItemCommand({
+          TableName: this.tableName,
+          Item: {
+            pk: { S: mfaLoginKey(tokenHash) },
+            accountUserId: { S: login.userId },
+            email: { S: login.email },
+            accountKey: { S: login.accountKey },
+            passwordMark: { S: login.passwordMark },
+            [TTL_ATTRIBUTE]: { N: String(login.expiresAt) },
+            wrongCodes: { N: '0' },
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      throw new StorageUnavailableError('putMfaLogin', error);
+    }
+  }
+
+  /** The MFA login token, expired or not (the caller decides), strongly consistent. */
+  async readLogin(tokenHash: string): Promise<StoredMfaLogin | undefined> {
+    let item: Record<string, AttributeValue> | undefined;
+    try {
+      ({ Item: item } = await this.client.send(new GetItemCommand({ TableName: this.tableName, Key: { pk: { S: mfaLoginKey(tokenHash) } }, ConsistentRead: true })));
+    } catch (error) {
+      throw new StorageUnavailableError('readMfaLogin', error);
+    }
+    if (item === undefined) return undefined;
+    const text = (name: string) => {
+      const value = item[name]?.S;
+      if (value === undefined) throw new StorageRecordInvalidError(`mfaLogin.${name}`);
+      return value;
+    };
+    return {
+      userId: text('accountUserId'),
+      email: text('email'),
+      accountKey: text('accountKey'),
+      passwordMark: text('passwordMark'),
+      expiresAt: number(item, TTL_ATTRIBUTE),
+      wrongCodes: item.wrongCodes === undefined ? 0 : number(item, 'wrongCodes'),
+    };
+  }
+
+  /** One wrong code more against the token; at `limit` the token is deleted. */
+  async recordWrongCode(tokenHash: string, limit: number): Promise<void> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: mfaLoginKey(tokenHash) } },
+          UpdateExpression: 'ADD wrongCodes :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': { N: '1' } },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      if (Number(Attributes?.wrongCodes?.N ?? '0') >= limit) await this.consumeLogin(tokenHash);
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return;
+      throw new StorageUnavailableError('recordWrongMfaCode', error);
+    }
+  }
+
+  /** Spends the token: deleted if it is still there. False when another use (or the wrong-code limit) got there first. */
+  async consumeLogin(tokenHash: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new DeleteItemCommand({ TableName: this.tableName, Key: { pk: { S: mfaLoginKey(tokenHash) } }, ConditionExpression: 'attribute_exists(pk)' }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw new StorageUnavailableError('consumeMfaLogin', error);
+    }
+  }
+
+  private async conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
+    try {
+      await this.client.send(new UpdateItemCommand({ TableName: this.tableName, ...input }));
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw new StorageUnavailableError(operation, error);
+    }
+  }
+}
+
+/** A factors item as read (here, or with a login's other items: login-guard-store.ts). */
+export function toStoredMfa(item: Record<string, AttributeValue>): StoredMfa {
+  const userId = item.accountUserId?.S;
+  if (userId === undefined) throw new StorageRecordInvalidError('mfa.accountUserId');
+  return {
+    userId,
+    ...(item.totpSecret?.S !== undefined && { totpSecret: item.totpSecret.S }),
+    ...(item.totpLastStep !== undefined && { totpLastStep: number(item, 'totpLastStep') }),
+    ...(item.totpEnabledAt !== undefined && { totpEnabledAt: number(item, 'totpEnabledAt') }),
+    ...(item.pendingSecret?.S !== undefined && { pendingSecret: item.pendingSecret.S }),
+    ...(item.pendingExpiresAt !== undefined && { pendingExpiresAt: number(item, 'pendingExpiresAt') }),
+    recoveryCodes: item.recoveryCodes?.SS ?? [],
+  };
+}
+
+export function mfaKey(accountKey: string): string {
+  return `${MFA_KEY_PREFIX}${accountKey}`;
+}
+
+export function mfaLoginKey(tokenHash: string): string {
+  return `${MFA_LOGIN_KEY_PREFIX}${tokenHash}`;
+}
+
+function number(item: Record<string, AttributeValue>, name: string): number {
+  const value = Number(item[name]?.N);
+  if (!Number.isSafeInteger(value) || value < 0) throw new StorageRecordInvalidError(`mfa.${name}`);
+  return value;
+}

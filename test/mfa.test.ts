@@ -1,0 +1,347 @@
+/**
+ * Second factors (issue 28): TOTP enrolment from the otpauth URI, login with password + code,
+ * recovery codes, replay, the MFA token's limits, removal, `amr`/`auth_time`, requiring MFA;
+ * through the use cases and the API (hono, in process) on both real DynamoDB servers, with a
+ * clock the test moves. Codes are computed from the secret the server answered.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateHOTP } from '@oslojs/otp';
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  InsufficientUserAuthenticationError,
+  InvalidCredentialsError,
+  InvalidMfaCodeError,
+  InvalidMfaTokenError,
+  MfaAlreadyEnabledError,
+  MfaRequiredError,
+  ReauthenticationRequiredError,
+} from '../packages/server/src/accounts/errors.js';
+import { createApi } from '../packages/server/src/api/create-api.js';
+import type { AnyRoute } from '../packages/server/src/api/route.js';
+import { loginWithSecondFactor } from '../packages/server/src/features/login/login-mfa.js';
+import { login, type LoginResponse } from '../packages/server/src/features/login/login.js';
+import { confirmTotp, enrolTotp, regenerateRecoveryCodes, removeTotp } from '../packages/server/src/features/mfa/manage-totp.js';
+import { register } from '../packages/server/src/features/register/register.js';
+import { takeInventory } from '../packages/server/src/features/rehash/take-inventory.js';
+import { authenticateSession } from '../packages/server/src/features/sessions/authenticate-session.js';
+import { refreshSession } from '../packages/server/src/features/sessions/refresh-session.js';
+import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
+import { servicesOf, type ApiServices } from '../packages/server/src/wiring/api-services.js';
+import { buildSecretBox, LOCAL_MFA_KEYS_FILE, type AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
+import { readConfig } from '../packages/server/src/config/read-config.js';
+import { MfaKeyError } from '../packages/server/src/features/mfa/secret-box.js';
+import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
+import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
+import { failureOf, movableClock } from './support/clock.js';
+import { dynamoDbServers } from './support/dynamodb-servers.js';
+
+const PASSWORD = 'correct horse battery staple';
+const SOURCE = '198.51.100.7';
+
+/** RFC 4648 base32 (no padding), as an authenticator app reads the URI's secret. */
+function fromBase32(text: string): Uint8Array {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  const bytes: number[] = [];
+  let buffer = 0;
+  let bits = 0;
+  for (const char of text.toUpperCase()) {
+    buffer = (buffer << 5) | alphabet.indexOf(char);
+    bits += 5;
+    if (bits >= 8) {
+      bytes.push((buffer >>> (bits - 8)) & 255);
+      bits -= 8;
+    }
+  }
+  return new Uint8Array(bytes);
+}
+
+/** What an authenticator app does with the URI: its secret, and the code it would show at a time. */
+function authenticatorApp(otpauthUri: string) {
+  const uri = new URL(otpauthUri);
+  expect(uri.protocol).toBe('otpauth:');
+  expect(uri.host).toBe('totp');
+  expect(uri.searchParams.get('algorithm')).toBe('SHA1');
+  expect(uri.searchParams.get('digits')).toBe('6');
+  expect(uri.searchParams.get('period')).toBe('30');
+  const secret = fromBase32(uri.searchParams.get('secret')!);
+  return { secret, codeAt: (now: Date) => generateHOTP(secret, BigInt(Math.floor(now.getTime() / 30_000)), 6) };
+}
+
+describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
+  let server: Awaited<ReturnType<typeof start>>;
+  beforeAll(async () => {
+    server = await start();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  /** A registered account signed in with its password (a recent login), and the fixture. */
+  async function signedIn(overrides: Partial<AppDependencies> = {}) {
+    // 10 s into a step, minutes back: the tests move it forward, and tokens verified at the real
+    // time must not have been issued in the future.
+    const clock = movableClock(Math.floor(Date.now() / 30_000) * 30_000 - 170_000);
+    const fixture = await createAuthFixture(server.endpoint, { now: clock.now, ...overrides });
+    const email = uniqueEmail();
+    await register(fixture.deps, { email, password: PASSWORD });
+    const passwordStep = () => login(fixture.deps, { email, password: PASSWORD, sourceIp: SOURCE });
+    const first = await passwordStep();
+    return { ...fixture, clock, email, passwordStep, first };
+  }
+
+  /** Another account on the same fixture, signed in. */
+  async function signedInOn(deps: AppDependencies) {
+    const email = uniqueEmail();
+    await register(deps, { email, password: PASSWORD });
+    return login(deps, { email, password: PASSWORD, sourceIp: SOURCE });
+  }
+
+  /** TOTP enrolled and confirmed from the URI, as a user with an app would. */
+  async function enrolled(overrides: Partial<AppDependencies> = {}) {
+    const account = await signedIn(overrides);
+    const { deps, first, clock } = account;
+    const enrolment = await enrolTotp(deps, { accessToken: first.accessToken });
+    const app = authenticatorApp(enrolment.otpauthUri);
+    const { recoveryCodes } = await confirmTotp(deps, { accessToken: first.accessToken, code: app.codeAt(clock.now()) });
+    return { ...account, app, enrolment, recoveryCodes };
+  }
+
+  /** The password step's MFA token (it must be asked for). */
+  async function mfaToken(passwordStep: () => Promise<LoginResponse>) {
+    const error = await failureOf(passwordStep());
+    expect(error).toBeInstanceOf(MfaRequiredError);
+    return error as MfaRequiredError;
+  }
+
+  it('enrols from the otpauth URI, then a login needs the password and a code, and its tokens say so', async () => {
+    const { deps, clock, email, app, enrolment, recoveryCodes, passwordStep, mailbox, events, dispose } = await enrolled();
+    expect(enrolment.secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(decodeURIComponent(new URL(enrolment.otpauthUri).pathname)).toBe(`/passlane-test:${email}`);
+    expect(recoveryCodes).toHaveLength(10);
+    expect(new Set(recoveryCodes).size).toBe(10);
+    expect(mailbox.sent.filter((mail) => mail.kind === 'mfa_changed').map((mail) => mail.change)).toEqual(['totp_enabled']);
+
+    clock.advance(30);
+    const challenge = await mfaToken(passwordStep);
+    expect(challenge.methods).toEqual(['totp', 'recovery_code']);
+    const loggedIn = await loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
+    const claims = decodeJwt(loggedIn.accessToken);
+    expect(claims.amr).toEqual(['pwd', 'otp', 'mfa']);
+    expect(claims.auth_time).toBe(Math.floor(clock.now().getTime() / 1000));
+    expect(loggedIn.refreshToken).toBeTruthy();
+    expect(loggedIn.deviceToken).toBeTruthy();
+
+    // A refresh later keeps the login's time and methods.
+    clock.advance(600);
+    const refreshed = await refreshSession(deps, { refreshToken: loggedIn.refreshToken, sourceIp: SOURCE });
+    expect(decodeJwt(refreshed.accessToken)).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], auth_time: claims.auth_time });
+    // Never a code, secret or token in the audit trail.
+    const trail = JSON.stringify(events);
+    for (const secret of [enrolment.secret, challenge.mfaToken, ...recoveryCodes]) expect(trail).not.toContain(secret);
+    expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['auth.mfa_enrolment_started', 'auth.mfa_enabled', 'auth.mfa_challenged', 'auth.mfa_succeeded']));
+    dispose();
+  });
+
+  it('a password login says amr pwd and auth_time, kept across refreshes', async () => {
+    const { deps, first, clock, dispose } = await signedIn();
+    const claims = decodeJwt(first.accessToken);
+    expect(claims).toMatchObject({ amr: ['pwd'], auth_time: Math.floor(clock.now().getTime() / 1000) });
+    clock.advance(120);
+    const refreshed = await refreshSession(deps, { refreshToken: first.refreshToken, sourceIp: SOURCE });
+    expect(decodeJwt(refreshed.accessToken)).toMatchObject({ amr: ['pwd'], auth_time: claims.auth_time });
+    dispose();
+  });
+
+  it('a TOTP code is accepted once: a replay is refused, the next step is not', async () => {
+    const { deps, clock, app, passwordStep, dispose } = await enrolled();
+    clock.advance(30);
+    const code = app.codeAt(clock.now());
+    await loginWithSecondFactor(deps, { mfaToken: (await mfaToken(passwordStep)).mfaToken, method: 'totp', code, sourceIp: SOURCE });
+    const replay = await mfaToken(passwordStep);
+    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: replay.mfaToken, method: 'totp', code, sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaCodeError);
+    // The code of the step before the one used is older still: refused too.
+    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: replay.mfaToken, method: 'totp', code: app.codeAt(new Date(clock.now().getTime() - 30_000)), sourceIp: SOURCE }))).toBeInstanceOf(
+      InvalidMfaCodeError,
+    );
+    clock.advance(30);
+    await loginWithSecondFactor(deps, { mfaToken: replay.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
+    dispose();
+  });
+
+  it('takes a code one step either side, not two', async () => {
+    const { deps, clock, app, passwordStep, dispose } = await enrolled();
+    clock.advance(60);
+    const challenge = await mfaToken(passwordStep);
+    const at = (steps: number) => app.codeAt(new Date(clock.now().getTime() + steps * 30_000));
+    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: at(2), sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaCodeError);
+    await loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: at(1), sourceIp: SOURCE });
+    dispose();
+  });
+
+  it('a recovery code works once, in any case and grouping, and its owner is mailed', async () => {
+    const { deps, clock, recoveryCodes, passwordStep, mailbox, events, dispose } = await enrolled();
+    const [code] = recoveryCodes as [string];
+    const loggedIn = await loginWithSecondFactor(deps, { mfaToken: (await mfaToken(passwordStep)).mfaToken, method: 'recovery_code', code: ` ${code.toUpperCase()} `, sourceIp: SOURCE });
+    expect(decodeJwt(loggedIn.accessToken).amr).toEqual(['pwd', 'otp', 'mfa']);
+    expect(mailbox.sent.at(-1), JSON.stringify(events)).toMatchObject({ kind: 'mfa_changed', change: 'recovery_code_used' });
+    clock.advance(1);
+    const again = await mfaToken(passwordStep);
+    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: again.mfaToken, method: 'recovery_code', code, sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaCodeError);
+    await loginWithSecondFactor(deps, { mfaToken: again.mfaToken, method: 'recovery_code', code: recoveryCodes[1]!, sourceIp: SOURCE });
+    dispose();
+  });
+
+  it('new recovery codes end the old ones', async () => {
+    const { deps, first, recoveryCodes, passwordStep, mailbox, dispose } = await enrolled();
+    const renewed = await regenerateRecoveryCodes(deps, { accessToken: first.accessToken });
+    expect(renewed.recoveryCodes).toHaveLength(10);
+    expect(mailbox.sent.at(-1)).toMatchObject({ kind: 'mfa_changed', change: 'recovery_codes_regenerated' });
+    const challenge = await mfaToken(passwordStep);
+    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'recovery_code', code: recoveryCodes[0]!, sourceIp: SOURCE }))).toBeInstanceOf(
+      InvalidMfaCodeError,
+    );
+    await loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'recovery_code', code: renewed.recoveryCodes[0]!, sourceIp: SOURCE });
+    dispose();
+  });
+
+  it('five wrong codes kill the MFA token, and count as failed logins of the account', async () => {
+    const { deps, clock, email, app, passwordStep, events, dispose } = await enrolled();
+    clock.advance(30);
+    const challenge = await mfaToken(passwordStep);
+    for (let i = 0; i < 5; i++) {
+      expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: '000000', sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaCodeError);
+    }
+    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE }))).toBeInstanceOf(
+      InvalidMfaTokenError,
+    );
+    expect(events.filter((event) => event.type === 'auth.mfa_failed' && event.reason === 'wrong_code')).toHaveLength(5);
+    const state = await deps.loginGuard.read({ email, accountKey: deps.fingerprint(email), sourceKey: sourceKeyOf(SOURCE), now: clock.now() });
+    expect(state.account.failures).toBe(5);
+    expect(state.accountSource.failures).toBe(5);
+    dispose();
+  });
+
+  it('an expired MFA token is refused, a used one too', async () => {
+    const { deps, clock, app, passwordStep, dispose } = await enrolled();
+    clock.advance(30);
+    const stale = await mfaToken(passwordStep);
+    clock.advance(301);
+    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: stale.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaTokenError);
+    const fresh = await mfaToken(passwordStep);
+    await loginWithSecondFactor(deps, { mfaToken: fresh.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
+    clock.advance(30);
+    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: fresh.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaTokenError);
+    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: 'not-a-token', method: 'totp', code: '123456', sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaTokenError);
+    dispose();
+  });
+
+  it('changing factors needs a login within 5 minutes; enrolling again needs removal first', async () => {
+    const { deps, first, clock, dispose } = await enrolled();
+    expect(await failureOf(enrolTotp(deps, { accessToken: first.accessToken }))).toBeInstanceOf(MfaAlreadyEnabledError);
+    clock.advance(301);
+    expect(await failureOf(regenerateRecoveryCodes(deps, { accessToken: first.accessToken }))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(await failureOf(removeTotp(deps, { accessToken: first.accessToken, method: 'totp', code: '000000' }))).toBeInstanceOf(ReauthenticationRequiredError);
+    dispose();
+  });
+
+  it('removal needs a second factor, then logins need the password alone', async () => {
+    const { deps, first, clock, app, passwordStep, mailbox, dispose } = await enrolled();
+    clock.advance(30);
+    expect(await failureOf(removeTotp(deps, { accessToken: first.accessToken, method: 'totp', code: '000000' }))).toBeInstanceOf(InvalidMfaCodeError);
+    await removeTotp(deps, { accessToken: first.accessToken, method: 'totp', code: app.codeAt(clock.now()) });
+    expect(mailbox.sent.at(-1)).toMatchObject({ kind: 'mfa_changed', change: 'totp_removed' });
+    expect(decodeJwt((await passwordStep()).accessToken).amr).toEqual(['pwd']);
+    dispose();
+  });
+
+  it('with MFA required, a password-only token is refused on Bearer routes but may enrol', async () => {
+    const { deps, first, clock, passwordStep, dispose } = await signedIn({ requireMfa: true });
+    expect(await failureOf(authenticateSession(deps, first.accessToken, clock.now()))).toBeInstanceOf(InsufficientUserAuthenticationError);
+    const app = authenticatorApp((await enrolTotp(deps, { accessToken: first.accessToken })).otpauthUri);
+    await confirmTotp(deps, { accessToken: first.accessToken, code: app.codeAt(clock.now()) });
+    clock.advance(30);
+    const loggedIn = await loginWithSecondFactor(deps, { mfaToken: (await mfaToken(passwordStep)).mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
+    await authenticateSession(deps, loggedIn.accessToken, clock.now());
+    dispose();
+  });
+
+  it('passlane inventory counts the accounts with TOTP, and no factors item as an account', async () => {
+    const { deps, users, first, app, clock, dispose } = await enrolled();
+    await register(deps, { email: uniqueEmail(), password: PASSWORD });
+    // A pending enrolment is no factor yet.
+    const pending = await signedInOn(deps);
+    await enrolTotp(deps, { accessToken: pending.accessToken });
+    let inventory = await takeInventory({ hasher: deps.hasher, users }, { segments: 2 });
+    expect(inventory.total).toBe(3);
+    expect(inventory.factors).toEqual({ totp: 1 });
+    clock.advance(30);
+    await removeTotp(deps, { accessToken: first.accessToken, method: 'totp', code: app.codeAt(clock.now()) });
+    inventory = await takeInventory({ hasher: deps.hasher, users }, { segments: 2 });
+    expect(inventory.factors).toEqual({ totp: 0 });
+    dispose();
+  });
+
+  it('over HTTP: a wrong password on an MFA account answers as on any account; a right one answers mfa_required', async () => {
+    const { deps, clock, email, app, dispose } = await enrolled();
+    const plain = uniqueEmail();
+    await register(deps, { email: plain, password: PASSWORD });
+    const quiet = () => {};
+    const log = { info: quiet, warn: quiet, error: quiet, safeError: (error: unknown) => (error instanceof Error ? error.name : typeof error) };
+    const api = createApi(API_ROUTES as AnyRoute<ApiServices>[], { services: () => servicesOf(deps), origin: () => ({ sourceIp: SOURCE, requestId: 'req' }), log });
+    const post = async (path: string, body: object) => {
+      const response = await api.fetch(new Request(`http://api.test${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }));
+      return { status: response.status, headers: { 'set-cookie': response.headers.get('set-cookie') ?? undefined, 'www-authenticate': response.headers.get('www-authenticate') ?? undefined }, body: (await response.json()) as Record<string, unknown> };
+    };
+    const wrongOnMfa = await post('/login', { email, password: 'a wrong password here' });
+    const wrongOnPlain = await post('/login', { email: plain, password: 'a wrong password here' });
+    expect(wrongOnMfa).toEqual(wrongOnPlain);
+    expect(wrongOnMfa.status).toBe(401);
+    expect(await failureOf(login(deps, { email, password: 'a wrong password here' }))).toBeInstanceOf(InvalidCredentialsError);
+
+    clock.advance(30);
+    const challenge = await post('/login', { email, password: PASSWORD });
+    expect(challenge.status).toBe(401);
+    expect(challenge.body).toEqual({ error: { code: 'mfa_required', message: expect.any(String) }, mfaToken: expect.any(String), methods: ['totp', 'recovery_code'] });
+    const done = await post('/login/mfa', { mfaToken: challenge.body.mfaToken, method: 'totp', code: app.codeAt(clock.now()) });
+    expect(done.status).toBe(200);
+    expect(Object.keys(done.body).sort()).toEqual(['accessToken', 'deviceExpiresIn', 'deviceToken', 'expiresIn', 'refreshExpiresIn', 'refreshToken', 'tokenType']);
+    expect(done.headers['set-cookie']).toMatch(/^__Host-passlane-device-/);
+    const badMethod = await post('/login/mfa', { mfaToken: challenge.body.mfaToken, method: 'sms', code: '123456' });
+    expect(badMethod).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
+    dispose();
+  });
+});
+
+describe('the key that seals TOTP secrets', () => {
+  it('is generated once into the data directory where none is configured, and reused', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'passlane-mfa-'));
+    try {
+      const secret = crypto.getRandomValues(new Uint8Array(20));
+      const sealed = await buildSecretBox(readConfig({ PASSLANE_DATA_DIR: dir })).seal('account', secret);
+      expect(await readFile(join(dir, LOCAL_MFA_KEYS_FILE), 'utf8')).toMatch(/^local:[A-Za-z0-9+/]{43}=\n$/);
+      expect(sealed).toMatch(/^local\./);
+      // Another process (a restart) opens it with the same file; another account's key does not.
+      const again = buildSecretBox(readConfig({ PASSLANE_DATA_DIR: dir }));
+      expect(await again.open('account', sealed)).toEqual(secret);
+      await expect(again.open('another account', sealed)).rejects.toThrow(MfaKeyError);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('must be configured on Lambda, and a configured list rotates: the first seals, every one opens', async () => {
+    const lambda = buildSecretBox(readConfig({ AWS_LAMBDA_FUNCTION_NAME: 'passlane-mfa' }));
+    await expect(lambda.seal('account', new Uint8Array(20))).rejects.toThrow(/PASSLANE_MFA_KEYS/);
+    const key = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64');
+    const old = `2026-01:${key()}`;
+    const sealedBefore = await buildSecretBox(readConfig({ PASSLANE_MFA_KEYS: old })).seal('account', new Uint8Array(20).fill(1));
+    const rotated = buildSecretBox(readConfig({ PASSLANE_MFA_KEYS: `2026-12:${key()},${old}` }));
+    expect(await rotated.open('account', sealedBefore)).toEqual(new Uint8Array(20).fill(1));
+    expect(await rotated.seal('account', new Uint8Array(20))).toMatch(/^2026-12\./);
+    expect(() => readConfig({ PASSLANE_MFA_KEYS: 'k1:c2hvcnQ=' })).toThrow(/PASSLANE_MFA_KEYS.*32 bytes/);
+    expect(() => readConfig({ PASSLANE_MFA_ISSUER: 'Example: Inc' })).toThrow(/PASSLANE_MFA_ISSUER/);
+  });
+});
