@@ -12,7 +12,7 @@ import { knownDevice } from '../sessions/known-device.js';
 import { PASSWORD_AND_OTP_AMR } from '../sessions/start-session.js';
 import type { MfaLoginDependencies } from './dependencies.js';
 import type { LoginResponse } from './login.js';
-import { enforceLimits, startLoginSession } from './login.js';
+import { answerLogin, enforceLimits, startLoginSession } from './login.js';
 import { deviceFailureUpdate, failureUpdate } from './login-guard.js';
 import { mfaTokenHash, passwordMark } from './mfa-token.js';
 
@@ -85,14 +85,7 @@ export async function loginWithSecondFactor(deps: MfaLoginDependencies, request:
       deps.audit({ type: 'auth.recovery_code_used', userId: user.userId });
       await mailMfaChangeTo(deps, user.email, 'recovery_code_used');
     }
-    const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, emailVerified: user.emailVerified === true, ...session.authentication, now: deps.now?.() });
-    return {
-      ...access,
-      refreshToken: session.refreshToken,
-      refreshExpiresIn: session.refreshExpiresIn,
-      deviceToken: session.device.token,
-      deviceExpiresIn: session.device.expiresIn,
-    };
+    return await answerLogin(deps, user, session);
   });
 }
 

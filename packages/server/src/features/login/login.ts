@@ -151,14 +151,7 @@ export async function login(deps: LoginDependencies, request: LoginRequest): Pro
       deps.audit({ type: 'auth.login_succeeded', userId: user.userId });
       // Counted, never refused: the rules apply when a password is set (check-new-password.ts).
       auditExistingPassword(deps, user, password);
-      const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, emailVerified: user.emailVerified === true, ...session.authentication, now: deps.now?.() });
-      return {
-        ...access,
-        refreshToken: session.refreshToken,
-        refreshExpiresIn: session.refreshExpiresIn,
-        deviceToken: session.device.token,
-        deviceExpiresIn: session.device.expiresIn,
-      };
+      return await answerLogin(deps, user, session);
     }
   });
 }
@@ -188,6 +181,22 @@ async function mfaChallenge(
 
 /** Session writes lost to another login of the account before the login gives up (each re-reads). */
 const MAX_SESSION_ATTEMPTS = 3;
+
+/** A started session's answer: its access token (the session's authentication in it), refresh token and device token. */
+export async function answerLogin(
+  deps: Pick<LoginDependencies, 'tokens' | 'now'>,
+  user: Pick<UserRecord, 'userId' | 'emailVerified'>,
+  session: StartedSession,
+): Promise<LoginResponse> {
+  const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, emailVerified: user.emailVerified === true, ...session.authentication, now: deps.now?.() });
+  return {
+    ...access,
+    refreshToken: session.refreshToken,
+    refreshExpiresIn: session.refreshExpiresIn,
+    deviceToken: session.device.token,
+    deviceExpiresIn: session.device.expiresIn,
+  };
+}
 
 /**
  * The login's session, written on the condition that no password change purged the sessions
