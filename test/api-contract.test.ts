@@ -12,7 +12,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decodeJwt } from 'jose';
-import { generateHOTP } from '@oslojs/otp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.hoisted(() => {
@@ -28,6 +27,7 @@ import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.
 import { contractErrors, errorCodeOf, specPathOf, type HttpAnswer } from './support/openapi.js';
 import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 import { startRangeServer, type RangeServer } from './support/range-server.js';
+import { base32Bytes, totpCode } from './support/authenticator-app.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'another long passphrase';
@@ -421,7 +421,7 @@ async function mfaSteps(
   const uri = new URL(String(enrolled?.otpauthUri ?? 'otpauth://totp/none'));
   expectThat('the otpauth URI is SHA-1, 6 digits, 30 s, with the secret answered', uri.searchParams.get('algorithm') === 'SHA1' && uri.searchParams.get('digits') === '6' && uri.searchParams.get('period') === '30' && uri.searchParams.get('secret') === enrolled?.secret, uri.search);
   const secret = base32Bytes(String(enrolled?.secret ?? ''));
-  const codeAt = (steps: number) => generateHOTP(secret, BigInt(Math.floor(Date.now() / 30_000) + steps), 6);
+  const codeAt = (steps: number) => totpCode(secret, Date.now(), steps);
   await step('mfa: confirm, a wrong code', 401, post('/mfa/totp/confirm', { code: 'abcdef' }, bearer(session)), 'invalid_mfa_code');
   const confirmed = await step('mfa: confirm', 200, post('/mfa/totp/confirm', { code: codeAt(0) }, bearer(session)));
   const recoveryCodes = (confirmed?.recoveryCodes ?? []) as string[];
@@ -456,22 +456,6 @@ async function mfaSteps(
   await step('mfa: new recovery codes without TOTP', 409, { method: 'POST', path: '/mfa/recovery-codes', headers: bearer(session) }, 'mfa_not_enabled');
   const after = await step('mfa: login after the removal', 200, post('/login', { email, password: PASSWORD }));
   expectThat('a password login says amr pwd', JSON.stringify(amrOf(after)) === '["pwd"]', amrOf(after));
-}
-
-/** RFC 4648 base32, as an authenticator app reads the secret. */
-function base32Bytes(text: string): Uint8Array {
-  const bytes: number[] = [];
-  let buffer = 0;
-  let bits = 0;
-  for (const char of text) {
-    buffer = (buffer << 5) | 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(char);
-    bits += 5;
-    if (bits >= 8) {
-      bytes.push((buffer >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-  }
-  return new Uint8Array(bytes);
 }
 
 /** A hono path (`/sessions/:id`) as a RegExp matching request paths (query strings aside). */

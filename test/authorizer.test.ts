@@ -13,7 +13,6 @@ vi.hoisted(() => {
 });
 import { readTokenConfig } from '../packages/server/src/config/token-config.js';
 import { readMfaConfig } from '../packages/server/src/config/mfa-config.js';
-import { generateHOTP } from '@oslojs/otp';
 import type { MfaRequiredError } from '../packages/server/src/accounts/errors.js';
 import { confirmTotp, enrolTotp } from '../packages/server/src/features/mfa/manage-totp.js';
 import { loginWithSecondFactor } from '../packages/server/src/features/login/login-mfa.js';
@@ -34,6 +33,7 @@ import { httpApiAuthorizerEvent, METHOD_ARN, restRequestAuthorizerEvent, restTok
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { lambdaContext } from './support/lambda-context.js';
 import { movableClock } from './support/clock.js';
+import { base32Bytes, totpCode } from './support/authenticator-app.js';
 
 const PASSWORD = 'correct horse battery staple';
 const STAGE_WILDCARD = 'arn:aws:execute-api:eu-west-1:123456789012:other123/prod/*';
@@ -54,22 +54,6 @@ beforeAll(() => {
 afterAll(() => {
   vi.restoreAllMocks();
 });
-
-/** RFC 4648 base32, as an authenticator app reads the otpauth URI's secret. */
-function base32Bytes(text: string): Uint8Array {
-  const bytes: number[] = [];
-  let buffer = 0;
-  let bits = 0;
-  for (const char of text) {
-    buffer = (buffer << 5) | 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(char);
-    bits += 5;
-    if (bits >= 8) {
-      bytes.push((buffer >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-  }
-  return new Uint8Array(bytes);
-}
 
 const logLines = () =>
   written
@@ -156,7 +140,7 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
     // TOTP enrolled with that (recent) login, then a login finished with a code.
     const { otpauthUri } = await enrolTotp(auth, { accessToken: first.accessToken });
     const secret = base32Bytes(new URL(otpauthUri).searchParams.get('secret')!);
-    const codeAt = (now: Date) => generateHOTP(secret, BigInt(Math.floor(now.getTime() / 30_000)), 6);
+    const codeAt = (now: Date) => totpCode(secret, now.getTime());
     await confirmTotp(auth, { accessToken: first.accessToken, code: codeAt(clock.now()) });
     clock.advance(30);
     const challenge = (await login(auth, { email, password: PASSWORD, sourceIp: '198.51.100.7' }).catch((error: unknown) => error)) as MfaRequiredError;

@@ -16,7 +16,6 @@
  * DynamoDB Local, not dynalite: it returns the item of a failed condition as DynamoDB does
  * (ReturnValuesOnConditionCheckFailure), so the calls are the ones made in AWS.
  */
-import { generateHOTP } from '@oslojs/otp';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,6 +53,7 @@ import { logGroupNames, placeholderBundles, serverlessLogicalIds, serverlessShap
 import { PASSLANE_FUNCTIONS, type FunctionDescription } from '../packages/server/src/cdk/functions.js';
 import type { PasslaneAuthProps } from '../packages/server/src/cdk/passlane-auth.js';
 import { startSesCapture, type SesCapture } from './support/ses-capture.js';
+import { base32Bytes, totpCode } from './support/authenticator-app.js';
 
 /**
  * The table serverless.yml names (custom.tableName, for stage dev), which the CDK's generated
@@ -104,22 +104,6 @@ const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   authorizer: () => import('../functions/authorizer.js'),
   rehash: () => import('../functions/rehash.js'),
 };
-
-/** RFC 4648 base32, as an authenticator app reads the otpauth URI's secret. */
-function base32Bytes(text: string): Uint8Array {
-  const bytes: number[] = [];
-  let buffer = 0;
-  let bits = 0;
-  for (const char of text) {
-    buffer = (buffer << 5) | 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'.indexOf(char);
-    bits += 5;
-    if (bits >= 8) {
-      bytes.push((buffer >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-  }
-  return new Uint8Array(bytes);
-}
 
 /** A legacy record the functions upgrade: bcrypt, cost 4, so the test stays fast. */
 const LEGACY = legacyFixtures.hashes.find((entry) => entry.id === 'bcrypt-2b-c4-ascii')!;
@@ -481,7 +465,7 @@ describe('each function, through its handler, as deployed', () => {
     const enrolled = await http('POST', '/mfa/totp', undefined, { token });
     expect(enrolled.status).toBe(200);
     const secret = base32Bytes(new URL(enrolled.body!.otpauthUri as string).searchParams.get('secret')!);
-    const codeAt = (offsetSteps: number) => generateHOTP(secret, BigInt(Math.floor(Date.now() / 30_000) + offsetSteps), 6);
+    const codeAt = (offsetSteps: number) => totpCode(secret, Date.now(), offsetSteps);
     const confirmed = await http('POST', '/mfa/totp/confirm', { code: codeAt(0) }, { token });
     expect(confirmed.status).toBe(200);
     const [recoveryCode] = confirmed.body!.recoveryCodes as string[];

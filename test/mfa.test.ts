@@ -7,7 +7,6 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateHOTP } from '@oslojs/otp';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -37,26 +36,10 @@ import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
 import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
+import { base32Bytes, totpCode } from './support/authenticator-app.js';
 
 const PASSWORD = 'correct horse battery staple';
 const SOURCE = '198.51.100.7';
-
-/** RFC 4648 base32 (no padding), as an authenticator app reads the URI's secret. */
-function fromBase32(text: string): Uint8Array {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  const bytes: number[] = [];
-  let buffer = 0;
-  let bits = 0;
-  for (const char of text.toUpperCase()) {
-    buffer = (buffer << 5) | alphabet.indexOf(char);
-    bits += 5;
-    if (bits >= 8) {
-      bytes.push((buffer >>> (bits - 8)) & 255);
-      bits -= 8;
-    }
-  }
-  return new Uint8Array(bytes);
-}
 
 /** What an authenticator app does with the URI: its secret, and the code it would show at a time. */
 function authenticatorApp(otpauthUri: string) {
@@ -66,8 +49,8 @@ function authenticatorApp(otpauthUri: string) {
   expect(uri.searchParams.get('algorithm')).toBe('SHA1');
   expect(uri.searchParams.get('digits')).toBe('6');
   expect(uri.searchParams.get('period')).toBe('30');
-  const secret = fromBase32(uri.searchParams.get('secret')!);
-  return { secret, codeAt: (now: Date) => generateHOTP(secret, BigInt(Math.floor(now.getTime() / 30_000)), 6) };
+  const secret = base32Bytes(uri.searchParams.get('secret')!);
+  return { secret, codeAt: (now: Date) => totpCode(secret, now.getTime()) };
 }
 
 describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
