@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { base32Bytes, totpCode } from './support/authenticator-app.js';
 import { killServers, startServer, type RunningServer } from './support/local-server-process.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -76,8 +77,11 @@ describe.skipIf(missing)('passkeys on npm start\'s pages, in headless Chromium w
   /** What the page's status line comes to say; a generous bound, since a login hashes on a busy machine (no speed is measured). */
   const statusOf = (page: Page) => expect.poll(() => page.locator('#status').textContent(), { timeout: 20_000 });
   const storedToken = (page: Page) => page.evaluate((key) => sessionStorage.getItem(key), TOKEN_KEY);
+  const failures: string[] = [];
+  afterEach(() => void failures.splice(0));
 
-  it('adds a passkey, signs in with it alone and as a second factor, renames and removes it', async () => {
+  /** `npm start` (PORT=0) with one account registered, and a tab on its sign-in page at http://localhost:<port>. */
+  const started = async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'passlane-passkeys-'));
     dirs.push(dataDir);
     server = await startServer(dataDir, { PASSLANE_APP_URL: '', PASSLANE_MAIL_TRANSPORT: 'outbox' });
@@ -85,13 +89,6 @@ describe.skipIf(missing)('passkeys on npm start\'s pages, in headless Chromium w
     const email = `passkeys-${randomUUID()}@example.test`;
     const registered = await fetch(`${server.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
     expect(registered.status).toBe(201);
-    /** GET /passkeys as the API answers it to this access token. */
-    const listed = async (accessToken: string) => {
-      const answer = await fetch(`${server.url}/passkeys`, { headers: { authorization: `Bearer ${accessToken}` } });
-      return { status: answer.status, passkeys: answer.status === 200 ? ((await answer.json()) as { passkeys: Array<{ id: string; name: string; lastUsedAt: string | null }> }).passkeys : undefined };
-    };
-
-    const failures: string[] = [];
     const open = async (url: string) => {
       const tab = await context.newPage();
       tab.on('pageerror', (error) => failures.push(error.message));
@@ -103,12 +100,39 @@ describe.skipIf(missing)('passkeys on npm start\'s pages, in headless Chromium w
       return tab;
     };
     const page = await open(`${origin}/sign-in`);
-    const authenticator = await virtualAuthenticator(context, page);
     const signInWithPassword = async () => {
       await page.goto(`${origin}/sign-in`);
       await page.locator('#sign-in input[name=email]').fill(email);
       await page.locator('#sign-in input[name=password]').fill(PASSWORD);
       await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    };
+    return { origin, email, open, page, signInWithPassword };
+  };
+  /** The pages closed and the server stopped: its console never shows the address, the password or another secret. */
+  const finished = async (secrets: string[]) => {
+    expect(failures).toEqual([]);
+    await Promise.all(context.pages().map((tab) => tab.close()));
+    expect(await server.interrupt()).toBe(0);
+    for (const secret of [PASSWORD, ...secrets]) expect(server.output()).not.toContain(secret);
+  };
+  /** A JSON call as a client makes it. */
+  const call = async (method: string, path: string, accessToken: string, body?: unknown) => {
+    const answer = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${accessToken}`, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const text = await answer.text();
+    return { status: answer.status, body: (text ? JSON.parse(text) : undefined) as Record<string, unknown> | undefined };
+  };
+
+  it('adds a passkey, signs in with it alone and as a second factor, renames and removes it', async () => {
+    const { origin, email, open, page, signInWithPassword } = await started();
+    const authenticator = await virtualAuthenticator(context, page);
+    /** GET /passkeys as the API answers it to this access token. */
+    const listed = async (accessToken: string) => {
+      const answer = await call('GET', '/passkeys', accessToken);
+      return { status: answer.status, passkeys: answer.body?.passkeys as Array<{ id: string; name: string; lastUsedAt: string | null }> | undefined };
     };
 
     // The password alone signs in while the account has no second factor; the token stays in this tab's sessionStorage.
@@ -209,12 +233,55 @@ describe.skipIf(missing)('passkeys on npm start\'s pages, in headless Chromium w
     await statusOf(other).toBe(NO_PASSKEY);
     expect(await empty.credentials()).toEqual([]);
 
-    expect(failures).toEqual([]);
-    await Promise.all(context.pages().map((tab) => tab.close()));
-    expect(await server.interrupt()).toBe(0);
-    // The console never shows the address, the password or a recovery code.
-    for (const secret of [email, PASSWORD, ...recoveryCodes]) expect(server.output()).not.toContain(secret);
+    await finished([email, ...recoveryCodes]);
     expect(server.output()).toMatch(/ POST \/passkey\/login 200 /);
     expect(server.output()).toMatch(/ POST \/passkey\/login 401 /);
+  });
+
+  it('asks an account with an authenticator app and no passkey for a code, and takes a recovery code instead', async () => {
+    const { email, page, signInWithPassword } = await started();
+    await signInWithPassword();
+    await statusOf(page).toMatch(SIGNED_IN);
+    const accessToken = (await storedToken(page))!;
+    const enrolled = await call('POST', '/mfa/totp', accessToken);
+    expect(enrolled.status).toBe(200);
+    const secret = base32Bytes(String(enrolled.body!.secret));
+    const confirmed = await call('POST', '/mfa/totp/confirm', accessToken, { code: totpCode(secret, Date.now()) });
+    expect(confirmed.status).toBe(200);
+    const recoveryCodes = confirmed.body!.recoveryCodes as string[];
+
+    // No passkey button: the methods are the app's code and a recovery code.
+    await signInWithPassword();
+    await statusOf(page).toBe('The password is right; a second factor finishes the sign-in.');
+    expect(await page.locator('#mfa-passkey').isHidden()).toBe(true);
+    expect(await page.locator('#passkey').isHidden()).toBe(true);
+    expect(await page.locator('#mfa-code select option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value))).toEqual([
+      'totp',
+      'recovery_code',
+    ]);
+    // A wrong code is refused with the API's words, and the step stays for another try.
+    const near = [-1, 0, 1].map((steps) => totpCode(secret, Date.now(), steps));
+    const wrong = ['000000', '111111', '222222', '333333'].find((code) => !near.includes(code))!;
+    await page.locator('#mfa-code input[name=code]').fill(wrong);
+    await page.getByRole('button', { name: 'Finish signing in' }).click();
+    await statusOf(page).toBe('the code is wrong or was already used');
+    expect(await page.locator('#mfa-code').isVisible()).toBe(true);
+    // The next step's code: the one confirmed is spent, and the server takes one step either side.
+    await page.locator('#mfa-code input[name=code]').fill(totpCode(secret, Date.now(), 1));
+    await page.getByRole('button', { name: 'Finish signing in' }).click();
+    await statusOf(page).toMatch(SIGNED_IN);
+    expect(await storedToken(page)).not.toBe(accessToken);
+
+    // A recovery code chosen in the list.
+    await signInWithPassword();
+    await statusOf(page).toBe('The password is right; a second factor finishes the sign-in.');
+    await page.locator('#mfa-code select').selectOption('recovery_code');
+    await page.locator('#mfa-code input[name=code]').fill(recoveryCodes[3]!);
+    await page.getByRole('button', { name: 'Finish signing in' }).click();
+    await statusOf(page).toMatch(SIGNED_IN);
+
+    await finished([email, String(enrolled.body!.secret), ...recoveryCodes]);
+    expect(server.output()).toMatch(/ POST \/login\/mfa 401 /);
+    expect(server.output()).toMatch(/ POST \/login\/mfa 200 /);
   });
 });
