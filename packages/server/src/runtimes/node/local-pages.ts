@@ -303,7 +303,7 @@ const SCRIPT = String.raw`'use strict';
       });
     });
     onSubmit(passkeyForm, function () {
-      return post('/passkey/login/options', {}).then(function (answer) {
+      return post('/passkey/login/options').then(function (answer) {
         if (answer.status !== 200) return failed(answer);
         return getPasskey(answer.body).then(function (response) { return post('/passkey/login', { response: response }); }).then(signedIn);
       });
@@ -400,7 +400,7 @@ const SCRIPT = String.raw`'use strict';
     };
     onSubmit(addForm, function (data) {
       var name = data.get('name').trim();
-      return api('POST', '/passkeys/registration/options', {}).then(function (answer) {
+      return api('POST', '/passkeys/registration/options').then(function (answer) {
         if (answer.status !== 200) return problem(answer);
         return createPasskey(answer.body).then(function (response) {
           return api('POST', '/passkeys/registration', name ? { response: response, name: name } : { response: response });
