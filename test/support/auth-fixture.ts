@@ -10,6 +10,7 @@ import { RateLimitStore } from '../../packages/server/src/storage/rate-limit-sto
 import { SessionStore } from '../../packages/server/src/storage/session-store.js';
 import { OneTimeTokenStore } from '../../packages/server/src/storage/one-time-token-store.js';
 import { MfaStore } from '../../packages/server/src/storage/mfa-store.js';
+import { PasskeyStore } from '../../packages/server/src/storage/passkey-store.js';
 import { createSecretBox } from '../../packages/server/src/features/mfa/secret-box.js';
 import { DEFAULT_RECOVERY_CONFIG } from '../../packages/server/src/features/recovery/settings.js';
 import { DEFAULT_SESSION_CONFIG } from '../../packages/server/src/features/sessions/settings.js';
@@ -53,6 +54,7 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     sessionConfig: { ...DEFAULT_SESSION_CONFIG },
     oneTimeTokens: new OneTimeTokenStore(client, tableName),
     mfa: new MfaStore(client, tableName),
+    passkeys: new PasskeyStore(client, tableName),
     secretBox: createSecretBox([{ id: 'test', key: crypto.getRandomValues(new Uint8Array(32)) }]),
     mfaConfig: { issuer: 'passlane-test' },
     mail: mailbox.mail,

@@ -23,6 +23,7 @@ export const spec: Json = parseYaml(await readFile(new URL('../../openapi.yaml',
 const KNOWN_KEYWORDS = new Set([
   '$ref', 'type', 'required', 'properties', 'additionalProperties', 'items', 'enum', 'const',
   'minItems', 'minimum', 'minLength', 'maxLength', 'format', 'description', 'default',
+  'maxItems', 'pattern', 'anyOf',
 ]);
 
 /** Every keyword in `schema` (and the schemas inside it) the checker does not know, with where. */
@@ -32,6 +33,7 @@ export function unsupportedKeywords(schema: Json, at = '$'): string[] {
   const inner = [
     ...Object.entries<Json>(schema.properties ?? {}).map(([name, property]) => unsupportedKeywords(property, `${at}.${name}`)),
     unsupportedKeywords(schema.items, `${at}[]`),
+    ...(schema.anyOf ?? []).map((option: Json, index: number) => unsupportedKeywords(option, `${at}|${index}`)),
     typeof schema.additionalProperties === 'object' ? unsupportedKeywords(schema.additionalProperties, `${at}.*`) : [],
   ];
   return [...own, ...inner.flat()];
@@ -58,6 +60,7 @@ export function schemaErrors(schemaOrRef: Json, value: unknown, at = '$'): strin
   const unknown = Object.keys(schema).filter((keyword) => !KNOWN_KEYWORDS.has(keyword));
   if (unknown.length > 0) return [`${at}: checker does not support ${unknown.join(', ')}`];
   const errors: string[] = [];
+  if (schema.anyOf !== undefined && !schema.anyOf.some((option: Json) => schemaErrors(option, value, at).length === 0)) return [`${at}: matches no anyOf option`];
   if (schema.type !== undefined) {
     const types: string[] = Array.isArray(schema.type) ? schema.type : [schema.type];
     const actual = typeOf(value);
@@ -70,8 +73,10 @@ export function schemaErrors(schemaOrRef: Json, value: unknown, at = '$'): strin
   if (typeof value === 'number' && schema.minimum !== undefined && value < schema.minimum) errors.push(`${at}: below minimum`);
   if (typeof value === 'string' && schema.minLength !== undefined && value.length < schema.minLength) errors.push(`${at}: too short`);
   if (typeof value === 'string' && schema.maxLength !== undefined && value.length > schema.maxLength) errors.push(`${at}: too long`);
+  if (typeof value === 'string' && schema.pattern !== undefined && !new RegExp(schema.pattern).test(value)) errors.push(`${at}: does not match ${schema.pattern}`);
   if (Array.isArray(value)) {
     if (schema.minItems !== undefined && value.length < schema.minItems) errors.push(`${at}: fewer than ${schema.minItems} items`);
+    if (schema.maxItems !== undefined && value.length > schema.maxItems) errors.push(`${at}: more than ${schema.maxItems} items`);
     if (schema.items) value.forEach((item, index) => errors.push(...schemaErrors(schema.items, item, `${at}[${index}]`)));
   }
   if (typeOf(value) === 'object') {

@@ -35,11 +35,17 @@ export type AuditEvent =
   | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed'; code: string }
   | { type: 'auth.mfa_enrolment_started'; userId: string; method: 'totp' }
   | { type: 'auth.mfa_enabled'; userId: string; method: 'totp' }
-  | { type: 'auth.mfa_removed'; userId: string; method: 'totp'; with: 'totp' | 'recovery_code' }
+  | { type: 'auth.mfa_removed'; userId: string; method: 'totp'; with: 'totp' | 'recovery_code' | 'webauthn' }
   | { type: 'auth.recovery_codes_regenerated'; userId: string }
   | { type: 'auth.mfa_challenged'; userId: string }
-  | { type: 'auth.mfa_succeeded'; userId: string; method: 'totp' | 'recovery_code' }
-  | { type: 'auth.mfa_failed'; reason: MfaFailureReason; userId?: string; method?: 'totp' | 'recovery_code' }
+  | { type: 'auth.mfa_succeeded'; userId: string; method: 'totp' | 'recovery_code' | 'webauthn' }
+  | { type: 'auth.mfa_failed'; reason: MfaFailureReason; userId?: string; method?: 'totp' | 'recovery_code' | 'webauthn' }
+  | { type: 'auth.passkey_registered'; userId: string; synced: boolean }
+  | { type: 'auth.passkey_registration_failed'; reason: PasskeyFailureReason; userId: string }
+  | { type: 'auth.passkey_renamed'; userId: string }
+  | { type: 'auth.passkey_removed'; userId: string }
+  | { type: 'auth.passkey_login_succeeded'; userId: string }
+  | { type: 'auth.passkey_login_failed'; reason: PasskeyFailureReason; userId?: string }
   | { type: 'auth.recovery_code_used'; userId: string }
   | { type: 'auth.stored_hash_rejected'; userId: string; code: string }
   | { type: 'auth.password_rejected'; action: PasswordSetAction; reason: PasswordRejectionReason; userId?: string }
@@ -47,7 +53,23 @@ export type AuditEvent =
   | { type: 'auth.login_weak_password'; userId: string; reason: CheapRejectionReason };
 
 /** Why a second factor was refused: a code wrong, replayed or used; an MFA token unknown, expired or voided. */
-export type MfaFailureReason = 'wrong_code' | 'unknown_token' | 'expired_token' | 'stale_token' | 'not_enrolled' | 'recent_login_required';
+export type MfaFailureReason = 'wrong_code' | 'unknown_token' | 'expired_token' | 'stale_token' | 'not_enrolled' | 'recent_login_required' | 'mfa_login_required';
+
+/**
+ * Why a passkey was refused (registration or login): its challenge unknown, used or expired; its
+ * credential unknown (or a stale lookup) or registered already; its answer not verifying
+ * (signature, origin, RP ID, user verification); its counter gone back or its backup
+ * eligibility changed; another use of the same assertion got there first.
+ */
+export type PasskeyFailureReason =
+  | 'unknown_challenge'
+  | 'expired_challenge'
+  | 'unknown_credential'
+  | 'credential_taken'
+  | 'not_verified'
+  | 'counter_regression'
+  | 'backup_eligibility_changed'
+  | 'replayed';
 
 /** Which login limit refused an attempt (login-guard.ts). */
 export type LimitScope = 'account' | 'account_source' | 'source' | 'device' | 'account_success' | 'source_success';

@@ -31,6 +31,10 @@ export type ErrorCode =
   | 'invalid_mfa_code'
   | 'mfa_already_enabled'
   | 'mfa_not_enabled'
+  | 'invalid_passkey'
+  | 'passkey_not_found'
+  | 'passkey_limit_reached'
+  | 'passkeys_not_configured'
   | 'email_not_verified'
   | 'not_found'
   | 'session_not_found'
@@ -205,8 +209,8 @@ export class PasswordRejectedError extends PasslaneServerError {
   }
 }
 
-/** The second factors a login may finish with (POST /login/mfa's `method`); passkeys add `webauthn`. */
-export type MfaMethod = 'totp' | 'recovery_code';
+/** The second factors a login may finish with (POST /login/mfa's `method`). */
+export type MfaMethod = 'totp' | 'recovery_code' | 'webauthn';
 
 /**
  * The password was right and the account has a second factor: POST /login/mfa finishes the
@@ -216,11 +220,14 @@ export type MfaMethod = 'totp' | 'recovery_code';
 export class MfaRequiredError extends PasslaneServerError {
   readonly mfaToken: string;
   readonly methods: readonly MfaMethod[];
+  /** With `webauthn` among the methods: the request options (PublicKeyCredentialRequestOptionsJSON) for the assertion. */
+  declare readonly webauthn?: object;
 
-  constructor(mfaToken: string, methods: readonly MfaMethod[]) {
+  constructor(mfaToken: string, methods: readonly MfaMethod[], webauthn?: object) {
     super('mfa_required', 'a second factor is required to finish the login');
     this.mfaToken = mfaToken;
     this.methods = methods;
+    if (webauthn !== undefined) this.webauthn = webauthn;
   }
 }
 
@@ -266,5 +273,37 @@ export class MfaAlreadyEnabledError extends PasslaneServerError {
 export class MfaNotEnabledError extends PasslaneServerError {
   constructor(message = 'TOTP is not active on this account') {
     super('mfa_not_enabled', message);
+  }
+}
+
+/**
+ * A passkey's answer refused: unknown credential, bad signature, used or expired challenge,
+ * another origin or RP ID, a counter gone back, a changed backup eligibility, a credential
+ * registered already. One answer for all, so it tells a prober nothing.
+ */
+export class InvalidPasskeyError extends PasslaneServerError {
+  constructor() {
+    super('invalid_passkey', 'the passkey could not be verified');
+  }
+}
+
+/** No passkey of the caller's account has this id. */
+export class PasskeyNotFoundError extends PasslaneServerError {
+  constructor() {
+    super('passkey_not_found', 'no such passkey');
+  }
+}
+
+/** The account has as many passkeys as allowed: remove one first. */
+export class PasskeyLimitReachedError extends PasslaneServerError {
+  constructor(max: number) {
+    super('passkey_limit_reached', `an account has at most ${max} passkeys; remove one first`);
+  }
+}
+
+/** This deployment has no relying party (PASSLANE_WEBAUTHN_RP_ID and _ORIGINS unset): no passkey route works. */
+export class PasskeysNotConfiguredError extends PasslaneServerError {
+  constructor() {
+    super('passkeys_not_configured', 'passkeys are not configured on this server');
   }
 }

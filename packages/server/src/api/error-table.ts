@@ -77,6 +77,12 @@ export const ERROR_TABLE = {
   invalid_mfa_code: { status: 401 },
   mfa_already_enabled: { status: 409 },
   mfa_not_enabled: { status: 409 },
+  // One answer for every refused passkey (unknown, bad signature, used challenge, counter): it tells a prober nothing.
+  invalid_passkey: { status: 401 },
+  passkey_not_found: { status: 404 },
+  passkey_limit_reached: { status: 409 },
+  // The deployment names no relying party: the routes exist, the feature is off (RFC 9110 §15.6.2).
+  passkeys_not_configured: { status: 501 },
   email_not_verified: { status: 403 },
   not_found: { status: 404 },
   session_not_found: { status: 404 },

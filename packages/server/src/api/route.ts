@@ -33,7 +33,7 @@ export interface RouteBody<B extends BodySchema> {
 export interface Route<S, B extends BodySchema | undefined = undefined, C = undefined> {
   /** Stable, for logs and metrics (never the raw path, which a Function URL lets clients choose). */
   name: string;
-  method: 'GET' | 'POST' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** hono's syntax: `/sessions/:id`. */
   path: string;
   /**

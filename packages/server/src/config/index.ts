@@ -25,6 +25,8 @@ export { readPasswordConfig } from './password-config.js';
 export type { BreachCheckConfig, PasswordConfig } from '../features/password/settings.js';
 export { readMailConfig, readServiceName } from './mail-config.js';
 export type { MailConfig, MailTransport } from '../mail/settings.js';
+export { readWebAuthnConfig } from './webauthn-config.js';
+export { DEFAULT_PASSKEY_NAME, PASSKEY_LIMITS, type WebAuthnConfig } from '../features/passkeys/settings.js';
 export { readMigrationConfig } from './migration-config.js';
 export {
   DEFAULT_MIGRATION_TIMEOUT_MS,

@@ -9,6 +9,8 @@ import type { TokenConfig } from '../features/tokens/settings.js';
 import type { MailConfig } from '../mail/settings.js';
 import type { MfaConfig } from '../features/mfa/settings.js';
 import { readMfaConfig } from './mfa-config.js';
+import type { WebAuthnConfig } from '../features/passkeys/settings.js';
+import { readWebAuthnConfig } from './webauthn-config.js';
 import type { StorageConfig } from '../storage/settings.js';
 import { readAuthorizerConfig } from './authorizer-config.js';
 import type { Env } from './env.js';
@@ -42,6 +44,8 @@ export interface PasslaneConfig {
   mail: MailConfig;
   passwords: PasswordConfig;
   mfa: MfaConfig;
+  /** Passkeys' relying party; absent when off (features/passkeys/settings.ts). */
+  webauthn?: WebAuthnConfig;
   /** Lazy migration at login; absent when off (features/migration/settings.ts). */
   migration?: MigrationConfig;
 }
@@ -53,6 +57,7 @@ export interface PasslaneConfig {
  */
 export function readConfig(env: Env): PasslaneConfig {
   const migration = readMigrationConfig(env);
+  const webauthn = readWebAuthnConfig(env);
   return {
     storage: readStorageConfig(env),
     hasher: readHasherConfig(env),
@@ -66,6 +71,7 @@ export function readConfig(env: Env): PasslaneConfig {
     mail: readMailConfig(env),
     passwords: readPasswordConfig(env),
     mfa: readMfaConfig(env),
+    ...(webauthn && { webauthn }),
     ...(migration && { migration }),
   };
 }

@@ -41,8 +41,10 @@ export interface AccountMail {
 export const MFA_CHANGES = {
   totp_enabled: 'An authenticator app was set up for two-step sign-in on your account, with new recovery codes.',
   recovery_codes_regenerated: 'New recovery codes were made for your account; the old ones no longer work.',
-  totp_removed: 'Two-step sign-in with an authenticator app was turned off on your account, and its recovery codes deleted.',
+  totp_removed: 'Two-step sign-in with an authenticator app was turned off on your account (its recovery codes were deleted unless a passkey remains).',
   recovery_code_used: 'One of your recovery codes was used to sign in; it no longer works.',
+  passkey_added: 'A passkey was added to your account: it can sign you in without a password.',
+  passkey_removed: 'A passkey was removed from your account.',
 } as const;
 export type MfaChange = keyof typeof MFA_CHANGES;
 

@@ -43,6 +43,12 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
   'auth.mfa_succeeded': 'MfaSucceeded',
   'auth.mfa_failed': 'MfaFailed',
   'auth.recovery_code_used': 'RecoveryCodeUsed',
+  'auth.passkey_registered': 'PasskeyRegistered',
+  'auth.passkey_registration_failed': 'PasskeyRegistrationFailed',
+  'auth.passkey_renamed': 'PasskeyRenamed',
+  'auth.passkey_removed': 'PasskeyRemoved',
+  'auth.passkey_login_succeeded': 'PasskeyLoginSucceeded',
+  'auth.passkey_login_failed': 'PasskeyLoginFailed',
 };
 
 /**

@@ -186,6 +186,16 @@ export class LoginGuardStore {
   }
 
   /**
+   * One failure more from a source, on no account: a passkey login whose credential is unknown
+   * (features/passkeys/passkey-login.ts). Counted with the source's failed logins.
+   */
+  async recordSourceFailure(sourceKey: string | undefined, now: Date): Promise<void> {
+    if (sourceKey === undefined) return;
+    const start = windowStart(epochSeconds(now), this.windowSeconds);
+    await this.addOrHold(`${FAILURE_KEY_PREFIX}src#${sourceKey}#${start}`, { attribute: 'count', add: 1, set: { [TTL_ATTRIBUTE]: start + this.windowSeconds } });
+  }
+
+  /**
    * Before a login without a known device is decided: the failures this container holds for its
    * counters (DynamoDB throttled them) are written first and added to what was read. Still
    * throttled: StorageUnavailableError, so the login is `temporarily_unavailable` before any verify, and the

@@ -1,6 +1,7 @@
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { isConditionalCheckFailed } from './checks.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
+import { toStoredPasskeys, type StoredPasskey } from './passkey-store.js';
 import { MFA_KEY_PREFIX, MFA_LOGIN_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
 
 /**
@@ -18,8 +19,15 @@ export interface StoredMfa {
   /** An enrolment waiting for its confirm: the sealed secret and until when it may be confirmed. */
   pendingSecret?: string;
   pendingExpiresAt?: number;
-  /** SHA-256 hashes of the unused recovery codes. */
+  /** SHA-256 hashes of the unused recovery codes: the account's factors' as a whole. */
   recoveryCodes: string[];
+  /** The passkeys (WebAuthn credentials), by credential id (base64url); empty when none. */
+  passkeys: ReadonlyMap<string, StoredPasskey>;
+}
+
+/** An active factor: TOTP confirmed, or a passkey. Recovery codes alone are none (they back one up). */
+export function hasActiveFactor(factors: StoredMfa | undefined): boolean {
+  return factors !== undefined && (factors.totpSecret !== undefined || factors.passkeys.size > 0);
 }
 
 /** A password step passed on an account with a second factor: what POST /login/mfa finishes. */
@@ -33,6 +41,8 @@ export interface StoredMfaLogin {
   /** Epoch seconds; checked on every read (TTL deletes late). */
   expiresAt: number;
   wrongCodes: number;
+  /** The challenge of the passkey assertion it offered (base64url), when the account has passkeys. */
+  webauthnChallenge?: string;
 }
 
 /**
@@ -71,19 +81,23 @@ export class MfaStore {
 
   /**
    * The pending secret becomes the active one, with the step of the code that confirmed it and,
-   * when given, the recovery codes' hashes; only if it is still the secret the confirm checked.
+   * when given, the recovery codes' hashes (the account's first factor: only while it has no
+   * passkey); only if it is still the secret the confirm checked.
    */
   async activate(accountKey: string, pendingSealed: string, step: number, now: number, recoveryCodes?: readonly string[]): Promise<boolean> {
     const values: Record<string, AttributeValue> = { ':pending': { S: pendingSealed }, ':step': { N: String(step) }, ':now': { N: String(now) } };
     let set = 'totpSecret = :pending, totpLastStep = :step, totpEnabledAt = :now';
+    let condition = 'pendingSecret = :pending AND attribute_not_exists(totpSecret)';
     if (recoveryCodes !== undefined) {
       set += ', recoveryCodes = :codes';
       values[':codes'] = { SS: [...recoveryCodes] };
+      values[':zero'] = { N: '0' };
+      condition += ` AND ${NO_PASSKEY}`;
     }
     return this.conditional('activateTotp', {
       Key: { pk: { S: mfaKey(accountKey) } },
       UpdateExpression: `SET ${set} REMOVE pendingSecret, pendingExpiresAt`,
-      ConditionExpression: 'pendingSecret = :pending AND attribute_not_exists(totpSecret)',
+      ConditionExpression: condition,
       ExpressionAttributeValues: values,
     });
   }
@@ -108,26 +122,28 @@ export class MfaStore {
     });
   }
 
-  /** New recovery codes in place of every old one, while TOTP is active (false otherwise). */
+  /** New recovery codes in place of every old one, while a factor (TOTP or a passkey) is active (false otherwise). */
   async replaceRecoveryCodes(accountKey: string, hashes: readonly string[]): Promise<boolean> {
     return this.conditional('replaceRecoveryCodes', {
       Key: { pk: { S: mfaKey(accountKey) } },
       UpdateExpression: 'SET recoveryCodes = :codes',
-      ConditionExpression: 'attribute_exists(totpSecret)',
-      ExpressionAttributeValues: { ':codes': { SS: [...hashes] } },
+      ConditionExpression: `attribute_exists(totpSecret) OR NOT (${NO_PASSKEY})`,
+      ExpressionAttributeValues: { ':codes': { SS: [...hashes] }, ':zero': { N: '0' } },
     });
   }
 
   /**
-   * Removes TOTP and the recovery codes, only if the secret is still the one the caller's second
-   * factor was checked against (false otherwise). The item stays for the factors still to come.
+   * Removes TOTP, only if the secret is still the one the caller's second factor was checked
+   * against. `lastFactor`: no passkey is left, and the recovery codes go too, on that condition;
+   * otherwise they stay, on the condition that a passkey does. False when a condition failed.
+   * The item stays for the factors still to come.
    */
-  async removeTotp(accountKey: string, sealed: string): Promise<boolean> {
+  async removeTotp(accountKey: string, sealed: string, lastFactor = true): Promise<boolean> {
     return this.conditional('removeTotp', {
       Key: { pk: { S: mfaKey(accountKey) } },
-      UpdateExpression: 'REMOVE totpSecret, totpLastStep, totpEnabledAt, recoveryCodes, pendingSecret, pendingExpiresAt',
-      ConditionExpression: 'totpSecret = :sealed',
-      ExpressionAttributeValues: { ':sealed': { S: sealed } },
+      UpdateExpression: `REMOVE totpSecret, totpLastStep, totpEnabledAt, pendingSecret, pendingExpiresAt${lastFactor ? ', recoveryCodes' : ''}`,
+      ConditionExpression: `totpSecret = :sealed AND ${lastFactor ? NO_PASSKEY : `NOT (${NO_PASSKEY})`}`,
+      ExpressionAttributeValues: { ':sealed': { S: sealed }, ':zero': { N: '0' } },
     });
   }
 
@@ -145,6 +161,7 @@ export class MfaStore {
             passwordMark: { S: login.passwordMark },
             [TTL_ATTRIBUTE]: { N: String(login.expiresAt) },
             wrongCodes: { N: '0' },
+            ...(login.webauthnChallenge !== undefined && { webauthnChallenge: { S: login.webauthnChallenge } }),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
@@ -175,6 +192,7 @@ export class MfaStore {
       passwordMark: text('passwordMark'),
       expiresAt: number(item, TTL_ATTRIBUTE),
       wrongCodes: item.wrongCodes === undefined ? 0 : number(item, 'wrongCodes'),
+      ...(item.webauthnChallenge?.S !== undefined && { webauthnChallenge: item.webauthnChallenge.S }),
     };
   }
 
@@ -234,8 +252,12 @@ export function toStoredMfa(item: Record<string, AttributeValue>): StoredMfa {
     ...(item.pendingSecret?.S !== undefined && { pendingSecret: item.pendingSecret.S }),
     ...(item.pendingExpiresAt !== undefined && { pendingExpiresAt: number(item, 'pendingExpiresAt') }),
     recoveryCodes: item.recoveryCodes?.SS ?? [],
+    passkeys: toStoredPasskeys(item),
   };
 }
+
+/** No passkey in the item (the map absent, or emptied by removals); `:zero` is 0. */
+const NO_PASSKEY = '(attribute_not_exists(passkeys) OR size(passkeys) = :zero)';
 
 export function mfaKey(accountKey: string): string {
   return `${MFA_KEY_PREFIX}${accountKey}`;

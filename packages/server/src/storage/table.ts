@@ -39,9 +39,20 @@ import { StorageUnavailableError } from './errors.js';
  * Second        pk = "mfa#" + email fingerprint
  * factors       accountUserId S, totpSecret S (sealed: features/mfa/secret-box.ts), totpLastStep N,
  *               totpEnabledAt N, pendingSecret S, pendingExpiresAt N (an enrolment not yet
- *               confirmed), recoveryCodes SS (SHA-256 of each unused code); no TTL
+ *               confirmed), recoveryCodes SS (SHA-256 of each unused code: the account's factors'
+ *               as a whole, set with its first factor, removed with its last), passkeys M
+ *               (credential id, base64url -> { publicKey B (COSE), counter N, transports L,
+ *               backupEligible BOOL, backedUp BOOL, name S, createdAt N, lastUsedAt N?, aaguid S },
+ *               at most 10: passkey-store.ts); no TTL
+ * Passkey       pk = "passkey#" + credential id (base64url)
+ * lookups       accountUserId S, accountKey S, email S: whose a credential is, for a login with
+ *               no email (POST /passkey/login); put only if absent, so a credential is registered once
+ * WebAuthn      pk = "webauthn#" + SHA-256 of the challenge (base64url)
+ * challenges    purpose S (registration | login), accountUserId S?, accountKey S?, expiresAt N:
+ *               a challenge waiting for its answer, spent by a conditional delete (5 minutes)
  * MFA logins    pk = "mfalogin#" + SHA-256 of the MFA token's secret
  *               accountUserId S, email S, accountKey S, passwordMark S, wrongCodes N, expiresAt N:
+ *               webauthnChallenge S? (the passkey assertion's challenge, spent with the token):
  *               a password step passed on an account with a second factor (POST /login/mfa);
  *               both name the user `accountUserId`, not `userId`, to stay out of the userId index
  * Migration     pk = "migration#breaker"
@@ -51,7 +62,7 @@ import { StorageUnavailableError } from './errors.js';
  *               cursor S (opaque to the store), updatedAt S; replaced conditionally
  *
  * The prefixes keep the kinds apart; TTL only ever applies to rate-limit, failure, session,
- * one-time token, MFA login and migration items because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
+ * one-time token, MFA login, WebAuthn challenge and migration items because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
  */
 export { DEFAULT_TABLE_NAME } from './settings.js';
 export const PARTITION_KEY = 'pk';
@@ -65,6 +76,8 @@ export const ONE_TIME_TOKEN_KEY_PREFIX = 'token#';
 export const MIGRATION_KEY_PREFIX = 'migration#';
 export const MFA_KEY_PREFIX = 'mfa#';
 export const MFA_LOGIN_KEY_PREFIX = 'mfalogin#';
+export const PASSKEY_KEY_PREFIX = 'passkey#';
+export const WEBAUTHN_CHALLENGE_KEY_PREFIX = 'webauthn#';
 export const USER_ID_INDEX = 'userId-index';
 
 /** The table definition as data, for ensureTable and for infrastructure code to share. */

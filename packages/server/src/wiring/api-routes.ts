@@ -2,6 +2,15 @@ import type { AnyRoute } from '../api/route.js';
 import { loginRoute } from '../features/login/login-route.js';
 import { loginMfaRoute } from '../features/login/login-mfa-route.js';
 import { confirmTotpRoute, enrolTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute } from '../features/mfa/mfa-routes.js';
+import {
+  listPasskeysRoute,
+  passkeyLoginOptionsRoute,
+  passkeyLoginRoute,
+  passkeyRegistrationOptionsRoute,
+  registerPasskeyRoute,
+  removePasskeyRoute,
+  renamePasskeyRoute,
+} from '../features/passkeys/passkey-routes.js';
 import { changePasswordRoute } from '../features/password/change-password-route.js';
 import { confirmPasswordResetRoute, requestPasswordResetRoute, resendVerificationRoute, verifyEmailRoute } from '../features/recovery/recovery-routes.js';
 import { registerRoute } from '../features/register/register-route.js';
@@ -36,6 +45,13 @@ export const API_ROUTES: readonly AnyRoute<ApiServices>[] = [
   confirmTotpRoute,
   regenerateRecoveryCodesRoute,
   removeTotpRoute,
+  passkeyRegistrationOptionsRoute,
+  registerPasskeyRoute,
+  listPasskeysRoute,
+  renamePasskeyRoute,
+  removePasskeyRoute,
+  passkeyLoginOptionsRoute,
+  passkeyLoginRoute,
   jwksRoute,
   openIdConfigurationRoute,
   authorizationServerMetadataRoute,

@@ -1,5 +1,6 @@
 import type { LoginServices, MfaLoginServices } from '../features/login/dependencies.js';
 import type { MfaServices } from '../features/mfa/dependencies.js';
+import type { PasskeyServices } from '../features/passkeys/dependencies.js';
 import type { PasswordServices } from '../features/password/dependencies.js';
 import type { RecoveryServices } from '../features/recovery/dependencies.js';
 import type { RegisterServices } from '../features/register/dependencies.js';
@@ -14,7 +15,8 @@ import type { AppDependencies } from './build-dependencies.js';
  */
 export type ApiServices = LoginServices &
   MfaLoginServices &
-  MfaServices & RegisterServices & PasswordServices & RecoveryServices & RefreshServices & SessionServices & PublicTokenServices;
+  MfaServices &
+  PasskeyServices & RegisterServices & PasswordServices & RecoveryServices & RefreshServices & SessionServices & PublicTokenServices;
 
 /** The API's services over dependencies already built (long-lived hosts build them once at start). */
 export function servicesOf(deps: AppDependencies): ApiServices {
@@ -22,6 +24,8 @@ export function servicesOf(deps: AppDependencies): ApiServices {
     login: async () => deps,
     mfaLogin: async () => deps,
     mfa: async () => deps,
+    passkeys: async () => deps,
+    passkeyLogin: async () => deps,
     register: async () => deps,
     password: async () => deps,
     recovery: async () => deps,

@@ -18,6 +18,8 @@ import type { MfaDependencies } from '../features/mfa/dependencies.js';
 import { createSecretBox, lazySecretBox, type SecretBox } from '../features/mfa/secret-box.js';
 import { decodeMfaKeys } from '../config/mfa-config.js';
 import { MfaStore } from '../storage/mfa-store.js';
+import { PasskeyStore } from '../storage/passkey-store.js';
+import type { PasskeyDependencies, PasskeyLoginDependencies } from '../features/passkeys/dependencies.js';
 import type { PasswordChangeDependencies } from '../features/password/dependencies.js';
 import type { RecoveryDependencies } from '../features/recovery/dependencies.js';
 import type { RegisterDependencies } from '../features/register/dependencies.js';
@@ -47,6 +49,8 @@ import type { Platform } from './platform.js';
 export type AppDependencies = LoginDependencies &
   MfaLoginDependencies &
   MfaDependencies &
+  PasskeyDependencies &
+  PasskeyLoginDependencies &
   RegisterDependencies &
   PasswordChangeDependencies &
   RecoveryDependencies &
@@ -101,6 +105,8 @@ async function buildAccountParts(config: PasslaneConfig, platform: Platform, ove
     oneTimeTokens: new OneTimeTokenStore(client, table),
     recovery: config.recovery,
     mfa: new MfaStore(client, table),
+    passkeys: new PasskeyStore(client, table),
+    ...(config.webauthn !== undefined && { webauthn: config.webauthn }),
     secretBox: buildSecretBox(config),
     mfaConfig: config.mfa,
     requireMfa: config.mfa.requireMfa,
@@ -223,11 +229,37 @@ export async function buildMfaDependencies(config: PasslaneConfig, platform: Pic
     sessions: new SessionStore(client, table),
     mfa: new MfaStore(client, table),
     users: new AccountStore(client, table),
+    counters: new RateLimitStore(client, table),
     secretBox: buildSecretBox(config),
     mfaConfig: config.mfa,
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
   };
+}
+
+/**
+ * The /passkeys routes (features/passkeys): the public keys, the sessions, the factors, the
+ * passkeys' items and challenges, the accounts (for the email) and the mail; nothing that
+ * hashes, signs or fingerprints.
+ */
+export async function buildPasskeyDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): Promise<PasskeyDependencies> {
+  const client = platform.dynamoDb(config.storage);
+  const { table } = config.storage;
+  return {
+    tokens: await buildPublicTokenService(config),
+    sessions: new SessionStore(client, table),
+    mfa: new MfaStore(client, table),
+    passkeys: new PasskeyStore(client, table),
+    users: new AccountStore(client, table),
+    ...(config.webauthn !== undefined && { webauthn: config.webauthn }),
+    mail: buildAccountMail(config, platform, { mailAtStart: true }),
+    audit: platform.audit,
+  };
+}
+
+/** POST /passkey/login/options and /passkey/login (features/passkeys): a login's parts, with the signing key. */
+export function buildPasskeyLoginDependencies(config: PasslaneConfig, platform: Platform): Promise<PasskeyLoginDependencies> {
+  return buildAuthDependencies(config, platform);
 }
 
 /** POST /token (features/sessions): the signing key and the sessions, nothing that hashes. */

@@ -3,6 +3,8 @@ import type { FailureTiming } from '../../accounts/failure-timing.js';
 import type { AccountStore } from '../../storage/account-store.js';
 import type { LoginGuardStore } from '../../storage/login-guard-store.js';
 import type { MfaStore } from '../../storage/mfa-store.js';
+import type { PasskeyStore } from '../../storage/passkey-store.js';
+import type { WebAuthnConfig } from '../passkeys/settings.js';
 import type { MfaMailDependencies, SecondFactorDependencies } from '../mfa/dependencies.js';
 import type { SessionStore } from '../../storage/session-store.js';
 import type { MigrationDependencies } from '../migration/dependencies.js';
@@ -31,6 +33,8 @@ export type LoginDependencies = StartSessionDependencies &
     tokens: Pick<AccessTokens, 'issue'>;
     /** The MFA token a right password gets on an account with a second factor (its factors come with the login's read). */
     mfa: Pick<MfaStore, 'putLogin'>;
+    /** The relying party, when passkeys are on: an account's passkeys are then offered at the MFA step. */
+    webauthn?: WebAuthnConfig;
     /** Limits on guessing (settings.ts). */
     rateLimits: RateLimits;
     /**
@@ -50,6 +54,8 @@ export type MfaLoginDependencies = LoginDependencies &
   SecondFactorDependencies & {
     mail: Pick<MfaMailDependencies['mail'], 'mfaChanged'>;
     mfa: Pick<MfaStore, 'putLogin' | 'readLogin' | 'recordWrongCode' | 'consumeLogin' | 'useTotpStep' | 'useRecoveryCode'>;
+    /** A passkey's assertion at the MFA step: its counter moved on. */
+    passkeys: Pick<PasskeyStore, 'recordUse'>;
   };
 
 /** POST /login's service. */

@@ -1,14 +1,16 @@
+import { InvalidRequestError } from '../../accounts/errors.js';
 import { BAD_REQUEST, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
 import type { MfaLoginServices } from './dependencies.js';
 import { presentedDeviceTokens } from './device-cookie.js';
-import { loginWithSecondFactor } from './login-mfa.js';
+import { loginWithSecondFactor, type SecondFactor } from './login-mfa.js';
 import { loggedInResponse, loginRoute } from './login-route.js';
-import { LoggedIn, MfaLoginRequest } from './login-schemas.js';
+import { CODE_REQUIRED, LoggedIn, MfaLoginRequest } from './login-schemas.js';
 
 /**
- * POST /login/mfa: { mfaToken, method, code, deviceToken? } -> what a good POST /login answers.
- * `method` names the factor, so passkeys plug in as `webauthn` without changing the others.
+ * POST /login/mfa: { mfaToken, method, code | response, deviceToken? } -> what a good POST /login
+ * answers. `method` names the factor: `totp` and `recovery_code` take a `code`, `webauthn` a
+ * passkey's `response` (an assertion of the options `mfa_required` carried).
  */
 export const loginMfaRoute = defineRoute<MfaLoginServices, typeof MfaLoginRequest>({
   name: 'login_mfa',
@@ -19,17 +21,19 @@ export const loginMfaRoute = defineRoute<MfaLoginServices, typeof MfaLoginReques
     operationId: 'loginMfa',
     summary: 'Finish a login with a second factor',
     description: `After \`POST /login\` answered \`401 mfa_required\`: the MFA token and a TOTP code (accepted once,
-within one 30-second step either side) or a recovery code (each works once). Answers as a good
-\`POST /login\` does. A wrong code counts against the token (dead after 5) and as a failed login
-of the account; the login's limits apply as at the password step.
+within one 30-second step either side), a recovery code (each works once), or a passkey's
+assertion (\`method: "webauthn"\`, \`response\`: the browser's \`credential.toJSON()\` for the
+\`webauthn\` options). Answers as a good \`POST /login\` does. A wrong code or assertion counts
+against the token (dead after 5) and as a failed login of the account; the login's limits apply
+as at the password step.
 `,
     parameters: loginRoute.doc.parameters,
     answers: {
       200: { ...loginRoute.doc.answers[200]!, body: { name: 'LoggedIn', schema: LoggedIn } },
       400: BAD_REQUEST,
       401: {
-        description: `\`invalid_mfa_code\`: the code is wrong, replayed or used; the token lives on (until its 5th wrong
-code). \`invalid_mfa_token\`: the token is unknown, expired, used, dead, or the password changed since: log in again.
+        description: `\`invalid_mfa_code\`: the code is wrong, replayed or used, or the assertion does not verify; the
+token lives on (until its 5th wrong code). \`invalid_mfa_token\`: the token is unknown, expired, used, dead, or the password changed since: log in again.
 `,
         codes: ['invalid_mfa_code', 'invalid_mfa_token'],
       },
@@ -41,11 +45,20 @@ code). \`invalid_mfa_token\`: the token is unknown, expired, used, dead, or the 
     loggedInResponse(
       await loginWithSecondFactor(await services.mfaLogin(), {
         mfaToken: body.mfaToken,
-        method: body.method,
-        code: body.code,
+        ...secondFactorOf(body),
         sourceIp: origin.sourceIp,
         userAgent: request.headers.get('user-agent') ?? undefined,
         deviceTokens: presentedDeviceTokens(request, body.deviceToken),
       }),
     ),
 });
+
+/** The factor `method` names, with the field it takes: `code`, or a passkey's `response`. */
+function secondFactorOf(body: { method: SecondFactor['method']; code?: string; response?: object }): SecondFactor {
+  if (body.method === 'webauthn') {
+    if (body.response === undefined) throw new InvalidRequestError('response must be an object (the passkey\'s assertion) with method "webauthn"', 'response');
+    return { method: 'webauthn', response: body.response as Extract<SecondFactor, { method: 'webauthn' }>['response'] };
+  }
+  if (body.code === undefined) throw new InvalidRequestError(CODE_REQUIRED, 'code');
+  return { method: body.method, code: body.code };
+}

@@ -1,10 +1,12 @@
-import { InvalidMfaCodeError, InvalidMfaTokenError, TemporarilyUnavailableError, type MfaMethod } from '../../accounts/errors.js';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
+import { InvalidMfaCodeError, InvalidMfaTokenError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 import { StorageUnavailableError } from '../../storage/errors.js';
 import type { LoginTarget } from '../../storage/login-guard-store.js';
-import type { StoredMfaLogin } from '../../storage/mfa-store.js';
+import type { StoredMfa, StoredMfaLogin } from '../../storage/mfa-store.js';
+import { checkPasskeyAssertion } from '../passkeys/check-passkey-assertion.js';
 import { checkSecondFactor } from '../mfa/check-second-factor.js';
 import { mailMfaChangeTo } from '../mfa/mail-mfa-change.js';
 import { MFA_LIMITS } from '../mfa/settings.js';
@@ -16,25 +18,26 @@ import { answerLogin, enforceLimits, startLoginSession } from './login.js';
 import { deviceFailureUpdate, failureUpdate } from './login-guard.js';
 import { mfaTokenHash, passwordMark } from './mfa-token.js';
 
-export interface MfaLoginRequest {
+/** The second factor presented: a code, or (`webauthn`) a passkey's assertion of the options `mfa_required` carried. */
+export type SecondFactor = { method: 'totp' | 'recovery_code'; code: string } | { method: 'webauthn'; response: AuthenticationResponseJSON };
+
+export type MfaLoginRequest = SecondFactor & {
   /** The password step's `mfaToken` (its `401 mfa_required` answer). */
   mfaToken: string;
-  /** `totp` or `recovery_code`; passkeys will add `webauthn` (with an assertion in place of `code`). */
-  method: MfaMethod;
-  code: string;
   sourceIp?: string;
   userAgent?: string;
   deviceTokens?: readonly string[];
-}
+};
 
 /**
  * POST /login/mfa: finishes a login the password step began. The MFA token must be live (5
  * minutes), unspent, and of the account's password as it is now; the login's limits apply as at
  * the password step (a locked account or source is refused before any code is checked), and a
  * wrong code counts twice: against the token (dead after 5) and as a failed login of the
- * account (per-account and per-source limits, or its known device's). A right code spends the
- * token (conditional delete), starts the session with `amr` pwd+otp+mfa, clears the failures:
- * the same answer as a good POST /login.
+ * account (per-account and per-source limits, or its known device's); a passkey's assertion
+ * that does not verify counts as a wrong code. A right code spends the token (conditional
+ * delete), starts the session with `amr` pwd+otp+mfa (pwd+hwk|swk+mfa for a passkey), clears the
+ * failures: the same answer as a good POST /login.
  */
 export async function loginWithSecondFactor(deps: MfaLoginDependencies, request: MfaLoginRequest): Promise<LoginResponse> {
   return translateErrors(async () => {
@@ -59,8 +62,8 @@ export async function loginWithSecondFactor(deps: MfaLoginDependencies, request:
       return refuseToken(deps, 'stale_token', pending.userId);
     }
     const { factors } = state;
-    const right = factors !== undefined && (await checkSecondFactor(deps, { accountKey: pending.accountKey, factors, method: request.method, code: request.code, now }));
-    if (!right) {
+    const amr = factors === undefined ? undefined : await secondFactorAmr(deps, pending, factors, request, now);
+    if (amr === undefined) {
       await Promise.all([
         deps.mfa.recordWrongCode(hash, MFA_LIMITS.wrongCodesPerToken),
         device === undefined
@@ -72,7 +75,7 @@ export async function loginWithSecondFactor(deps: MfaLoginDependencies, request:
     }
     // Single use: of two requests with one token (each with a right code) one starts a session.
     if (!(await deps.mfa.consumeLogin(hash))) return refuseToken(deps, 'unknown_token', pending.userId);
-    const session = await startLoginSession(deps, request, target, state, user, user.passwordHash, PASSWORD_AND_OTP_AMR);
+    const session = await startLoginSession(deps, request, target, state, user, user.passwordHash, amr);
     if (session === 'overtaken') throw new TemporarilyUnavailableError(1);
     await Promise.all([deps.loginGuard.clearFailures(target, state), ...(session.knownDevice ? [] : [deps.loginGuard.recordSuccess(target, state)])]).catch(
       (error: unknown) => {
@@ -87,6 +90,22 @@ export async function loginWithSecondFactor(deps: MfaLoginDependencies, request:
     }
     return await answerLogin(deps, user, session);
   });
+}
+
+/** The session's `amr` when the factor is right (and now spent); undefined when it is wrong, replayed or used. */
+async function secondFactorAmr(deps: MfaLoginDependencies, pending: StoredMfaLogin, factors: StoredMfa, factor: SecondFactor, now: Date): Promise<readonly string[] | undefined> {
+  const { accountKey } = pending;
+  if (factor.method !== 'webauthn') {
+    return (await checkSecondFactor(deps, { accountKey, factors, method: factor.method, code: factor.code, now })) ? PASSWORD_AND_OTP_AMR : undefined;
+  }
+  const passkey = factors.passkeys.get(factor.response.id);
+  // Passkeys off here, no challenge in the token (none when it was made), or not the account's passkey: wrong.
+  if (deps.webauthn === undefined || pending.webauthnChallenge === undefined || passkey === undefined) return undefined;
+  const verdict = await checkPasskeyAssertion(
+    { passkeys: deps.passkeys, webauthn: deps.webauthn },
+    { accountKey, passkey, response: factor.response, expectedChallenge: pending.webauthnChallenge, requireUserVerification: false, now },
+  );
+  return verdict.ok ? ['pwd', verdict.amr, 'mfa'] : undefined;
 }
 
 function refuseToken(deps: MfaLoginDependencies, reason: 'unknown_token' | 'expired_token' | 'stale_token', userId?: StoredMfaLogin['userId']): never {

@@ -97,5 +97,6 @@ export function loggedInResponse(answer: LoginResponse): ApiResponse {
 /** `401 {"error":{"code":"mfa_required",...},"mfaToken":...,"methods":[...]}`: the error body, and what finishes the login. */
 function mfaRequiredResponse(error: MfaRequiredError): ApiResponse {
   const answer = errorResponse(401, error.code, error.message);
-  return { ...answer, body: JSON.stringify({ ...(JSON.parse(answer.body!) as object), mfaToken: error.mfaToken, methods: error.methods }) };
+  const body = { ...(JSON.parse(answer.body!) as object), mfaToken: error.mfaToken, methods: error.methods, ...(error.webauthn !== undefined && { webauthn: error.webauthn }) };
+  return { ...answer, body: JSON.stringify(body) };
 }

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { emailField, passwordField } from '../../accounts/request-fields.js';
 import { scopeField, seconds } from '../sessions/session-schemas.js';
-import { MFA_METHOD } from '../mfa/mfa-schemas.js';
+import { AuthenticationResponse, RequestOptions } from '../passkeys/passkey-schemas.js';
 
 /** POST /login's body. */
 export const LoginRequest = v.object({
@@ -35,19 +35,36 @@ export const MfaRequired = v.object({
   error: v.object({ code: v.string(), message: v.string() }),
   mfaToken: v.optional(v.pipe(v.string(), v.description('With `mfa_required`: opaque; POST it to `/login/mfa` with a code within 5 minutes.'))),
   methods: v.optional(
-    v.pipe(v.array(v.string()), v.description('With `mfa_required`: the second factors the account offers (`totp`, `recovery_code`; passkeys will add `webauthn`).')),
+    v.pipe(v.array(v.string()), v.description('With `mfa_required`: the second factors the account offers (`totp`, `webauthn`, `recovery_code`), an open list.')),
+  ),
+  webauthn: v.optional(
+    v.pipe(RequestOptions, v.description("With `webauthn` among the methods: the request options for `navigator.credentials.get()` (the account's passkeys allowed); answer with `method: \"webauthn\"`.")),
   ),
 });
 
-/** POST /login/mfa's body: the password step's token and a second factor. */
+export const CODE_REQUIRED = 'code must be a non-empty string';
+
+/**
+ * POST /login/mfa's body: the password step's token and a second factor, `code` for `totp` and
+ * `recovery_code`, `response` for `webauthn` (login-mfa-route.ts asks for the one `method` names:
+ * a route's body is one object schema).
+ */
 export const MfaLoginRequest = v.object({
   mfaToken: v.pipe(v.string('mfaToken must be a string'), v.nonEmpty('mfaToken must be a non-empty string'), v.description('The `mfaToken` of the `401 mfa_required` answer.')),
-  method: MFA_METHOD,
-  code: v.pipe(
-    v.string('code must be a non-empty string'),
-    v.nonEmpty('code must be a non-empty string'),
-    v.maxLength(64, 'code must be at most 64 characters'),
-    v.description('The 6-digit code of the authenticator app, or a recovery code.'),
+  method: v.pipe(
+    v.picklist(['totp', 'recovery_code', 'webauthn'], 'method must be "totp", "recovery_code" or "webauthn"'),
+    v.description('`totp`: a code of the authenticator app; `recovery_code`: one of the recovery codes (each works once); `webauthn`: a passkey\'s assertion.'),
+  ),
+  code: v.optional(
+    v.pipe(
+      v.string(CODE_REQUIRED),
+      v.nonEmpty(CODE_REQUIRED),
+      v.maxLength(64, 'code must be at most 64 characters'),
+      v.description('With `totp` or `recovery_code`: the 6-digit code of the authenticator app, or a recovery code.'),
+    ),
+  ),
+  response: v.optional(
+    v.pipe(AuthenticationResponse, v.description("With `webauthn`: the browser's `credential.toJSON()` after `navigator.credentials.get()` with the `webauthn` options of `mfa_required`.")),
   ),
   deviceToken: LoginRequest.entries.deviceToken,
 });

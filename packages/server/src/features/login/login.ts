@@ -7,6 +7,8 @@ import { auditExistingPassword } from '../password/check-new-password.js';
 import type { LoginDependencies } from './dependencies.js';
 import { EmailNotVerifiedError, InvalidCredentialsError, MfaRequiredError, RateLimitedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { mfaMethods } from '../mfa/check-second-factor.js';
+import { hasActiveFactor, type StoredMfa } from '../../storage/mfa-store.js';
+import { secondFactorOptions } from '../passkeys/check-passkey-assertion.js';
 import { MFA_LIMITS } from '../mfa/settings.js';
 import { newMfaToken, passwordMark } from './mfa-token.js';
 import { askOldSystem, createMigratedAccount, MIGRATION_RETRY_AFTER_SECONDS } from '../migration/migrate-account.js';
@@ -133,8 +135,9 @@ export async function login(deps: LoginDependencies, request: LoginRequest): Pro
       const verifiedHash = typeof upgrade === 'object' ? upgrade.newHash : user.passwordHash;
       // Only after the password verified (a wrong one never gets here): an account with a second
       // factor gets an MFA token instead of a session, and POST /login/mfa finishes the login.
-      const methods = mfaMethods(state.factors);
-      if (methods.length > 0) throw await mfaChallenge(deps, { userId: user.userId, email: user.email, accountKey: fingerprint, verifiedHash }, methods);
+      if (hasActiveFactor(state.factors)) {
+        throw await mfaChallenge(deps, { userId: user.userId, email: user.email, accountKey: fingerprint, verifiedHash }, state.factors!);
+      }
       const session = await startLoginSession(deps, request, target, state, user, verifiedHash);
       if (session === 'overtaken') {
         if (decision < MAX_DECISIONS) continue;
@@ -158,14 +161,17 @@ export async function login(deps: LoginDependencies, request: LoginRequest): Pro
 
 /**
  * The password step's answer on an account with a second factor: a new MFA token, stored by its
- * hash with the account and a mark of the password verified. Failures stay counted until the
- * second factor is right (POST /login/mfa clears them).
+ * hash with the account and a mark of the password verified, and with the account's passkeys the
+ * request options of an assertion (its challenge stored in the token's item, spent with it).
+ * Failures stay counted until the second factor is right (POST /login/mfa clears them).
  */
 async function mfaChallenge(
   deps: LoginDependencies,
   login: { userId: string; email: string; accountKey: string; verifiedHash: string },
-  methods: MfaRequiredError['methods'],
+  factors: StoredMfa,
 ): Promise<MfaRequiredError> {
+  const methods = mfaMethods(factors, { webauthn: deps.webauthn !== undefined });
+  const webauthn = deps.webauthn !== undefined && methods.includes('webauthn') ? await secondFactorOptions(deps.webauthn, factors.passkeys) : undefined;
   const { token, hash } = newMfaToken();
   const now = deps.now?.() ?? new Date();
   await deps.mfa.putLogin(hash, {
@@ -174,9 +180,10 @@ async function mfaChallenge(
     accountKey: login.accountKey,
     passwordMark: passwordMark(login.verifiedHash),
     expiresAt: epochSeconds(now) + MFA_LIMITS.loginTokenSeconds,
+    ...(webauthn !== undefined && { webauthnChallenge: webauthn.challenge }),
   });
   deps.audit({ type: 'auth.mfa_challenged', userId: login.userId });
-  return new MfaRequiredError(token, methods);
+  return new MfaRequiredError(token, methods, webauthn);
 }
 
 /** Session writes lost to another login of the account before the login gives up (each re-reads). */

@@ -1,5 +1,5 @@
 import type { MfaMethod } from '../../accounts/errors.js';
-import type { StoredMfa } from '../../storage/mfa-store.js';
+import { hasActiveFactor, type StoredMfa } from '../../storage/mfa-store.js';
 import type { SecondFactorDependencies } from './dependencies.js';
 import { recoveryCodeHash } from './recovery-codes.js';
 import { matchTotp } from './totp.js';
@@ -12,7 +12,7 @@ import { matchTotp } from './totp.js';
  */
 export async function checkSecondFactor(
   deps: SecondFactorDependencies,
-  input: { accountKey: string; factors: StoredMfa; method: MfaMethod; code: string; now: Date },
+  input: { accountKey: string; factors: StoredMfa; method: Exclude<MfaMethod, 'webauthn'>; code: string; now: Date },
 ): Promise<boolean> {
   const { accountKey, factors, code } = input;
   if (input.method === 'recovery_code') {
@@ -25,8 +25,17 @@ export async function checkSecondFactor(
   return deps.mfa.useTotpStep(accountKey, factors.totpSecret, step);
 }
 
-/** The methods an account's factors offer a login: passkeys will add `webauthn` here. */
-export function mfaMethods(factors: StoredMfa | undefined): MfaMethod[] {
-  if (factors?.totpSecret === undefined) return [];
-  return ['totp', 'recovery_code'];
+/**
+ * The methods an account's factors offer a login: `totp` when active, `webauthn` when it has a
+ * passkey and the deployment has a relying party, `recovery_code` while codes are left. Empty
+ * when no factor is active; a factor the deployment cannot check (passkeys unconfigured) is
+ * still a factor: the login is refused the password alone (hasActiveFactor decides that).
+ */
+export function mfaMethods(factors: StoredMfa | undefined, options: { webauthn?: boolean } = {}): MfaMethod[] {
+  if (factors === undefined || !hasActiveFactor(factors)) return [];
+  const methods: MfaMethod[] = [];
+  if (factors.totpSecret !== undefined) methods.push('totp');
+  if (options.webauthn === true && factors.passkeys.size > 0) methods.push('webauthn');
+  if (factors.recoveryCodes.length > 0) methods.push('recovery_code');
+  return methods;
 }

@@ -2,6 +2,7 @@ import type { Audit } from '../../accounts/audit-events.js';
 import type { AccountMail } from '../../mail/account-mail.js';
 import type { AccountStore } from '../../storage/account-store.js';
 import type { MfaStore } from '../../storage/mfa-store.js';
+import type { RateLimitStore } from '../../storage/rate-limit-store.js';
 import type { SessionCheckDependencies } from '../sessions/dependencies.js';
 import type { SecretBox } from './secret-box.js';
 import type { MfaConfig } from './settings.js';
@@ -27,6 +28,8 @@ export type MfaDependencies = SessionCheckDependencies &
   SecondFactorDependencies &
   MfaMailDependencies & {
     mfa: Pick<MfaStore, 'read' | 'putPending' | 'activate' | 'useTotpStep' | 'useRecoveryCode' | 'replaceRecoveryCodes' | 'removeTotp'>;
+    /** Attempts at DELETE /mfa/totp, counted per account (MFA_LIMITS.removalAttempts). */
+    counters: Pick<RateLimitStore, 'hit'>;
     mfaConfig: Pick<MfaConfig, 'issuer'>;
     now?: () => Date;
   };

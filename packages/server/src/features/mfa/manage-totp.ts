@@ -1,12 +1,12 @@
-import { InvalidMfaCodeError, MfaAlreadyEnabledError, MfaNotEnabledError, type MfaMethod } from '../../accounts/errors.js';
+import { InvalidMfaCodeError, MfaAlreadyEnabledError, MfaNotEnabledError, RateLimitedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
-import type { StoredMfa } from '../../storage/mfa-store.js';
-import { authenticateSession, type AuthenticatedSession } from '../sessions/authenticate-session.js';
+import { hasActiveFactor, type StoredMfa } from '../../storage/mfa-store.js';
+import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
 import { checkSecondFactor } from './check-second-factor.js';
 import type { MfaDependencies } from './dependencies.js';
 import { mailMfaChange } from './mail-mfa-change.js';
-import { requireRecentLogin } from './recent-login.js';
+import { recentCaller as recentSessionCaller } from './recent-login.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import { MFA_LIMITS } from './settings.js';
 import { matchTotp, newTotpSecret, totpUri } from './totp.js';
@@ -14,8 +14,10 @@ import { base32 } from './base32.js';
 
 /**
  * The account owner's TOTP, each step behind the caller's live session with a recent login
- * (recent-login.ts): enrol (a pending secret), confirm (active, with recovery codes shown once),
- * new recovery codes, removal (with a second factor too). The owner is mailed about each change.
+ * (recent-login.ts): enrol (a pending secret), confirm (active; the account's first factor comes
+ * with recovery codes, shown once), new recovery codes, removal (with a second factor too). The
+ * recovery codes belong to the account's factors as a whole: they stay while a passkey remains
+ * (features/passkeys). The owner is mailed about each change.
  */
 
 export interface TotpEnrolment {
@@ -42,8 +44,11 @@ export async function enrolTotp(deps: MfaDependencies, input: { accessToken: str
   });
 }
 
-/** POST /mfa/totp/confirm: a code of the pending secret makes it active; the first time, with recovery codes (shown once). */
-export async function confirmTotp(deps: MfaDependencies, input: { accessToken: string | undefined; code: string }): Promise<{ recoveryCodes: string[] }> {
+/**
+ * POST /mfa/totp/confirm: a code of the pending secret makes it active; as the account's first
+ * factor (no passkey), with recovery codes (shown once), else the codes it has stay.
+ */
+export async function confirmTotp(deps: MfaDependencies, input: { accessToken: string | undefined; code: string }): Promise<{ recoveryCodes?: string[] }> {
   return translateErrors(async () => {
     const now = deps.now?.() ?? new Date();
     const caller = await recentCaller(deps, input.accessToken, now);
@@ -55,13 +60,18 @@ export async function confirmTotp(deps: MfaDependencies, input: { accessToken: s
       deps.audit({ type: 'auth.mfa_failed', reason: 'wrong_code', userId: caller.userId, method: 'totp' });
       throw new InvalidMfaCodeError();
     }
-    const codes = newRecoveryCodes(MFA_LIMITS.recoveryCodes);
-    const hashes = codes.map((code) => recoveryCodeHash(code)!);
+    let codes = hasActiveFactor(factors) ? undefined : newRecoveryCodes(MFA_LIMITS.recoveryCodes);
+    let activated = await deps.mfa.activate(caller.accountKey, factors.pendingSecret, step, epochSeconds(now), codes?.map((code) => recoveryCodeHash(code)!));
+    // With codes it needs the account to have no passkey: one registered meanwhile keeps the codes it brought.
+    if (!activated && codes !== undefined && hasActiveFactor(await deps.mfa.read(caller.accountKey))) {
+      codes = undefined;
+      activated = await deps.mfa.activate(caller.accountKey, factors.pendingSecret, step, epochSeconds(now));
+    }
     // Lost to a twin confirm (or a new enrolment): this secret is not the one to activate any more.
-    if (!(await deps.mfa.activate(caller.accountKey, factors.pendingSecret, step, epochSeconds(now), hashes))) throw new MfaNotEnabledError('the enrolment changed meanwhile; start again');
+    if (!activated) throw new MfaNotEnabledError('the enrolment changed meanwhile; start again');
     deps.audit({ type: 'auth.mfa_enabled', userId: caller.userId, method: 'totp' });
     await mailMfaChange(deps, caller.userId, 'totp_enabled');
-    return { recoveryCodes: codes };
+    return codes === undefined ? {} : { recoveryCodes: codes };
   });
 }
 
@@ -71,41 +81,49 @@ export async function regenerateRecoveryCodes(deps: MfaDependencies, input: { ac
     const now = deps.now?.() ?? new Date();
     const caller = await recentCaller(deps, input.accessToken, now);
     const codes = newRecoveryCodes(MFA_LIMITS.recoveryCodes);
-    if (!(await deps.mfa.replaceRecoveryCodes(caller.accountKey, codes.map((code) => recoveryCodeHash(code)!)))) throw new MfaNotEnabledError();
+    if (!(await deps.mfa.replaceRecoveryCodes(caller.accountKey, codes.map((code) => recoveryCodeHash(code)!)))) throw new MfaNotEnabledError('no second factor is active on this account');
     deps.audit({ type: 'auth.recovery_codes_regenerated', userId: caller.userId });
     await mailMfaChange(deps, caller.userId, 'recovery_codes_regenerated');
     return { recoveryCodes: codes };
   });
 }
 
+/** Removals lost to a concurrent change of the passkeys before giving up (each re-reads). */
+const MAX_REMOVALS = 3;
+
 /**
  * DELETE /mfa/totp: with a recent login and a second factor (a current TOTP code or a recovery
- * code), so a session taken over with the password alone cannot turn MFA off.
+ * code), so a session taken over with the password alone cannot turn MFA off. Attempts are
+ * counted per account (5 per 15 minutes, MFA_LIMITS), so a taken-over session cannot guess codes
+ * here either. The recovery codes go too unless a passkey remains.
  */
-export async function removeTotp(deps: MfaDependencies, input: { accessToken: string | undefined; method: MfaMethod; code: string }): Promise<void> {
+export async function removeTotp(deps: MfaDependencies, input: { accessToken: string | undefined; method: 'totp' | 'recovery_code'; code: string }): Promise<void> {
   return translateErrors(async () => {
     const now = deps.now?.() ?? new Date();
     const caller = await recentCaller(deps, input.accessToken, now);
-    const factors: StoredMfa | undefined = await deps.mfa.read(caller.accountKey);
+    const attempt = await deps.counters.hit({ key: `mfa_removal#account#${caller.accountKey}`, limit: MFA_LIMITS.removalAttempts, windowSeconds: MFA_LIMITS.removalWindowSeconds, now });
+    if (!attempt.allowed) {
+      deps.audit({ type: 'auth.rate_limited', scope: 'account' });
+      throw new RateLimitedError(attempt.retryAfterSeconds);
+    }
+    let factors: StoredMfa | undefined = await deps.mfa.read(caller.accountKey);
     if (factors?.totpSecret === undefined) throw new MfaNotEnabledError();
+    const sealed = factors.totpSecret;
     if (!(await checkSecondFactor(deps, { accountKey: caller.accountKey, factors, method: input.method, code: input.code, now }))) {
       deps.audit({ type: 'auth.mfa_failed', reason: 'wrong_code', userId: caller.userId, method: input.method });
       throw new InvalidMfaCodeError();
     }
-    if (!(await deps.mfa.removeTotp(caller.accountKey, factors.totpSecret))) throw new MfaNotEnabledError();
+    for (let removal = 1; !(await deps.mfa.removeTotp(caller.accountKey, sealed, factors.passkeys.size === 0)); removal++) {
+      // A passkey came or went meanwhile (or TOTP changed): read again and decide again.
+      factors = await deps.mfa.read(caller.accountKey);
+      if (factors?.totpSecret !== sealed) throw new MfaNotEnabledError();
+      if (removal >= MAX_REMOVALS) throw new TemporarilyUnavailableError(1);
+    }
     deps.audit({ type: 'auth.mfa_removed', userId: caller.userId, method: 'totp', with: input.method });
     await mailMfaChange(deps, caller.userId, 'totp_removed');
   });
 }
 
-async function recentCaller(deps: MfaDependencies, accessToken: string | undefined, now: Date): Promise<AuthenticatedSession> {
-  // The MFA routes are how an account gets MFA: PASSLANE_REQUIRE_MFA must not lock them.
-  const caller = await authenticateSession(deps, accessToken, now, { mfaExempt: true });
-  try {
-    requireRecentLogin(caller.session, now);
-  } catch (error) {
-    deps.audit({ type: 'auth.mfa_failed', reason: 'recent_login_required', userId: caller.userId });
-    throw error;
-  }
-  return caller;
+function recentCaller(deps: MfaDependencies, accessToken: string | undefined, now: Date): Promise<AuthenticatedSession> {
+  return recentSessionCaller(deps, accessToken, now);
 }

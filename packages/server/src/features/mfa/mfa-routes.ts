@@ -1,4 +1,4 @@
-import { BAD_REQUEST, NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { bearerToken } from '../../api/bearer-token.js';
 import type { AnswerDoc } from '../../api/operation-doc.js';
 import { defineRoute } from '../../api/route.js';
@@ -6,7 +6,7 @@ import { jsonResponse, noContent } from '../../api/responses.js';
 import { SESSION_UNAUTHENTICATED } from '../sessions/session-schemas.js';
 import type { MfaServices } from './dependencies.js';
 import { confirmTotp, enrolTotp, regenerateRecoveryCodes, removeTotp } from './manage-totp.js';
-import { MFA_REAUTHENTICATION, RecoveryCodes, TotpConfirm, TotpEnrolled, TotpRemoval } from './mfa-schemas.js';
+import { MFA_REAUTHENTICATION, RecoveryCodes, TotpConfirm, TotpConfirmed, TotpEnrolled, TotpRemoval } from './mfa-schemas.js';
 
 /** The MFA routes are exempt from PASSLANE_REQUIRE_MFA (an account gets its factor here), not from the scope. */
 const MFA_FORBIDDEN = {
@@ -63,11 +63,12 @@ export const confirmTotpRoute = defineRoute<MfaServices, typeof TotpConfirm>({
     operationId: 'confirmTotp',
     summary: 'Activate the pending authenticator app with one of its codes',
     description: `From now on a login with the password answers \`401 mfa_required\` and finishes at
-\`POST /login/mfa\`. Answers 10 recovery codes, shown this once. The owner is mailed.
+\`POST /login/mfa\`. As the account's first factor, answers 10 recovery codes, shown this once
+(after a passkey, the codes it brought stay). The owner is mailed.
 `,
     security: 'bearer',
     answers: {
-      200: { description: 'Active.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'RecoveryCodes', schema: RecoveryCodes } },
+      200: { description: 'Active.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'TotpConfirmed', schema: TotpConfirmed } },
       400: BAD_REQUEST,
       401: { ...unauthenticatedOr('`invalid_mfa_code`: not a code of the pending secret now.'), name: 'MfaConfirmUnauthenticated' },
       403: MFA_FORBIDDEN,
@@ -86,13 +87,13 @@ export const regenerateRecoveryCodesRoute = defineRoute<MfaServices>({
   doc: {
     operationId: 'regenerateRecoveryCodes',
     summary: 'Replace the recovery codes',
-    description: 'Needs a login within the last 5 minutes; every earlier code stops working. Shown once. The owner is mailed.',
+    description: 'Needs a login within the last 5 minutes and an active factor (TOTP or a passkey); every earlier code stops working. Shown once. The owner is mailed.',
     security: 'bearer',
     answers: {
       200: { description: 'The new codes.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'RecoveryCodes', schema: RecoveryCodes } },
       401: SESSION_UNAUTHENTICATED,
       403: MFA_FORBIDDEN,
-      409: { description: '`mfa_not_enabled`: no active TOTP.', codes: ['mfa_not_enabled'] },
+      409: { description: '`mfa_not_enabled`: no active factor.', codes: ['mfa_not_enabled'] },
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
@@ -107,8 +108,11 @@ export const removeTotpRoute = defineRoute<MfaServices, typeof TotpRemoval>({
   body: { name: 'TotpRemoval', schema: TotpRemoval },
   doc: {
     operationId: 'removeTotp',
-    summary: 'Remove the authenticator app and the recovery codes',
-    description: 'Needs a login within the last 5 minutes and a second factor: a current TOTP code or a recovery code. The owner is mailed.',
+    summary: 'Remove the authenticator app (and the recovery codes, unless a passkey remains)',
+    description: `Needs a login within the last 5 minutes and a second factor: a current TOTP code or a recovery
+code. Attempts are counted per account: 5 per 15 minutes, then \`429 rate_limited\`. The
+recovery codes stay while the account has a passkey. The owner is mailed.
+`,
     security: 'bearer',
     answers: {
       204: { description: 'Removed: logins need the password alone again.', headers: { 'Cache-Control': NO_STORE } },
@@ -116,6 +120,7 @@ export const removeTotpRoute = defineRoute<MfaServices, typeof TotpRemoval>({
       401: { ...unauthenticatedOr('`invalid_mfa_code`: the code is wrong or used.'), name: 'MfaRemovalUnauthenticated' },
       403: MFA_FORBIDDEN,
       409: { description: '`mfa_not_enabled`: no active TOTP.', codes: ['mfa_not_enabled'] },
+      429: RATE_LIMITED,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },

@@ -5,8 +5,8 @@ const CODE_REQUIRED = 'code must be a non-empty string';
 const code = (description: string) => v.pipe(v.string(CODE_REQUIRED), v.nonEmpty(CODE_REQUIRED), v.maxLength(64, 'code must be at most 64 characters'), v.description(description));
 
 /**
- * The second factor a request presents: `method` and `code`. Passkeys will add the method
- * `webauthn` with an assertion beside these, leaving the two methods here as they are.
+ * A code's method (`totp`, `recovery_code`): DELETE /mfa/totp's. POST /login/mfa takes
+ * `webauthn` too, with an assertion in place of the code (login-schemas.ts).
  */
 export const MFA_METHOD = v.pipe(
   v.picklist(['totp', 'recovery_code'], 'method must be "totp" or "recovery_code"'),
@@ -31,6 +31,16 @@ export const RecoveryCodes = v.object({
   recoveryCodes: v.pipe(
     v.array(v.string()),
     v.description('10 codes like `abcd-efgh-ijkl-mnop`, each good for one login (`method: "recovery_code"`). Shown once: only their hashes are kept.'),
+  ),
+});
+
+/** POST /mfa/totp/confirm's answer: codes only when TOTP is the account's first factor (a passkey's codes stay). */
+export const TotpConfirmed = v.object({
+  recoveryCodes: v.optional(
+    v.pipe(
+      v.array(v.string()),
+      v.description("Only when TOTP is the account's first factor: 10 codes, each good for one login, shown once. Absent when a passkey came first: its codes stay."),
+    ),
   ),
 });
 

@@ -1,6 +1,9 @@
+import type { Audit } from '../../accounts/audit-events.js';
 import { ReauthenticationRequiredError } from '../../accounts/errors.js';
 import type { StoredSession } from '../../storage/session-store.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
+import { authenticateSession, type AuthenticatedSession } from '../sessions/authenticate-session.js';
+import type { SessionCheckDependencies } from '../sessions/dependencies.js';
 import { MFA_LIMITS } from './settings.js';
 
 /**
@@ -11,4 +14,33 @@ import { MFA_LIMITS } from './settings.js';
  */
 export function requireRecentLogin(session: Pick<StoredSession, 'createdAt'>, now: Date): void {
   if (epochSeconds(now) - session.createdAt > MFA_LIMITS.recentAuthSeconds) throw new ReauthenticationRequiredError();
+}
+
+/**
+ * The caller of a route that changes factors: a live session whose login is recent. The factor
+ * routes are how an account gets MFA, so PASSLANE_REQUIRE_MFA does not lock them.
+ */
+export async function recentCaller(deps: SessionCheckDependencies & { audit: Audit }, accessToken: string | undefined, now: Date): Promise<AuthenticatedSession> {
+  const caller = await authenticateSession(deps, accessToken, now, { mfaExempt: true });
+  try {
+    requireRecentLogin(caller.session, now);
+  } catch (error) {
+    deps.audit({ type: 'auth.mfa_failed', reason: 'recent_login_required', userId: caller.userId });
+    throw error;
+  }
+  return caller;
+}
+
+/**
+ * A recent login that used a second factor (`mfa` in the session's `amr`): what removing a
+ * factor without presenting one needs (DELETE /passkeys/{id}). A session of the password alone
+ * (a stolen password) cannot take a factor away.
+ */
+export async function recentMfaCaller(deps: SessionCheckDependencies & { audit: Audit }, accessToken: string | undefined, now: Date): Promise<AuthenticatedSession> {
+  const caller = await recentCaller(deps, accessToken, now);
+  if (caller.session.amr?.includes('mfa') !== true) {
+    deps.audit({ type: 'auth.mfa_failed', reason: 'mfa_login_required', userId: caller.userId });
+    throw new ReauthenticationRequiredError();
+  }
+  return caller;
 }

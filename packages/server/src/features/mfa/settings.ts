@@ -32,6 +32,13 @@ export const MFA_LIMITS = {
   /** How long an enrolment waits for its confirm. */
   pendingSeconds: 600,
   recoveryCodes: 10,
+  /**
+   * Attempts at removing TOTP (DELETE /mfa/totp, which checks a code) per account per window:
+   * every attempt counts, the right one too, so parallel guesses cannot slip past a read of the
+   * count; an owner removes a factor once.
+   */
+  removalAttempts: 5,
+  removalWindowSeconds: 900,
 } as const;
 
 export const DEFAULT_MFA_ISSUER = 'passlane';

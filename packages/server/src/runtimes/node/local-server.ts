@@ -103,6 +103,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const handlerEnv: Env = {
     // A developer's server: discovery may name the address it was reached at (not in deployments).
     PASSLANE_DISCOVERY_TRUST_HOST: 'true',
+    // Passkeys on this machine: the page must be opened at http://localhost:<port> (an IP cannot be an RP ID).
+    ...(text(env, 'PASSLANE_WEBAUTHN_RP_ID') === undefined &&
+      text(env, 'PASSLANE_WEBAUTHN_ORIGINS') === undefined && { PASSLANE_WEBAUTHN_RP_ID: 'localhost', PASSLANE_WEBAUTHN_ORIGINS: `http://localhost:${listener.port}` }),
     ...env,
     PASSLANE_JWT_ISSUER: issuer,
     DYNAMODB_ENDPOINT: dynamoDbEndpoint,

@@ -33,6 +33,8 @@ export function edgeServices(env: WorkerEnv): ApiServices {
     login: () => getEdgeDependencies(env),
     mfaLogin: () => getEdgeDependencies(env),
     mfa: () => getEdgeDependencies(env),
+    passkeys: () => getEdgeDependencies(env),
+    passkeyLogin: () => getEdgeDependencies(env),
     register: () => getEdgeDependencies(env),
     password: () => getEdgeDependencies(env),
     recovery: () => getEdgeDependencies(env),

@@ -1,0 +1,254 @@
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
+import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { bearerToken } from '../../api/bearer-token.js';
+import type { AnswerDoc } from '../../api/operation-doc.js';
+import { defineRoute } from '../../api/route.js';
+import { jsonResponse, noContent } from '../../api/responses.js';
+import { presentedDeviceTokens } from '../login/device-cookie.js';
+import { loggedInResponse, loginRoute } from '../login/login-route.js';
+import { LoggedIn } from '../login/login-schemas.js';
+import { MFA_REAUTHENTICATION } from '../mfa/mfa-schemas.js';
+import { SESSION_UNAUTHENTICATED } from '../sessions/session-schemas.js';
+import type { PasskeyServices } from './dependencies.js';
+import { listPasskeys, removePasskey, renamePasskey } from './manage-passkeys.js';
+import { loginWithPasskey, passkeyLoginOptions } from './passkey-login.js';
+import {
+  CreationOptions,
+  PasskeyAnswer,
+  PasskeyList,
+  PasskeyLoginRequest,
+  PasskeyRegistered,
+  PasskeyRegistration,
+  PasskeyRename,
+  RequestOptions,
+} from './passkey-schemas.js';
+import { passkeyRegistrationOptions, registerPasskey } from './register-passkey.js';
+
+/** Every passkey route: the deployment names no relying party (PASSLANE_WEBAUTHN_RP_ID). */
+const NOT_CONFIGURED: AnswerDoc = {
+  name: 'PasskeysNotConfigured',
+  description: '`passkeys_not_configured`: this deployment has no relying party (PASSLANE_WEBAUTHN_RP_ID, PASSLANE_WEBAUTHN_ORIGINS).',
+  codes: ['passkeys_not_configured'],
+};
+
+const FORBIDDEN: AnswerDoc = {
+  ...MFA_REAUTHENTICATION,
+  name: 'PasskeyForbidden',
+  description: `${MFA_REAUTHENTICATION.description}\`insufficient_scope\`: the token lacks the scope PASSLANE_REQUIRED_SCOPE names.\n`,
+  codes: ['reauthentication_required', 'insufficient_scope'],
+};
+
+const NOT_FOUND: AnswerDoc = { description: "`passkey_not_found`: no passkey of the caller's account has this id.", codes: ['passkey_not_found'] };
+
+const ID_PARAMETER = [{ name: 'id', in: 'path' as const, required: true, description: "A passkey's `id` from `GET /passkeys` (its credential id).", schema: { type: 'string' as const } }];
+
+const accessTokenOf = (request: Request) => bearerToken(request.headers.get('authorization') ?? undefined);
+
+/** POST /passkeys/registration/options -> 200 creation options (a challenge for 5 minutes, one use). */
+export const passkeyRegistrationOptionsRoute = defineRoute<PasskeyServices>({
+  name: 'passkey_registration_options',
+  method: 'POST',
+  path: '/passkeys/registration/options',
+  doc: {
+    operationId: 'passkeyRegistrationOptions',
+    summary: 'Start registering a passkey',
+    description: `Creation options for \`navigator.credentials.create()\`: a discoverable credential (resident key
+required), user verification preferred, attestation \`none\`, the account's passkeys excluded.
+Its challenge is good for 5 minutes and one registration. Needs a login within the last 5 minutes.
+`,
+    security: 'bearer',
+    answers: {
+      200: { description: 'The options; answer with `POST /passkeys/registration`.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'PasskeyCreationOptions', schema: CreationOptions } },
+      401: SESSION_UNAUTHENTICATED,
+      403: FORBIDDEN,
+      409: { description: '`passkey_limit_reached`: the account has 10 passkeys; remove one first.', codes: ['passkey_limit_reached'] },
+      501: NOT_CONFIGURED,
+      503: TEMPORARILY_UNAVAILABLE,
+    },
+  },
+  handle: async ({ request, services }) => jsonResponse(200, await passkeyRegistrationOptions(await services.passkeys(), { accessToken: accessTokenOf(request) })),
+});
+
+/** POST /passkeys/registration { response, name? } -> 201 { passkey, recoveryCodes? }. */
+export const registerPasskeyRoute = defineRoute<PasskeyServices, typeof PasskeyRegistration>({
+  name: 'passkey_registration',
+  method: 'POST',
+  path: '/passkeys/registration',
+  body: { name: 'PasskeyRegistration', schema: PasskeyRegistration },
+  doc: {
+    operationId: 'registerPasskey',
+    summary: 'Register a passkey',
+    description: `The browser's answer to the creation options, verified (challenge, origin, RP ID, user presence)
+and stored. The account's first factor comes with 10 recovery codes, shown this once. Needs a
+login within the last 5 minutes. The owner is mailed.
+`,
+    security: 'bearer',
+    answers: {
+      201: { description: 'Registered.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'PasskeyRegistered', schema: PasskeyRegistered } },
+      400: BAD_REQUEST,
+      401: {
+        ...SESSION_UNAUTHENTICATED,
+        name: 'PasskeyRegistrationUnauthenticated',
+        description: `${SESSION_UNAUTHENTICATED.description}\`invalid_passkey\`: the answer does not verify (challenge unknown, used or expired, another origin or RP ID), or the credential is registered already.\n`,
+        codes: ['unauthenticated', 'invalid_passkey'],
+      },
+      403: FORBIDDEN,
+      409: { description: '`passkey_limit_reached`: the account has 10 passkeys.', codes: ['passkey_limit_reached'] },
+      501: NOT_CONFIGURED,
+      503: TEMPORARILY_UNAVAILABLE,
+    },
+  },
+  handle: async ({ request, body, services }) =>
+    jsonResponse(
+      201,
+      await registerPasskey(await services.passkeys(), {
+        accessToken: accessTokenOf(request),
+        response: body.response as unknown as RegistrationResponseJSON,
+        ...(body.name !== undefined && { name: body.name }),
+      }),
+    ),
+});
+
+/** GET /passkeys -> 200 { passkeys }. */
+export const listPasskeysRoute = defineRoute<PasskeyServices>({
+  name: 'passkeys',
+  method: 'GET',
+  path: '/passkeys',
+  doc: {
+    operationId: 'listPasskeys',
+    summary: "List the account's passkeys",
+    description: 'Oldest first; never a public key.',
+    security: 'bearer',
+    answers: {
+      200: { description: 'The passkeys.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'PasskeyList', schema: PasskeyList } },
+      401: SESSION_UNAUTHENTICATED,
+      403: { ...FORBIDDEN, name: 'PasskeyListForbidden', description: '`insufficient_scope`: the token lacks the scope PASSLANE_REQUIRED_SCOPE names.', codes: ['insufficient_scope'] },
+      501: NOT_CONFIGURED,
+      503: TEMPORARILY_UNAVAILABLE,
+    },
+  },
+  handle: async ({ request, services }) => jsonResponse(200, await listPasskeys(await services.passkeys(), { accessToken: accessTokenOf(request) })),
+});
+
+/** PATCH /passkeys/{id} { name } -> 200 { passkey }. */
+export const renamePasskeyRoute = defineRoute<PasskeyServices, typeof PasskeyRename>({
+  name: 'passkey_rename',
+  method: 'PATCH',
+  path: '/passkeys/:id',
+  body: { name: 'PasskeyRename', schema: PasskeyRename },
+  doc: {
+    operationId: 'renamePasskey',
+    summary: 'Rename a passkey',
+    description: 'A label for its owner (1 to 64 characters).',
+    security: 'bearer',
+    parameters: ID_PARAMETER,
+    answers: {
+      200: { description: 'Renamed.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'PasskeyAnswer', schema: PasskeyAnswer } },
+      400: BAD_REQUEST,
+      401: SESSION_UNAUTHENTICATED,
+      403: { ...FORBIDDEN, name: 'PasskeyRenameForbidden', description: '`insufficient_scope`: the token lacks the scope PASSLANE_REQUIRED_SCOPE names.', codes: ['insufficient_scope'] },
+      404: NOT_FOUND,
+      501: NOT_CONFIGURED,
+      503: TEMPORARILY_UNAVAILABLE,
+    },
+  },
+  handle: async ({ request, params, body, services }) =>
+    jsonResponse(200, await renamePasskey(await services.passkeys(), { accessToken: accessTokenOf(request), id: params.id ?? '', name: body.name })),
+});
+
+/** DELETE /passkeys/{id} -> 204, with a recent login that used a second factor. */
+export const removePasskeyRoute = defineRoute<PasskeyServices>({
+  name: 'passkey_remove',
+  method: 'DELETE',
+  path: '/passkeys/:id',
+  doc: {
+    operationId: 'removePasskey',
+    summary: 'Remove a passkey',
+    description: `Needs a login within the last 5 minutes that used a second factor (\`mfa\` in its \`amr\`): a
+password alone cannot take a factor away. The account's last factor takes the recovery codes
+with it. The owner is mailed.
+`,
+    security: 'bearer',
+    parameters: ID_PARAMETER,
+    answers: {
+      204: { description: 'Removed.', headers: { 'Cache-Control': NO_STORE } },
+      401: SESSION_UNAUTHENTICATED,
+      403: {
+        ...FORBIDDEN,
+        name: 'PasskeyRemovalForbidden',
+        description: `\`reauthentication_required\`: the session's login is more than 5 minutes old, or used no second
+factor; log in again with one (a passkey, TOTP or a recovery code) and retry.
+\`insufficient_scope\`: the token lacks the scope PASSLANE_REQUIRED_SCOPE names.
+`,
+      },
+      404: NOT_FOUND,
+      501: NOT_CONFIGURED,
+      503: TEMPORARILY_UNAVAILABLE,
+    },
+  },
+  handle: async ({ request, params, services }) => {
+    await removePasskey(await services.passkeys(), { accessToken: accessTokenOf(request), id: params.id ?? '' });
+    return noContent();
+  },
+});
+
+/** POST /passkey/login/options -> 200 request options for a discoverable credential. */
+export const passkeyLoginOptionsRoute = defineRoute<PasskeyServices>({
+  name: 'passkey_login_options',
+  method: 'POST',
+  path: '/passkey/login/options',
+  doc: {
+    operationId: 'passkeyLoginOptions',
+    summary: 'Start a login with a passkey',
+    description: `Request options for \`navigator.credentials.get()\` with no \`allowCredentials\` (the
+authenticator offers its passkeys for this site) and user verification required. Its challenge
+is good for 5 minutes and one login. Counted per source (PASSLANE_RATE_LIMIT_PER_IP).
+`,
+    answers: {
+      200: { description: 'The options; answer with `POST /passkey/login`.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'PasskeyRequestOptions', schema: RequestOptions } },
+      429: RATE_LIMITED,
+      501: NOT_CONFIGURED,
+      503: TEMPORARILY_UNAVAILABLE,
+    },
+  },
+  handle: async ({ origin, services }) => jsonResponse(200, await passkeyLoginOptions(await services.passkeyLogin(), { sourceIp: origin.sourceIp })),
+});
+
+/** POST /passkey/login { response, deviceToken? } -> what a good POST /login answers. */
+export const passkeyLoginRoute = defineRoute<PasskeyServices, typeof PasskeyLoginRequest>({
+  name: 'passkey_login',
+  method: 'POST',
+  path: '/passkey/login',
+  body: { name: 'PasskeyLoginRequest', schema: PasskeyLoginRequest },
+  doc: {
+    operationId: 'passkeyLogin',
+    summary: 'Log in with a passkey, without a password',
+    description: `The browser's assertion for the options of \`POST /passkey/login/options\`, with user
+verification. Answers as a good \`POST /login\` does, with \`amr\` \`["hwk"|"swk","user","mfa"]\`.
+The login's limits apply (a locked account or source is refused); a failure counts as a failed
+login of the source, and of the account its credential names.
+`,
+    parameters: loginRoute.doc.parameters,
+    answers: {
+      200: { ...loginRoute.doc.answers[200]!, body: { name: 'LoggedIn', schema: LoggedIn } },
+      400: BAD_REQUEST,
+      401: {
+        description: '`invalid_passkey`: one answer for an unknown credential, a bad signature, a used or expired challenge, a counter gone back.',
+        codes: ['invalid_passkey'],
+      },
+      403: loginRoute.doc.answers[403]!,
+      429: RATE_LIMITED,
+      501: NOT_CONFIGURED,
+      503: TEMPORARILY_UNAVAILABLE,
+    },
+  },
+  handle: async ({ request, body, origin, services }) =>
+    loggedInResponse(
+      await loginWithPasskey(await services.passkeyLogin(), {
+        response: body.response as unknown as AuthenticationResponseJSON,
+        sourceIp: origin.sourceIp,
+        userAgent: request.headers.get('user-agent') ?? undefined,
+        deviceTokens: presentedDeviceTokens(request, body.deviceToken),
+      }),
+    ),
+});

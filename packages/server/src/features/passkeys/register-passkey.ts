@@ -1,0 +1,152 @@
+import { generateRegistrationOptions, verifyRegistrationResponse, type PublicKeyCredentialCreationOptionsJSON, type RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { PasskeyFailureReason } from '../../accounts/audit-events.js';
+import { InvalidPasskeyError, PasskeyLimitReachedError, TemporarilyUnavailableError, UnauthenticatedError } from '../../accounts/errors.js';
+import { translateErrors } from '../../accounts/translate-errors.js';
+import { epochSeconds } from '../../shared/epoch-seconds.js';
+import { hasActiveFactor } from '../../storage/mfa-store.js';
+import type { StoredPasskey } from '../../storage/passkey-store.js';
+import { mailMfaChange } from '../mfa/mail-mfa-change.js';
+import { recentCaller } from '../mfa/recent-login.js';
+import { newRecoveryCodes, recoveryCodeHash } from '../mfa/recovery-codes.js';
+import { MFA_LIMITS } from '../mfa/settings.js';
+import { answeredChallenge, challengeHash } from './challenge.js';
+import { configuredRelyingParty } from './configured.js';
+import type { PasskeyDependencies } from './dependencies.js';
+import { passkeyView, type PasskeyView } from './passkey-view.js';
+import { DEFAULT_PASSKEY_NAME, PASSKEY_LIMITS } from './settings.js';
+import { webAuthnUserHandle } from './webauthn-user.js';
+
+/**
+ * Registration of a passkey, behind a recent login (mfa/recent-login.ts): the options (a
+ * challenge stored 5 minutes, single use), then the browser's answer verified and stored.
+ */
+
+/** Algorithms offered: EdDSA, ES256, RS256 (@simplewebauthn's default list, written out so it stays what SECURITY.md says). */
+const ALGORITHMS = [-8, -7, -257];
+
+/** POST /passkeys/registration/options: creation options for navigator.credentials.create(). */
+export async function passkeyRegistrationOptions(deps: PasskeyDependencies, input: { accessToken: string | undefined }): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  return translateErrors(async () => {
+    const webauthn = configuredRelyingParty(deps);
+    const now = deps.now?.() ?? new Date();
+    const caller = await recentCaller(deps, input.accessToken, now);
+    const [user, factors] = await Promise.all([deps.users.getUserById(caller.userId), deps.mfa.read(caller.accountKey)]);
+    if (user === undefined) throw new UnauthenticatedError('the account no longer exists');
+    const passkeys = factors?.passkeys ?? new Map<string, StoredPasskey>();
+    if (passkeys.size >= PASSKEY_LIMITS.perAccount) throw new PasskeyLimitReachedError(PASSKEY_LIMITS.perAccount);
+    const options = await generateRegistrationOptions({
+      rpName: webauthn.rpName,
+      rpID: webauthn.rpId,
+      userID: webAuthnUserHandle(caller.userId),
+      // The owner's own answer: what their authenticator lists the passkey under.
+      userName: user.email,
+      userDisplayName: user.email,
+      timeout: PASSKEY_LIMITS.challengeSeconds * 1000,
+      attestationType: 'none',
+      excludeCredentials: [...passkeys].map(([id, passkey]) => ({ id, transports: passkey.transports })),
+      authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
+      supportedAlgorithmIDs: ALGORITHMS,
+    });
+    await deps.passkeys.putChallenge(challengeHash(options.challenge), {
+      purpose: 'registration',
+      userId: caller.userId,
+      accountKey: caller.accountKey,
+      expiresAt: epochSeconds(now) + PASSKEY_LIMITS.challengeSeconds,
+    });
+    return options;
+  });
+}
+
+export interface PasskeyRegistered {
+  passkey: PasskeyView;
+  /** Only when the passkey is the account's first factor: shown once. */
+  recoveryCodes?: string[];
+}
+
+/** Writes lost to a concurrent change of the account's factors before the registration gives up (each re-reads). */
+const MAX_ATTEMPTS = 3;
+
+/**
+ * POST /passkeys/registration: the answer to a challenge of this account's, verified (origin,
+ * RP ID, user presence; attestation "none"), stored. The credential id is claimed first
+ * (its lookup item, refused if registered anywhere), then added to the account's factors; a
+ * failure there gives the claim back.
+ */
+export async function registerPasskey(
+  deps: PasskeyDependencies,
+  input: { accessToken: string | undefined; response: RegistrationResponseJSON; name?: string },
+): Promise<PasskeyRegistered> {
+  return translateErrors(async () => {
+    const webauthn = configuredRelyingParty(deps);
+    const now = deps.now?.() ?? new Date();
+    const caller = await recentCaller(deps, input.accessToken, now);
+    const refuse = (reason: PasskeyFailureReason): never => {
+      deps.audit({ type: 'auth.passkey_registration_failed', reason, userId: caller.userId });
+      throw new InvalidPasskeyError();
+    };
+    const challenge = answeredChallenge(input.response.response.clientDataJSON);
+    const stored = challenge === undefined ? undefined : await deps.passkeys.consumeChallenge(challengeHash(challenge));
+    if (challenge === undefined || stored === undefined || stored.purpose !== 'registration' || stored.accountKey !== caller.accountKey) return refuse('unknown_challenge');
+    if (stored.expiresAt <= epochSeconds(now)) return refuse('expired_challenge');
+    let info;
+    try {
+      const verified = await verifyRegistrationResponse({
+        response: input.response,
+        expectedChallenge: challenge,
+        expectedOrigin: [...webauthn.origins],
+        expectedRPID: webauthn.rpId,
+        requireUserVerification: false,
+        supportedAlgorithmIDs: ALGORITHMS,
+      });
+      if (!verified.verified) return refuse('not_verified');
+      info = verified.registrationInfo;
+    } catch {
+      return refuse('not_verified');
+    }
+    const credentialId = info.credential.id;
+    const passkey: StoredPasskey = {
+      publicKey: info.credential.publicKey,
+      counter: info.credential.counter,
+      transports: (input.response.response.transports ?? []).slice(0, 10),
+      backupEligible: info.credentialDeviceType === 'multiDevice',
+      backedUp: info.credentialBackedUp,
+      name: input.name ?? DEFAULT_PASSKEY_NAME,
+      createdAt: epochSeconds(now),
+      aaguid: info.aaguid,
+    };
+    const user = await deps.users.getUserById(caller.userId);
+    if (user === undefined) throw new UnauthenticatedError('the account no longer exists');
+    if (!(await deps.passkeys.putLookup(credentialId, { userId: caller.userId, accountKey: caller.accountKey, email: user.email }))) return refuse('credential_taken');
+    let codes: string[] | undefined;
+    try {
+      codes = await addToFactors(deps, caller, credentialId, passkey);
+    } catch (error) {
+      await deps.passkeys.deleteLookup(credentialId, caller.accountKey);
+      throw error;
+    }
+    deps.audit({ type: 'auth.passkey_registered', userId: caller.userId, synced: passkey.backupEligible });
+    await mailMfaChange(deps, caller.userId, 'passkey_added');
+    return { passkey: passkeyView(credentialId, passkey), ...(codes !== undefined && { recoveryCodes: codes }) };
+  });
+}
+
+/** The passkey in the account's factors, with recovery codes when it is the first factor; the codes, if any. */
+async function addToFactors(deps: PasskeyDependencies, caller: { userId: string; accountKey: string }, credentialId: string, passkey: StoredPasskey): Promise<string[] | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const factors = await deps.mfa.read(caller.accountKey);
+    const count = factors?.passkeys.size ?? 0;
+    if (count >= PASSKEY_LIMITS.perAccount) throw new PasskeyLimitReachedError(PASSKEY_LIMITS.perAccount);
+    const codes = hasActiveFactor(factors) ? undefined : newRecoveryCodes(MFA_LIMITS.recoveryCodes);
+    const added = await deps.passkeys.add(caller.accountKey, {
+      userId: caller.userId,
+      credentialId,
+      passkey,
+      max: PASSKEY_LIMITS.perAccount,
+      hadPasskeys: count > 0,
+      ...(codes !== undefined && { recoveryCodes: codes.map((code) => recoveryCodeHash(code)!) }),
+    });
+    if (added) return codes;
+    // Another factor came or went meanwhile: read again and decide again.
+    if (attempt >= MAX_ATTEMPTS) throw new TemporarilyUnavailableError(1);
+  }
+}
