@@ -13,7 +13,11 @@ import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON
 import { createApi } from '../packages/server/src/api/create-api.js';
 import type { AnyRoute } from '../packages/server/src/api/route.js';
 import type { WebAuthnConfig } from '../packages/server/src/features/passkeys/settings.js';
+import { confirmTotp, enrolTotp } from '../packages/server/src/features/mfa/manage-totp.js';
 import { register } from '../packages/server/src/features/register/register.js';
+import { readConfig } from '../packages/server/src/config/read-config.js';
+import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
+import { base32Bytes, totpCode } from './support/authenticator-app.js';
 import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
 import { servicesOf, type ApiServices } from '../packages/server/src/wiring/api-services.js';
 import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
@@ -40,7 +44,9 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
 
   /** A fixture with passkeys on, its API in process, and a registered account signed in with its password (a recent login). */
   async function signedIn(overrides: Partial<AppDependencies> = {}) {
-    const clock = movableClock(Math.floor(Date.now() / 30_000) * 30_000 - 170_000);
+    // 10 s into a TOTP step, 10 minutes back: tests move it forward past a recent login's 5 minutes,
+    // and tokens verified at the real time must not have been issued in the future.
+    const clock = movableClock(Math.floor(Date.now() / 30_000) * 30_000 - 590_000);
     const fixture = await createAuthFixture(server.endpoint, { now: clock.now, webauthn: WEBAUTHN, ...overrides });
     const quiet = () => {};
     const log = { info: quiet, warn: quiet, error: quiet, safeError: (error: unknown) => (error instanceof Error ? error.name : typeof error) };
@@ -131,5 +137,262 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
     for (const secret of [assertion.response.signature, webauthn.challenge, account.email, loggedIn.body.accessToken as string]) expect(trail).not.toContain(secret);
     expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['auth.passkey_registered', 'auth.passkey_login_succeeded', 'auth.mfa_succeeded']));
     dispose();
+  });
+
+  /** TOTP enrolled from the URI on the account (use-case level), and a code at a time. */
+  async function withTotp(account: Awaited<ReturnType<typeof signedIn>>) {
+    const enrolment = await enrolTotp(account.deps, { accessToken: account.token });
+    const secret = base32Bytes(new URL(enrolment.otpauthUri).searchParams.get('secret')!);
+    const codeAt = (now: Date) => totpCode(secret, now.getTime());
+    const confirmed = await confirmTotp(account.deps, { accessToken: account.token, code: codeAt(account.clock.now()) });
+    return { codeAt, confirmed };
+  }
+
+  /** A session whose login used a second factor (a passwordless passkey login): what removing a passkey needs. */
+  async function mfaSession(account: Awaited<ReturnType<typeof withPasskey>>) {
+    const loggedIn = await account.call('POST', '/passkey/login', { body: { response: await passwordlessAssertion(account, account.authenticator) } });
+    expect(loggedIn.status, JSON.stringify(loggedIn.body)).toBe(200);
+    return loggedIn.body.accessToken as string;
+  }
+
+  it('registration needs a login within 5 minutes; a synced passkey says so and logs in as swk', async () => {
+    const account = await signedIn();
+    const { call, token, clock, dispose } = account;
+    clock.advance(301);
+    expect(await call('POST', '/passkeys/registration/options', { token })).toMatchObject({ status: 403, body: { error: { code: 'reauthentication_required' } } });
+    const fresh = (await account.passwordLogin()).body.accessToken as string;
+    const authenticator = softwareAuthenticator({ origin: ORIGIN, synced: true });
+    const registered = await registerWith({ call, token: fresh }, authenticator, {}, 'Phone');
+    expect(registered).toMatchObject({ status: 201, body: { passkey: { name: 'Phone', deviceType: 'multiDevice', backedUp: true } } });
+    const loggedIn = await call('POST', '/passkey/login', { body: { response: await passwordlessAssertion(account, authenticator) } });
+    expect(decodeJwt(loggedIn.body.accessToken as string).amr).toEqual(['swk', 'user', 'mfa']);
+    dispose();
+  });
+
+  it('renames; removal needs a login with a second factor, then the passkey logs in no more', async () => {
+    const account = await withPasskey();
+    const { call, token, registered, authenticator, mailbox, dispose } = account;
+    const id = registered.passkey.id;
+    expect(await call('PATCH', `/passkeys/${id}`, { token, body: { name: 'Laptop' } })).toMatchObject({ status: 200, body: { passkey: { id, name: 'Laptop' } } });
+    expect(await call('PATCH', `/passkeys/${id}`, { token, body: { name: 'a\nb' } })).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
+    expect(await call('PATCH', '/passkeys/unknown', { token, body: { name: 'Laptop' } })).toMatchObject({ status: 404, body: { error: { code: 'passkey_not_found' } } });
+    // A session of the password alone, however recent, cannot take a factor away.
+    expect(await call('DELETE', `/passkeys/${id}`, { token })).toMatchObject({ status: 403, body: { error: { code: 'reauthentication_required' } } });
+    const withMfa = await mfaSession(account);
+    expect((await call('DELETE', `/passkeys/${id}`, { token: withMfa })).status).toBe(204);
+    expect(mailbox.sent.at(-1)).toMatchObject({ kind: 'mfa_changed', change: 'passkey_removed' });
+    expect(await call('GET', '/passkeys', { token: withMfa })).toMatchObject({ status: 200, body: { passkeys: [] } });
+    const stale = await call('POST', '/passkey/login', { body: { response: await passwordlessAssertion(account, authenticator) } });
+    expect(stale).toMatchObject({ status: 401, body: { error: { code: 'invalid_passkey' } } });
+    // The last factor took the recovery codes with it: the password alone logs in again.
+    expect((await account.passwordLogin()).status).toBe(200);
+    dispose();
+  });
+
+  it('refuses a replayed assertion, an answer to a used challenge and to an expired one', async () => {
+    const account = await withPasskey();
+    const { call, clock, authenticator, dispose } = account;
+    const options = (await call('POST', '/passkey/login/options')).body as unknown as PublicKeyCredentialRequestOptionsJSON;
+    const assertion = await authenticator.authenticate(options);
+    expect((await call('POST', '/passkey/login', { body: { response: assertion } })).status).toBe(200);
+    expect(await call('POST', '/passkey/login', { body: { response: assertion } })).toMatchObject({ status: 401, body: { error: { code: 'invalid_passkey' } } });
+    // A new signature (counter moved on) over the challenge already spent.
+    expect((await call('POST', '/passkey/login', { body: { response: await authenticator.authenticate(options) } })).status).toBe(401);
+    const later = await passwordlessAssertion(account, authenticator);
+    clock.advance(301);
+    expect((await call('POST', '/passkey/login', { body: { response: later } })).status).toBe(401);
+    expect(account.events.filter((event) => event.type === 'auth.passkey_login_failed').map((event) => (event as { reason: string }).reason)).toEqual([
+      'unknown_challenge',
+      'unknown_challenge',
+      'expired_challenge',
+    ]);
+    dispose();
+  });
+
+  it('refuses another origin or RP ID, a counter gone back, a changed backup eligibility, and counts each as a failed login', async () => {
+    const account = await withPasskey();
+    const { call, deps, clock, email, authenticator, dispose } = account;
+    const refused = async (overrides: Parameters<typeof authenticator.authenticate>[1]) =>
+      (await call('POST', '/passkey/login', { body: { response: await passwordlessAssertion(account, authenticator, overrides) } })).status;
+    expect(await refused({ origin: 'https://evil.example.net' })).toBe(401);
+    expect(await refused({ rpId: 'evil.example.net' })).toBe(401);
+    expect(await refused({ counter: 1 })).toBe(401);
+    expect(await refused({ backupEligible: true })).toBe(401);
+    expect(await refused({ userVerification: false })).toBe(401);
+    expect(await refused({})).toBe(200);
+    const reasons = account.events.filter((event) => event.type === 'auth.passkey_login_failed').map((event) => (event as { reason: string }).reason);
+    expect(reasons).toEqual(['not_verified', 'not_verified', 'counter_regression', 'backup_eligibility_changed', 'not_verified']);
+    const state = await deps.loginGuard.read({ email, accountKey: deps.fingerprint(email), sourceKey: sourceKeyOf(SOURCE), now: clock.now() });
+    // The good login cleared the account's run; the source keeps its count.
+    expect(state.account.failures).toBe(0);
+    expect(state.source.failures).toBe(5);
+    // Registration is checked alike: another origin or RP ID is refused.
+    const other = softwareAuthenticator({ origin: ORIGIN });
+    expect((await registerWith(account, other, { origin: 'https://evil.example.net' })).status).toBe(401);
+    expect((await registerWith(account, other, { rpId: 'evil.example.net' })).status).toBe(401);
+    dispose();
+  });
+
+  it('a wrong assertion at POST /login/mfa counts as a wrong code; an unknown credential counts against the source', async () => {
+    const account = await withPasskey();
+    const { call, deps, clock, email, authenticator, passwordLogin, dispose } = account;
+    const challenge = await passwordLogin();
+    const webauthn = challenge.body.webauthn as PublicKeyCredentialRequestOptionsJSON;
+    const wrong = await call('POST', '/login/mfa', { body: { mfaToken: challenge.body.mfaToken, method: 'webauthn', response: await authenticator.authenticate(webauthn, { origin: 'https://evil.example.net' }) } });
+    expect(wrong).toMatchObject({ status: 401, body: { error: { code: 'invalid_mfa_code' } } });
+    expect(await call('POST', '/login/mfa', { body: { mfaToken: challenge.body.mfaToken, method: 'webauthn' } })).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
+    const state = await deps.loginGuard.read({ email, accountKey: deps.fingerprint(email), sourceKey: sourceKeyOf(SOURCE), now: clock.now() });
+    expect(state.account.failures).toBe(1);
+    const stranger = softwareAuthenticator({ origin: ORIGIN });
+    await stranger.register({ ...((await call('POST', '/passkeys/registration/options', { token: account.token })).body as unknown as PublicKeyCredentialCreationOptionsJSON) });
+    expect((await call('POST', '/passkey/login', { body: { response: await passwordlessAssertion(account, stranger) } })).status).toBe(401);
+    const after = await deps.loginGuard.read({ email, accountKey: deps.fingerprint(email), sourceKey: sourceKeyOf(SOURCE), now: clock.now() });
+    expect(after.source.failures).toBe(2);
+    expect(after.account.failures).toBe(1);
+    dispose();
+  });
+
+  it('refuses a credential registered already, on another account or the same', async () => {
+    const account = await withPasskey();
+    const { deps, call, authenticator, registered, dispose } = account;
+    const otherEmail = uniqueEmail();
+    await register(deps, { email: otherEmail, password: PASSWORD });
+    const other = await call('POST', '/login', { body: { email: otherEmail, password: PASSWORD } });
+    const taken = await registerWith({ call, token: other.body.accessToken as string }, authenticator, { credentialId: registered.passkey.id });
+    expect(taken).toMatchObject({ status: 401, body: { error: { code: 'invalid_passkey' } } });
+    expect((await registerWith(account, authenticator, { credentialId: registered.passkey.id })).status).toBe(401);
+    // It still logs in to its own account.
+    const loggedIn = await call('POST', '/passkey/login', { body: { response: await passwordlessAssertion(account, authenticator) } });
+    expect(decodeJwt(loggedIn.body.accessToken as string).sub).toBe((await deps.users.getUserById(decodeJwt(account.token).sub!))?.userId);
+    dispose();
+  });
+
+  it('an account has at most 10 passkeys', async () => {
+    const account = await withPasskey();
+    for (let i = 2; i <= 10; i++) expect((await registerWith(account, account.authenticator)).status).toBe(201);
+    expect(await account.call('POST', '/passkeys/registration/options', { token: account.token })).toMatchObject({ status: 409, body: { error: { code: 'passkey_limit_reached' } } });
+    expect((await account.call('GET', '/passkeys', { token: account.token })).body.passkeys).toHaveLength(10);
+    account.dispose();
+  });
+
+  it('recovery codes come with the first factor and stay while another factor remains', async () => {
+    // Passkey first: its codes; TOTP after brings none and its removal keeps them.
+    const account = await withPasskey();
+    const { call, clock, registered, passwordLogin, dispose } = account;
+    const { codeAt, confirmed } = await withTotp(account);
+    expect(confirmed.recoveryCodes).toBeUndefined();
+    clock.advance(30);
+    const removed = await call('DELETE', '/mfa/totp', { token: account.token, body: { method: 'totp', code: codeAt(clock.now()) } });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(204);
+    const challenge = await passwordLogin();
+    expect(challenge.body.methods).toEqual(['webauthn', 'recovery_code']);
+    const withCode = await call('POST', '/login/mfa', { body: { mfaToken: challenge.body.mfaToken, method: 'recovery_code', code: registered.recoveryCodes![0] } });
+    expect(withCode.status).toBe(200);
+    expect((await call('POST', '/mfa/recovery-codes', { token: account.token })).status).toBe(200);
+    // Removing the last factor takes the codes: the password alone logs in.
+    expect((await call('DELETE', `/passkeys/${registered.passkey.id}`, { token: withCode.body.accessToken as string })).status).toBe(204);
+    expect((await passwordLogin()).status).toBe(200);
+    expect(await call('POST', '/mfa/recovery-codes', { token: account.token })).toMatchObject({ status: 409, body: { error: { code: 'mfa_not_enabled' } } });
+    dispose();
+  });
+
+  it('TOTP first: its codes stay when a passkey is added and removed, and go with TOTP last', async () => {
+    const account = await signedIn();
+    const { call, clock, passwordLogin, dispose } = account;
+    const { codeAt, confirmed } = await withTotp(account);
+    expect(confirmed.recoveryCodes).toHaveLength(10);
+    const authenticator = softwareAuthenticator({ origin: ORIGIN });
+    const registered = await registerWith(account, authenticator);
+    expect(registered.status).toBe(201);
+    expect(registered.body.recoveryCodes).toBeUndefined();
+    const challenge = await passwordLogin();
+    expect(challenge.body.methods).toEqual(['totp', 'webauthn', 'recovery_code']);
+    clock.advance(30);
+    const second = await call('POST', '/login/mfa', { body: { mfaToken: challenge.body.mfaToken, method: 'totp', code: codeAt(clock.now()) } });
+    const id = (registered.body.passkey as { id: string }).id;
+    expect((await call('DELETE', `/passkeys/${id}`, { token: second.body.accessToken as string })).status).toBe(204);
+    const totpOnly = await passwordLogin();
+    expect(totpOnly.body.methods).toEqual(['totp', 'recovery_code']);
+    const withCode = await call('POST', '/login/mfa', { body: { mfaToken: totpOnly.body.mfaToken, method: 'recovery_code', code: confirmed.recoveryCodes![0] } });
+    expect(withCode.status).toBe(200);
+    clock.advance(30);
+    expect((await call('DELETE', '/mfa/totp', { token: withCode.body.accessToken as string, body: { method: 'totp', code: codeAt(clock.now()) } })).status).toBe(204);
+    expect((await passwordLogin()).status).toBe(200);
+    dispose();
+  });
+
+  it('counts attempts at DELETE /mfa/totp per account: the 6th in 15 minutes is rate_limited', async () => {
+    const account = await signedIn();
+    const { call, clock, dispose } = account;
+    const { codeAt } = await withTotp(account);
+    for (let i = 0; i < 5; i++) {
+      expect(await call('DELETE', '/mfa/totp', { token: account.token, body: { method: 'totp', code: '000000' } })).toMatchObject({ status: 401, body: { error: { code: 'invalid_mfa_code' } } });
+    }
+    clock.advance(30);
+    const limited = await call('DELETE', '/mfa/totp', { token: account.token, body: { method: 'totp', code: codeAt(clock.now()) } });
+    expect(limited).toMatchObject({ status: 429, body: { error: { code: 'rate_limited' } } });
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    dispose();
+  });
+
+  it('a wrong password on a passkey account answers as on any account', async () => {
+    const account = await withPasskey();
+    const { call, deps, email, dispose } = account;
+    const plain = uniqueEmail();
+    await register(deps, { email: plain, password: PASSWORD });
+    const strip = (answer: Answer) => ({ status: answer.status, body: answer.body, cookie: answer.headers.get('set-cookie'), auth: answer.headers.get('www-authenticate') });
+    const onPasskey = strip(await call('POST', '/login', { body: { email, password: 'a wrong password here' } }));
+    expect(onPasskey).toEqual(strip(await call('POST', '/login', { body: { email: plain, password: 'a wrong password here' } })));
+    expect(onPasskey.status).toBe(401);
+    dispose();
+  });
+
+  it('without a relying party every passkey route answers passkeys_not_configured, and mfa_required offers no webauthn', async () => {
+    const account = await withPasskey();
+    const off = await signedIn({ webauthn: undefined });
+    const { call, token } = off;
+    for (const [method, path] of [['POST', '/passkeys/registration/options'], ['GET', '/passkeys'], ['DELETE', '/passkeys/x'], ['POST', '/passkey/login/options']] as const) {
+      expect(await call(method, path, { token })).toMatchObject({ status: 501, body: { error: { code: 'passkeys_not_configured' } } });
+    }
+    // The same table seen by a deployment without passkeys: the account's passkey is still a factor.
+    const { deps } = account;
+    const { webauthn: _dropped, ...withoutPasskeys } = deps;
+    const blind = createApi(API_ROUTES as AnyRoute<ApiServices>[], {
+      services: () => servicesOf(withoutPasskeys as AppDependencies),
+      origin: () => ({ sourceIp: SOURCE, requestId: 'req' }),
+      log: { info: () => {}, warn: () => {}, error: () => {}, safeError: () => 'error' },
+    });
+    const answer = await blind.fetch(new Request('http://api.test/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: account.email, password: PASSWORD }) }));
+    const body = (await answer.json()) as Record<string, unknown>;
+    expect(answer.status).toBe(401);
+    expect(body).toMatchObject({ error: { code: 'mfa_required' }, methods: ['recovery_code'] });
+    expect(body.webauthn).toBeUndefined();
+    account.dispose();
+    off.dispose();
+  });
+});
+
+describe('the passkey settings', () => {
+  it('are off unless PASSLANE_WEBAUTHN_RP_ID is set, and default the origin and the name', () => {
+    expect(readConfig({}).webauthn).toBeUndefined();
+    expect(readConfig({ PASSLANE_WEBAUTHN_RP_ID: 'example.com', PASSLANE_SERVICE_NAME: 'Example' }).webauthn).toEqual({ rpId: 'example.com', origins: ['https://example.com'], rpName: 'Example' });
+    expect(
+      readConfig({ PASSLANE_WEBAUTHN_RP_ID: 'localhost', PASSLANE_WEBAUTHN_ORIGINS: 'http://localhost:3000, https://app.localhost', PASSLANE_WEBAUTHN_RP_NAME: 'Dev' }).webauthn,
+    ).toEqual({ rpId: 'localhost', origins: ['http://localhost:3000', 'https://app.localhost'], rpName: 'Dev' });
+  });
+
+  it.each([
+    [{ PASSLANE_WEBAUTHN_ORIGINS: 'https://example.com' }, /PASSLANE_WEBAUTHN_ORIGINS.*without PASSLANE_WEBAUTHN_RP_ID/],
+    [{ PASSLANE_WEBAUTHN_RP_ID: '127.0.0.1' }, /PASSLANE_WEBAUTHN_RP_ID.*never an IP/],
+    [{ PASSLANE_WEBAUTHN_RP_ID: 'https://example.com' }, /PASSLANE_WEBAUTHN_RP_ID/],
+    [{ PASSLANE_WEBAUTHN_RP_ID: 'Example.com' }, /PASSLANE_WEBAUTHN_RP_ID.*lower case/],
+    [{ PASSLANE_WEBAUTHN_RP_ID: 'example.com', PASSLANE_WEBAUTHN_ORIGINS: 'http://example.com' }, /PASSLANE_WEBAUTHN_ORIGINS.*https/],
+    [{ PASSLANE_WEBAUTHN_RP_ID: 'example.com', PASSLANE_WEBAUTHN_ORIGINS: 'https://example.com/' }, /PASSLANE_WEBAUTHN_ORIGINS.*origin alone/],
+    [{ PASSLANE_WEBAUTHN_RP_ID: 'example.com', PASSLANE_WEBAUTHN_ORIGINS: 'https://example.net' }, /PASSLANE_WEBAUTHN_ORIGINS.*neither the RP ID/],
+    [{ PASSLANE_WEBAUTHN_RP_ID: 'example.com', PASSLANE_WEBAUTHN_ORIGINS: 'https://badexample.com' }, /PASSLANE_WEBAUTHN_ORIGINS.*neither the RP ID/],
+    [{ PASSLANE_WEBAUTHN_RP_ID: 'localhost', PASSLANE_WEBAUTHN_ORIGINS: 'http://127.0.0.1:3000' }, /PASSLANE_WEBAUTHN_ORIGINS.*use localhost/],
+    [{ PASSLANE_WEBAUTHN_RP_ID: 'example.com', PASSLANE_WEBAUTHN_RP_NAME: 'two\nlines' }, /PASSLANE_WEBAUTHN_RP_NAME/],
+  ])('refuses %j', (env, message) => {
+    expect(() => readConfig(env)).toThrow(message);
   });
 });

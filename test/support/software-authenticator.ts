@@ -58,8 +58,10 @@ export function softwareAuthenticator(options: AuthenticatorOptions) {
 
     /** navigator.credentials.create(): a new ES256 credential, attestation "none". */
     async register(creation: PublicKeyCredentialCreationOptionsJSON, overrides: AnswerOverrides = {}): Promise<RegistrationResponseJSON> {
-      const keys = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
-      const rawId = crypto.getRandomValues(new Uint8Array(32));
+      // `credentialId`: the same credential again (a registration of one credential on a second account).
+      const again = credentials.find((c) => c.id === overrides.credentialId);
+      const keys = again?.keys ?? ((await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, ['sign', 'verify'])) as CryptoKeyPair);
+      const rawId = again === undefined ? crypto.getRandomValues(new Uint8Array(32)) : isoBase64URL.toBuffer(again.id);
       const credential: SoftwareCredential = {
         id: isoBase64URL.fromBuffer(rawId),
         rpId: creation.rp.id!,

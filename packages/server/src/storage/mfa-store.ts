@@ -127,7 +127,7 @@ export class MfaStore {
     return this.conditional('replaceRecoveryCodes', {
       Key: { pk: { S: mfaKey(accountKey) } },
       UpdateExpression: 'SET recoveryCodes = :codes',
-      ConditionExpression: `attribute_exists(totpSecret) OR NOT (${NO_PASSKEY})`,
+      ConditionExpression: `attribute_exists(totpSecret) OR (${HAS_PASSKEY})`,
       ExpressionAttributeValues: { ':codes': { SS: [...hashes] }, ':zero': { N: '0' } },
     });
   }
@@ -142,7 +142,7 @@ export class MfaStore {
     return this.conditional('removeTotp', {
       Key: { pk: { S: mfaKey(accountKey) } },
       UpdateExpression: `REMOVE totpSecret, totpLastStep, totpEnabledAt, pendingSecret, pendingExpiresAt${lastFactor ? ', recoveryCodes' : ''}`,
-      ConditionExpression: `totpSecret = :sealed AND ${lastFactor ? NO_PASSKEY : `NOT (${NO_PASSKEY})`}`,
+      ConditionExpression: `totpSecret = :sealed AND ${lastFactor ? NO_PASSKEY : `(${HAS_PASSKEY})`}`,
       ExpressionAttributeValues: { ':sealed': { S: sealed }, ':zero': { N: '0' } },
     });
   }
@@ -256,8 +256,10 @@ export function toStoredMfa(item: Record<string, AttributeValue>): StoredMfa {
   };
 }
 
-/** No passkey in the item (the map absent, or emptied by removals); `:zero` is 0. */
+/** No passkey in the item (the map absent, or emptied by removals); `:zero` is 0. (DynamoDB refuses redundant parentheses.) */
 const NO_PASSKEY = '(attribute_not_exists(passkeys) OR size(passkeys) = :zero)';
+/** A passkey in the item. */
+const HAS_PASSKEY = 'attribute_exists(passkeys) AND size(passkeys) > :zero';
 
 export function mfaKey(accountKey: string): string {
   return `${MFA_KEY_PREFIX}${accountKey}`;
