@@ -329,22 +329,22 @@ const SCRIPT = String.raw`'use strict';
     var addForm = document.getElementById('add-passkey');
     var again = { href: signIn, text: 'Sign in' };
     if (!accessToken) return say('Sign in first: this page uses the access token of a sign-in in this tab.', 'error', again);
-    var api = function (method, path, body) { return request(method, path, body, accessToken); };
-    // A refused token (expired, or its session ended) is dropped; an old login asks for a new one.
-    var problem = function (answer) {
+    function api(method, path, body) { return request(method, path, body, accessToken); }
+    // A refused token (expired, or its session ended) is dropped; a login too old for the change links to a new one.
+    function problem(answer) {
       if (answer.status === 401) {
         sessionStorage.removeItem(TOKEN);
         account.hidden = true;
         return failed(answer, again);
       }
       failed(answer, answer.error && answer.error.code === 'reauthentication_required' ? { href: signIn, text: 'Sign in again' } : undefined);
-    };
-    var when = function (iso) { return new Date(iso).toLocaleString(); };
-    var kept = function (passkey) {
+    }
+    function when(iso) { return new Date(iso).toLocaleString(); }
+    function kept(passkey) {
       if (passkey.deviceType !== 'multiDevice') return 'kept on this one authenticator';
       return passkey.backedUp ? 'synced' : 'can sync, not backed up yet';
-    };
-    var item = function (passkey) {
+    }
+    function item(passkey) {
       var path = '/passkeys/' + encodeURIComponent(passkey.id);
       var li = document.createElement('li');
       var rename = document.createElement('form');
@@ -379,16 +379,16 @@ const SCRIPT = String.raw`'use strict';
         });
       });
       return li;
-    };
-    var load = function () {
+    }
+    function load() {
       return api('GET', '/passkeys').then(function (answer) {
         if (answer.status !== 200) return problem(answer);
         list.replaceChildren.apply(list, answer.body.passkeys.map(item));
         document.getElementById('no-passkeys').hidden = answer.body.passkeys.length > 0;
         account.hidden = false;
       });
-    };
-    var showCodes = function (codes) {
+    }
+    function showCodes(codes) {
       var shown = document.getElementById('recovery-codes');
       var ol = shown.querySelector('ol');
       ol.replaceChildren.apply(ol, codes.map(function (code) {
@@ -397,7 +397,7 @@ const SCRIPT = String.raw`'use strict';
         return li;
       }));
       shown.hidden = false;
-    };
+    }
     onSubmit(addForm, function (data) {
       var name = data.get('name').trim();
       return api('POST', '/passkeys/registration/options').then(function (answer) {
