@@ -1,38 +1,48 @@
 /**
  * `npm start`'s pages for the links its mails carry, so reset and verification work in a browser
- * with no app yet: plain HTML and a little script that posts to the API on the same origin.
- *   <reset path>     (/reset-password#token=...)  choose a new password: POST /password/reset/confirm
- *   <verify path>    (/verify-email#token=...)    confirm the address:    POST /email/verify
- *   <sign-in path>   (/sign-in)                   sign in (POST /login), or ask for a reset link (POST /password/reset)
+ * with no app yet, and a page to try passkeys on: plain HTML and a little script that calls the
+ * API on the same origin.
+ *   <reset path>      (/reset-password#token=...)  choose a new password: POST /password/reset/confirm
+ *   <verify path>     (/verify-email#token=...)    confirm the address:    POST /email/verify
+ *   <sign-in path>    (/sign-in)                   sign in with the password (POST /login, then POST /login/mfa
+ *                                                  when a second factor is asked for) or a passkey (POST
+ *                                                  /passkey/login), or ask for a reset link (POST /password/reset)
+ *   /account/passkeys                              list, add, rename and remove the passkeys (/passkeys...) with
+ *                                                  the access token of the sign-in in this tab
  * Served only while the mails link to this server (PASSLANE_APP_URL unset): a set PASSLANE_APP_URL
  * is the user's own app, whose pages take the links instead. Never on Lambda or the edge.
  *
  * The token stays in the fragment, which browsers never send; the script reads it, removes it
  * from the address bar and history, and posts it. The pages load no third-party resource and the
  * Content-Security-Policy allows only this origin; `form-action 'none'` keeps a password out of
- * any URL even if the script does not run.
+ * any URL even if the script does not run. The access token of a sign-in is kept in
+ * sessionStorage (this tab only, gone when it closes), never in a URL.
  */
 import type { MailConfig } from '../../mail/settings.js';
 import { escapeHtml } from '../../mail/templates.js';
 
 /** Under a prefix no API route uses. */
 const ASSET_PATH = '/_passlane/';
+/** No API route uses /account/ either; not a mail setting, since no mail links here. */
+const PASSKEYS_PATH = '/account/passkeys';
 
 export interface LocalPages {
   /** The pages' paths, for the banner. */
-  paths: { passwordReset: string; emailVerification: string; signIn: string };
+  paths: MailConfig['paths'] & { passkeys: string };
   /** The page or asset for a GET or HEAD of one of these paths, else undefined (the API's). */
   answer(request: Request): Response | undefined;
 }
 
-type PageKind = 'reset' | 'verify' | 'sign-in';
+type PageKind = 'reset' | 'verify' | 'sign-in' | 'passkeys';
 
 export function createLocalPages(mail: Pick<MailConfig, 'paths' | 'serviceName'>): LocalPages {
-  const { paths, serviceName } = mail;
+  const paths = { ...mail.paths, passkeys: PASSKEYS_PATH };
+  const html = (kind: PageKind, title: string) => ({ body: page(kind, title, mail.serviceName, paths), type: 'text/html' });
   const documents = new Map<string, { body: string; type: string }>([
-    [paths.passwordReset, { body: page('reset', `Choose a new password`, serviceName, paths.signIn), type: 'text/html' }],
-    [paths.emailVerification, { body: page('verify', `Confirm your email address`, serviceName, paths.signIn), type: 'text/html' }],
-    [paths.signIn, { body: page('sign-in', `Sign in`, serviceName, paths.signIn), type: 'text/html' }],
+    [paths.passwordReset, html('reset', 'Choose a new password')],
+    [paths.emailVerification, html('verify', 'Confirm your email address')],
+    [paths.signIn, html('sign-in', 'Sign in')],
+    [paths.passkeys, html('passkeys', 'Your passkeys')],
     [`${ASSET_PATH}pages.js`, { body: SCRIPT, type: 'text/javascript' }],
     [`${ASSET_PATH}pages.css`, { body: STYLE, type: 'text/css' }],
   ]);
@@ -54,7 +64,7 @@ const HEADERS = {
   'x-content-type-options': 'nosniff',
 };
 
-function page(kind: PageKind, title: string, serviceName: string, signInPath: string): string {
+function page(kind: PageKind, title: string, serviceName: string, paths: LocalPages['paths']): string {
   const forms: Record<PageKind, string> = {
     reset: `<form id="reset" method="post" hidden>
   <label>New password <input name="password" type="password" autocomplete="new-password" required></label>
@@ -69,11 +79,43 @@ function page(kind: PageKind, title: string, serviceName: string, signInPath: st
   <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
   <button>Sign in</button>
 </form>
+<form id="passkey" method="post">
+  <h2>Sign in with a passkey</h2>
+  <button>Use a passkey</button>
+</form>
+<section id="second-factor" hidden>
+  <h2>Second step</h2>
+  <form id="mfa-passkey" method="post" hidden>
+    <button>Use your passkey</button>
+  </form>
+  <form id="mfa-code" method="post" hidden>
+    <label>Kind of code <select name="method"></select></label>
+    <label>Code <input name="code" autocomplete="one-time-code" required></label>
+    <button>Finish signing in</button>
+  </form>
+</section>
+<p id="signed-in" hidden><a href="${escapeHtml(paths.passkeys)}">Manage your passkeys</a></p>
 <h2>Forgot your password?</h2>
 <form id="forgot" method="post">
   <label>Email <input name="email" type="email" autocomplete="username" required></label>
   <button>Mail me a reset link</button>
 </form>`,
+    passkeys: `<section id="account" hidden>
+  <ul id="passkeys"></ul>
+  <p id="no-passkeys" hidden>No passkeys yet.</p>
+  <form id="add-passkey" method="post">
+    <label>Name (optional) <input name="name" maxlength="64" placeholder="This laptop"></label>
+    <button>Add a passkey</button>
+  </form>
+  <section id="recovery-codes" hidden>
+    <h2>Your recovery codes</h2>
+    <p>Each one signs you in once if your passkeys are lost. Write them down now: they are not shown again.</p>
+    <ol></ol>
+  </section>
+  <form id="sign-out" method="post">
+    <button>Sign out</button>
+  </form>
+</section>`,
   };
   return `<!doctype html>
 <html lang="en">
@@ -86,23 +128,28 @@ function page(kind: PageKind, title: string, serviceName: string, signInPath: st
 <script src="${ASSET_PATH}pages.js" defer></script>
 </head>
 <body>
-<main data-page="${kind}" data-sign-in="${escapeHtml(signInPath)}">
+<main data-page="${kind}" data-sign-in="${escapeHtml(paths.signIn)}" data-passkeys="${escapeHtml(paths.passkeys)}">
 <h1>${escapeHtml(title)}</h1>
 ${forms[kind]}
 <p id="status" role="status" aria-live="polite"></p>
-<p class="note">${escapeHtml(serviceName)}'s local page, served by <code>npm start</code> for the links it mails. Set <code>PASSLANE_APP_URL</code> to send the links to your own app instead.</p>
+<p class="note">${escapeHtml(serviceName)}'s local page, served by <code>npm start</code> to try the API in a browser. Set <code>PASSLANE_APP_URL</code> to send the mailed links to your own app instead.</p>
 </main>
 </body>
 </html>
 `;
 }
 
-// Plain script, no build step. Messages come from the API's `error.message`, which never echoes input.
+// Plain script, no build step. Messages come from the API's `error.message`, which never echoes
+// input; names the user typed are set as text, never as HTML.
 const SCRIPT = String.raw`'use strict';
 (function () {
   var main = document.querySelector('main');
   var status = document.getElementById('status');
   var signIn = main.dataset.signIn;
+  // The access token of the sign-in in this tab, for the passkeys page. sessionStorage, not
+  // localStorage: it stays in this tab and is gone when the tab closes, instead of lasting on disk
+  // for every tab of this origin. Never in a URL, where history and logs would keep it.
+  var TOKEN = 'passlane.accessToken';
   function say(text, kind, link) {
     status.textContent = text;
     status.dataset.kind = kind;
@@ -113,27 +160,67 @@ const SCRIPT = String.raw`'use strict';
       status.append(' ', a);
     }
   }
-  function post(path, body) {
-    return fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(function (response) {
+  /** A failure this page explains in words (the server unreachable, a passkey refused by the browser). */
+  function Failure(message) { this.message = message; }
+  function request(method, path, body, accessToken) {
+    var headers = {};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (accessToken) headers.authorization = 'Bearer ' + accessToken;
+    return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) }).then(function (response) {
       return response.text().then(function (text) {
         var json;
         try { json = text ? JSON.parse(text) : undefined; } catch (e) { json = undefined; }
         return { status: response.status, error: json && json.error ? json.error : undefined, body: json };
       });
+    }, function () {
+      throw new Failure('The server could not be reached. Is npm start still running?');
     });
   }
-  function failed(answer) {
-    say(answer.error ? answer.error.message : 'The server answered ' + answer.status + '.', 'error');
+  function post(path, body) { return request('POST', path, body); }
+  function failed(answer, link) {
+    say(answer.error ? answer.error.message : 'The server answered ' + answer.status + '.', 'error', link);
   }
-  function offline() { say('The server could not be reached. Is npm start still running?', 'error'); }
+  /** Runs one action of a button, which stays disabled meanwhile. */
+  function busy(button, work) {
+    button.disabled = true;
+    Promise.resolve().then(work).catch(function (error) {
+      if (error instanceof Failure) return say(error.message, 'error');
+      say('This page failed: ' + error, 'error');
+      console.error(error);
+    }).finally(function () { button.disabled = false; });
+  }
   function onSubmit(form, handle) {
     form.addEventListener('submit', function (event) {
       event.preventDefault();
-      var button = form.querySelector('button');
-      button.disabled = true;
-      Promise.resolve(handle(new FormData(form))).catch(offline).finally(function () { button.disabled = false; });
+      busy(event.submitter || form.querySelector('button'), function () { return handle(new FormData(form)); });
     });
   }
+
+  // Passkeys through WebAuthn's JSON methods: the API's options go in as they come, the credential
+  // goes back as toJSON() makes it; no helper library.
+  var webauthn = typeof PublicKeyCredential === 'function' && typeof PublicKeyCredential.parseRequestOptionsFromJSON === 'function' &&
+    typeof PublicKeyCredential.parseCreationOptionsFromJSON === 'function';
+  function refused(error) {
+    switch (error && error.name) {
+      // The browser gives this one answer for a cancelled or timed-out prompt and for no passkey of
+      // this site on this device, so that a page cannot probe which passkeys a device holds.
+      case 'NotAllowedError': return new Failure('No passkey was used: the prompt was cancelled or timed out, or this device has no passkey for this site.');
+      case 'InvalidStateError': return new Failure('This device already holds a passkey for this account.');
+      case 'SecurityError': return new Failure('The browser refused passkeys on ' + location.hostname + ': the server\'s relying-party ID (PASSLANE_WEBAUTHN_RP_ID) must be this host name, and an IP address cannot be one. Open the page at http://localhost:' + location.port + '.');
+      default: return new Failure('The browser could not use a passkey (' + ((error && error.name) || 'unknown error') + ').');
+    }
+  }
+  function withPasskey(use) {
+    if (!webauthn) return Promise.reject(new Failure('This browser cannot use passkeys here: it lacks WebAuthn or its JSON methods.'));
+    return Promise.resolve().then(use).then(function (credential) { return credential.toJSON(); }, function (error) { throw refused(error); });
+  }
+  function getPasskey(options) {
+    return withPasskey(function () { return navigator.credentials.get({ publicKey: PublicKeyCredential.parseRequestOptionsFromJSON(options) }); });
+  }
+  function createPasskey(options) {
+    return withPasskey(function () { return navigator.credentials.create({ publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options) }); });
+  }
+
   // The token is in the fragment, which the browser never sends: take it, then drop it from the
   // address bar and the history.
   var token = new URLSearchParams(location.hash.slice(1)).get('token');
@@ -176,11 +263,58 @@ const SCRIPT = String.raw`'use strict';
       });
     }
   } else if (main.dataset.page === 'sign-in') {
-    onSubmit(document.getElementById('sign-in'), function (data) {
+    var passwordForm = document.getElementById('sign-in');
+    var passkeyForm = document.getElementById('passkey');
+    var secondFactor = document.getElementById('second-factor');
+    var passkeyStep = document.getElementById('mfa-passkey');
+    var codeStep = document.getElementById('mfa-code');
+    var CODES = { totp: 'Code of the authenticator app', recovery_code: 'Recovery code' };
+    var mfa; // the password step's 401 mfa_required: mfaToken, methods, and webauthn's options
+    function signedIn(answer) {
+      if (answer.status !== 200) {
+        if (answer.error && answer.error.code === 'invalid_mfa_token') {
+          secondFactor.hidden = true;
+          return failed(answer, { href: signIn, text: 'Start over' });
+        }
+        return failed(answer);
+      }
+      sessionStorage.setItem(TOKEN, answer.body.accessToken);
+      passwordForm.hidden = passkeyForm.hidden = secondFactor.hidden = true;
+      document.getElementById('signed-in').hidden = false;
+      say('Signed in: the API issued an access token for ' + answer.body.expiresIn + ' seconds.', 'ok');
+    }
+    function secondStep(body) {
+      mfa = body;
+      var methods = body.methods || [];
+      passwordForm.hidden = passkeyForm.hidden = true;
+      secondFactor.hidden = false;
+      passkeyStep.hidden = !(methods.indexOf('webauthn') >= 0 && body.webauthn);
+      var select = codeStep.querySelector('select');
+      select.replaceChildren.apply(select, methods.filter(function (method) { return CODES.hasOwnProperty(method); }).map(function (method) {
+        return new Option(CODES[method], method);
+      }));
+      codeStep.hidden = select.options.length === 0;
+      say('The password is right; a second factor finishes the sign-in.', 'ok');
+    }
+    onSubmit(passwordForm, function (data) {
       return post('/login', { email: data.get('email'), password: data.get('password') }).then(function (answer) {
-        if (answer.status === 200) return say('Signed in: the API issued an access token for ' + answer.body.expiresIn + ' seconds.', 'ok');
-        failed(answer);
+        if (answer.error && answer.error.code === 'mfa_required') return secondStep(answer.body);
+        signedIn(answer);
       });
+    });
+    onSubmit(passkeyForm, function () {
+      return post('/passkey/login/options').then(function (answer) {
+        if (answer.status !== 200) return failed(answer);
+        return getPasskey(answer.body).then(function (response) { return post('/passkey/login', { response: response }); }).then(signedIn);
+      });
+    });
+    onSubmit(passkeyStep, function () {
+      return getPasskey(mfa.webauthn).then(function (response) {
+        return post('/login/mfa', { mfaToken: mfa.mfaToken, method: 'webauthn', response: response });
+      }).then(signedIn);
+    });
+    onSubmit(codeStep, function (data) {
+      return post('/login/mfa', { mfaToken: mfa.mfaToken, method: data.get('method'), code: data.get('code').trim() }).then(signedIn);
     });
     onSubmit(document.getElementById('forgot'), function (data) {
       return post('/password/reset', { email: data.get('email') }).then(function (answer) {
@@ -188,6 +322,105 @@ const SCRIPT = String.raw`'use strict';
         failed(answer);
       });
     });
+  } else if (main.dataset.page === 'passkeys') {
+    var accessToken = sessionStorage.getItem(TOKEN);
+    var account = document.getElementById('account');
+    var list = document.getElementById('passkeys');
+    var addForm = document.getElementById('add-passkey');
+    var again = { href: signIn, text: 'Sign in' };
+    if (!accessToken) return say('Sign in first: this page uses the access token of a sign-in in this tab.', 'error', again);
+    function api(method, path, body) { return request(method, path, body, accessToken); }
+    // A refused token (expired, or its session ended) is dropped; a login too old for the change links to a new one.
+    function problem(answer) {
+      if (answer.status === 401) {
+        sessionStorage.removeItem(TOKEN);
+        account.hidden = true;
+        return failed(answer, again);
+      }
+      failed(answer, answer.error && answer.error.code === 'reauthentication_required' ? { href: signIn, text: 'Sign in again' } : undefined);
+    }
+    function when(iso) { return new Date(iso).toLocaleString(); }
+    function kept(passkey) {
+      if (passkey.deviceType !== 'multiDevice') return 'kept on this one authenticator';
+      return passkey.backedUp ? 'synced' : 'can sync, not backed up yet';
+    }
+    function item(passkey) {
+      var path = '/passkeys/' + encodeURIComponent(passkey.id);
+      var li = document.createElement('li');
+      var rename = document.createElement('form');
+      var input = document.createElement('input');
+      input.name = 'name';
+      input.value = passkey.name;
+      input.maxLength = 64;
+      input.required = true;
+      var label = document.createElement('label');
+      label.append('Name ', input);
+      var renameButton = document.createElement('button');
+      renameButton.textContent = 'Rename';
+      var remove = document.createElement('button');
+      remove.type = 'button';
+      remove.textContent = 'Remove';
+      var about = document.createElement('small');
+      about.textContent = 'Added ' + when(passkey.createdAt) + ', ' + (passkey.lastUsedAt ? 'last used ' + when(passkey.lastUsedAt) : 'not used yet') + ', ' + kept(passkey) + '.';
+      rename.append(label, renameButton, ' ', remove, about);
+      li.append(rename);
+      onSubmit(rename, function (data) {
+        return api('PATCH', path, { name: data.get('name').trim() }).then(function (answer) {
+          if (answer.status !== 200) return problem(answer);
+          return load().then(function () { say('Renamed.', 'ok'); });
+        });
+      });
+      remove.addEventListener('click', function () {
+        busy(remove, function () {
+          return api('DELETE', path).then(function (answer) {
+            if (answer.status !== 204) return problem(answer);
+            return load().then(function () { say('Removed. The authenticator may still list it: the server no longer accepts it.', 'ok'); });
+          });
+        });
+      });
+      return li;
+    }
+    function load() {
+      return api('GET', '/passkeys').then(function (answer) {
+        if (answer.status !== 200) return problem(answer);
+        list.replaceChildren.apply(list, answer.body.passkeys.map(item));
+        document.getElementById('no-passkeys').hidden = answer.body.passkeys.length > 0;
+        account.hidden = false;
+      });
+    }
+    function showCodes(codes) {
+      var shown = document.getElementById('recovery-codes');
+      var ol = shown.querySelector('ol');
+      ol.replaceChildren.apply(ol, codes.map(function (code) {
+        var li = document.createElement('li');
+        li.textContent = code;
+        return li;
+      }));
+      shown.hidden = false;
+    }
+    onSubmit(addForm, function (data) {
+      var name = data.get('name').trim();
+      return api('POST', '/passkeys/registration/options').then(function (answer) {
+        if (answer.status !== 200) return problem(answer);
+        return createPasskey(answer.body).then(function (response) {
+          return api('POST', '/passkeys/registration', name ? { response: response, name: name } : { response: response });
+        }).then(function (answer) {
+          if (answer.status !== 201) return problem(answer);
+          addForm.reset();
+          if (answer.body.recoveryCodes) showCodes(answer.body.recoveryCodes);
+          return load().then(function () { say('Passkey added.', 'ok'); });
+        });
+      });
+    });
+    onSubmit(document.getElementById('sign-out'), function () {
+      return api('POST', '/logout').then(function (answer) {
+        if (answer.status !== 204 && answer.status !== 401) return failed(answer);
+        sessionStorage.removeItem(TOKEN);
+        account.hidden = true;
+        say('Signed out.', 'ok', again);
+      });
+    });
+    busy(addForm.querySelector('button'), load);
   }
 })();
 `;
@@ -201,5 +434,9 @@ input { display: block; box-sizing: border-box; width: 100%; margin-top: 0.2rem;
 button { padding: 0.5rem 1rem; font: inherit; cursor: pointer; }
 #status[data-kind="ok"] { color: #176b2c; }
 #status[data-kind="error"] { color: #a11d1d; }
+#passkeys { padding: 0; list-style: none; }
+#passkeys li { margin-bottom: 1rem; }
+#passkeys small { display: block; color: #666; }
+#recovery-codes ol { font-family: ui-monospace, monospace; }
 .note { color: #666; font-size: 0.85rem; margin-top: 2rem; }
 `;

@@ -249,7 +249,10 @@ async function main(): Promise<void> {
       ? server.appUrl === undefined
         ? []
         : [`  the mails link to your app, ${server.appUrl} (PASSLANE_APP_URL): its pages take the token and post it to this API`]
-      : [`  pages for the mailed links: ${server.appUrl}${server.pages.passwordReset}, ${server.pages.emailVerification}, ${server.pages.signIn}`];
+      : [
+          `  pages for the mailed links: ${server.appUrl}${server.pages.passwordReset}, ${server.pages.emailVerification}, ${server.pages.signIn}`,
+          `  passkeys of the account signed in on ${server.pages.signIn}: ${server.appUrl}${server.pages.passkeys}`,
+        ];
   // One write, so a reader of stdout gets the whole banner at once.
   console.log(
     [
