@@ -49,8 +49,18 @@ interface VirtualCredential {
 async function virtualAuthenticator(context: BrowserContext, page: Page): Promise<{ credentials(): Promise<VirtualCredential[]> }> {
   const cdp: CDPSession = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
+  // Device-bound (no backup eligibility) said outright, not left to Chromium's default: the amr `hwk` below depends on it.
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+      defaultBackupEligibility: false,
+      defaultBackupState: false,
+    },
   });
   return { credentials: async () => ((await cdp.send('WebAuthn.getCredentials', { authenticatorId })) as { credentials: VirtualCredential[] }).credentials };
 }
