@@ -11,9 +11,14 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { generateHOTP } from '@oslojs/otp';
+import { verifyRegistrationResponse } from '@simplewebauthn/server';
+import { base64url } from 'jose';
 import { newTotpSecret } from '../packages/server/src/features/mfa/totp.js';
 import { AccountStore } from '../packages/server/src/storage/account-store.js';
 import { MfaStore, mfaKey } from '../packages/server/src/storage/mfa-store.js';
+import { PasskeyStore } from '../packages/server/src/storage/passkey-store.js';
+import { webAuthnUserHandle } from '../packages/server/src/features/passkeys/webauthn-user.js';
+import { softwareAuthenticator } from '../test/support/software-authenticator.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import type { HashDescription, PasswordHasher } from '../packages/passlane/src/create-password-hasher.js';
 import type { LambdaHttpEvent, LambdaHttpResponse } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
@@ -24,13 +29,16 @@ import { buildFingerprint, buildHasher, buildSecretBox, buildTokenService } from
 import { nodePlatform } from '../packages/server/src/runtimes/node/node-platform.js';
 import { httpEvent, lambdaContext, measureBatch } from './lambda-harness.js';
 
-/** What a bench account is for: the returning logins, the refreshes, or logins as new devices. */
-export type AccountRole = 'login' | 'refresh' | 'new-device' | 'totp';
+/** The page the software authenticator answers from (PASSLANE_WEBAUTHN_ORIGINS of the bench's env). */
+export const BENCH_WEBAUTHN = { rpId: 'bench.example', origin: 'https://app.bench.example' };
 
-export type WorkerKind = 'login' | 'login-new-device' | 'login-totp' | 'login-unknown' | 'refresh' | 'refresh-bad' | 'bad-request' | 'verify' | 'getitem' | 'sign' | 'log';
+/** What a bench account is for: the returning logins, the refreshes, or logins as new devices. */
+export type AccountRole = 'login' | 'refresh' | 'new-device' | 'totp' | 'passkey' | 'passkey-mfa';
+
+export type WorkerKind = 'login' | 'login-new-device' | 'login-totp' | 'login-passkey' | 'login-passkey-mfa' | 'login-unknown' | 'refresh' | 'refresh-bad' | 'bad-request' | 'verify' | 'getitem' | 'sign' | 'log';
 
 export type WorkerRequest =
-  | { op: 'init'; handlerFile: string; tokenHandlerFile?: string }
+  | { op: 'init'; handlerFile: string; tokenHandlerFile?: string; passkeyLoginHandlerFile?: string }
   | { op: 'register'; email: string; password: string }
   | { op: 'prepare'; email: string; password: string }
   /**
@@ -41,6 +49,8 @@ export type WorkerRequest =
   | { op: 'fill-sessions'; email: string; password: string; role: AccountRole }
   /** Turns TOTP on for the `totp` account, writing its factors item as a confirm would (a secret kept here only). */
   | { op: 'enrol-totp' }
+  /** Registers a passkey of a software authenticator for the `passkey` and `passkey-mfa` accounts, writing what a registration writes. */
+  | { op: 'enrol-passkeys' }
   | { op: 'batch'; kind: WorkerKind; n: number; expect: number };
 
 /** What each request answers when it succeeds. */
@@ -50,6 +60,7 @@ export interface WorkerReplies {
   prepare: { ok: true; description: HashDescription; needsRehash: boolean; backend: string };
   'fill-sessions': { ok: true; perAccount: number };
   'enrol-totp': { ok: true };
+  'enrol-passkeys': { ok: true };
   batch: {
     ok: true;
     cpuMs: number[];
@@ -68,6 +79,7 @@ type Handler = (event: LambdaHttpEvent, context: unknown) => Promise<LambdaHttpR
 interface State {
   handler?: Handler;
   tokenHandler?: Handler;
+  passkeyLoginHandler?: Handler;
   /** The live refresh token of the session the refresh measurements use; each refresh replaces it. */
   refreshToken?: string;
   /** The device token the logins present, as a returning browser's cookie or an app's field would (LIMITS.md, "Known devices"). */
@@ -76,6 +88,8 @@ interface State {
   newDevice?: { email: string; password: string };
   /** The account with TOTP: its credentials, device token, factors item key and secret (never passed on). */
   totp?: { email: string; password: string; deviceToken: string; accountKey?: string; secret?: Uint8Array };
+  /** The accounts with a passkey (passwordless, and as a second factor): the authenticator holding it stays here. */
+  passkeys: Partial<Record<'passkey' | 'passkey-mfa', PasskeyAccount>>;
   email?: string;
   password?: string;
   stored?: string;
@@ -86,7 +100,14 @@ interface State {
   table?: string;
 }
 
-const state: State = {};
+interface PasskeyAccount {
+  email: string;
+  password: string;
+  deviceToken: string;
+  authenticator: ReturnType<typeof softwareAuthenticator>;
+}
+
+const state: State = { passkeys: {} };
 const config = () => readConfig(process.env);
 
 // Lines the handler writes (Powertools logs, EMF metrics), counted here where they are written;
@@ -172,6 +193,29 @@ const operations: Record<WorkerKind, () => Promise<number>> = {
     if (response.statusCode === 200) totp.deviceToken = tokenOf(response, 'deviceToken');
     return response.statusCode;
   },
+  // A passwordless login of a returning device: the options, the authenticator's assertion (its
+  // ES256 signature, ~0.1 ms of the client's CPU, inside the figure) and POST /passkey/login.
+  'login-passkey': async () => {
+    const account = need(state.passkeys.passkey, 'the passkey account');
+    const options = await call(state.passkeyLoginHandler, '/passkey/login/options', '', '198.51.100.13');
+    if (options.statusCode !== 200) return options.statusCode;
+    const response = await account.authenticator.authenticate(JSON.parse(options.body) as never);
+    const login = await call(state.passkeyLoginHandler, '/passkey/login', JSON.stringify({ response, deviceToken: account.deviceToken }), '198.51.100.13');
+    if (login.statusCode === 200) account.deviceToken = tokenOf(login, 'deviceToken');
+    return login.statusCode;
+  },
+  // The password step (401 mfa_required with the passkey's options), the assertion (inside the
+  // figure, as above) and POST /login/mfa, through the login handler.
+  'login-passkey-mfa': async () => {
+    const account = need(state.passkeys['passkey-mfa'], 'the passkey-mfa account');
+    const step = await call(state.handler, '/login', JSON.stringify({ email: account.email, password: account.password, deviceToken: account.deviceToken }), '198.51.100.14');
+    if (step.statusCode !== 401) return step.statusCode;
+    const { mfaToken, webauthn } = JSON.parse(step.body) as { mfaToken?: string; webauthn?: unknown };
+    const response = await account.authenticator.authenticate(webauthn as never);
+    const login = await call(state.handler, '/login/mfa', JSON.stringify({ mfaToken, method: 'webauthn', response, deviceToken: account.deviceToken }), '198.51.100.14');
+    if (login.statusCode === 200) account.deviceToken = tokenOf(login, 'deviceToken');
+    return login.statusCode;
+  },
   // A fresh email and address each time, so no failure counter or limit carries over.
   'login-unknown': () =>
     invoke('/login', JSON.stringify({ email: `unknown-${randomUUID()}@example.com`, password: need(state.password, 'the account') }), randomIp()),
@@ -226,6 +270,7 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       const load = async (file: string) => ((await import(pathToFileURL(file).href)) as { handler: Handler }).handler;
       state.handler = await load(request.handlerFile);
       if (request.tokenHandlerFile !== undefined) state.tokenHandler = await load(request.tokenHandlerFile);
+      if (request.passkeyLoginHandlerFile !== undefined) state.passkeyLoginHandler = await load(request.passkeyLoginHandlerFile);
       return { ok: true } satisfies WorkerReplies['init'];
     }
     case 'register': {
@@ -266,6 +311,10 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       if (request.role === 'login') state.deviceToken = tokenOf(last, 'deviceToken');
       if (request.role === 'new-device') state.newDevice = { email: request.email, password: request.password };
       if (request.role === 'totp') state.totp = { email: request.email, password: request.password, deviceToken: tokenOf(last, 'deviceToken') };
+      if (request.role === 'passkey' || request.role === 'passkey-mfa') {
+        const authenticator = softwareAuthenticator({ origin: BENCH_WEBAUTHN.origin });
+        state.passkeys[request.role] = { email: request.email, password: request.password, deviceToken: tokenOf(last, 'deviceToken'), authenticator };
+      }
       return { ok: true, perAccount } satisfies WorkerReplies['fill-sessions'];
     }
     case 'enrol-totp': {
@@ -280,6 +329,33 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
       if (!(await mfa.putPending(totp.accountKey, user.userId, sealed, Math.floor(Date.now() / 1000) + 600))) throw new Error('the TOTP account has TOTP already');
       if (!(await mfa.activate(totp.accountKey, sealed, 0, Math.floor(Date.now() / 1000)))) throw new Error('the TOTP enrolment was lost');
       return { ok: true } satisfies WorkerReplies['enrol-totp'];
+    }
+    case 'enrol-passkeys': {
+      const current = config();
+      const client = nodePlatform.dynamoDb(current.storage);
+      const users = new AccountStore(client, current.storage.table);
+      const passkeys = new PasskeyStore(client, current.storage.table);
+      const fingerprint = await buildFingerprint(current);
+      for (const account of Object.values(state.passkeys)) {
+        const user = need(await users.getUserByEmail(account.email), 'the passkey account');
+        const challenge = base64url.encode(randomBytes(32));
+        const creation = {
+          rp: { id: BENCH_WEBAUTHN.rpId, name: 'passlane-bench' },
+          user: { id: base64url.encode(webAuthnUserHandle(user.userId)), name: account.email, displayName: account.email },
+          challenge,
+          pubKeyCredParams: [{ type: 'public-key' as const, alg: -7 }],
+        };
+        const response = await account.authenticator.register(creation);
+        const verified = await verifyRegistrationResponse({ response, expectedChallenge: challenge, expectedOrigin: BENCH_WEBAUTHN.origin, expectedRPID: BENCH_WEBAUTHN.rpId });
+        if (!verified.verified) throw new Error('the bench passkey did not verify');
+        const { credential, aaguid } = verified.registrationInfo;
+        const accountKey = fingerprint(account.email);
+        const now = Math.floor(Date.now() / 1000);
+        if (!(await passkeys.putLookup(credential.id, { userId: user.userId, accountKey, email: account.email }))) throw new Error('the bench passkey is registered already');
+        const passkey = { publicKey: credential.publicKey, counter: credential.counter, transports: ['internal'], backupEligible: false, backedUp: false, name: 'bench', createdAt: now, aaguid };
+        if (!(await passkeys.add(accountKey, { userId: user.userId, credentialId: credential.id, passkey, max: 10, hadPasskeys: false }))) throw new Error('the bench passkey was not added');
+      }
+      return { ok: true } satisfies WorkerReplies['enrol-passkeys'];
     }
     case 'batch':
       return { ok: true, ...(await measure(request.kind, request.n, request.expect)) } satisfies WorkerReplies['batch'];

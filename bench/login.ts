@@ -5,7 +5,7 @@
  *
  *   npm run bench:login -- [--quick] [--rounds 15] [--batch 10] [--warmup 1000] [--logs-off]
  *
- * The login, token, register and a small probe bundle (bench/login-worker.ts) are built fresh
+ * The login, token, register, passkeyLogin and a small probe bundle (bench/login-worker.ts) are built fresh
  * with the packaging code (scripts/packaging), for this machine's architecture, as
  * `npm run package` builds them; the probe's files are copied next to the login handler's
  * index.mjs so both load the same native binding, and the token handler is loaded into the same
@@ -15,6 +15,13 @@
  * `login with TOTP` logs a fourth account, with TOTP on, in as a returning device does: the password
  * step (401 mfa_required) and POST /login/mfa with the current code, both in the figure; the bench
  * puts the account's used TOTP step back before each (outside the figure: a code works once).
+ *
+ * `passkey login` logs a fifth account in without a password, through the passkeyLogin
+ * function's bundle loaded into the same process: POST /passkey/login/options, a software
+ * authenticator's assertion (test/support/software-authenticator.ts; its ES256 signature, about
+ * 0.1 ms, is the client's work but inside the figure) and POST /passkey/login. `login with a
+ * passkey as second factor` logs a sixth in with its password, then the passkey at POST
+ * /login/mfa (signing inside too). Both present their device token, as a returning device does.
  *
  * The login measurements present the device token of the account's last setup login, as a
  * returning browser (its cookie) or app (the field) does; its item holds the 10 devices its 10
@@ -54,7 +61,7 @@ import { ms, textTable } from './engine/format.js';
 import { DEFAULT_SESSION_CONFIG } from '../packages/server/src/features/sessions/settings.js';
 import { deployedLoginEnv, positiveOption } from './lambda-harness.js';
 import { median, summarize } from './engine/statistics.js';
-import type { WorkerKind, WorkerReplies, WorkerReply, WorkerRequest } from './login-worker.js';
+import { BENCH_WEBAUTHN, type WorkerKind, type WorkerReplies, type WorkerReply, type WorkerRequest } from './login-worker.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const WORKER_FILE = 'bench-worker.mjs';
@@ -81,6 +88,8 @@ const MEASUREMENTS: Array<Pick<Measurement, 'label' | 'kind' | 'expect'>> = [
   { label: 'login (200)', kind: 'login', expect: 200 },
   { label: 'login, a new device (200)', kind: 'login-new-device', expect: 200 },
   { label: 'login with TOTP (401 mfa_required, then /login/mfa 200)', kind: 'login-totp', expect: 200 },
+  { label: 'passkey login (options + /passkey/login 200; the client\'s signing, ~0.1 ms, inside)', kind: 'login-passkey', expect: 200 },
+  { label: 'login with a passkey as second factor (401 mfa_required, then /login/mfa 200; signing inside)', kind: 'login-passkey-mfa', expect: 200 },
   { label: 'login, unknown email (401)', kind: 'login-unknown', expect: 401 },
   { label: 'refresh (200)', kind: 'refresh', expect: 200 },
   { label: 'refresh, wrong secret (400)', kind: 'refresh-bad', expect: 400 },
@@ -187,8 +196,8 @@ export async function startDynalite(): Promise<{ endpoint: string; counts(): Pro
   };
 }
 
-/** Login, token, register and the probe, bundled as `npm run package` bundles functions. */
-async function buildBundles(buildDir: string, arch: LambdaArchitecture): Promise<{ login: string; token: string; register: string }> {
+/** Login, token, register, passkeyLogin and the probe, bundled as `npm run package` bundles functions. */
+async function buildBundles(buildDir: string, arch: LambdaArchitecture): Promise<{ login: string; token: string; register: string; passkeyLogin: string }> {
   const bindings = resolveBindingPackages(root, arch, join(root, '.package', 'native-cache'));
   const fn = (name: string): LambdaFunction => {
     const found = LAMBDA_FUNCTIONS.find((f) => f.name === name);
@@ -197,7 +206,7 @@ async function buildBundles(buildDir: string, arch: LambdaArchitecture): Promise
   };
   const probe: LambdaFunction = { name: 'bench-login-worker', entry: 'bench/login-worker.ts' };
   const build = (f: LambdaFunction) => bundleFunction(f, { root, outDir: join(buildDir, f.name), arch, bindings });
-  const [, , , probeBundle] = await Promise.all([build(fn('login')), build(fn('token')), build(fn('register')), build(probe)]);
+  const [, , , , probeBundle] = await Promise.all([build(fn('login')), build(fn('token')), build(fn('register')), build(fn('passkeyLogin')), build(probe)]);
   for (const target of ['login', 'register']) {
     for (const file of probeBundle.files) {
       const from = join(buildDir, probe.name, file);
@@ -207,7 +216,7 @@ async function buildBundles(buildDir: string, arch: LambdaArchitecture): Promise
       else if (!readFileSync(from).equals(readFileSync(to))) throw new Error(`${file} differs between the probe and the ${target} bundle`);
     }
   }
-  return { login: join(buildDir, 'login'), token: join(buildDir, 'token'), register: join(buildDir, 'register') };
+  return { login: join(buildDir, 'login'), token: join(buildDir, 'token'), register: join(buildDir, 'register'), passkeyLogin: join(buildDir, 'passkeyLogin') };
 }
 
 function startWorker(name: string, dir: string, env: Record<string, string | undefined>): Worker {
@@ -260,7 +269,12 @@ async function main(): Promise<void> {
     const env = await deployedLoginEnv({
       dynamoDbEndpoint: dynalite.endpoint,
       table: 'passlane-bench-login',
-      extra: logsOff ? { POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true' } : {},
+      extra: {
+        // Passkeys on: the software authenticator answers from this origin.
+        PASSLANE_WEBAUTHN_RP_ID: BENCH_WEBAUTHN.rpId,
+        PASSLANE_WEBAUTHN_ORIGINS: BENCH_WEBAUTHN.origin,
+        ...(logsOff && { POWERTOOLS_LOG_LEVEL: 'ERROR', POWERTOOLS_METRICS_DISABLED: 'true' }),
+      },
     });
 
     // The accounts, one logged in, one refreshed, one logged in as new devices: registered
@@ -270,10 +284,12 @@ async function main(): Promise<void> {
     const refreshAccount = account();
     const newDeviceAccount = account();
     const totpAccount = account();
+    const passkeyAccount = account();
+    const passkeyMfaAccount = account();
     const registrar = startWorker('register handler', dirs.register, env);
     children.push(registrar);
     await registrar.request({ op: 'init', handlerFile: join(dirs.register, BUNDLE_FILE) });
-    for (const credentials of [{ email, password }, refreshAccount, newDeviceAccount, totpAccount]) {
+    for (const credentials of [{ email, password }, refreshAccount, newDeviceAccount, totpAccount, passkeyAccount, passkeyMfaAccount]) {
       const registered = await registrar.request({ op: 'register', ...credentials });
       if (registered.status !== 201) throw new Error(`registering a bench account answered ${registered.status}`);
     }
@@ -281,7 +297,12 @@ async function main(): Promise<void> {
 
     const worker = startWorker('login and token handlers', dirs.login, env);
     children.push(worker);
-    await worker.request({ op: 'init', handlerFile: join(dirs.login, BUNDLE_FILE), tokenHandlerFile: join(dirs.token, BUNDLE_FILE) });
+    await worker.request({
+      op: 'init',
+      handlerFile: join(dirs.login, BUNDLE_FILE),
+      tokenHandlerFile: join(dirs.token, BUNDLE_FILE),
+      passkeyLoginHandlerFile: join(dirs.passkeyLogin, BUNDLE_FILE),
+    });
     const prepared = await worker.request({ op: 'prepare', email, password });
     if (prepared.needsRehash || prepared.description.scheme !== 'argon2id') {
       throw new Error(`the stored hash is not current argon2id (${prepared.description.scheme}, needs rehash: ${prepared.needsRehash})`);
@@ -295,6 +316,10 @@ async function main(): Promise<void> {
     // Its sessions filled with the password alone, then TOTP on: each measured login is two requests.
     await worker.request({ op: 'fill-sessions', ...totpAccount, role: 'totp' });
     await worker.request({ op: 'enrol-totp' });
+    // The same for the passkey accounts: each measured login is a passkey's (and, for one, the password's).
+    await worker.request({ op: 'fill-sessions', ...passkeyAccount, role: 'passkey' });
+    await worker.request({ op: 'fill-sessions', ...passkeyMfaAccount, role: 'passkey-mfa' });
+    await worker.request({ op: 'enrol-passkeys' });
 
     const measurements: Measurement[] = MEASUREMENTS.map((m) => ({ ...m, cpuMs: [], wallMs: [], dynamoDb: {}, statuses: {}, roundCpu: [], stdoutLines: 0 }));
     console.error(`bench:login: warm-up (${warmup} of each), then ${rounds} rounds x ${batch} of each, interleaved`);

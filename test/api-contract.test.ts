@@ -28,6 +28,7 @@ import { contractErrors, errorCodeOf, specPathOf, type HttpAnswer } from './supp
 import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 import { startRangeServer, type RangeServer } from './support/range-server.js';
 import { base32Bytes, totpCode } from './support/authenticator-app.js';
+import { softwareAuthenticator } from './support/software-authenticator.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'another long passphrase';
@@ -40,6 +41,12 @@ const BREACHED_PASSWORD = 'a passphrase that leaked long ago';
 /** Where every host's mail goes out from, and the app its links open (SES wants https). */
 const MAIL_FROM = 'Passlane <no-reply@passlane.test>';
 const APP_URL = 'https://app.passlane.test';
+/**
+ * Passkeys: the app's origin is where the browser answers from (clientDataJSON), on a
+ * subdomain of the relying party; the same on every host, whatever its own URL.
+ */
+const WEBAUTHN_RP_ID = 'passlane.test';
+const WEBAUTHN_ORIGIN = APP_URL;
 /** The one origin PASSLANE_CORS_ORIGINS lists (the app's), and one it does not. */
 const LISTED_ORIGIN = APP_URL;
 const OTHER_ORIGIN = 'https://elsewhere.example';
@@ -398,6 +405,7 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
     }
   }
   await mfaSteps(step, expectThat);
+  await passkeySteps(step, expectThat);
   await step('unknown path', 404, { method: 'GET', path: '/nope' }, 'not_found');
   return { transcript, wrong };
 }
@@ -455,6 +463,62 @@ async function mfaSteps(
   await step('mfa: remove', 204, { method: 'DELETE', path: '/mfa/totp', ...json({ method: 'recovery_code', code: renewedCodes[0] ?? '' }), headers: { ...json({}).headers, ...bearer(session) } });
   await step('mfa: new recovery codes without TOTP', 409, { method: 'POST', path: '/mfa/recovery-codes', headers: bearer(session) }, 'mfa_not_enabled');
   const after = await step('mfa: login after the removal', 200, post('/login', { email, password: PASSWORD }));
+  expectThat('a password login says amr pwd', JSON.stringify(amrOf(after)) === '["pwd"]', amrOf(after));
+}
+
+/**
+ * Passkeys on their own account, with a software authenticator answering as a browser on the
+ * app's origin: registration after a recent login, the list, a rename, a passwordless login and
+ * its replay, the password step listing webauthn with its options, a passkey as the second
+ * factor, a wrong password answered as on a plain account, the removal (refused without a
+ * second factor, then done), and the removed passkey refused.
+ */
+async function passkeySteps(
+  step: (label: string, status: number, request: HostRequest, code?: string) => Promise<Body>,
+  expectThat: (label: string, holds: boolean, detail: unknown) => void,
+): Promise<void> {
+  const email = `passkey-${randomUUID()}@example.test`;
+  const plain = `plain-${randomUUID()}@example.test`;
+  const authenticator = softwareAuthenticator({ origin: WEBAUTHN_ORIGIN });
+  const amrOf = (body: Body) => (body === undefined ? [] : (decodeJwt(String(body.accessToken)).amr as unknown));
+  const withBearer = (request: HostRequest, session: Body): HostRequest => ({ ...request, headers: { ...request.headers, ...bearer(session) } });
+  await step('passkeys: register', 201, post('/register', { email, password: PASSWORD }));
+  await step('passkeys: register a plain account', 201, post('/register', { email: plain, password: PASSWORD }));
+  const session = await step('passkeys: login', 200, post('/login', { email, password: PASSWORD }));
+  await step('passkeys: registration options, no token', 401, { method: 'POST', path: '/passkeys/registration/options' }, 'unauthenticated');
+  const creation = await step('passkeys: registration options', 200, { method: 'POST', path: '/passkeys/registration/options', headers: bearer(session) });
+  const rp = creation?.rp as { id?: string } | undefined;
+  expectThat('the creation options name the relying party and ask for a discoverable credential', rp?.id === WEBAUTHN_RP_ID && (creation?.authenticatorSelection as { residentKey?: string })?.residentKey === 'required', creation);
+  const registration = creation === undefined ? {} : await authenticator.register(creation as never);
+  const registered = await step('passkeys: registration', 201, withBearer(post('/passkeys/registration', { response: registration, name: 'Laptop' }), session));
+  const id = String((registered?.passkey as { id?: string } | undefined)?.id);
+  expectThat('the first factor comes with 10 recovery codes', (registered?.recoveryCodes as unknown[] | undefined)?.length === 10, registered?.recoveryCodes);
+  const listed = await step('passkeys: list', 200, { method: 'GET', path: '/passkeys', headers: bearer(session) });
+  expectThat('the list has the passkey, named', JSON.stringify((listed?.passkeys as Array<{ id: string; name: string }> | undefined)?.map((p) => [p.id, p.name])) === JSON.stringify([[id, 'Laptop']]), listed);
+  await step('passkeys: rename', 200, withBearer({ method: 'PATCH', path: `/passkeys/${id}`, ...json({ name: 'Work laptop' }) }, session));
+  await step('passkeys: rename an unknown one', 404, withBearer({ method: 'PATCH', path: '/passkeys/AAAA', ...json({ name: 'x' }) }, session), 'passkey_not_found');
+
+  const loginOptions = async (label: string) => (await step(label, 200, { method: 'POST', path: '/passkey/login/options' })) ?? { challenge: 'none', rpId: WEBAUTHN_RP_ID };
+  const assertion = await authenticator.authenticate((await loginOptions('passkeys: login options')) as never);
+  const passwordless = await step('passkeys: passwordless login', 200, post('/passkey/login', { response: assertion }));
+  expectThat('a passwordless login says amr hwk, user, mfa', JSON.stringify(amrOf(passwordless)) === '["hwk","user","mfa"]', amrOf(passwordless));
+  await step('passkeys: the same assertion again', 401, post('/passkey/login', { response: assertion }), 'invalid_passkey');
+
+  const challenge = await step('passkeys: login, the password step', 401, post('/login', { email, password: PASSWORD }), 'mfa_required');
+  const options = challenge?.webauthn as { challenge?: string; allowCredentials?: Array<{ id: string }> } | undefined;
+  expectThat('mfa_required lists webauthn with options allowing the passkey', (challenge?.methods as string[] | undefined)?.includes('webauthn') === true && options?.allowCredentials?.[0]?.id === id, challenge);
+  const secondFactor = options === undefined ? {} : await authenticator.authenticate(options as never);
+  const finished = await step('passkeys: login with the passkey as second factor', 200, post('/login/mfa', { mfaToken: challenge?.mfaToken, method: 'webauthn', response: secondFactor }));
+  expectThat('a passkey as second factor says amr pwd, hwk, mfa', JSON.stringify(amrOf(finished)) === '["pwd","hwk","mfa"]', amrOf(finished));
+  const wrongOnPasskey = await step('passkeys: login, wrong password', 401, post('/login', { email, password: 'wrong password here' }), 'invalid_credentials');
+  const wrongOnPlain = await step('passkeys: a plain account, wrong password', 401, post('/login', { email: plain, password: 'wrong password here' }), 'invalid_credentials');
+  expectThat('a wrong password answers the same on an account with a passkey', JSON.stringify(wrongOnPasskey) === JSON.stringify(wrongOnPlain), [wrongOnPasskey, wrongOnPlain]);
+
+  await step('passkeys: remove after a password-only login', 403, { method: 'DELETE', path: `/passkeys/${id}`, headers: bearer(session) }, 'reauthentication_required');
+  await step('passkeys: remove after a login with a second factor', 204, { method: 'DELETE', path: `/passkeys/${id}`, headers: bearer(finished) });
+  const removed = await authenticator.authenticate((await loginOptions('passkeys: login options again')) as never);
+  await step('passkeys: the removed passkey', 401, post('/passkey/login', { response: removed }), 'invalid_passkey');
+  const after = await step('passkeys: login after the removal', 200, post('/login', { email, password: PASSWORD }));
   expectThat('a password login says amr pwd', JSON.stringify(amrOf(after)) === '["pwd"]', amrOf(after));
 }
 
@@ -519,6 +583,9 @@ describe.each(HOST_NAMES)('%s', (name) => {
       PASSLANE_CORS_ORIGINS: LISTED_ORIGIN,
       // A secret wherever there is no data directory to generate one into (the edge hosts).
       PASSLANE_FINGERPRINT_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'),
+      // Passkeys: the relying party and the page the software authenticator answers from.
+      PASSLANE_WEBAUTHN_RP_ID: WEBAUTHN_RP_ID,
+      PASSLANE_WEBAUTHN_ORIGINS: WEBAUTHN_ORIGIN,
       PASSLANE_MFA_KEYS: `contract:${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64')}`,
       // Mail through the real SES client (the browser build on the edge hosts) to the capture.
       PASSLANE_MAIL_TRANSPORT: 'ses',

@@ -68,6 +68,9 @@ const CONFIGURED_PARAMS = {
   oauthClientId: 'orders-app',
   tokenScopes: 'orders:read orders:write',
   requiredScope: 'orders:read',
+  webauthnRpId: 'example.test',
+  webauthnOrigins: 'https://app.example.test,https://admin.example.test',
+  webauthnRpName: 'Example',
 };
 const CONFIGURED_PROPS: PasslaneAuthProps = {
   mail: { from: CONFIGURED_PARAMS.mailFrom, appUrl: CONFIGURED_PARAMS.appUrl, configurationSet: 'passlane-events', emailVerification: true },
@@ -81,6 +84,7 @@ const CONFIGURED_PROPS: PasslaneAuthProps = {
   throttling: { rateLimit: 20, burstLimit: 40 },
   corsOrigins: ['https://app.example.test', 'https://admin.example.test'],
   oauth: { clientId: 'orders-app', scopes: ['orders:read', 'orders:write'], requiredScope: 'orders:read' },
+  passkeys: { rpId: 'example.test', origins: ['https://app.example.test', 'https://admin.example.test'], rpName: 'Example' },
 };
 
 let workDir: string;

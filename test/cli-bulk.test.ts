@@ -67,11 +67,13 @@ describe.each(dynamoDbServers)('passlane import, inventory and rehash --dry-run 
     expect(counts).toMatchObject({ total: ROWS, needsRehash: ROWS, wrapped: 0, byStatus: { to_wrap: ROWS, up_to_date: 0, unparseable: 0 } });
     const bcryptCount = rows.filter((row) => row.fixture.scheme === 'bcrypt').length;
     expect(counts.groups.find((g: { scheme: string }) => g.scheme === 'bcrypt').count).toBe(bcryptCount);
+    expect(counts.factors).toEqual({ totp: 0, passkeyAccounts: 0, passkeys: 0, recoveryCodes: 0 });
 
     const table = await passlane(['inventory'], env);
     expect(table.stdout).toMatch(/^scheme\s+parameters\s+pepper\s+wrapped\s+weakness\s+needs rehash\s+next step\s+accounts$/m);
     expect(table.stdout).toMatch(new RegExp(`^bcrypt\\s+-\\s+-\\s+no\\s+-\\s+yes\\s+rehash job: wrap\\s+${bcryptCount}$`, 'm'));
     expect(table.stdout).toContain(`${ROWS} accounts: 0 up to date`);
+    expect(table.stdout).toContain('Second factors: 0 accounts with TOTP (0.0%), 0 with passkeys (0.0%; 0 passkeys), 0 with recovery codes left (0.0%)');
 
     const dry = await passlane(['rehash', '--dry-run', '--json'], env);
     expect(dry.code).toBe(0);

@@ -54,6 +54,7 @@ import { PASSLANE_FUNCTIONS, type FunctionDescription } from '../packages/server
 import type { PasslaneAuthProps } from '../packages/server/src/cdk/passlane-auth.js';
 import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 import { base32Bytes, totpCode } from './support/authenticator-app.js';
+import { softwareAuthenticator } from './support/software-authenticator.js';
 
 /**
  * The table serverless.yml names (custom.tableName, for stage dev), which the CDK's generated
@@ -89,7 +90,7 @@ function cdkRolesFor(dir: string, props: PasslaneAuthProps, functions: readonly 
 }
 
 /** The functions driven here; bench only hashes in memory (minutes of it) and is checked statically. */
-type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'password' | 'recovery' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash';
+type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'passkeys' | 'passkeyLogin' | 'password' | 'recovery' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash';
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   register: () => import('../functions/register.js'),
@@ -97,6 +98,8 @@ const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   token: () => import('../functions/token.js'),
   sessions: () => import('../functions/sessions.js'),
   mfa: () => import('../functions/mfa.js'),
+  passkeys: () => import('../functions/passkeys.js'),
+  passkeyLogin: () => import('../functions/passkey-login.js'),
   password: () => import('../functions/password.js'),
   recovery: () => import('../functions/recovery.js'),
   jwks: () => import('../functions/jwks.js'),
@@ -257,6 +260,10 @@ async function seedAccount(passwordHash = LEGACY.hash, options: { emailVerified?
 
 /** The mails SES was asked to send to `to`, oldest first. */
 const mailsTo = (to: string) => ses.requests.filter((request) => request.body.Destination?.ToAddresses?.includes(to)).map((request) => request.body);
+
+/** Passkeys on, as a deploy would set them (--param=webauthnRpId=..., webauthnOrigins=...): the template leaves them unset. */
+const WEBAUTHN_ORIGIN = 'https://app.example.test';
+const WEBAUTHN_ON = { PASSLANE_WEBAUTHN_RP_ID: 'example.test', PASSLANE_WEBAUTHN_ORIGINS: WEBAUTHN_ORIGIN };
 
 /** The one-time token in the link of the last mail to `to` (`…#token=<token>`). */
 function tokenMailedTo(to: string): string {
@@ -482,6 +489,49 @@ describe('each function, through its handler, as deployed', () => {
     expect((await http('DELETE', '/mfa/totp', { method: 'totp', code: codeAt(1) }, { token })).status).toBe(204);
   });
 
+  it('passkeys and passkeyLogin: registration, list, rename, passwordless logins (a failure, then good), a passkey at /login/mfa, removal, an unverified account', async () => {
+    const { email } = await seedAccount(LEGACY.hash, { emailVerified: false });
+    const session = await signIn(email); // the template's login: verification not required
+    const passkeys = await container('passkeys', { secrets: 'ssm', env: WEBAUTHN_ON });
+    const token = session.accessToken;
+    const authenticator = softwareAuthenticator({ origin: WEBAUTHN_ORIGIN });
+    const options = await passkeys.http('POST', '/passkeys/registration/options', undefined, { token });
+    expect(options.status).toBe(200);
+    const registered = await passkeys.http('POST', '/passkeys/registration', { response: await authenticator.register(options.body as never), name: 'Laptop' }, { token });
+    expect(registered).toMatchObject({ status: 201, body: { recoveryCodes: expect.any(Array) } });
+    const id = (registered.body!.passkey as { id: string }).id;
+    expect(await passkeys.http('GET', '/passkeys', undefined, { token })).toMatchObject({ status: 200, body: { passkeys: [{ id, name: 'Laptop' }] } });
+    expect((await passkeys.http('PATCH', `/passkeys/${id}`, { name: 'Work laptop' }, { token })).status).toBe(200);
+
+    // A credential passlane does not know (the source's failure), a wrong origin (the account's), then a good login.
+    const passkeyLogin = await container('passkeyLogin', { secrets: 'ssm', env: WEBAUTHN_ON });
+    const loginOptions = async () => (await passkeyLogin.http('POST', '/passkey/login/options')).body as never;
+    const stranger = softwareAuthenticator({ origin: WEBAUTHN_ORIGIN });
+    await stranger.register({ ...(options.body as object), challenge: 'AAAAAAAAAAAAAAAAAAAAAA' } as never);
+    const sourceIp = randomIp();
+    const login = async (response: unknown) => passkeyLogin.http('POST', '/passkey/login', { response }, { sourceIp });
+    expect(await login(await stranger.authenticate(await loginOptions()))).toMatchObject({ status: 401, body: { error: { code: 'invalid_passkey' } } });
+    expect((await login(await authenticator.authenticate(await loginOptions(), { origin: 'https://evil.example.test' }))).status).toBe(401);
+    expect(await login(await authenticator.authenticate(await loginOptions()))).toMatchObject({ status: 200, body: { accessToken: expect.any(String) } });
+
+    // The password, then the passkey as the second factor; that login may remove the passkey, a password-only one may not.
+    const passwordStep = await container('login', { secrets: 'ssm', env: WEBAUTHN_ON });
+    const challenge = await passwordStep.http('POST', '/login', { email, password: LEGACY.password });
+    expect(challenge).toMatchObject({ status: 401, body: { error: { code: 'mfa_required' }, methods: expect.arrayContaining(['webauthn']) } });
+    const finished = await passwordStep.http('POST', '/login/mfa', { mfaToken: challenge.body!.mfaToken, method: 'webauthn', response: await authenticator.authenticate(challenge.body!.webauthn as never) });
+    expect(finished.status).toBe(200);
+    expect(await passkeys.http('DELETE', `/passkeys/${id}`, undefined, { token })).toMatchObject({ status: 403, body: { error: { code: 'reauthentication_required' } } });
+
+    // With a verified email required, the right passkey of an unverified account: 403 and a new link by mail.
+    const verifying = await container('passkeyLogin', { secrets: 'ssm', env: { ...WEBAUTHN_ON, ...VERIFICATION_ON } });
+    const unverified = await verifying.http('POST', '/passkey/login', { response: await authenticator.authenticate((await verifying.http('POST', '/passkey/login/options')).body as never) });
+    expect(unverified).toMatchObject({ status: 403, body: { error: { code: 'email_not_verified' } } });
+    expect(mailsTo(email).at(-1)?.EmailTags).toEqual([{ Name: 'passlane-kind', Value: 'email_verification' }]);
+
+    expect((await passkeys.http('DELETE', `/passkeys/${id}`, undefined, { token: finished.body!.accessToken as string })).status).toBe(204);
+    expect(mailsTo(email).map((mail) => mail.EmailTags?.[0]?.Value)).toEqual(expect.arrayContaining(['mfa_changed']));
+  });
+
   it('authorizer: a live session\'s token allowed, the same token denied after logout', async () => {
     const { email, userId } = await seedAccount();
     const { accessToken } = await signIn(email);
@@ -585,7 +635,7 @@ describe('mail: the identity the functions send as is the one their roles allow'
     for (const { name } of LAMBDA_FUNCTIONS) {
       const { variables } = functionEnvironment(template, name, resolve);
       const mail = Object.fromEntries(Object.entries(variables).filter(([key]) => MAIL_VARIABLES.includes(key)));
-      if (!['register', 'login', 'mfa', 'recovery'].includes(name)) {
+      if (!['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'recovery'].includes(name)) {
         expect(mail, name).toEqual({});
         continue;
       }

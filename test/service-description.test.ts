@@ -119,7 +119,9 @@ describe('a change in the description shows up in both templates', () => {
 
   it('and only where it was made: the committed infra files have none of it', () => {
     const committed = readFileSync(join(repoRoot, 'infra/iam-roles.yml'), 'utf8');
-    const sessionsRole = committed.slice(committed.indexOf('SessionsRole:'), committed.indexOf('PasswordRole:'));
+    // SessionsRole up to the next role, whichever follows it.
+    const from = committed.indexOf('SessionsRole:');
+    const sessionsRole = committed.slice(from, from + 1 + committed.slice(from + 1).search(/^ {2}\w+Role:$/m));
     expect(sessionsRole).not.toContain('dynamodb:DeleteItem');
     expect(renderServerlessInfra(CHANGED)['infra/iam-roles.yml']).not.toBe(committed);
   });

@@ -6,6 +6,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWK } from 'jose';
 import { Miniflare, type WorkerOptions } from 'miniflare';
@@ -124,6 +125,14 @@ async function registered(): Promise<string> {
   expect((await post('/register', { email, password: PASSWORD })).status).toBe(201);
   return email;
 }
+
+/** Cloudflare's limit on a Worker's compressed size on the free plan (10 MB on the paid one). */
+const FREE_PLAN_GZIPPED_BYTES = 3 * 1024 * 1024;
+
+it('fits the free plan: under 3 MB gzipped (its size: packages/server/src/runtimes/workers/README.md)', async () => {
+  const script = await readFile(String(workerScript.scriptPath));
+  expect(gzipSync(script).length).toBeLessThan(FREE_PLAN_GZIPPED_BYTES);
+});
 
 describe('register', () => {
   it('creates an account (201) with a peppered argon2id hash, and refuses the same email (409)', async () => {

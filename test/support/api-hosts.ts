@@ -234,7 +234,15 @@ async function startOffline(env: Env): Promise<RunningHost> {
   const serviceDir = await mkdtemp(join(tmpdir(), 'passlane-contract-offline-'));
   await cp(join(ROOT, 'serverless.yml'), join(serviceDir, 'serverless.yml'));
   await cp(join(ROOT, 'infra'), join(serviceDir, 'infra'), { recursive: true });
-  const { PASSLANE_TABLE: _own, PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE: failures, PASSLANE_MAIL_FROM: mailFrom, PASSLANE_APP_URL: appUrl, ...local } = env;
+  const {
+    PASSLANE_TABLE: _own,
+    PASSLANE_LOGIN_FAILURES_PER_ACCOUNT_SOURCE: failures,
+    PASSLANE_MAIL_FROM: mailFrom,
+    PASSLANE_APP_URL: appUrl,
+    PASSLANE_WEBAUTHN_RP_ID: webauthnRpId,
+    PASSLANE_WEBAUTHN_ORIGINS: webauthnOrigins,
+    ...local
+  } = env;
   const routes = await serviceRoutes();
   const server = await startServerlessOffline({
     serviceDir,
@@ -247,6 +255,8 @@ async function startOffline(env: Env): Promise<RunningHost> {
       ...(failures !== undefined && { loginFailuresPerAccountSource: failures }),
       ...(mailFrom !== undefined && { mailFrom }),
       ...(appUrl !== undefined && { appUrl }),
+      ...(webauthnRpId !== undefined && { webauthnRpId }),
+      ...(webauthnOrigins !== undefined && { webauthnOrigins }),
       // With a sender, CloudFormation derives the identity from the account id: offline it is given.
       ...(mailFrom !== undefined && { sesIdentityArn: `arn:aws:ses:${env.AWS_REGION ?? 'eu-west-1'}:123456789012:identity/${mailFrom.replace(/^.*@|>$/g, '')}` }),
     },

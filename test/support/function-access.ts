@@ -63,14 +63,54 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   ],
   // The account's TOTP: the access token's sessions item (live, and a recent login), the factors
   // (mfa#) read and changed conditionally, the account's email through the index (the otpauth
-  // URI, the mails); public keys verify the token, the MFA keys seal and open secrets.
+  // URI, the mails); attempts at DELETE /mfa/totp counted per account (ratelimit#); public keys
+  // verify the token, the MFA keys seal and open secrets.
   mfa: [
     'dynamodb:GetItem mfa#',
     'dynamodb:GetItem sessions#',
     'dynamodb:GetItem user#',
     'dynamodb:Query index/userId-index',
     'dynamodb:UpdateItem mfa#',
+    'dynamodb:UpdateItem ratelimit#',
     MFA_KEYS,
+    ...SEND_MAIL,
+  ],
+  // The account's passkeys: the access token's sessions item (live, a recent login, with a second
+  // factor to remove), the factors (mfa#) read and changed conditionally, the email through the
+  // index; a registration's challenge (webauthn#) written and spent, the credential's lookup
+  // (passkey#) claimed, and given back on removal. Public keys verify the token: no secret at all.
+  passkeys: [
+    'dynamodb:DeleteItem passkey#',
+    'dynamodb:DeleteItem webauthn#',
+    'dynamodb:GetItem mfa#',
+    'dynamodb:GetItem sessions#',
+    'dynamodb:GetItem user#',
+    'dynamodb:PutItem passkey#',
+    'dynamodb:PutItem webauthn#',
+    'dynamodb:Query index/userId-index',
+    'dynamodb:UpdateItem mfa#',
+    ...SEND_MAIL,
+  ],
+  // A login without a password: the options' challenge (webauthn#, within the per-source limit),
+  // the credential's lookup (passkey#), the login's one read (no migration breaker), the challenge
+  // spent, the passkey's counter (mfa#), failure counters, the session; with a verified email
+  // required, a new verification token and its mail. No pepper, no MFA keys.
+  passkeyLogin: [
+    'dynamodb:BatchGetItem failures#',
+    'dynamodb:BatchGetItem mfa#',
+    'dynamodb:BatchGetItem sessions#',
+    'dynamodb:BatchGetItem user#',
+    'dynamodb:DeleteItem failures#',
+    'dynamodb:DeleteItem webauthn#',
+    'dynamodb:GetItem passkey#',
+    'dynamodb:PutItem token#',
+    'dynamodb:PutItem webauthn#',
+    'dynamodb:UpdateItem failures#',
+    'dynamodb:UpdateItem mfa#',
+    'dynamodb:UpdateItem ratelimit#',
+    'dynamodb:UpdateItem sessions#',
+    SIGNING_KEY,
+    FINGERPRINT_KEY,
     ...SEND_MAIL,
   ],
   // The refresh token's sessions item and the source's failed refreshes (failures#refresh#) in

@@ -78,6 +78,12 @@ export const SETTINGS = {
   // refuse tokens whose login used no second factor. Unset: `passlane`, not required.
   mfaIssuer: { kind: 'param', default: null },
   requireMfa: { kind: 'param', default: null },
+  // Passkeys (packages/server/src/features/passkeys/README.md): the relying party this API is
+  // (a domain, never an IP), the exact origins of the pages that call it (comma-separated), and
+  // the name authenticators show. Unset: passkeys are off (every passkey route answers 501).
+  webauthnRpId: { kind: 'param', default: null },
+  webauthnOrigins: { kind: 'param', default: null },
+  webauthnRpName: { kind: 'param', default: null },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -233,6 +239,13 @@ const MIGRATION_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
   PASSLANE_MIGRATION_TIMEOUT_MS: setting('migrationTimeoutMs'),
 };
 
+/** Where WebAuthn answers are checked: the passkey functions, and login's POST /login/mfa. */
+const WEBAUTHN_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  PASSLANE_WEBAUTHN_RP_ID: setting('webauthnRpId'),
+  PASSLANE_WEBAUTHN_ORIGINS: setting('webauthnOrigins'),
+  PASSLANE_WEBAUTHN_RP_NAME: setting('webauthnRpName'),
+};
+
 const MIGRATION_GRANTS = (when: string): Grant[] => [
   { kind: 'parameters', secrets: ['migrationSecret'], why: `With a migration by URL (${when}): the key that signs its requests.` },
   { kind: 'invokeFunction', setting: 'migrationFunction', why: 'With a migration through a Lambda function: that function, and no other.' },
@@ -296,6 +309,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       // Opens TOTP secrets at POST /login/mfa.
       PASSLANE_MFA_KEYS_PARAMETER: parameterName('mfaKeys'),
       PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+      // An account's passkeys offered at the MFA step, and their assertions checked at POST /login/mfa.
+      ...WEBAUTHN_ENVIRONMENT,
       ...MIGRATION_ENVIRONMENT,
     },
     grants: [
@@ -419,8 +434,90 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         keys: ['mfa#*'],
         why: 'The factors item only: a pending secret (never over an active one), its activation (conditional on the secret confirmed), the recovery codes replaced or one spent, a TOTP step accepted, the removal (conditional on the secret checked). No account, session or login counter.',
       },
+      { kind: 'items', action: 'dynamodb:UpdateItem', keys: ['ratelimit#*'], why: 'Attempts at DELETE /mfa/totp, counted per account (atomic ADD): a stolen session cannot guess its way to a removal.' },
       { kind: 'parameters', secrets: ['mfaKeys'], why: 'The keys that seal and open TOTP secrets; no pepper, signing key or fingerprint key.' },
       SEND_MAIL('The owner hears of every change: TOTP enabled or removed, recovery codes regenerated.'),
+    ],
+  },
+  {
+    name: 'passkeys',
+    entry: 'functions/passkeys.ts',
+    why: 'POST /passkeys/registration/options, POST /passkeys/registration, GET /passkeys, PATCH and DELETE /passkeys/{id}: the account\'s passkeys, registered behind a recent login.',
+    memory: DEFAULT_MEMORY_MB,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: ['POST /passkeys/registration/options', 'POST /passkeys/registration', 'GET /passkeys', 'PATCH /passkeys/{id}', 'DELETE /passkeys/{id}'],
+    environment: {
+      ...MAIL_ENVIRONMENT,
+      ...WEBAUTHN_ENVIRONMENT,
+      PASSLANE_TABLE: table,
+      // Public keys only: these routes verify access tokens and never issue one. No secret at all:
+      // passkeys are public keys, and recovery codes are stored hashed, not sealed.
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+    },
+    grants: [
+      { kind: 'index', action: 'dynamodb:Query', index: TABLE_INDEX, why: 'The token\'s userId -> the account key, through the keys-only index: the email the authenticator lists the passkey under and the mails name.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:GetItem',
+        keys: ['sessions#*', 'mfa#*', 'user#*'],
+        why: 'The access token\'s sessions item (is its session live, its login recent, with a second factor), the account\'s factors (its passkeys), the account (after the index) for its email.',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['mfa#*'],
+        why: 'The factors item only: a passkey added (conditional on it being new and below the limit; the first factor with its recovery codes), renamed or removed (conditional on it being there; the last factor takes the recovery codes). No account, session or login counter.',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:PutItem',
+        keys: ['passkey#*', 'webauthn#*'],
+        why: 'A registration\'s challenge (webauthn#, keyed by its hash, 5 minutes) and the credential\'s lookup item (passkey#, conditional on the credential being registered nowhere).',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:DeleteItem',
+        keys: ['passkey#*', 'webauthn#*'],
+        why: 'A challenge spent (conditional delete: one answer per challenge); a removed passkey\'s lookup, or a failed registration\'s (conditional on the account).',
+      },
+      SEND_MAIL('The owner hears of every change: a passkey added or removed.'),
+    ],
+  },
+  {
+    name: 'passkeyLogin',
+    entry: 'functions/passkey-login.ts',
+    why: 'POST /passkey/login/options and /passkey/login: a login without a password, with a discoverable passkey; no hasher.',
+    memory: DEFAULT_MEMORY_MB,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: ['POST /passkey/login/options', 'POST /passkey/login'],
+    environment: {
+      // Mail: a new verification link when an unverified account logs in (requireVerifiedEmail).
+      ...MAIL_ENVIRONMENT,
+      ...RATE_LIMIT_ENVIRONMENT,
+      ...WEBAUTHN_ENVIRONMENT,
+      PASSLANE_TABLE: table,
+      PASSLANE_JWT_PRIVATE_KEY_PARAMETER: parameterName('jwtPrivateKey'),
+      PASSLANE_FINGERPRINT_KEY_PARAMETER: parameterName('fingerprintKey'),
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+    },
+    grants: [
+      { kind: 'items', action: 'dynamodb:GetItem', keys: ['passkey#*'], why: 'The credential\'s lookup item (consistent read): which account it names.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:BatchGetItem',
+        keys: ['user#*', 'failures#*', 'sessions#*', 'mfa#*'],
+        why: 'The account, its failure counters, its sessions and its factors (the passkey) in one BatchGetItem, as at POST /login; no migration breaker: a passkey names an account passlane holds.',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['failures#*', 'sessions#*', 'ratelimit#*', 'mfa#*'],
+        why: 'The passkey\'s counter and last use (conditional on the counter read: of two uses of one assertion one wins); failure counters (atomic ADD; a known device\'s in the sessions item); the options\' per-source limit, the source\'s count of good logins and the verification-mail budget (requireVerifiedEmail); the new session (conditional on the sessions item\'s version).',
+      },
+      { kind: 'items', action: 'dynamodb:PutItem', keys: ['webauthn#*', 'token#verify#*'], why: 'A login\'s challenge (webauthn#, keyed by its hash, 5 minutes); requireVerifiedEmail: a new verification token (never a reset token).' },
+      { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['webauthn#*', 'failures#*'], why: 'A challenge spent (conditional delete: one login per challenge); a good login after failures clears them.' },
+      SEND_MAIL('The new verification link (requireVerifiedEmail).'),
+      { kind: 'parameters', secrets: ['jwtPrivateKey', 'fingerprintKey'], why: 'The signing key and the fingerprint key (failure counters are keyed by it); no pepper (no password is verified) and no MFA keys (no TOTP secret is opened).' },
     ],
   },
   {

@@ -11,6 +11,7 @@ export {
   type PasslaneMailProps,
   type PasslaneMigration,
   type PasslaneMfa,
+  type PasslanePasskeys,
   type PasslaneOAuth,
   type PasslaneRateLimits,
   type PasslaneSecretsProps,

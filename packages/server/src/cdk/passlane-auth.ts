@@ -165,6 +165,17 @@ export interface PasslaneAuthProps {
   readonly oauth?: PasslaneOAuth;
   /** Second factors (packages/server/SECURITY.md, "Second factors: TOTP and recovery codes"). */
   readonly mfa?: PasslaneMfa;
+  /** Passkeys (packages/server/SECURITY.md, "Passkeys"). @default off: every passkey route answers 501 */
+  readonly passkeys?: PasslanePasskeys;
+}
+
+export interface PasslanePasskeys {
+  /** The relying-party ID: the site's domain or a parent of it, never an IP (PASSLANE_WEBAUTHN_RP_ID). */
+  readonly rpId: string;
+  /** The exact origins of the pages that call the API (PASSLANE_WEBAUTHN_ORIGINS). @default `https://<rpId>` */
+  readonly origins?: readonly string[];
+  /** The name authenticators show (PASSLANE_WEBAUTHN_RP_NAME). @default the service name */
+  readonly rpName?: string;
 }
 
 export interface PasslaneMfa {
@@ -355,6 +366,9 @@ export class PasslaneAuth extends Construct {
       ...(props.oauth?.requiredScope !== undefined && { requiredScope: props.oauth.requiredScope }),
       ...(props.mfa?.issuer !== undefined && { mfaIssuer: props.mfa.issuer }),
       ...(props.mfa?.required !== undefined && { requireMfa: String(props.mfa.required) }),
+      ...(props.passkeys !== undefined && { webauthnRpId: props.passkeys.rpId }),
+      ...(props.passkeys?.origins !== undefined && props.passkeys.origins.length > 0 && { webauthnOrigins: props.passkeys.origins.join(',') }),
+      ...(props.passkeys?.rpName !== undefined && { webauthnRpName: props.passkeys.rpName }),
     };
 
     const runtime = props.runtime ?? Runtime.NODEJS_22_X;

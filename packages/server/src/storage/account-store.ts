@@ -77,10 +77,21 @@ export interface ScannedAccount {
   passwordHash?: string;
 }
 
+/** The second factors of the accounts on one page of a Scan (`passlane inventory`). */
+export interface FactorCounts {
+  /** Accounts with an active TOTP. */
+  totp: number;
+  /** Accounts with at least one passkey, and their passkeys in all. */
+  passkeyAccounts: number;
+  passkeys: number;
+  /** Accounts with recovery codes left (the set goes with the last code used, or the last factor removed). */
+  recoveryCodes: number;
+}
+
 export interface ScanAccountsPage {
   items: ScannedAccount[];
-  /** With `factors`: the factors items on this page with an active TOTP (never part of `items`). */
-  totp?: number;
+  /** With `factors`: what the factors items on this page hold (never part of `items`). */
+  factors?: FactorCounts;
   /** Absent when the segment is finished. */
   lastKey?: string;
 }
@@ -263,10 +274,20 @@ export class AccountStore {
           ...(input.startKey !== undefined && { ExclusiveStartKey: { pk: { S: input.startKey } } }),
           ...(input.factors === true
             ? {
-                // The factors items' keys only (never a sealed secret): whether TOTP is active.
-                FilterExpression: 'begins_with(#pk, :userPrefix) OR (begins_with(#pk, :mfaPrefix) AND attribute_exists(#totpSecret))',
-                ProjectionExpression: '#pk, #email, #userId, #passwordHash',
-                ExpressionAttributeNames: { '#pk': 'pk', '#email': 'email', '#userId': 'userId', '#passwordHash': 'passwordHash', '#totpSecret': 'totpSecret' },
+                // Of a factors item, what tells which factors it holds, never a sealed secret: TOTP's
+                // activation time, the passkeys (public keys) and the recovery codes' hashes, to count them.
+                FilterExpression:
+                  'begins_with(#pk, :userPrefix) OR (begins_with(#pk, :mfaPrefix) AND (attribute_exists(#totpEnabledAt) OR attribute_exists(#passkeys) OR attribute_exists(#recoveryCodes)))',
+                ProjectionExpression: '#pk, #email, #userId, #passwordHash, #totpEnabledAt, #passkeys, #recoveryCodes',
+                ExpressionAttributeNames: {
+                  '#pk': 'pk',
+                  '#email': 'email',
+                  '#userId': 'userId',
+                  '#passwordHash': 'passwordHash',
+                  '#totpEnabledAt': 'totpEnabledAt',
+                  '#passkeys': 'passkeys',
+                  '#recoveryCodes': 'recoveryCodes',
+                },
                 ExpressionAttributeValues: { ':userPrefix': { S: USER_KEY_PREFIX }, ':mfaPrefix': { S: MFA_KEY_PREFIX } },
               }
             : {
@@ -278,7 +299,7 @@ export class AccountStore {
         }),
       );
       const scanned = result.Items ?? [];
-      const totp = scanned.filter((item) => item.pk?.S?.startsWith(MFA_KEY_PREFIX) === true).length;
+      const factors = countFactors(scanned.filter((item) => item.pk?.S?.startsWith(MFA_KEY_PREFIX) === true));
       const lastKey = result.LastEvaluatedKey?.pk?.S;
       const items = scanned.filter((item) => item.pk?.S?.startsWith(MFA_KEY_PREFIX) !== true).map((item) => ({
         pk: item.pk?.S ?? '',
@@ -286,7 +307,7 @@ export class AccountStore {
         userId: item.userId?.S,
         passwordHash: item.passwordHash?.S,
       }));
-      return { items, ...(input.factors === true && { totp }), ...(lastKey !== undefined && { lastKey }) };
+      return { items, ...(input.factors === true && { factors }), ...(lastKey !== undefined && { lastKey }) };
     } catch (error) {
       throw new StorageUnavailableError('scanAccounts', error);
     }
@@ -324,3 +345,15 @@ function requiredDate(item: Record<string, AttributeValue>, name: string): Date 
   return date;
 }
 
+/** What factors items hold, as projected by scanAccounts (an empty passkeys map is no passkey). */
+function countFactors(items: ReadonlyArray<Record<string, AttributeValue>>): FactorCounts {
+  const counts: FactorCounts = { totp: 0, passkeyAccounts: 0, passkeys: 0, recoveryCodes: 0 };
+  for (const item of items) {
+    const passkeys = Object.keys(item.passkeys?.M ?? {}).length;
+    if (item.totpEnabledAt !== undefined) counts.totp++;
+    if (passkeys > 0) counts.passkeyAccounts++;
+    counts.passkeys += passkeys;
+    if ((item.recoveryCodes?.SS?.length ?? 0) > 0) counts.recoveryCodes++;
+  }
+  return counts;
+}

@@ -111,7 +111,12 @@ function printInventory(io: CommandIo, inventory: Inventory): void {
       `${byStatus.to_wrap} to wrap, ${byStatus.to_rotate} to re-seal, ${byStatus.unparseable} unparseable`,
   );
   writeLine(io.stdout, `Upgrade progress (up to date or awaiting login): ${share(byStatus.up_to_date + byStatus.awaiting_login)}`);
-  writeLine(io.stdout, `Second factors: ${inventory.factors.totp} accounts with TOTP (${share(inventory.factors.totp)})`);
+  const { factors } = inventory;
+  writeLine(
+    io.stdout,
+    `Second factors: ${factors.totp} accounts with TOTP (${share(factors.totp)}), ${factors.passkeyAccounts} with passkeys (${share(factors.passkeyAccounts)}; ` +
+      `${factors.passkeys} passkeys), ${factors.recoveryCodes} with recovery codes left (${share(factors.recoveryCodes)})`,
+  );
   if (inventory.fastDigests > 0) {
     writeLine(
       io.stdout,

@@ -6,7 +6,6 @@ import { epochSeconds } from '../../shared/epoch-seconds.js';
 import { StorageUnavailableError } from '../../storage/errors.js';
 import type { LoginTarget } from '../../storage/login-guard-store.js';
 import type { StoredMfa, StoredMfaLogin } from '../../storage/mfa-store.js';
-import { checkPasskeyAssertion } from '../passkeys/check-passkey-assertion.js';
 import { checkSecondFactor } from '../mfa/check-second-factor.js';
 import { mailMfaChangeTo } from '../mfa/mail-mfa-change.js';
 import { MFA_LIMITS } from '../mfa/settings.js';
@@ -101,6 +100,8 @@ async function secondFactorAmr(deps: MfaLoginDependencies, pending: StoredMfaLog
   const passkey = factors.passkeys.get(factor.response.id);
   // Passkeys off here, no challenge in the token (none when it was made), or not the account's passkey: wrong.
   if (deps.webauthn === undefined || pending.webauthnChallenge === undefined || passkey === undefined) return undefined;
+  // Imported here: a password login's cold start does not parse @simplewebauthn (login.ts `mfaChallenge`).
+  const { checkPasskeyAssertion } = await import('../passkeys/check-passkey-assertion.js');
   const verdict = await checkPasskeyAssertion(
     { passkeys: deps.passkeys, webauthn: deps.webauthn },
     { accountKey, passkey, response: factor.response, expectedChallenge: pending.webauthnChallenge, requireUserVerification: false, now },

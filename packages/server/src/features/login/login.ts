@@ -8,7 +8,6 @@ import type { LoginDependencies } from './dependencies.js';
 import { EmailNotVerifiedError, InvalidCredentialsError, MfaRequiredError, RateLimitedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { mfaMethods } from '../mfa/check-second-factor.js';
 import { hasActiveFactor, type StoredMfa } from '../../storage/mfa-store.js';
-import { secondFactorOptions } from '../passkeys/check-passkey-assertion.js';
 import { MFA_LIMITS } from '../mfa/settings.js';
 import { newMfaToken, passwordMark } from './mfa-token.js';
 import { askOldSystem, createMigratedAccount, MIGRATION_RETRY_AFTER_SECONDS } from '../migration/migrate-account.js';
@@ -171,7 +170,11 @@ async function mfaChallenge(
   factors: StoredMfa,
 ): Promise<MfaRequiredError> {
   const methods = mfaMethods(factors, { webauthn: deps.webauthn !== undefined });
-  const webauthn = deps.webauthn !== undefined && methods.includes('webauthn') ? await secondFactorOptions(deps.webauthn, factors.passkeys) : undefined;
+  // Imported here, not at the top: a password login's cold start does not parse @simplewebauthn (the Lambda bundle keeps it in a chunk).
+  const webauthn =
+    deps.webauthn !== undefined && methods.includes('webauthn')
+      ? await (await import('../passkeys/check-passkey-assertion.js')).secondFactorOptions(deps.webauthn, factors.passkeys)
+      : undefined;
   const { token, hash } = newMfaToken();
   const now = deps.now?.() ?? new Date();
   await deps.mfa.putLogin(hash, {

@@ -1,5 +1,5 @@
 import { PasslaneError, type PasswordHasher } from 'passlane/common';
-import type { AccountStore } from '../../storage/account-store.js';
+import type { AccountStore, FactorCounts } from '../../storage/account-store.js';
 import { countEmailForms, type EmailForms } from './count-email-forms.js';
 import { currentPepperKeyId } from './current-pepper-key.js';
 import { RehashInputInvalidError } from './errors.js';
@@ -45,8 +45,8 @@ export interface Inventory {
   unparseable: Record<string, number>;
   /** Accounts keyed by an email that is not in canonical form, and what each needs (count-email-forms.ts). */
   emails: EmailForms;
-  /** Accounts with each second factor active (features/mfa). */
-  factors: { totp: number };
+  /** Accounts with each second factor (features/mfa, features/passkeys), and the passkeys in all. */
+  factors: FactorCounts;
 }
 
 export interface InventoryDependencies {
@@ -67,7 +67,7 @@ export interface InventoryOptions {
  * wrapping and pepper key, with the step each one is waiting for. Parses only: no hashing, no
  * keys, no writes. Shows how far an upgrade has come. Also counts accounts keyed by an email not
  * in canonical form (after the scan, one read of the canonical key for each of them), and, in the
- * same Scan, the accounts with an active TOTP (their factors items' keys only).
+ * same Scan, the accounts with each second factor (their factors items, never a sealed secret).
  */
 export async function takeInventory(deps: InventoryDependencies, options: InventoryOptions = {}): Promise<Inventory> {
   const totalSegments = options.segments ?? 4;
@@ -78,7 +78,7 @@ export async function takeInventory(deps: InventoryDependencies, options: Invent
   const groups = new Map<string, InventoryGroup>();
   const emails = countEmailForms();
   const inventory: Omit<Inventory, 'emails'> = {
-    factors: { totp: 0 },
+    factors: { totp: 0, passkeyAccounts: 0, passkeys: 0, recoveryCodes: 0 },
     total: 0,
     byStatus: { up_to_date: 0, awaiting_login: 0, to_wrap: 0, to_rotate: 0, unparseable: 0 },
     needsRehash: 0,
@@ -112,7 +112,7 @@ export async function takeInventory(deps: InventoryDependencies, options: Invent
       let startKey: string | undefined;
       do {
         const page = await deps.users.scanAccounts({ segment, totalSegments, startKey, limit: options.pageSize ?? 500, factors: true });
-        inventory.factors.totp += page.totp ?? 0;
+        for (const [name, count] of Object.entries(page.factors ?? {})) inventory.factors[name as keyof FactorCounts] += count;
         for (const item of page.items) {
           count(item.passwordHash);
           emails.add(item);
