@@ -1,10 +1,9 @@
 /**
  * POST /passkey/login/options and POST /passkey/login: a login without a password, with a
- * discoverable passkey. Holds the signing key and the fingerprint key (the login's failure
- * counters); no pepper and no hasher: no password is verified here, so its platform's hasher
- * refuses every call and the bundle carries no argon2 or bcrypt.
+ * discoverable passkey. Holds the signing key only: no password is verified here (no hasher, no
+ * pepper: the bundle carries no argon2 or bcrypt) and the credential's lookup names the account's
+ * key (no fingerprint key).
  */
-import type { PasswordHasher } from 'passlane/common';
 import type { AnyRoute } from '../packages/server/src/api/route.js';
 import type { PasskeyServices } from '../packages/server/src/features/passkeys/dependencies.js';
 import { passkeyLoginOptionsRoute, passkeyLoginRoute } from '../packages/server/src/features/passkeys/passkey-routes.js';
@@ -15,25 +14,9 @@ import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-han
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
 import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
 import { buildPasskeyLoginDependencies } from '../packages/server/src/wiring/build-dependencies.js';
-import type { Platform } from '../packages/server/src/wiring/platform.js';
 
-const warn = (message: string, fields?: Record<string, unknown>) => logger.warn(message, fields ?? {});
-
-/** A login's dependencies include a hasher; a passkey login never calls it, and a call would be a bug worth an error. */
-const noHasher = new Proxy({} as PasswordHasher, {
-  get: () => () => {
-    throw new Error('the passkeyLogin function verifies no password and holds no hasher');
-  },
-});
-
-const platform: Platform = {
-  createPasswordHasher: () => noHasher,
-  dynamoDb: createDynamoDbClient,
-  jwsSigner: createNodeJwsSigner,
-  warn,
-  audit: auditToPowertools,
-  mail: { log: { info: (message, fields) => logger.info(message, fields ?? {}), warn } },
-};
+const log = { info: (message: string, fields?: Record<string, unknown>) => logger.info(message, fields ?? {}), warn: (message: string, fields?: Record<string, unknown>) => logger.warn(message, fields ?? {}) };
+const platform = { dynamoDb: createDynamoDbClient, jwsSigner: createNodeJwsSigner, audit: auditToPowertools, mail: { log } };
 
 type Services = Pick<PasskeyServices, 'passkeyLogin'>;
 const routes = [passkeyLoginOptionsRoute, passkeyLoginRoute] as AnyRoute<Services>[];

@@ -94,7 +94,8 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // A login without a password: the options' challenge (webauthn#, within the per-source limit),
   // the credential's lookup (passkey#), the login's one read (no migration breaker), the challenge
   // spent, the passkey's counter (mfa#), failure counters, the session; with a verified email
-  // required, a new verification token and its mail. No pepper, no MFA keys.
+  // required, a new verification token and its mail. No pepper, no fingerprint key (the lookup
+  // names the account's key), no MFA keys.
   passkeyLogin: [
     'dynamodb:BatchGetItem failures#',
     'dynamodb:BatchGetItem mfa#',
@@ -110,7 +111,6 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:UpdateItem ratelimit#',
     'dynamodb:UpdateItem sessions#',
     SIGNING_KEY,
-    FINGERPRINT_KEY,
     ...SEND_MAIL,
   ],
   // The refresh token's sessions item and the source's failed refreshes (failures#refresh#) in

@@ -497,7 +497,6 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       ...WEBAUTHN_ENVIRONMENT,
       PASSLANE_TABLE: table,
       PASSLANE_JWT_PRIVATE_KEY_PARAMETER: parameterName('jwtPrivateKey'),
-      PASSLANE_FINGERPRINT_KEY_PARAMETER: parameterName('fingerprintKey'),
       PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
     },
     grants: [
@@ -517,7 +516,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       { kind: 'items', action: 'dynamodb:PutItem', keys: ['webauthn#*', 'token#verify#*'], why: 'A login\'s challenge (webauthn#, keyed by its hash, 5 minutes); requireVerifiedEmail: a new verification token (never a reset token).' },
       { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['webauthn#*', 'failures#*'], why: 'A challenge spent (conditional delete: one login per challenge); a good login after failures clears them.' },
       SEND_MAIL('The new verification link (requireVerifiedEmail).'),
-      { kind: 'parameters', secrets: ['jwtPrivateKey', 'fingerprintKey'], why: 'The signing key and the fingerprint key (failure counters are keyed by it); no pepper (no password is verified) and no MFA keys (no TOTP secret is opened).' },
+      { kind: 'parameters', secrets: ['jwtPrivateKey'], why: 'The signing key alone: no pepper (no password is verified), no fingerprint key (the credential\'s lookup names the account\'s key, which the failure counters use) and no MFA keys (no TOTP secret is opened).' },
     ],
   },
   {

@@ -257,9 +257,28 @@ export async function buildPasskeyDependencies(config: PasslaneConfig, platform:
   };
 }
 
-/** POST /passkey/login/options and /passkey/login (features/passkeys): a login's parts, with the signing key. */
-export function buildPasskeyLoginDependencies(config: PasslaneConfig, platform: Platform): Promise<PasskeyLoginDependencies> {
-  return buildAuthDependencies(config, platform);
+/**
+ * POST /passkey/login/options and /passkey/login (features/passkeys): a login's counters and
+ * sessions, the signing key, the passkeys' items and the verification mail; no hasher, pepper or
+ * fingerprint key (the credential's lookup names the account's key).
+ */
+export async function buildPasskeyLoginDependencies(
+  config: PasslaneConfig,
+  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner' | 'mail'>,
+): Promise<PasskeyLoginDependencies> {
+  const client = platform.dynamoDb(config.storage);
+  const { table } = config.storage;
+  return {
+    ...sessionParts(config, platform),
+    tokens: await buildTokenService(config, platform),
+    loginGuard: new LoginGuardStore(client, table, config.rateLimits.windowSeconds),
+    counters: new RateLimitStore(client, table),
+    oneTimeTokens: new OneTimeTokenStore(client, table),
+    passkeys: new PasskeyStore(client, table),
+    ...(config.webauthn !== undefined && { webauthn: config.webauthn }),
+    recovery: config.recovery,
+    mail: buildAccountMail(config, platform),
+  };
 }
 
 /** POST /token (features/sessions): the signing key and the sessions, nothing that hashes. */

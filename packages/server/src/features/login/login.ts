@@ -2,7 +2,7 @@ import { PasslaneError, type VerifyResult } from 'passlane/common';
 import { HashChangedError, StorageUnavailableError } from '../../storage/errors.js';
 import { SessionsChangedError } from '../../storage/session-store.js';
 import type { UserRecord } from '../../storage/account-store.js';
-import type { LoginState, LoginTarget } from '../../storage/login-guard-store.js';
+import type { LoginGuardStore, LoginState, LoginTarget } from '../../storage/login-guard-store.js';
 import { auditExistingPassword } from '../password/check-new-password.js';
 import type { LoginDependencies } from './dependencies.js';
 import { EmailNotVerifiedError, InvalidCredentialsError, MfaRequiredError, RateLimitedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
@@ -215,7 +215,7 @@ export async function answerLogin(
  * password changed since the verify, else it retries with what it read.
  */
 export async function startLoginSession(
-  deps: StartSessionDependencies & Pick<LoginDependencies, 'rateLimits' | 'loginGuard' | 'now'>,
+  deps: StartSessionDependencies & Pick<LoginDependencies, 'rateLimits' | 'now'> & { loginGuard: Pick<LoginGuardStore, 'read'> },
   request: Pick<LoginRequest, 'sourceIp' | 'userAgent' | 'deviceTokens'>,
   target: LoginTarget,
   state: LoginState,

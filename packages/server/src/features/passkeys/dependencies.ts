@@ -1,10 +1,12 @@
 import type { AttemptCounterDependencies } from '../../accounts/enforce-rate-limits.js';
 import type { LoginGuardStore } from '../../storage/login-guard-store.js';
 import type { MfaStore } from '../../storage/mfa-store.js';
+import type { SessionStore } from '../../storage/session-store.js';
 import type { PasskeyStore } from '../../storage/passkey-store.js';
 import type { LoginDependencies } from '../login/dependencies.js';
 import type { MfaMailDependencies } from '../mfa/dependencies.js';
-import type { SessionCheckDependencies } from '../sessions/dependencies.js';
+import type { VerificationMailDependencies } from '../recovery/dependencies.js';
+import type { SessionCheckDependencies, StartSessionDependencies } from '../sessions/dependencies.js';
 import type { WebAuthnConfig } from './settings.js';
 
 /**
@@ -21,15 +23,20 @@ export type PasskeyDependencies = SessionCheckDependencies &
   };
 
 /**
- * POST /passkey/login/options and /passkey/login: a login's parts (its limits, sessions, signing
- * key), the attempt counters (the options are rate-limited per source), the lookup items, the
- * challenges and the counter writes.
+ * POST /passkey/login/options and /passkey/login: what a login needs but a password's parts (no
+ * hasher, pepper, password policy or old system: no password is verified), the attempt counters
+ * (the options are rate-limited per source), the lookup items, the challenges and the counter
+ * writes. The credential's lookup names the account's key, so no fingerprint key either.
  */
-export type PasskeyLoginDependencies = LoginDependencies &
-  AttemptCounterDependencies & {
+export type PasskeyLoginDependencies = StartSessionDependencies &
+  VerificationMailDependencies &
+  AttemptCounterDependencies &
+  Pick<LoginDependencies, 'tokens' | 'rateLimits'> & {
+    /** The login's read and counters; an unknown credential's failure is counted against its source alone. */
+    loginGuard: Pick<LoginGuardStore, 'read' | 'settle' | 'recordFailure' | 'recordSuccess' | 'clearFailures' | 'recordSourceFailure'>;
+    /** A known device's failures are counted in the sessions item. */
+    sessions: Pick<SessionStore, 'recordDeviceFailure'>;
     passkeys: Pick<PasskeyStore, 'readLookup' | 'putChallenge' | 'consumeChallenge' | 'recordUse'>;
-    /** An unknown credential's failure is counted against its source alone. */
-    loginGuard: Pick<LoginGuardStore, 'recordSourceFailure'>;
     webauthn?: WebAuthnConfig;
   };
 
