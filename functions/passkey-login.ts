@@ -4,8 +4,6 @@
  * pepper: the bundle carries no argon2 or bcrypt) and the credential's lookup names the account's
  * key (no fingerprint key).
  */
-import type { AnyRoute } from '../packages/server/src/api/route.js';
-import type { PasskeyServices } from '../packages/server/src/features/passkeys/dependencies.js';
 import { passkeyLoginOptionsRoute, passkeyLoginRoute } from '../packages/server/src/features/passkeys/passkey-routes.js';
 import { createNodeJwsSigner } from '../packages/server/src/features/tokens/node-jws-signer.js';
 import { auditToPowertools } from '../packages/server/src/observability/audit.js';
@@ -18,7 +16,4 @@ import { buildPasskeyLoginDependencies } from '../packages/server/src/wiring/bui
 const log = { info: (message: string, fields?: Record<string, unknown>) => logger.info(message, fields ?? {}), warn: (message: string, fields?: Record<string, unknown>) => logger.warn(message, fields ?? {}) };
 const platform = { dynamoDb: createDynamoDbClient, jwsSigner: createNodeJwsSigner, audit: auditToPowertools, mail: { log } };
 
-type Services = Pick<PasskeyServices, 'passkeyLogin'>;
-const routes = [passkeyLoginOptionsRoute, passkeyLoginRoute] as AnyRoute<Services>[];
-
-export const handler = lambdaHandler<Services>(routes, { passkeyLogin: async () => buildPasskeyLoginDependencies(await configWithSecrets(), platform) });
+export const handler = lambdaHandler([passkeyLoginOptionsRoute, passkeyLoginRoute], { passkeyLogin: async () => buildPasskeyLoginDependencies(await configWithSecrets(), platform) });

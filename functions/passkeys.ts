@@ -4,9 +4,7 @@
  * mails the owner; holds no secret (a passkey is a public key, recovery codes are hashed), so its
  * settings are plain env and its bundle has no hasher or SSM client.
  */
-import type { AnyRoute } from '../packages/server/src/api/route.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
-import type { PasskeyServices } from '../packages/server/src/features/passkeys/dependencies.js';
 import {
   listPasskeysRoute,
   passkeyRegistrationOptionsRoute,
@@ -23,9 +21,6 @@ import { buildPasskeyDependencies } from '../packages/server/src/wiring/build-de
 
 const log = { info: (message: string, fields?: Record<string, unknown>) => logger.info(message, fields ?? {}), warn: (message: string, fields?: Record<string, unknown>) => logger.warn(message, fields ?? {}) };
 
-type Services = Pick<PasskeyServices, 'passkeys'>;
-const routes = [passkeyRegistrationOptionsRoute, registerPasskeyRoute, listPasskeysRoute, renamePasskeyRoute, removePasskeyRoute] as AnyRoute<Services>[];
-
-export const handler = lambdaHandler<Services>(routes, {
+export const handler = lambdaHandler([passkeyRegistrationOptionsRoute, registerPasskeyRoute, listPasskeysRoute, renamePasskeyRoute, removePasskeyRoute], {
   passkeys: async () => buildPasskeyDependencies(readConfig(lambdaEnv()), { dynamoDb: createDynamoDbClient, audit: auditToPowertools, mail: { log } }),
 });

@@ -21,6 +21,8 @@ import {
   createOpenIdConfigurationHandler,
   createLoginHandler,
   createMfaHandler,
+  createPasskeyLoginHandler,
+  createPasskeysHandler,
   createPasswordHandler,
   createRecoveryHandler,
   createRegisterHandler,
@@ -84,6 +86,8 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
   const recovery = createRecoveryHandler(getDeps);
   const login = createLoginHandler(getDeps);
   const mfa = createMfaHandler(getDeps);
+  const passkeys = createPasskeysHandler(getDeps);
+  const passkeyLogin = createPasskeyLoginHandler(getDeps);
   const discovery = createOpenIdConfigurationHandler(async () => (await getDeps()).tokens);
   return {
     '/register': createRegisterHandler(getDeps),
@@ -92,6 +96,12 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
     '/mfa/totp': mfa,
     '/mfa/totp/confirm': mfa,
     '/mfa/recovery-codes': mfa,
+    '/passkeys': passkeys,
+    '/passkeys/registration': passkeys,
+    '/passkeys/registration/options': passkeys,
+    '/passkeys/{id}': passkeys,
+    '/passkey/login': passkeyLogin,
+    '/passkey/login/options': passkeyLogin,
     '/token': createTokenHandler(getDeps),
     '/logout': sessions,
     '/sessions': sessions,

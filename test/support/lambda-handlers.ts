@@ -9,6 +9,8 @@ import type { MfaDependencies } from '../../packages/server/src/features/mfa/dep
 import { confirmTotpRoute, enrolTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute } from '../../packages/server/src/features/mfa/mfa-routes.js';
 import type { AnyRoute } from '../../packages/server/src/api/route.js';
 import { changePasswordRoute } from '../../packages/server/src/features/password/change-password-route.js';
+import type { PasskeyDependencies, PasskeyLoginDependencies } from '../../packages/server/src/features/passkeys/dependencies.js';
+import { listPasskeysRoute, passkeyLoginOptionsRoute, passkeyLoginRoute, passkeyRegistrationOptionsRoute, registerPasskeyRoute, removePasskeyRoute, renamePasskeyRoute } from '../../packages/server/src/features/passkeys/passkey-routes.js';
 import type { PasswordChangeDependencies } from '../../packages/server/src/features/password/dependencies.js';
 import type { RecoveryDependencies } from '../../packages/server/src/features/recovery/dependencies.js';
 import { confirmPasswordResetRoute, requestPasswordResetRoute, resendVerificationRoute, verifyEmailRoute } from '../../packages/server/src/features/recovery/recovery-routes.js';
@@ -34,6 +36,11 @@ export const createLoginHandler = (get: Get<MfaLoginDependencies>) =>
   lambdaHandler<LoginServices & MfaLoginServices>([loginRoute, loginMfaRoute] as AnyRoute<LoginServices & MfaLoginServices>[], { login: get, mfaLogin: get });
 /** The MFA function (functions/mfa.ts). */
 export const createMfaHandler = (get: Get<MfaDependencies>) => lambdaHandler([enrolTotpRoute, confirmTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute], { mfa: get });
+/** The passkeys function (functions/passkeys.ts): registration, list, rename, removal. */
+export const createPasskeysHandler = (get: Get<PasskeyDependencies>) =>
+  lambdaHandler([passkeyRegistrationOptionsRoute, registerPasskeyRoute, listPasskeysRoute, renamePasskeyRoute, removePasskeyRoute], { passkeys: get });
+/** The passkeyLogin function (functions/passkey-login.ts): the options and the passwordless login. */
+export const createPasskeyLoginHandler = (get: Get<PasskeyLoginDependencies>) => lambdaHandler([passkeyLoginOptionsRoute, passkeyLoginRoute], { passkeyLogin: get });
 export const createPasswordHandler = (get: Get<PasswordChangeDependencies>) => lambdaHandler([changePasswordRoute], { password: get });
 export const createTokenHandler = (get: Get<RefreshDependencies>) => lambdaHandler([tokenRoute], { refresh: get });
 export const createSessionsHandler = (get: Get<SessionManagementDependencies>) => lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessions: get });

@@ -1,6 +1,6 @@
 import type { LoginServices, MfaLoginServices } from '../features/login/dependencies.js';
 import type { MfaServices } from '../features/mfa/dependencies.js';
-import type { PasskeyServices } from '../features/passkeys/dependencies.js';
+import type { PasskeyLoginServices, PasskeyServices } from '../features/passkeys/dependencies.js';
 import type { PasswordServices } from '../features/password/dependencies.js';
 import type { RecoveryServices } from '../features/recovery/dependencies.js';
 import type { RegisterServices } from '../features/register/dependencies.js';
@@ -16,7 +16,14 @@ import type { AppDependencies } from './build-dependencies.js';
 export type ApiServices = LoginServices &
   MfaLoginServices &
   MfaServices &
-  PasskeyServices & RegisterServices & PasswordServices & RecoveryServices & RefreshServices & SessionServices & PublicTokenServices;
+  PasskeyServices &
+  PasskeyLoginServices &
+  RegisterServices &
+  PasswordServices &
+  RecoveryServices &
+  RefreshServices &
+  SessionServices &
+  PublicTokenServices;
 
 /** The API's services over dependencies already built (long-lived hosts build them once at start). */
 export function servicesOf(deps: AppDependencies): ApiServices {

@@ -40,8 +40,12 @@ export type PasskeyLoginDependencies = StartSessionDependencies &
     webauthn?: WebAuthnConfig;
   };
 
-/** The passkey routes' services. */
+/** The /passkeys routes' service. */
 export interface PasskeyServices {
   passkeys(): Promise<PasskeyDependencies>;
+}
+
+/** The /passkey/login routes' service: apart, so the function that signs tokens holds only these. */
+export interface PasskeyLoginServices {
   passkeyLogin(): Promise<PasskeyLoginDependencies>;
 }

@@ -9,7 +9,7 @@ import { loggedInResponse, loginRoute } from '../login/login-route.js';
 import { LoggedIn } from '../login/login-schemas.js';
 import { MFA_REAUTHENTICATION } from '../mfa/mfa-schemas.js';
 import { SESSION_UNAUTHENTICATED } from '../sessions/session-schemas.js';
-import type { PasskeyServices } from './dependencies.js';
+import type { PasskeyLoginServices, PasskeyServices } from './dependencies.js';
 import { listPasskeys, removePasskey, renamePasskey } from './manage-passkeys.js';
 import { loginWithPasskey, passkeyLoginOptions } from './passkey-login.js';
 import {
@@ -193,7 +193,7 @@ factor; log in again with one (a passkey, TOTP or a recovery code) and retry.
 });
 
 /** POST /passkey/login/options -> 200 request options for a discoverable credential. */
-export const passkeyLoginOptionsRoute = defineRoute<PasskeyServices>({
+export const passkeyLoginOptionsRoute = defineRoute<PasskeyLoginServices>({
   name: 'passkey_login_options',
   method: 'POST',
   path: '/passkey/login/options',
@@ -215,7 +215,7 @@ is good for 5 minutes and one login. Counted per source (PASSLANE_RATE_LIMIT_PER
 });
 
 /** POST /passkey/login { response, deviceToken? } -> what a good POST /login answers. */
-export const passkeyLoginRoute = defineRoute<PasskeyServices, typeof PasskeyLoginRequest>({
+export const passkeyLoginRoute = defineRoute<PasskeyLoginServices, typeof PasskeyLoginRequest>({
   name: 'passkey_login',
   method: 'POST',
   path: '/passkey/login',
