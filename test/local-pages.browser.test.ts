@@ -6,34 +6,18 @@
  * reads them, on the server's console, and must point at the server's real port.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumMissing, launchHeadlessChromium } from './support/headless-chromium.js';
 import { killServers, startServer, type RunningServer } from './support/local-server-process.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-// Without these, Chromium on a machine with no network stalls on its background services.
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-// CI installs Chromium (.ci/run): there a missing browser fails the run instead of skipping it.
-const missing = !existsSync(CHROMIUM);
-if (missing && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
 
 const PASSWORD = 'a first passphrase for the pages';
 const NEW_PASSWORD = 'the passphrase chosen in the browser';
 
-describe.skipIf(missing)('npm start\'s pages for the mailed links, in headless Chromium', () => {
+describe.skipIf(chromiumMissing)('npm start\'s pages for the mailed links, in headless Chromium', () => {
   const dirs: string[] = [];
   let context: BrowserContext;
   let server: RunningServer;
@@ -41,7 +25,7 @@ describe.skipIf(missing)('npm start\'s pages for the mailed links, in headless C
   beforeAll(async () => {
     const profile = await mkdtemp(join(tmpdir(), 'passlane-chromium-'));
     dirs.push(profile);
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+    context = await launchHeadlessChromium(profile);
   });
   afterEach(killServers);
   afterAll(async () => {

@@ -8,30 +8,14 @@
  * http://localhost:<port>: WebAuthn refuses an IP address as the relying-party ID.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumMissing, launchHeadlessChromium } from './support/headless-chromium.js';
 import { base32Bytes, totpCode } from './support/authenticator-app.js';
 import { killServers, startServer, type RunningServer } from './support/local-server-process.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-// Without these, Chromium on a machine with no network stalls on its background services.
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-// CI installs Chromium (.ci/run): there a missing browser fails the run instead of skipping it.
-const missing = !existsSync(CHROMIUM);
-if (missing && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
 
 const PASSWORD = 'a passphrase before the passkey';
 const TOKEN_KEY = 'passlane.accessToken';
@@ -71,7 +55,7 @@ const amrOf = (accessToken: string) => (JSON.parse(Buffer.from(accessToken.split
 /** CDP names a credential in base64; WebAuthn and the API in base64url. */
 const base64url = (base64: string) => Buffer.from(base64, 'base64').toString('base64url');
 
-describe.skipIf(missing)('passkeys on npm start\'s pages, in headless Chromium with a virtual authenticator', () => {
+describe.skipIf(chromiumMissing)('passkeys on npm start\'s pages, in headless Chromium with a virtual authenticator', () => {
   const dirs: string[] = [];
   let context: BrowserContext;
   let server: RunningServer;
@@ -79,7 +63,7 @@ describe.skipIf(missing)('passkeys on npm start\'s pages, in headless Chromium w
   beforeAll(async () => {
     const profile = await mkdtemp(join(tmpdir(), 'passlane-chromium-'));
     dirs.push(profile);
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+    context = await launchHeadlessChromium(profile);
   });
   afterEach(killServers);
   afterAll(async () => {

@@ -17,19 +17,15 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumMissing, launchHeadlessChromium } from './support/headless-chromium.js';
 import { startLocalServer, type LocalServer } from '../packages/server/src/runtimes/node/local-server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 /** What the README's blocks call the server; the walk puts the fresh server's address there. */
 const README_API = 'http://localhost:3000';
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-// CI installs Chromium (.ci/run): there a missing browser fails the run instead of skipping it.
-const missing = !existsSync(CHROMIUM);
-if (missing && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
 
 interface Block {
   name: string;
@@ -152,14 +148,14 @@ async function stopWalk(walk: Walk | undefined): Promise<void> {
   await walk?.server.stop();
 }
 
-describe.skipIf(missing)('the README\'s quickstart', () => {
+describe.skipIf(chromiumMissing)('the README\'s quickstart', () => {
   const dirs: string[] = [];
   let context: BrowserContext;
 
   beforeAll(async () => {
     const profile = await mkdtemp(join(tmpdir(), 'passlane-chromium-'));
     dirs.push(profile);
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+    context = await launchHeadlessChromium(profile);
   });
   afterAll(async () => {
     await context?.close();
