@@ -121,6 +121,15 @@ describe('npm run offline: serverless.yml in serverless-offline', () => {
     expect(variables.PASSLANE_JWT_ISSUER).toBe(server.url);
     expect(JSON.parse(variables.PASSLANE_JWT_PUBLIC_KEYS!)).toMatchObject({ keys: [{ kty: 'RSA', use: 'sig' }] });
     expect(variables.PASSLANE_SES_IDENTITY_ARN).toBe('');
+    // Passkeys on as npm start has them: the relying party a page on localhost answers to.
+    expect(variables.PASSLANE_WEBAUTHN_RP_ID).toBe('localhost');
+    expect(variables.PASSLANE_WEBAUTHN_ORIGINS).toBe(`http://localhost:${new URL(server.url).port}`);
+  });
+
+  it('answers passkey login options for localhost without a --param', async () => {
+    const response = await post('/passkey/login/options', undefined);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ rpId: 'localhost', userVerification: 'required' });
   });
 
   it('serves both authorizers to a route that names one; passlaneSession shuts a logged-out token out, passlaneJwt does not', async () => {

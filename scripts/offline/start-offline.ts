@@ -61,7 +61,7 @@ export interface OfflineOptions {
   dataDir?: string;
   dynamoDbEndpoint?: string;
   dynamoDbPort?: number;
-  /** serverless.yml's params (`--param=name=value`; jwtIssuer defaults to `url`), under those in `args`; arch is always this machine's. */
+  /** serverless.yml's params (`--param=name=value`; jwtIssuer defaults to `url`, passkeys to localhost), under those in `args`; arch is always this machine's. */
   params?: Readonly<Record<string, string>>;
   /** More arguments for osls and serverless-offline (`--stage local`, ...). */
   args?: readonly string[];
@@ -107,7 +107,9 @@ export async function startServerlessOffline(options: OfflineOptions = {}): Prom
   const lambdaPort = await freePort(host, options.lambdaPort ?? wholeNumber(env, 'LAMBDA_PORT', { fallback: DEFAULT_LAMBDA_PORT, min: 0, max: 65_535 }), 'LAMBDA_PORT');
   const url = localServerUrl(host, port);
   // The arch is this machine's: the zips are built for it, and their native binaries must load here.
-  const params: Record<string, string> = { jwtIssuer: url, ...options.params, ...argParams, arch };
+  // Passkeys on, as npm start has them: a page on http://localhost:<port> (an IP cannot be an RP ID).
+  const webauthn = { webauthnRpId: 'localhost', webauthnOrigins: `http://localhost:${port}` };
+  const params: Record<string, string> = { jwtIssuer: url, ...webauthn, ...options.params, ...argParams, arch };
   const secrets = await offlineSecrets(dataDir, env);
   await packageFunctions(arch, { zipDir: join(serviceDir, '.package', arch) });
 
