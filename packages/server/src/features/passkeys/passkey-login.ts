@@ -1,4 +1,4 @@
-import { generateAuthenticationOptions, type AuthenticationResponseJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { base64url } from 'jose';
 import type { PasskeyFailureReason } from '../../accounts/audit-events.js';
 import { enforceRateLimits } from '../../accounts/enforce-rate-limits.js';
@@ -13,7 +13,6 @@ import { deviceFailureUpdate, failureUpdate } from '../login/login-guard.js';
 import { sendVerification } from '../recovery/send-verification.js';
 import { knownDevice, type KnownDevice } from '../sessions/known-device.js';
 import { answeredChallenge, challengeHash } from './challenge.js';
-import { checkPasskeyAssertion } from './check-passkey-assertion.js';
 import { configuredRelyingParty } from './configured.js';
 import type { PasskeyLoginDependencies } from './dependencies.js';
 import { PASSKEY_LIMITS } from './settings.js';
@@ -29,6 +28,7 @@ export async function passkeyLoginOptions(deps: PasskeyLoginDependencies, input:
     const webauthn = configuredRelyingParty(deps);
     await enforceRateLimits(deps, { action: 'passkey_options', sourceIp: input.sourceIp });
     const now = deps.now?.() ?? new Date();
+    const { generateAuthenticationOptions } = await import('@simplewebauthn/server');
     const options = await generateAuthenticationOptions({ rpID: webauthn.rpId, userVerification: 'required', timeout: PASSKEY_LIMITS.challengeSeconds * 1000 });
     await deps.passkeys.putChallenge(challengeHash(options.challenge), { purpose: 'login', expiresAt: epochSeconds(now) + PASSKEY_LIMITS.challengeSeconds });
     return options;
@@ -82,6 +82,7 @@ export async function loginWithPasskey(deps: PasskeyLoginDependencies, request: 
     const stored = challenge === undefined ? undefined : await deps.passkeys.consumeChallenge(challengeHash(challenge));
     if (challenge === undefined || stored === undefined || stored.purpose !== 'login') return failed('unknown_challenge');
     if (stored.expiresAt <= nowSeconds) return failed('expired_challenge');
+    const { checkPasskeyAssertion } = await import('./check-passkey-assertion.js');
     const verdict = await checkPasskeyAssertion(
       { passkeys: deps.passkeys, webauthn },
       { accountKey: lookup.accountKey, passkey, response, expectedChallenge: challenge, requireUserVerification: true, now },

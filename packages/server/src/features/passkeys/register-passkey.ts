@@ -1,4 +1,4 @@
-import { generateRegistrationOptions, verifyRegistrationResponse, type PublicKeyCredentialCreationOptionsJSON, type RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { PasskeyFailureReason } from '../../accounts/audit-events.js';
 import { InvalidPasskeyError, PasskeyLimitReachedError, TemporarilyUnavailableError, UnauthenticatedError } from '../../accounts/errors.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
@@ -21,6 +21,10 @@ import { webAuthnUserHandle } from './webauthn-user.js';
  * challenge stored 5 minutes, single use), then the browser's answer verified and stored.
  */
 
+// @simplewebauthn/server is imported where a ceremony needs it (as in passkey-login.ts): its
+// module set-up (~55 ms of the function's cold import, infra/README.md) is then paid by a
+// registration, not by every cold start of the passkeys function (list, rename, remove).
+
 /** Algorithms offered: EdDSA, ES256, RS256 (@simplewebauthn's default list, written out so it stays what SECURITY.md says). */
 const ALGORITHMS = [-8, -7, -257];
 
@@ -34,6 +38,7 @@ export async function passkeyRegistrationOptions(deps: PasskeyDependencies, inpu
     if (user === undefined) throw new UnauthenticatedError('the account no longer exists');
     const passkeys = factors?.passkeys ?? new Map<string, StoredPasskey>();
     if (passkeys.size >= PASSKEY_LIMITS.perAccount) throw new PasskeyLimitReachedError(PASSKEY_LIMITS.perAccount);
+    const { generateRegistrationOptions } = await import('@simplewebauthn/server');
     const options = await generateRegistrationOptions({
       rpName: webauthn.rpName,
       rpID: webauthn.rpId,
@@ -88,6 +93,7 @@ export async function registerPasskey(
     const stored = challenge === undefined ? undefined : await deps.passkeys.consumeChallenge(challengeHash(challenge));
     if (challenge === undefined || stored === undefined || stored.purpose !== 'registration' || stored.accountKey !== caller.accountKey) return refuse('unknown_challenge');
     if (stored.expiresAt <= epochSeconds(now)) return refuse('expired_challenge');
+    const { verifyRegistrationResponse } = await import('@simplewebauthn/server');
     let info;
     try {
       const verified = await verifyRegistrationResponse({
