@@ -5,13 +5,13 @@ import {
   type DynamoDBClient,
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
-import { mfaKey, toStoredMfa, type StoredMfa } from './mfa-store.js';
+import { toStoredMfa, type StoredMfa } from './mfa-store.js';
 import { toUserRecord, userKey, type UserRecord } from './account-store.js';
 import { batchGetByKey } from './batch-get.js';
 import { sessionsKey, toAccountSessions, type AccountSessions } from './session-store.js';
 import { isConditionalCheckFailed, isThrottled } from './checks.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
-import { FAILURE_KEY_PREFIX, MIGRATION_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
+import { FAILURE_KEY_PREFIX, MIGRATION_KEY_PREFIX, TTL_ATTRIBUTE, mfaKey } from './table.js';
 import { epochSeconds } from '../shared/epoch-seconds.js';
 
 /** Who is logging in, as the keys of what a login reads and writes. */

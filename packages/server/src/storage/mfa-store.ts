@@ -1,8 +1,10 @@
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { isConditionalCheckFailed } from './checks.js';
-import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
+import { conditionalUpdate } from './conditional-update.js';
+import { StorageUnavailableError } from './errors.js';
+import { textAttribute, wholeNumberAttribute } from './item-attributes.js';
 import { toStoredPasskeys, type StoredPasskey } from './passkey-store.js';
-import { MFA_KEY_PREFIX, MFA_LOGIN_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
+import { MFA_LOGIN_KEY_PREFIX, TTL_ATTRIBUTE, mfaKey } from './table.js';
 
 /**
  * An account's second factors as stored, `mfa#<email fingerprint>` (layout in table.ts). The
@@ -180,18 +182,14 @@ export class MfaStore {
       throw new StorageUnavailableError('readMfaLogin', error);
     }
     if (item === undefined) return undefined;
-    const text = (name: string) => {
-      const value = item[name]?.S;
-      if (value === undefined) throw new StorageRecordInvalidError(`mfaLogin.${name}`);
-      return value;
-    };
+    const text = (name: string) => textAttribute(item, name, 'mfaLogin');
     return {
       userId: text('accountUserId'),
       email: text('email'),
       accountKey: text('accountKey'),
       passwordMark: text('passwordMark'),
-      expiresAt: number(item, TTL_ATTRIBUTE),
-      wrongCodes: item.wrongCodes === undefined ? 0 : number(item, 'wrongCodes'),
+      expiresAt: wholeNumberAttribute(item, TTL_ATTRIBUTE, 'mfa'),
+      wrongCodes: item.wrongCodes === undefined ? 0 : wholeNumberAttribute(item, 'wrongCodes', 'mfa'),
       ...(item.webauthnChallenge?.S !== undefined && { webauthnChallenge: item.webauthnChallenge.S }),
     };
   }
@@ -229,28 +227,20 @@ export class MfaStore {
     }
   }
 
-  private async conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
-    try {
-      await this.client.send(new UpdateItemCommand({ TableName: this.tableName, ...input }));
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw new StorageUnavailableError(operation, error);
-    }
+  private conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
+    return conditionalUpdate(this.client, this.tableName, operation, input);
   }
 }
 
 /** A factors item as read (here, or with a login's other items: login-guard-store.ts). */
 export function toStoredMfa(item: Record<string, AttributeValue>): StoredMfa {
-  const userId = item.accountUserId?.S;
-  if (userId === undefined) throw new StorageRecordInvalidError('mfa.accountUserId');
   return {
-    userId,
+    userId: textAttribute(item, 'accountUserId', 'mfa'),
     ...(item.totpSecret?.S !== undefined && { totpSecret: item.totpSecret.S }),
-    ...(item.totpLastStep !== undefined && { totpLastStep: number(item, 'totpLastStep') }),
-    ...(item.totpEnabledAt !== undefined && { totpEnabledAt: number(item, 'totpEnabledAt') }),
+    ...(item.totpLastStep !== undefined && { totpLastStep: wholeNumberAttribute(item, 'totpLastStep', 'mfa') }),
+    ...(item.totpEnabledAt !== undefined && { totpEnabledAt: wholeNumberAttribute(item, 'totpEnabledAt', 'mfa') }),
     ...(item.pendingSecret?.S !== undefined && { pendingSecret: item.pendingSecret.S }),
-    ...(item.pendingExpiresAt !== undefined && { pendingExpiresAt: number(item, 'pendingExpiresAt') }),
+    ...(item.pendingExpiresAt !== undefined && { pendingExpiresAt: wholeNumberAttribute(item, 'pendingExpiresAt', 'mfa') }),
     recoveryCodes: item.recoveryCodes?.SS ?? [],
     passkeys: toStoredPasskeys(item),
   };
@@ -261,16 +251,7 @@ const NO_PASSKEY = '(attribute_not_exists(passkeys) OR size(passkeys) = :zero)';
 /** A passkey in the item. */
 const HAS_PASSKEY = 'attribute_exists(passkeys) AND size(passkeys) > :zero';
 
-export function mfaKey(accountKey: string): string {
-  return `${MFA_KEY_PREFIX}${accountKey}`;
-}
-
 export function mfaLoginKey(tokenHash: string): string {
   return `${MFA_LOGIN_KEY_PREFIX}${tokenHash}`;
 }
 
-function number(item: Record<string, AttributeValue>, name: string): number {
-  const value = Number(item[name]?.N);
-  if (!Number.isSafeInteger(value) || value < 0) throw new StorageRecordInvalidError(`mfa.${name}`);
-  return value;
-}

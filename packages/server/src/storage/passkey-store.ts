@@ -2,14 +2,15 @@ import {
   DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
-  UpdateItemCommand,
   type AttributeValue,
   type DynamoDBClient,
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { isConditionalCheckFailed } from './checks.js';
+import { conditionalUpdate } from './conditional-update.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
-import { MFA_KEY_PREFIX, PASSKEY_KEY_PREFIX, TTL_ATTRIBUTE, WEBAUTHN_CHALLENGE_KEY_PREFIX } from './table.js';
+import { textAttribute, wholeNumberAttribute } from './item-attributes.js';
+import { PASSKEY_KEY_PREFIX, TTL_ATTRIBUTE, WEBAUTHN_CHALLENGE_KEY_PREFIX, mfaKey } from './table.js';
 
 /**
  * One passkey (a WebAuthn credential) as stored in the account's `mfa#` item, in its `passkeys`
@@ -102,7 +103,7 @@ export class PasskeyStore {
       conditions.push('attribute_not_exists(totpSecret)');
     }
     return this.conditional('addPasskey', {
-      Key: { pk: { S: mfaItemKey(accountKey) } },
+      Key: { pk: { S: mfaKey(accountKey) } },
       UpdateExpression: `SET ${sets.join(', ')}`,
       ConditionExpression: conditions.join(' AND '),
       ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
@@ -113,7 +114,7 @@ export class PasskeyStore {
   /** A new name, only while the passkey is there (false otherwise). */
   async rename(accountKey: string, credentialId: string, name: string): Promise<boolean> {
     return this.conditional('renamePasskey', {
-      Key: { pk: { S: mfaItemKey(accountKey) } },
+      Key: { pk: { S: mfaKey(accountKey) } },
       UpdateExpression: 'SET passkeys.#id.#name = :name',
       ConditionExpression: 'attribute_exists(passkeys.#id)',
       ExpressionAttributeNames: { '#id': credentialId, '#name': 'name' },
@@ -128,7 +129,7 @@ export class PasskeyStore {
    */
   async remove(accountKey: string, credentialId: string, lastFactor: boolean): Promise<boolean> {
     return this.conditional('removePasskey', {
-      Key: { pk: { S: mfaItemKey(accountKey) } },
+      Key: { pk: { S: mfaKey(accountKey) } },
       UpdateExpression: lastFactor ? 'REMOVE passkeys.#id, recoveryCodes' : 'REMOVE passkeys.#id',
       ConditionExpression: lastFactor
         ? 'attribute_exists(passkeys.#id) AND size(passkeys) = :one AND attribute_not_exists(totpSecret)'
@@ -144,7 +145,7 @@ export class PasskeyStore {
    */
   async recordUse(accountKey: string, credentialId: string, expectedCounter: number, use: PasskeyUse): Promise<boolean> {
     return this.conditional('recordPasskeyUse', {
-      Key: { pk: { S: mfaItemKey(accountKey) } },
+      Key: { pk: { S: mfaKey(accountKey) } },
       UpdateExpression: 'SET passkeys.#id.#counter = :counter, passkeys.#id.backedUp = :backedUp, passkeys.#id.lastUsedAt = :now',
       ConditionExpression: 'passkeys.#id.#counter = :expected',
       ExpressionAttributeNames: { '#id': credentialId, '#counter': 'counter' },
@@ -178,7 +179,7 @@ export class PasskeyStore {
   async readLookup(credentialId: string): Promise<PasskeyLookup | undefined> {
     const item = await this.get('readPasskeyLookup', lookupKey(credentialId));
     if (item === undefined) return undefined;
-    return { userId: text(item, 'accountUserId', 'passkey'), accountKey: text(item, 'accountKey', 'passkey'), email: text(item, 'email', 'passkey') };
+    return { userId: textAttribute(item, 'accountUserId', 'passkey'), accountKey: textAttribute(item, 'accountKey', 'passkey'), email: textAttribute(item, 'email', 'passkey') };
   }
 
   /** The lookup, only if it is this account's (a registration's undo, a removal). */
@@ -240,7 +241,7 @@ export class PasskeyStore {
       purpose,
       ...(item.accountUserId?.S !== undefined && { userId: item.accountUserId.S }),
       ...(item.accountKey?.S !== undefined && { accountKey: item.accountKey.S }),
-      expiresAt: whole(item, TTL_ATTRIBUTE, 'webauthn'),
+      expiresAt: wholeNumberAttribute(item, TTL_ATTRIBUTE, 'webauthn'),
     };
   }
 
@@ -252,14 +253,8 @@ export class PasskeyStore {
     }
   }
 
-  private async conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
-    try {
-      await this.client.send(new UpdateItemCommand({ TableName: this.tableName, ...input }));
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw new StorageUnavailableError(operation, error);
-    }
+  private conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
+    return conditionalUpdate(this.client, this.tableName, operation, input);
   }
 }
 
@@ -273,13 +268,13 @@ export function toStoredPasskeys(item: Record<string, AttributeValue>): Map<stri
     if (publicKey === undefined) throw new StorageRecordInvalidError('mfa.passkeys.publicKey');
     passkeys.set(id, {
       publicKey,
-      counter: whole(m, 'counter', 'mfa.passkeys'),
+      counter: wholeNumberAttribute(m, 'counter', 'mfa.passkeys'),
       transports: m.transports?.L?.map((transport) => transport.S ?? '') ?? [],
       backupEligible: m.backupEligible?.BOOL === true,
       backedUp: m.backedUp?.BOOL === true,
-      name: text(m, 'name', 'mfa.passkeys'),
-      createdAt: whole(m, 'createdAt', 'mfa.passkeys'),
-      ...(m.lastUsedAt !== undefined && { lastUsedAt: whole(m, 'lastUsedAt', 'mfa.passkeys') }),
+      name: textAttribute(m, 'name', 'mfa.passkeys'),
+      createdAt: wholeNumberAttribute(m, 'createdAt', 'mfa.passkeys'),
+      ...(m.lastUsedAt !== undefined && { lastUsedAt: wholeNumberAttribute(m, 'lastUsedAt', 'mfa.passkeys') }),
       aaguid: m.aaguid?.S ?? '',
     });
   }
@@ -299,26 +294,10 @@ function passkeyAttributes(passkey: StoredPasskey): Record<string, AttributeValu
   };
 }
 
-function mfaItemKey(accountKey: string): string {
-  return `${MFA_KEY_PREFIX}${accountKey}`;
-}
-
 function lookupKey(credentialId: string): string {
   return `${PASSKEY_KEY_PREFIX}${credentialId}`;
 }
 
 function challengeKey(challengeHash: string): string {
   return `${WEBAUTHN_CHALLENGE_KEY_PREFIX}${challengeHash}`;
-}
-
-function text(item: Record<string, AttributeValue>, name: string, where: string): string {
-  const value = item[name]?.S;
-  if (value === undefined) throw new StorageRecordInvalidError(`${where}.${name}`);
-  return value;
-}
-
-function whole(item: Record<string, AttributeValue>, name: string, where: string): number {
-  const value = Number(item[name]?.N);
-  if (!Number.isSafeInteger(value) || value < 0) throw new StorageRecordInvalidError(`${where}.${name}`);
-  return value;
 }

@@ -2,6 +2,7 @@ import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBCl
 import { batchGetByKey } from './batch-get.js';
 import { isConditionalCheckFailed } from './checks.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
+import { textAttribute, wholeNumberAttribute } from './item-attributes.js';
 import { FAILURE_KEY_PREFIX, SESSIONS_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
 
 /**
@@ -455,11 +456,7 @@ function deviceAttribute(d: StoredDevice): AttributeValue {
 }
 
 function fromDeviceAttribute(deviceId: string, m: Record<string, AttributeValue>): StoredDevice {
-  const text = (name: string) => {
-    const value = m[name]?.S;
-    if (value === undefined) throw new StorageRecordInvalidError(`devices.${name}`);
-    return value;
-  };
+  const text = (name: string) => textAttribute(m, name, 'devices');
   return {
     deviceId,
     userId: text('userId'),
@@ -482,11 +479,7 @@ function setLoginCount(names: Record<string, string>, values: Record<string, Att
 }
 
 function fromAttribute(sessionId: string, m: Record<string, AttributeValue>): StoredSession {
-  const text = (name: string) => {
-    const value = m[name]?.S;
-    if (value === undefined) throw new StorageRecordInvalidError(`sessions.${name}`);
-    return value;
-  };
+  const text = (name: string) => textAttribute(m, name, 'sessions');
   const optionalText = (name: string) => m[name]?.S;
   return {
     sessionId,
@@ -512,7 +505,5 @@ function fromAttribute(sessionId: string, m: Record<string, AttributeValue>): St
 }
 
 function number(item: Record<string, AttributeValue>, name: string): number {
-  const value = Number(item[name]?.N);
-  if (!Number.isSafeInteger(value) || value < 0) throw new StorageRecordInvalidError(`sessions.${name}`);
-  return value;
+  return wholeNumberAttribute(item, name, 'sessions');
 }

@@ -80,6 +80,11 @@ export const PASSKEY_KEY_PREFIX = 'passkey#';
 export const WEBAUTHN_CHALLENGE_KEY_PREFIX = 'webauthn#';
 export const USER_ID_INDEX = 'userId-index';
 
+/** An account's second-factors item (`mfa#`), which mfa-store.ts and passkey-store.ts both write. */
+export function mfaKey(accountKey: string): string {
+  return `${MFA_KEY_PREFIX}${accountKey}`;
+}
+
 /** The table definition as data, for ensureTable and for infrastructure code to share. */
 export function tableDefinition(tableName: string): CreateTableCommandInput {
   return {
