@@ -329,18 +329,9 @@ export async function buildAuthorizerDependencies(
  * key (and unrelated counters), so there the key must be configured.
  */
 export async function buildFingerprint(config: PasslaneConfig): Promise<EmailFingerprint> {
-  const { key, localKeyDir, onLambda } = config.fingerprint;
+  const { key } = config.fingerprint;
   if (key !== undefined) return createEmailFingerprint(key);
-  const refusedOn = localSecretsRefusedOn(onLambda);
-  if (refusedOn !== undefined) {
-    throw new ConfigError('PASSLANE_FINGERPRINT_KEY', `is not set; on ${refusedOn === 'lambda' ? 'AWS Lambda' : refusedOn} it must be configured (a secret), never generated`);
-  }
-  const local = await readOrCreateLocalSecret(
-    localKeyDir,
-    LOCAL_FINGERPRINT_KEY_FILE,
-    async () => `${encodeBase64Padded(crypto.getRandomValues(new Uint8Array(32)))}\n`,
-    (message) => new ConfigError('PASSLANE_FINGERPRINT_KEY', `is not set, and the local key failed: ${message}`),
-  );
+  const local = await localKey('PASSLANE_FINGERPRINT_KEY', config.fingerprint, LOCAL_FINGERPRINT_KEY_FILE, (bytes) => encodeBase64Padded(bytes));
   return createEmailFingerprint(decodeFingerprintKey(local.text, local.path));
 }
 
@@ -354,20 +345,34 @@ export const LOCAL_FINGERPRINT_KEY_FILE = 'fingerprint-key';
  */
 export function buildSecretBox(config: Pick<PasslaneConfig, 'mfa'>): SecretBox {
   return lazySecretBox(async () => {
-    const { keys, localKeyDir, onLambda } = config.mfa;
+    const { keys } = config.mfa;
     if (keys !== undefined) return createSecretBox(keys);
-    const refusedOn = localSecretsRefusedOn(onLambda);
-    if (refusedOn !== undefined) {
-      throw new ConfigError('PASSLANE_MFA_KEYS', `is not set; on ${refusedOn === 'lambda' ? 'AWS Lambda' : refusedOn} it must be configured (a secret), never generated`);
-    }
-    const local = await readOrCreateLocalSecret(
-      localKeyDir,
-      LOCAL_MFA_KEYS_FILE,
-      async () => `local:${encodeBase64Padded(crypto.getRandomValues(new Uint8Array(32)))}\n`,
-      (message) => new ConfigError('PASSLANE_MFA_KEYS', `is not set, and the local key failed: ${message}`),
-    );
+    const local = await localKey('PASSLANE_MFA_KEYS', config.mfa, LOCAL_MFA_KEYS_FILE, (bytes) => `local:${encodeBase64Padded(bytes)}`);
     return createSecretBox(decodeMfaKeys(local.text, local.path));
   });
+}
+
+/**
+ * A key `variable` leaves unset: on a developer's machine, 32 random bytes generated once into the
+ * data directory (as `format` writes them) and read from there after; on Lambda and the edge an
+ * error, since a key per container would not match the others' (nor outlive the container).
+ */
+async function localKey(
+  variable: string,
+  where: { localKeyDir: string; onLambda: boolean },
+  fileName: string,
+  format: (bytes: Uint8Array) => string,
+): Promise<{ text: string; path: string }> {
+  const refusedOn = localSecretsRefusedOn(where.onLambda);
+  if (refusedOn !== undefined) {
+    throw new ConfigError(variable, `is not set; on ${refusedOn === 'lambda' ? 'AWS Lambda' : refusedOn} it must be configured (a secret), never generated`);
+  }
+  return readOrCreateLocalSecret(
+    where.localKeyDir,
+    fileName,
+    async () => `${format(crypto.getRandomValues(new Uint8Array(32)))}\n`,
+    (message) => new ConfigError(variable, `is not set, and the local key failed: ${message}`),
+  );
 }
 
 export const LOCAL_MFA_KEYS_FILE = 'mfa-keys';
