@@ -5,7 +5,7 @@ import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 import { hasActiveFactor } from '../../storage/mfa-store.js';
 import type { StoredPasskey } from '../../storage/passkey-store.js';
-import { mailMfaChange } from '../mfa/mail-mfa-change.js';
+import { mailMfaChangeTo } from '../mfa/mail-mfa-change.js';
 import { recentCaller } from '../mfa/recent-login.js';
 import { newRecoveryCodes, recoveryCodeHash } from '../mfa/recovery-codes.js';
 import { MFA_LIMITS } from '../mfa/settings.js';
@@ -131,7 +131,8 @@ export async function registerPasskey(
       throw error;
     }
     deps.audit({ type: 'auth.passkey_registered', userId: caller.userId, synced: passkey.backupEligible });
-    await mailMfaChange(deps, caller.userId, 'passkey_added');
+    // The account was read above for its email: no second lookup by userId for the mail.
+    await mailMfaChangeTo(deps, user.email, 'passkey_added');
     return { passkey: passkeyView(credentialId, passkey), ...(codes !== undefined && { recoveryCodes: codes }) };
   });
 }
