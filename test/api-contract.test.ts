@@ -410,14 +410,21 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   return { transcript, wrong };
 }
 
+/** Sends one request of the walk and checks its status (and error code): what the walks below are handed. */
+type SendStep = (label: string, status: number, request: HostRequest, code?: string) => Promise<Body>;
+type ExpectThat = (label: string, holds: boolean, detail: unknown) => void;
+
+/** The access token's `amr` (RFC 8176): how the login was made. */
+const amrOf = (body: Body) => (body === undefined ? [] : (decodeJwt(String(body.accessToken)).amr as unknown));
+
 /**
  * Two-factor login on its own account: enrolment from the otpauth URI the host answered (codes
  * computed from this host's secret, so every host's answers compare), a login finished with a
  * wrong code, a recovery code and a TOTP code, a replay, new recovery codes, the removal.
  */
 async function mfaSteps(
-  step: (label: string, status: number, request: HostRequest, code?: string) => Promise<Body>,
-  expectThat: (label: string, holds: boolean, detail: unknown) => void,
+  step: SendStep,
+  expectThat: ExpectThat,
 ): Promise<void> {
   const email = `mfa-${randomUUID()}@example.test`;
   const plain = `plain-${randomUUID()}@example.test`;
@@ -446,7 +453,6 @@ async function mfaSteps(
   // wait), so each wrong one below is followed by a right one, which clears them.
   await step('mfa: login, an unknown method', 400, finish(challenge?.mfaToken, 'sms', '000000'), 'invalid_request');
   const byRecovery = await step('mfa: login with a recovery code', 200, finish(challenge?.mfaToken, 'recovery_code', recoveryCodes[0] ?? ''));
-  const amrOf = (body: Body) => (body === undefined ? [] : (decodeJwt(String(body.accessToken)).amr as unknown));
   expectThat('a login with a second factor says amr pwd, otp, mfa', JSON.stringify(amrOf(byRecovery)) === '["pwd","otp","mfa"]', amrOf(byRecovery));
   await step('mfa: the MFA token again', 401, finish(challenge?.mfaToken, 'recovery_code', recoveryCodes[1] ?? ''), 'invalid_mfa_token');
   const again = await step('mfa: login, the password step again', 401, post('/login', { email, password: PASSWORD }), 'mfa_required');
@@ -474,13 +480,12 @@ async function mfaSteps(
  * second factor, then done), and the removed passkey refused.
  */
 async function passkeySteps(
-  step: (label: string, status: number, request: HostRequest, code?: string) => Promise<Body>,
-  expectThat: (label: string, holds: boolean, detail: unknown) => void,
+  step: SendStep,
+  expectThat: ExpectThat,
 ): Promise<void> {
   const email = `passkey-${randomUUID()}@example.test`;
   const plain = `plain-${randomUUID()}@example.test`;
   const authenticator = softwareAuthenticator({ origin: WEBAUTHN_ORIGIN });
-  const amrOf = (body: Body) => (body === undefined ? [] : (decodeJwt(String(body.accessToken)).amr as unknown));
   const withBearer = (request: HostRequest, session: Body): HostRequest => ({ ...request, headers: { ...request.headers, ...bearer(session) } });
   await step('passkeys: register', 201, post('/register', { email, password: PASSWORD }));
   await step('passkeys: register a plain account', 201, post('/register', { email: plain, password: PASSWORD }));

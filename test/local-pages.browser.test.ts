@@ -23,9 +23,7 @@ describe.skipIf(chromiumMissing)('npm start\'s pages for the mailed links, in he
   let server: RunningServer;
 
   beforeAll(async () => {
-    const profile = await mkdtemp(join(tmpdir(), 'passlane-chromium-'));
-    dirs.push(profile);
-    context = await launchHeadlessChromium(profile);
+    context = await launchHeadlessChromium(dirs);
   });
   afterEach(killServers);
   afterAll(async () => {

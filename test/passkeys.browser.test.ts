@@ -61,9 +61,7 @@ describe.skipIf(chromiumMissing)('passkeys on npm start\'s pages, in headless Ch
   let server: RunningServer;
 
   beforeAll(async () => {
-    const profile = await mkdtemp(join(tmpdir(), 'passlane-chromium-'));
-    dirs.push(profile);
-    context = await launchHeadlessChromium(profile);
+    context = await launchHeadlessChromium(dirs);
   });
   afterEach(killServers);
   afterAll(async () => {

@@ -153,9 +153,7 @@ describe.skipIf(chromiumMissing)('the README\'s quickstart', () => {
   let context: BrowserContext;
 
   beforeAll(async () => {
-    const profile = await mkdtemp(join(tmpdir(), 'passlane-chromium-'));
-    dirs.push(profile);
-    context = await launchHeadlessChromium(profile);
+    context = await launchHeadlessChromium(dirs);
   });
   afterAll(async () => {
     await context?.close();

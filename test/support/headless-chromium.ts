@@ -4,6 +4,9 @@
  * skipping the tests that need it.
  */
 import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -13,7 +16,9 @@ const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disabl
 export const chromiumMissing = !existsSync(CHROMIUM);
 if (chromiumMissing && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing: .ci/run installs Debian's chromium`);
 
-/** A browser on a profile directory of the caller's (which removes it). */
-export function launchHeadlessChromium(profile: string): Promise<BrowserContext> {
+/** A browser on a fresh profile directory, added to `tempDirs` for the caller to remove after closing it. */
+export async function launchHeadlessChromium(tempDirs: string[]): Promise<BrowserContext> {
+  const profile = await mkdtemp(join(tmpdir(), 'passlane-chromium-'));
+  tempDirs.push(profile);
   return chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
 }

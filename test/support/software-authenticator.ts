@@ -13,6 +13,7 @@ import type {
   RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { isoBase64URL, isoCBOR } from '@simplewebauthn/server/helpers';
+import { concatBytes } from '../../packages/passlane/src/encoding.js';
 
 const FLAG_UP = 0x01;
 const FLAG_UV = 0x04;
@@ -81,8 +82,8 @@ export function softwareAuthenticator(options: AuthenticatorOptions) {
           [-3, isoBase64URL.toBuffer(jwk.y!)],
         ]),
       );
-      const attested = concat(new Uint8Array(16), uint16(rawId.length), rawId, cose);
-      const authData = concat(
+      const attested = concatBytes(new Uint8Array(16), uint16(rawId.length), rawId, cose);
+      const authData = concatBytes(
         await sha256(new TextEncoder().encode(overrides.rpId ?? credential.rpId)),
         new Uint8Array([flags(credential, uv, overrides) | FLAG_AT]),
         uint32(overrides.counter ?? credential.counter),
@@ -112,13 +113,13 @@ export function softwareAuthenticator(options: AuthenticatorOptions) {
         .find((c) => (overrides.credentialId ?? allowed?.[0] ?? c.id) === c.id && (allowed === undefined || allowed.includes(c.id)) && c.rpId === request.rpId);
       if (credential === undefined) throw new Error('no credential of this authenticator is allowed');
       if (!credential.backupEligible) credential.counter += 1;
-      const authData = concat(
+      const authData = concatBytes(
         await sha256(new TextEncoder().encode(overrides.rpId ?? credential.rpId)),
         new Uint8Array([flags(credential, uv, overrides)]),
         uint32(overrides.counter ?? credential.counter),
       );
       const clientDataJSON = clientData('webauthn.get', request.challenge, overrides.origin ?? options.origin);
-      const signed = concat(authData, await sha256(isoBase64URL.toBuffer(clientDataJSON)));
+      const signed = concatBytes(authData, await sha256(isoBase64URL.toBuffer(clientDataJSON)));
       const raw = new Uint8Array(await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, credential.keys.privateKey, signed));
       return {
         id: credential.id,
@@ -150,16 +151,6 @@ async function sha256(data: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
   return new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array(data)));
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-
 function uint16(value: number): Uint8Array {
   return new Uint8Array([(value >>> 8) & 0xff, value & 0xff]);
 }
@@ -174,9 +165,9 @@ function derSignature(raw: Uint8Array): Uint8Array<ArrayBuffer> {
     let start = 0;
     while (start < bytes.length - 1 && bytes[start] === 0) start++;
     const trimmed = bytes.slice(start);
-    const body = trimmed[0]! & 0x80 ? concat(new Uint8Array([0]), trimmed) : trimmed;
-    return concat(new Uint8Array([0x02, body.length]), body);
+    const body = trimmed[0]! & 0x80 ? concatBytes(new Uint8Array([0]), trimmed) : trimmed;
+    return concatBytes(new Uint8Array([0x02, body.length]), body);
   };
-  const sequence = concat(integer(raw.slice(0, 32)), integer(raw.slice(32)));
-  return concat(new Uint8Array([0x30, sequence.length]), sequence);
+  const sequence = concatBytes(integer(raw.slice(0, 32)), integer(raw.slice(32)));
+  return concatBytes(new Uint8Array([0x30, sequence.length]), sequence);
 }
