@@ -1,9 +1,11 @@
 /**
- * A credential-stuffing flood from one source writes one counter item with every failure, and
+ * A credential-stuffing flood from one source writes one counter item with every attempt, and
  * DynamoDB throttles a single key at about 1,000 writes a second (packages/server/src/features/login/LIMITS.md,
- * "Capacity"). Through a proxy that throttles writes to the hot key only, in front of a real
- * DynamoDB server: other users' logins keep working, no failure goes uncounted, and the source
- * gets no verify it was not counted for.
+ * "Capacity"). Every attempt is reserved on its counters before the verify, so an attempt whose
+ * reservation DynamoDB throttles is refused (503) before any verify. Through a proxy that
+ * throttles writes to the hot key only, in front of a real DynamoDB server: other users' logins
+ * keep working, what was counted stays counted, and the source gets no verify it was not
+ * counted for.
  */
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,21 +50,22 @@ describe('hot counter items', () => {
       return Number(Item?.count?.N ?? 0);
     };
     const attempt = (email: string, password: string, sourceIp: string) => failureOf(login(deps, { email, password, sourceIp }));
+    const runOf = async (email: string) => {
+      const { Item } = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: `failures#acct#${deps.fingerprint(email)}` } }, ConsistentRead: true }));
+      return Number(Item?.failures?.N ?? 0);
+    };
 
     // Two failures counted as usual; then the flood's source item is hot.
     for (let i = 0; i < 2; i++) expect(await attempt(victim, WRONG, FLOOD)).toBeInstanceOf(InvalidCredentialsError);
     proxy.throttle((pk) => pk.startsWith(`failures#src#${FLOOD}#`));
-    // The failure whose write is throttled (after the SDK's retries) is answered as any failure,
-    // and held by the container: still counted.
-    expect(await attempt(victim, WRONG, FLOOD)).toBeInstanceOf(InvalidCredentialsError);
-    expect(proxy.refused.length).toBeGreaterThan(0);
     const verifiesSoFar = counting.calls.verify + counting.calls.verifyDummy;
-    // While it stays hot, the source's next attempts (any email, any password) are refused
-    // before any verify: it gets no guess that was not counted.
+    // While it stays hot, the source's attempts (any email, any password, the right one too) are
+    // refused before any verify: no reservation, no guess.
     for (const email of [victim, user, uniqueEmail()]) {
       const refused = await attempt(email, email === user ? PASSWORD : WRONG, FLOOD);
       expect(refused).toBeInstanceOf(TemporarilyUnavailableError);
     }
+    expect(proxy.refused.length).toBeGreaterThan(0);
     expect(counting.calls.verify + counting.calls.verifyDummy).toBe(verifiesSoFar);
 
     // Everyone else is untouched: their items are not hot.
@@ -70,23 +73,30 @@ describe('hot counter items', () => {
     expect(await attempt(victim, WRONG, OTHER)).toBeInstanceOf(InvalidCredentialsError);
     expect(await attempt(victim, PASSWORD, OTHER)).toBeUndefined();
 
-    // Cooled down: the held failure is written first, then the login goes on as usual.
+    // Cooled down: the two counted failures are there, the refused attempts added none, and the
+    // next failure counts as usual. The right password refused meanwhile left its account no failure.
     proxy.throttle(undefined);
     expect(await sourceCount()).toBe(2);
     expect(await attempt(uniqueEmail(), WRONG, FLOOD)).toBeInstanceOf(InvalidCredentialsError);
-    expect(await sourceCount()).toBe(4);
+    expect(await sourceCount()).toBe(3);
+    expect(await runOf(user)).toBe(0);
     dispose();
   });
 
-  it('holds the failures of a hot account item the same way, and a known device of it is not held back', async () => {
+  it('refuses attempts on a hot account item the same way, before any verify, and a known device of it is not held back', async () => {
     const clock = movableClock();
-    const { deps, dispose } = await createAuthFixture(proxy.endpoint, { now: clock.now });
+    const counting = countingHasher();
+    const { deps, dispose } = await createAuthFixture(proxy.endpoint, { now: clock.now, hasher: counting.hasher });
     const email = uniqueEmail();
     await register(deps, { email, password: PASSWORD });
     const { deviceToken } = await login(deps, { email, password: PASSWORD, sourceIp: OTHER });
-    proxy.throttle((pk) => pk === `failures#acct#${deps.fingerprint(email)}`);
     expect(await failureOf(login(deps, { email, password: WRONG, sourceIp: '192.0.2.1' }))).toBeInstanceOf(InvalidCredentialsError);
+    proxy.throttle((pk) => pk === `failures#acct#${deps.fingerprint(email)}`);
+    const verifiesSoFar = counting.calls.verify + counting.calls.verifyDummy;
     expect(await failureOf(login(deps, { email, password: WRONG, sourceIp: '192.0.2.2' }))).toBeInstanceOf(TemporarilyUnavailableError);
+    expect(await failureOf(login(deps, { email, password: PASSWORD, sourceIp: '192.0.2.3' }))).toBeInstanceOf(TemporarilyUnavailableError);
+    expect(counting.calls.verify + counting.calls.verifyDummy).toBe(verifiesSoFar);
+    // The owner's known device counts in the sessions item, not on the hot key.
     await login(deps, { email, password: PASSWORD, sourceIp: OTHER, deviceTokens: [deviceToken] });
     proxy.throttle(undefined);
     dispose();

@@ -137,7 +137,7 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
     dispose();
   });
 
-  it('reads once before the verify on the good path, writing only its session after it, and counters only after a failed verify', async () => {
+  it('reads once, reserves the attempt before the verify, and after it writes the session and gives the reservation back (a failure writes nothing more)', async () => {
     const counting = countingHasher();
     const { deps, client, dispose } = await createAuthFixture(server.endpoint, { hasher: counting.hasher });
     const email = uniqueEmail();
@@ -146,34 +146,36 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
     client.middlewareStack.add((next, context) => (args) => (log.push(String(context.commandName)), next(args)), { step: 'initialize' });
     const verify = deps.hasher.verify;
     deps.hasher = { ...deps.hasher, verify: (stored, password) => (log.push('verify'), verify(stored, password)) };
+    const reserved = ['BatchGetItemCommand', 'UpdateItemCommand', 'UpdateItemCommand', 'UpdateItemCommand', 'verify'];
 
-    // A first login: one read before the verify, and after it the new session's write (with
-    // the client's new device) and one good login more for its source.
+    // A first login: one read, its attempt reserved on the email's run, the email from this
+    // source and the source's window, the verify; then the new session (with the client's new
+    // device), the run deleted (nothing counted since) and the two others given back.
     const { deviceToken } = await login(deps, { email, password: PASSWORD, sourceIp: OWNER });
-    expect(log).toEqual(['BatchGetItemCommand', 'verify', 'UpdateItemCommand', 'UpdateItemCommand']);
-    // The good path of a returning client (it presents its device): the session's write only.
+    expect(log.slice(0, 5)).toEqual(reserved);
+    expect(log.slice(5).sort()).toEqual(['DeleteItemCommand', 'UpdateItemCommand', 'UpdateItemCommand', 'UpdateItemCommand']);
+    // A returning client (it presents its device): the device's attempt reserved, then the session's write (which clears it).
     log.length = 0;
     await login(deps, { email, password: PASSWORD, sourceIp: OWNER, deviceTokens: [deviceToken] });
-    expect(log).toEqual(['BatchGetItemCommand', 'verify', 'UpdateItemCommand']);
+    expect(log).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'verify', 'UpdateItemCommand']);
 
+    // A failure: the reservations before the verify are its count; nothing is written after it.
     log.length = 0;
     expect(await attempt(deps, email, WRONG, OWNER)).toBeInstanceOf(InvalidCredentialsError);
-    expect(log[0]).toBe('BatchGetItemCommand');
-    expect(log[1]).toBe('verify');
-    expect(log.slice(2).every((name) => name === 'UpdateItemCommand')).toBe(true);
+    expect(log).toEqual(reserved);
 
-    // The next good login clears what the failure left, and later ones read only again.
+    // The next good login (from the known device) ends what the failure left, and later ones write as before.
     log.length = 0;
     await login(deps, { email, password: PASSWORD, sourceIp: OWNER, deviceTokens: [deviceToken] });
-    expect(log.slice(0, 2)).toEqual(['BatchGetItemCommand', 'verify']);
-    expect(log.slice(2).sort()).toEqual(['DeleteItemCommand', 'DeleteItemCommand', 'UpdateItemCommand']);
+    expect(log.slice(0, 4)).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'verify', 'UpdateItemCommand']);
+    expect(log.slice(4).sort()).toEqual(['DeleteItemCommand', 'DeleteItemCommand']);
     log.length = 0;
     await login(deps, { email, password: PASSWORD, sourceIp: OWNER, deviceTokens: [deviceToken] });
-    expect(log).toEqual(['BatchGetItemCommand', 'verify', 'UpdateItemCommand']);
-    // A known device's failure writes that device's count alone (in the sessions item).
+    expect(log).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'verify', 'UpdateItemCommand']);
+    // A known device's failure: that device's attempt alone (in the sessions item), before the verify.
     log.length = 0;
     await expect(login(deps, { email, password: WRONG, sourceIp: OWNER, deviceTokens: [deviceToken] })).rejects.toBeInstanceOf(InvalidCredentialsError);
-    expect(log).toEqual(['BatchGetItemCommand', 'verify', 'UpdateItemCommand']);
+    expect(log).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'verify']);
     dispose();
   });
 });

@@ -29,6 +29,7 @@ export type ErrorCode =
   | 'mfa_required'
   | 'invalid_mfa_token'
   | 'invalid_mfa_code'
+  | 'factor_suspended'
   | 'mfa_already_enabled'
   | 'mfa_not_enabled'
   | 'invalid_passkey'
@@ -242,6 +243,17 @@ export class InvalidMfaTokenError extends PasslaneServerError {
 export class InvalidMfaCodeError extends PasslaneServerError {
   constructor() {
     super('invalid_mfa_code', 'the code is wrong or was already used');
+  }
+}
+
+/**
+ * This kind of second factor had too many wrong attempts over its life (NIST SP 800-63B-4
+ * §3.2.2): it is not checked again until the owner proves control another way (a recovery code,
+ * another factor, or a password reset from their mailbox).
+ */
+export class FactorSuspendedError extends PasslaneServerError {
+  constructor() {
+    super('factor_suspended', 'too many wrong attempts with this factor; use a recovery code or another factor, or reset the password by mail');
   }
 }
 

@@ -75,6 +75,7 @@ export const ERROR_TABLE = {
   mfa_required: { status: 401 },
   invalid_mfa_token: { status: 401 },
   invalid_mfa_code: { status: 401 },
+  factor_suspended: { status: 403 },
   mfa_already_enabled: { status: 409 },
   mfa_not_enabled: { status: 409 },
   // One answer for every refused passkey (unknown, bad signature, used challenge, counter): it tells a prober nothing.

@@ -317,8 +317,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       {
         kind: 'items',
         action: 'dynamodb:GetItem',
-        keys: ['mfalogin#*'],
-        why: 'At POST /login/mfa, the MFA token\'s item (consistent read).',
+        keys: ['mfalogin#*', 'failures#*', 'sessions#*'],
+        why: 'At POST /login/mfa, the MFA token\'s item (consistent read); a counter again after a reservation lost a race, where the failed condition brought no copy of it (packages/server/src/storage/attempt-counters.ts).',
       },
       {
         kind: 'items',
@@ -330,13 +330,13 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         kind: 'items',
         action: 'dynamodb:UpdateItem',
         keys: ['failures#*', 'user#*', 'sessions#*', 'ratelimit#*', 'migration#*', 'mfa#*', 'mfalogin#*'],
-        why: 'A TOTP step accepted (conditional on it being later than the last) or a recovery code spent (conditional delete from its set), and an MFA token\'s wrong codes (atomic ADD); failure counters after a failed verify (atomic ADD; a known device\'s failures in the sessions item), the source\'s count of good logins, the upgrade of an outdated hash after a good login (conditional on the hash just verified), the new session with its known device and the account\'s count of good logins (conditional on the sessions item\'s version; ends the oldest beyond the limit), and the account\'s verification-mail budget (requireVerifiedEmail); with lazy migration, its breaker opened when the old system gives no answer.',
+        why: 'A TOTP step accepted (conditional on it being later than the last) or a recovery code spent (conditional delete from its set), an MFA token\'s and a factor\'s count of codes (conditional ADD, before the code is checked); each attempt reserved on its failure counters before the verify (conditional writes; a known device\'s in the sessions item) and given back after a success, the source\'s count of good logins, the upgrade of an outdated hash after a good login (conditional on the hash just verified), the new session with its known device and the account\'s count of good logins (conditional on the sessions item\'s version; ends the oldest beyond the limit), and the account\'s verification-mail budget (requireVerifiedEmail); with lazy migration, its breaker opened when the old system gives no answer.',
       },
       {
         kind: 'items',
         action: 'dynamodb:DeleteItem',
         keys: ['failures#*', 'migration#*', 'mfalogin#*'],
-        why: 'A good login after failures clears them; the old system\'s next answer closes its breaker; an MFA token is spent (conditional delete), or voided when expired, stale or at its 5th wrong code.',
+        why: 'A good login ends the failures it follows (conditional delete); the old system\'s next answer closes its breaker; an MFA token is spent (conditional delete), or voided when expired, stale or at its 5th wrong code.',
       },
       {
         kind: 'items',
@@ -500,7 +500,12 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
     },
     grants: [
-      { kind: 'items', action: 'dynamodb:GetItem', keys: ['passkey#*'], why: 'The credential\'s lookup item (consistent read): which account it names.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:GetItem',
+        keys: ['passkey#*', 'failures#*', 'sessions#*'],
+        why: 'The credential\'s lookup item (consistent read): which account it names; a counter again after a reservation lost a race, where the failed condition brought no copy of it (packages/server/src/storage/attempt-counters.ts).',
+      },
       {
         kind: 'items',
         action: 'dynamodb:BatchGetItem',
@@ -511,10 +516,10 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         kind: 'items',
         action: 'dynamodb:UpdateItem',
         keys: ['failures#*', 'sessions#*', 'ratelimit#*', 'mfa#*'],
-        why: 'The passkey\'s counter and last use (conditional on the counter read: of two uses of one assertion one wins); failure counters (atomic ADD; a known device\'s in the sessions item); the options\' per-source limit, the source\'s count of good logins and the verification-mail budget (requireVerifiedEmail); the new session (conditional on the sessions item\'s version).',
+        why: 'The passkey\'s counter and last use (conditional on the counter read: of two uses of one assertion one wins); each attempt reserved before anything is checked on the failure counters (a known device\'s in the sessions item) and the passkeys\' count of wrong assertions, given back after a success; the options\' per-source limit, the source\'s count of good logins and the verification-mail budget (requireVerifiedEmail); the new session (conditional on the sessions item\'s version).',
       },
       { kind: 'items', action: 'dynamodb:PutItem', keys: ['webauthn#*', 'token#verify#*'], why: 'A login\'s challenge (webauthn#, keyed by its hash, 5 minutes); requireVerifiedEmail: a new verification token (never a reset token).' },
-      { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['webauthn#*', 'failures#*'], why: 'A challenge spent (conditional delete: one login per challenge); a good login after failures clears them.' },
+      { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['webauthn#*', 'failures#*'], why: 'A challenge spent (conditional delete: one login per challenge); a good login ends the failures it follows (conditional delete).' },
       SEND_MAIL('The new verification link (requireVerifiedEmail).'),
       { kind: 'parameters', secrets: ['jwtPrivateKey'], why: 'The signing key alone: no pepper (no password is verified), no fingerprint key (the credential\'s lookup names the account\'s key, which the failure counters use) and no MFA keys (no TOTP secret is opened).' },
     ],
@@ -589,8 +594,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       {
         kind: 'items',
         action: 'dynamodb:UpdateItem',
-        keys: ['ratelimit#*', 'token#*', 'user#*', 'sessions#*'],
-        why: 'Mail budgets and the per-source limit (atomic ADD); a wrong secret counted against the outstanding token; the new hash (compare-and-swap) and the verified email; every session ended by a reset (conditional on the epoch), or marked verified.',
+        keys: ['ratelimit#*', 'token#*', 'user#*', 'sessions#*', 'mfa#*'],
+        why: 'Mail budgets and the per-source limit (atomic ADD); every presented secret counted against the outstanding token before it is compared (conditional ADD); a reset (the mailbox as proof) ends the second factors\' counts of wrong attempts; the new hash (compare-and-swap) and the verified email; every session ended by a reset (conditional on the epoch), or marked verified.',
       },
       {
         kind: 'items',

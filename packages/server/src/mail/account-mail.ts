@@ -45,6 +45,8 @@ export const MFA_CHANGES = {
   recovery_code_used: 'One of your recovery codes was used to sign in; it no longer works.',
   passkey_added: 'A passkey was added to your account: it can sign you in without a password.',
   passkey_removed: 'A passkey was removed from your account.',
+  factor_failures: 'Someone who knows your password has entered several wrong two-step sign-in codes or passkey answers on your account. If it was not you, change your password.',
+  factor_suspended: 'Too many wrong two-step sign-in attempts: that way of signing in is paused on your account until a recovery code or another of your factors is used, or the password is reset from this mailbox. If it was not you, change your password.',
 } as const;
 export type MfaChange = keyof typeof MFA_CHANGES;
 

@@ -9,7 +9,8 @@ import { toStoredMfa, type StoredMfa } from './mfa-store.js';
 import { toUserRecord, userKey, type UserRecord } from './account-store.js';
 import { batchGetByKey } from './batch-get.js';
 import { sessionsKey, toAccountSessions, type AccountSessions } from './session-store.js';
-import { isConditionalCheckFailed, isThrottled } from './checks.js';
+import { conditionalUpdate } from './conditional-update.js';
+import { deleteAtCount, giveBackUnderCap, giveBackWithWait, isRefused, reserveUnderCap, reserveWithWait, type Reservation, type WaitCount, type WaitCounterPath, type WaitReservation, type WaitReserved } from './attempt-counters.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
 import { FAILURE_KEY_PREFIX, MIGRATION_KEY_PREFIX, TTL_ATTRIBUTE, mfaKey } from './table.js';
 import { epochSeconds } from '../shared/epoch-seconds.js';
@@ -48,37 +49,54 @@ export interface LoginState {
   breaker?: { retryAt: number };
 }
 
-/** What a failure writes; the use-case decides the numbers (packages/server/src/features/login/login-guard.ts). */
-export interface FailureUpdate {
-  /** When the account-wide run is forgotten: the last failure plus the lock period. */
+/** What a login's reservation holds to (the use case decides the numbers: packages/server/src/features/login/login-guard.ts). */
+export interface ReservationLimits {
+  /** Consecutive failures of the email from anywhere, and when the run is forgotten if this attempt fails. */
+  accountCeiling: number;
   accountExpiresAt: number;
-  /** When this source may try this email again (0: now). */
-  blockedUntil: number;
-  /** When the (email, source) failures are forgotten. */
+  /** The wait after this many failures of the email from this source (0: none), and when they are forgotten. */
+  blockedUntilAfter(failures: number): number;
   accountSourceExpiresAt: number;
+  /** Failed logins of the source, on any email, per window. */
+  perSource: number;
 }
-
-const DAY_SECONDS = 86_400;
-/** Counter items whose increments this container holds at most (each a few numbers). */
-const MAX_HELD_COUNTERS = 1000;
 
 /**
- * One increment of a counter item, as written: ADD `attribute`, SET the others (expiry, waits).
- * Held when DynamoDB throttled the item (LIMITS.md, "Capacity"), and written by `settle`.
+ * The attempts a login reserved before its secret was checked: given back by `giveBack`
+ * (a success, or a right secret that starts no session), kept as failures otherwise.
  */
-interface CounterIncrement {
-  attribute: 'failures' | 'count';
-  add: number;
-  set: Record<string, number>;
+export interface LoginReservation {
+  /** Absent only in a reservation another counter refused, while it is given back. */
+  account?: { key: string; count: number };
+  accountSource?: { path: WaitCounterPath; reserved: WaitReserved };
+  source?: { key: string };
 }
+
+/** Which counter refused an attempt, and until when (epoch s). */
+export interface ReservationRefused {
+  refused: 'account' | 'account_source' | 'source';
+  until: number;
+}
+
+/**
+ * What a reservation is given back as. `success`: the login is done; the email's run and this
+ * source's failures on it end, the source's attempt becomes a good login. `right_secret`: the
+ * secret was right but no session started (an unverified email): only this attempt is taken
+ * back. `second_factor_due`: the password was right and the second factor is still to come:
+ * the source's attempt is given back, the email's stay counted until the second factor is right
+ * (so MFA tokens cannot be minted faster than failures).
+ */
+export type GiveBack = 'success' | 'right_secret' | 'second_factor_due';
+
+const DAY_SECONDS = 86_400;
 /** How long a container goes by what it last read of the breaker before it reads it again. */
 const BREAKER_READ_EVERY_MS = 1000;
 const BREAKER_KEY = `${MIGRATION_KEY_PREFIX}breaker`;
 
 /**
  * The login path's storage: the account, its failure counters and its sessions in one
- * consistent BatchGetItem before the verify, and counter writes only after a failure (or after a success
- * that follows failures). Layout in table.ts.
+ * consistent BatchGetItem, then each counter's attempt reserved by a conditional write before
+ * the secret is checked (attempt-counters.ts), and given back after a success. Layout in table.ts.
  */
 export class LoginGuardStore {
   constructor(
@@ -87,13 +105,6 @@ export class LoginGuardStore {
     /** The per-source window; the source counter's key depends on it. */
     private readonly windowSeconds: number,
   ) {}
-
-  /**
-   * Failure counts DynamoDB throttled (a hot key: one source or one email under a flood), by
-   * item, to be added by the next login that touches the item (`settle`): nothing is lost, and
-   * until then no login counted there gets a verify.
-   */
-  private readonly held = new Map<string, CounterIncrement>();
 
   /** What this container last read or wrote of the breaker, and when (ms). */
   private breakerSeen: { retryAt?: number; atMs: number } | undefined;
@@ -170,86 +181,102 @@ export class LoginGuardStore {
   }
 
   /**
-   * One failure more on each counter, in parallel. A counter DynamoDB throttles is held in this
-   * container instead (the failure still counts: `settle` adds it), so the answer stays `invalid_credentials`.
+   * Reserves this attempt on the login's three counters, in parallel, before the secret is
+   * checked: the email's run (capped at the ceiling), the email from this source (its waits)
+   * and the source's window (capped; `heldSource`: reserved already, by `reserveSource`).
+   * Refused by any, the others are given back and nothing is checked. A failed attempt needs no
+   * further write: its reservation is its count.
    */
-  async recordFailure(target: LoginTarget, state: LoginState, update: FailureUpdate): Promise<void> {
+  async reserve(target: LoginTarget, state: LoginState, limits: ReservationLimits, heldSource?: { key: string }): Promise<LoginReservation | ReservationRefused> {
     const keys = this.keysOf(target);
     const nowSeconds = epochSeconds(target.now);
-    const writes: Promise<unknown>[] = [this.countAccountFailure(keys.account, state, nowSeconds, update.accountExpiresAt)];
-    if (keys.accountSource !== undefined) {
-      const set = { blockedUntil: update.blockedUntil, [TTL_ATTRIBUTE]: update.accountSourceExpiresAt };
-      writes.push(this.addOrHold(keys.accountSource, { attribute: 'failures', add: 1, set }));
-    }
-    if (keys.source !== undefined) writes.push(this.addOrHold(keys.source, { attribute: 'count', add: 1, set: { [TTL_ATTRIBUTE]: state.source.windowEnd } }));
-    await Promise.all(writes);
+    const accountSource = keys.accountSource === undefined ? undefined : accountSourcePath(keys.accountSource, limits.accountSourceExpiresAt);
+    const settled = await Promise.allSettled([
+      reserveUnderCap(this.client, this.tableName, { key: keys.account, attribute: 'failures', cap: limits.accountCeiling, nowSeconds, expiresAt: limits.accountExpiresAt, expiry: 'sliding' }),
+      accountSource === undefined
+        ? undefined
+        : reserveWithWait(this.client, this.tableName, accountSource, state.accountSource, nowSeconds, (failures) => limits.blockedUntilAfter(failures)),
+      keys.source === undefined || heldSource !== undefined
+        ? undefined
+        : reserveUnderCap(this.client, this.tableName, { key: keys.source, attribute: 'count', cap: limits.perSource, nowSeconds, expiresAt: state.source.windowEnd, expiry: 'fixed' }),
+    ] as const);
+    const [account, pair, source] = settled.map((result) => (result.status === 'fulfilled' ? result.value : undefined)) as [Reservation | undefined, WaitReservation | undefined, Reservation | undefined];
+    const reservation: LoginReservation = {
+      ...(account !== undefined && !isRefused(account) && { account: { key: keys.account, count: account.count } }),
+      ...(accountSource !== undefined && pair !== undefined && !('refusedUntil' in pair) && { accountSource: { path: accountSource, reserved: pair } }),
+      ...(keys.source !== undefined && source !== undefined && !isRefused(source) && { source: { key: keys.source } }),
+      ...(heldSource !== undefined && { source: heldSource }),
+    };
+    const fault = settled.find((result) => result.status === 'rejected');
+    const refused: ReservationRefused | undefined =
+      account !== undefined && isRefused(account)
+        ? { refused: 'account', until: account.refusedUntil }
+        : pair !== undefined && 'refusedUntil' in pair
+          ? { refused: 'account_source', until: pair.refusedUntil }
+          : source !== undefined && isRefused(source)
+            ? { refused: 'source', until: source.refusedUntil }
+            : undefined;
+    if (fault === undefined && refused === undefined) return reservation;
+    // Nothing is checked: what was reserved goes back (best effort: a fault there only over-counts).
+    await this.giveBack(reservation, 'right_secret').catch(() => undefined);
+    if (fault !== undefined) throw (fault as PromiseRejectedResult).reason;
+    return refused!;
+  }
+
+  /** Gives a reservation back (GiveBack says how much of it); see the type. */
+  async giveBack(reservation: LoginReservation, as: GiveBack): Promise<void> {
+    const { account, accountSource, source } = reservation;
+    const success = as === 'success';
+    await Promise.all([
+      as === 'second_factor_due' || account === undefined ? undefined : giveBackUnderCap(this.client, this.tableName, { key: account.key, attribute: 'failures', ...(success && { clearAt: account.count }) }),
+      as === 'second_factor_due' || accountSource === undefined ? undefined : giveBackWithWait(this.client, this.tableName, accountSource.path, accountSource.reserved, success),
+      source === undefined ? undefined : this.giveBackSource(source.key, success),
+    ]);
   }
 
   /**
-   * One failure more from a source, on no account: a passkey login whose credential is unknown
-   * (features/passkeys/passkey-login.ts). Counted with the source's failed logins.
-   */
-  async recordSourceFailure(sourceKey: string | undefined, now: Date): Promise<void> {
-    if (sourceKey === undefined) return;
-    const start = windowStart(epochSeconds(now), this.windowSeconds);
-    await this.addOrHold(`${FAILURE_KEY_PREFIX}src#${sourceKey}#${start}`, { attribute: 'count', add: 1, set: { [TTL_ATTRIBUTE]: start + this.windowSeconds } });
-  }
-
-  /**
-   * Before a login without a known device is decided: the failures this container holds for its
-   * counters (DynamoDB throttled them) are written first and added to what was read. Still
-   * throttled: StorageUnavailableError, so the login is `temporarily_unavailable` before any verify, and the
-   * flood that heated the key gets no more guesses than were counted. Costs nothing (a Map
-   * lookup) while nothing is held.
-   */
-  async settle(target: LoginTarget, state: LoginState): Promise<LoginState> {
-    if (this.held.size === 0) return state;
-    const nowSeconds = epochSeconds(target.now);
-    for (const [key, increment] of this.held) if ((increment.set[TTL_ATTRIBUTE] ?? 0) <= nowSeconds) this.held.delete(key);
-    const keys = this.keysOf(target);
-    const settled = { account: { ...state.account }, accountSource: { ...state.accountSource }, source: { ...state.source } };
-    for (const key of [keys.account, keys.accountSource, keys.source]) {
-      const increment = key === undefined ? undefined : this.held.get(key);
-      if (key === undefined || increment === undefined) continue;
-      try {
-        await this.client.send(new UpdateItemCommand({ TableName: this.tableName, Key: { pk: { S: key } }, ...incrementExpression(increment) }));
-      } catch (error) {
-        throw new StorageUnavailableError('settleCounters', error);
-      }
-      this.held.delete(key);
-      if (key === keys.account) settled.account.failures += increment.add;
-      else if (key === keys.accountSource) {
-        settled.accountSource.failures += increment.add;
-        settled.accountSource.blockedUntil = Math.max(settled.accountSource.blockedUntil, increment.set.blockedUntil ?? 0);
-      } else settled.source.failures += increment.add;
-    }
-    return { ...state, ...settled };
-  }
-
-  /**
-   * One good login more from this source in this window, in the item that counts its failures
-   * (read with them, so the bound costs no read). Logins with a known device are not counted.
-   */
-  async recordSuccess(target: LoginTarget, state: LoginState): Promise<void> {
-    const key = this.keysOf(target).source;
-    if (key === undefined) return;
-    await this.update('recordSuccess', {
-      Key: { pk: { S: key } },
-      UpdateExpression: 'ADD successes :one SET #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
-      ExpressionAttributeNames: { '#expiresAt': TTL_ATTRIBUTE },
-      ExpressionAttributeValues: { ':one': { N: '1' }, ':expiresAt': { N: String(state.source.windowEnd) } },
-    });
-  }
-
-  /**
-   * A good login ends the account's run of failures and this source's failures on it. Writes
-   * only what there is to clear, so the usual login writes nothing. The per-source counter is
-   * kept: one account of their own must not reset a stuffing source's budget.
+   * A known device's good login (which reserved nothing here) ends the email's run and this
+   * source's failures on it, each only if nothing was counted there since the read.
    */
   async clearFailures(target: LoginTarget, state: LoginState): Promise<void> {
     const keys = this.keysOf(target);
-    const deletes = [state.account.failures > 0 ? keys.account : undefined, state.accountSource.failures > 0 ? keys.accountSource : undefined];
-    await Promise.all(deletes.filter((key) => key !== undefined).map((key) => this.delete(key)));
+    await Promise.all([
+      state.account.failures > 0 ? deleteAtCount(this.client, this.tableName, { key: keys.account, attribute: 'failures', count: state.account.failures }) : undefined,
+      state.accountSource.failures > 0 && keys.accountSource !== undefined
+        ? deleteAtCount(this.client, this.tableName, { key: keys.accountSource, attribute: 'failures', count: state.accountSource.failures })
+        : undefined,
+    ]);
+  }
+
+  /**
+   * One attempt of a source on no account (a passkey login, before its credential names one),
+   * reserved in the source's window like any login's.
+   */
+  async reserveSource(sourceKey: string | undefined, now: Date, perSource: number): Promise<{ key: string } | undefined | ReservationRefused> {
+    if (sourceKey === undefined) return undefined;
+    const nowSeconds = epochSeconds(now);
+    const start = windowStart(nowSeconds, this.windowSeconds);
+    const key = `${FAILURE_KEY_PREFIX}src#${sourceKey}#${start}`;
+    const reserved = await reserveUnderCap(this.client, this.tableName, { key, attribute: 'count', cap: perSource, nowSeconds, expiresAt: start + this.windowSeconds, expiry: 'fixed' });
+    return isRefused(reserved) ? { refused: 'source', until: reserved.refusedUntil } : { key };
+  }
+
+  /**
+   * The source's attempt given back; a success counts as one of its good logins instead (read
+   * with the failures, so the bound on good logins costs no read of its own). Best effort: a
+   * lost give-back only counts one failure too many.
+   */
+  private async giveBackSource(key: string, success: boolean): Promise<void> {
+    const names = { '#count': 'count', ...(success && { '#successes': 'successes' }) };
+    const values = { ':minusOne': { N: '-1' }, ':zero': { N: '0' }, ...(success && { ':one': { N: '1' } }) };
+    // False: already at 0 (given back twice by a retry): nothing to give.
+    await conditionalUpdate(this.client, this.tableName, 'giveBackAttempt', {
+      Key: { pk: { S: key } },
+      UpdateExpression: success ? 'ADD #count :minusOne, #successes :one' : 'ADD #count :minusOne',
+      ConditionExpression: '#count > :zero',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
   }
 
   /** After a new password: the account's run of failures ends (from every source it is the same run). */
@@ -274,51 +301,6 @@ export class LoginGuardStore {
     };
   }
 
-  /**
-   * A run within its period grows atomically (ADD); a forgotten one restarts at 1, on the
-   * condition that it is still forgotten (a concurrent failure may have restarted it: then ADD).
-   */
-  private async countAccountFailure(key: string, state: LoginState, nowSeconds: number, expiresAt: number): Promise<void> {
-    const add = () => this.addOrHold(key, { attribute: 'failures', add: 1, set: { [TTL_ATTRIBUTE]: expiresAt } });
-    // Held already (the key is hot): add to that, the run has not been forgotten.
-    if (state.account.failures > 0 || this.held.has(key)) return add();
-    try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: { S: key } },
-          UpdateExpression: 'SET failures = :one, #expiresAt = :expiresAt',
-          ConditionExpression: 'attribute_not_exists(pk) OR #expiresAt <= :now',
-          ExpressionAttributeNames: { '#expiresAt': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':one': { N: '1' }, ':expiresAt': { N: String(expiresAt) }, ':now': { N: String(nowSeconds) } },
-        }),
-      );
-    } catch (error) {
-      if (isThrottled(error)) return this.hold(key, { attribute: 'failures', add: 1, set: { [TTL_ATTRIBUTE]: expiresAt } });
-      if (!isConditionalCheckFailed(error)) throw new StorageUnavailableError('recordFailure', error);
-      await add();
-    }
-  }
-
-  /** The increment written, or held when DynamoDB throttles the item (after the SDK's retries). */
-  private async addOrHold(key: string, increment: CounterIncrement): Promise<void> {
-    if (this.held.has(key)) return this.hold(key, increment);
-    try {
-      await this.client.send(new UpdateItemCommand({ TableName: this.tableName, Key: { pk: { S: key } }, ...incrementExpression(increment) }));
-    } catch (error) {
-      if (!isThrottled(error)) throw new StorageUnavailableError('recordFailure', error);
-      this.hold(key, increment);
-    }
-  }
-
-  private hold(key: string, increment: CounterIncrement): void {
-    const held = this.held.get(key);
-    if (held === undefined && this.held.size >= MAX_HELD_COUNTERS) throw new StorageUnavailableError('recordFailure', new Error('too many throttled counters held'));
-    const set = { ...held?.set };
-    for (const [name, value] of Object.entries(increment.set)) set[name] = Math.max(set[name] ?? 0, value);
-    this.held.set(key, { attribute: increment.attribute, add: (held?.add ?? 0) + increment.add, set });
-  }
-
   private async update(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<void> {
     try {
       await this.client.send(new UpdateItemCommand({ TableName: this.tableName, ...input }));
@@ -336,15 +318,17 @@ export class LoginGuardStore {
   }
 }
 
-function incrementExpression(increment: CounterIncrement): Pick<UpdateItemCommandInput, 'UpdateExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
-  const names: Record<string, string> = { '#add': increment.attribute };
-  const values: Record<string, AttributeValue> = { ':add': { N: String(increment.add) } };
-  const set = Object.entries(increment.set).map(([name, value], i) => {
-    names[`#s${i}`] = name;
-    values[`:s${i}`] = { N: String(value) };
-    return `#s${i} = :s${i}`;
-  });
-  return { UpdateExpression: `ADD #add :add${set.length > 0 ? ` SET ${set.join(', ')}` : ''}`, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+/** The failures of one email from one source: a count and the wait it earned, in their own item. */
+function accountSourcePath(key: string, expiresAt: number): WaitCounterPath {
+  return {
+    key,
+    names: { '#f': 'failures', '#b': 'blockedUntil' },
+    failures: '#f',
+    blockedUntil: '#b',
+    set: { clauses: ['#exp = :expiresAt'], values: { ':expiresAt': { N: String(expiresAt) } } },
+    read: (item, nowSeconds): WaitCount =>
+      item === undefined || count(item, TTL_ATTRIBUTE) <= nowSeconds ? { failures: 0, blockedUntil: 0 } : { failures: count(item, 'failures'), blockedUntil: count(item, 'blockedUntil') },
+  };
 }
 
 export function accountFailureKey(accountKey: string): string {

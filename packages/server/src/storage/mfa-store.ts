@@ -4,7 +4,7 @@ import { conditionalUpdate } from './conditional-update.js';
 import { StorageUnavailableError } from './errors.js';
 import { textAttribute, wholeNumberAttribute } from './item-attributes.js';
 import { toStoredPasskeys, type StoredPasskey } from './passkey-store.js';
-import { MFA_LOGIN_KEY_PREFIX, TTL_ATTRIBUTE, mfaKey } from './table.js';
+import { CLEAR_FACTOR_FAILURES, FACTOR_FAILURE_ATTRIBUTES, MFA_LOGIN_KEY_PREFIX, TTL_ATTRIBUTE, mfaKey, type FactorKind } from './table.js';
 
 /**
  * An account's second factors as stored, `mfa#<email fingerprint>` (layout in table.ts). The
@@ -25,7 +25,10 @@ export interface StoredMfa {
   recoveryCodes: string[];
   /** The passkeys (WebAuthn credentials), by credential id (base64url); empty when none. */
   passkeys: ReadonlyMap<string, StoredPasskey>;
+  /** Wrong codes and assertions of each kind of factor since a factor was last right (features/mfa/factor-failures.ts). */
+  failures: Readonly<Record<FactorKind, number>>;
 }
+
 
 /** An active factor: TOTP confirmed, or a passkey. Recovery codes alone are none (they back one up). */
 export function hasActiveFactor(factors: StoredMfa | undefined): boolean {
@@ -108,7 +111,7 @@ export class MfaStore {
   async useTotpStep(accountKey: string, sealed: string, step: number): Promise<boolean> {
     return this.conditional('useTotpStep', {
       Key: { pk: { S: mfaKey(accountKey) } },
-      UpdateExpression: 'SET totpLastStep = :step',
+      UpdateExpression: `SET totpLastStep = :step REMOVE ${CLEAR_FACTOR_FAILURES}`,
       ConditionExpression: 'totpSecret = :sealed AND totpLastStep < :step',
       ExpressionAttributeValues: { ':sealed': { S: sealed }, ':step': { N: String(step) } },
     });
@@ -118,7 +121,7 @@ export class MfaStore {
   async useRecoveryCode(accountKey: string, hash: string): Promise<boolean> {
     return this.conditional('useRecoveryCode', {
       Key: { pk: { S: mfaKey(accountKey) } },
-      UpdateExpression: 'DELETE recoveryCodes :code',
+      UpdateExpression: `DELETE recoveryCodes :code REMOVE ${CLEAR_FACTOR_FAILURES}`,
       ConditionExpression: 'contains(recoveryCodes, :hash)',
       ExpressionAttributeValues: { ':code': { SS: [hash] }, ':hash': { S: hash } },
     });
@@ -194,24 +197,31 @@ export class MfaStore {
     };
   }
 
-  /** One wrong code more against the token; at `limit` the token is deleted. */
-  async recordWrongCode(tokenHash: string, limit: number): Promise<void> {
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: { S: mfaLoginKey(tokenHash) } },
-          UpdateExpression: 'ADD wrongCodes :one',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':one': { N: '1' } },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      if (Number(Attributes?.wrongCodes?.N ?? '0') >= limit) await this.consumeLogin(tokenHash);
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return;
-      throw new StorageUnavailableError('recordWrongMfaCode', error);
-    }
+  /**
+   * Reserves one code against the MFA token before it is checked: counted while fewer than
+   * `limit` are (a burst on one token checks no more). The count with this one, or undefined
+   * when the token is spent, gone or used up.
+   */
+  async reserveTokenAttempt(tokenHash: string, limit: number): Promise<number | undefined> {
+    return this.reserve('reserveMfaTokenAttempt', mfaLoginKey(tokenHash), 'wrongCodes', limit);
+  }
+
+  /**
+   * Reserves one attempt of a kind of factor before it is checked: counted while fewer than
+   * `limit` are, over the factor's life (until a factor is right: CLEAR_FACTOR_FAILURES). The
+   * count with this one, or undefined when the kind is suspended (or the account has no factors).
+   */
+  async reserveFactorAttempt(accountKey: string, kind: FactorKind, limit: number): Promise<number | undefined> {
+    return this.reserve('reserveFactorAttempt', mfaKey(accountKey), FACTOR_FAILURE_ATTRIBUTES[kind], limit);
+  }
+
+  /** The owner proved control another way (their mailbox): every kind's count ends. */
+  async clearFactorFailures(accountKey: string): Promise<void> {
+    await this.conditional('clearFactorFailures', {
+      Key: { pk: { S: mfaKey(accountKey) } },
+      UpdateExpression: `REMOVE ${CLEAR_FACTOR_FAILURES}`,
+      ConditionExpression: 'attribute_exists(pk)',
+    });
   }
 
   /** Spends the token: deleted if it is still there. False when another use (or the wrong-code limit) got there first. */
@@ -224,6 +234,27 @@ export class MfaStore {
     } catch (error) {
       if (isConditionalCheckFailed(error)) return false;
       throw new StorageUnavailableError('consumeMfaLogin', error);
+    }
+  }
+
+  /** ADD 1 to a count while it is below `limit` on an item that exists: the new count, or undefined. */
+  private async reserve(operation: string, key: string, attribute: string, limit: number): Promise<number | undefined> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: key } },
+          UpdateExpression: 'ADD #count :one',
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#count) OR #count < :limit)',
+          ExpressionAttributeNames: { '#count': attribute },
+          ExpressionAttributeValues: { ':one': { N: '1' }, ':limit': { N: String(limit) } },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return wholeNumberAttribute(Attributes ?? {}, attribute, 'mfa');
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw new StorageUnavailableError(operation, error);
     }
   }
 
@@ -243,7 +274,17 @@ export function toStoredMfa(item: Record<string, AttributeValue>): StoredMfa {
     ...(item.pendingExpiresAt !== undefined && { pendingExpiresAt: wholeNumberAttribute(item, 'pendingExpiresAt', 'mfa') }),
     recoveryCodes: item.recoveryCodes?.SS ?? [],
     passkeys: toStoredPasskeys(item),
+    failures: {
+      totp: failuresOf(item, 'totp'),
+      recovery_code: failuresOf(item, 'recovery_code'),
+      webauthn: failuresOf(item, 'webauthn'),
+    },
   };
+}
+
+function failuresOf(item: Record<string, AttributeValue>, kind: FactorKind): number {
+  const name = FACTOR_FAILURE_ATTRIBUTES[kind];
+  return item[name] === undefined ? 0 : wholeNumberAttribute(item, name, 'mfa');
 }
 
 /** No passkey in the item (the map absent, or emptied by removals); `:zero` is 0. (DynamoDB refuses redundant parentheses.) */

@@ -1,4 +1,5 @@
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { conditionalUpdate } from './conditional-update.js';
 import { isConditionalCheckFailed } from './checks.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
 import { ONE_TIME_TOKEN_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
@@ -113,26 +114,40 @@ export class OneTimeTokenStore {
     await Promise.all(ONE_TIME_TOKEN_PURPOSES.map((purpose) => this.discard(purpose, accountKey)));
   }
 
-  /** One wrong secret more against the token with `tokenHash`; at `limit` the token is voided. */
-  async recordWrongGuess(purpose: OneTimeTokenPurpose, accountKey: string, tokenHash: string, limit: number): Promise<void> {
-    const key = { pk: { S: tokenKey(purpose, accountKey) } };
+  /**
+   * Reserves one guess against the outstanding token with `tokenHash`, before the presented
+   * secret is compared: counted while fewer than `limit` are, so a burst compares no more. The
+   * count with this one, or undefined when the token is used up, used or replaced.
+   */
+  async reserveGuess(purpose: OneTimeTokenPurpose, accountKey: string, tokenHash: string, limit: number): Promise<number | undefined> {
     try {
       const { Attributes } = await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
-          Key: key,
+          Key: { pk: { S: tokenKey(purpose, accountKey) } },
           UpdateExpression: 'ADD wrongGuesses :one',
-          ConditionExpression: 'tokenHash = :hash',
-          ExpressionAttributeValues: { ':one': { N: '1' }, ':hash': { S: tokenHash } },
+          ConditionExpression: 'tokenHash = :hash AND wrongGuesses < :limit',
+          ExpressionAttributeValues: { ':one': { N: '1' }, ':hash': { S: tokenHash }, ':limit': { N: String(limit) } },
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      if (Number(Attributes?.wrongGuesses?.N ?? '0') >= limit) await this.consume(purpose, accountKey, tokenHash);
+      return Number(Attributes?.wrongGuesses?.N ?? '0');
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return;
-      throw new StorageUnavailableError('recordWrongGuess', error);
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw new StorageUnavailableError('reserveOneTimeTokenGuess', error);
     }
   }
+
+  /** A right secret's reservation given back: only wrong ones count toward the limit (best left at 0 otherwise). */
+  async giveBackGuess(purpose: OneTimeTokenPurpose, accountKey: string, tokenHash: string): Promise<void> {
+    await conditionalUpdate(this.client, this.tableName, 'giveBackOneTimeTokenGuess', {
+      Key: { pk: { S: tokenKey(purpose, accountKey) } },
+      UpdateExpression: 'ADD wrongGuesses :minusOne',
+      ConditionExpression: 'tokenHash = :hash AND wrongGuesses > :zero',
+      ExpressionAttributeValues: { ':minusOne': { N: '-1' }, ':hash': { S: tokenHash }, ':zero': { N: '0' } },
+    });
+  }
+
 }
 
 export function tokenKey(purpose: OneTimeTokenPurpose, accountKey: string): string {

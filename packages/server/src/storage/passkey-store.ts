@@ -10,7 +10,7 @@ import { isConditionalCheckFailed } from './checks.js';
 import { conditionalUpdate } from './conditional-update.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
 import { textAttribute, wholeNumberAttribute } from './item-attributes.js';
-import { PASSKEY_KEY_PREFIX, TTL_ATTRIBUTE, WEBAUTHN_CHALLENGE_KEY_PREFIX, mfaKey } from './table.js';
+import { CLEAR_FACTOR_FAILURES, PASSKEY_KEY_PREFIX, TTL_ATTRIBUTE, WEBAUTHN_CHALLENGE_KEY_PREFIX, mfaKey } from './table.js';
 
 /**
  * One passkey (a WebAuthn credential) as stored in the account's `mfa#` item, in its `passkeys`
@@ -141,12 +141,13 @@ export class PasskeyStore {
 
   /**
    * A verified assertion's use: the counter moves on only from the value the check read, so of
-   * two uses of one assertion (or two racing ones) exactly one writes; false for the other.
+   * two uses of one assertion (or two racing ones) exactly one writes; false for the other. A
+   * right factor ends the counts of wrong ones (CLEAR_FACTOR_FAILURES).
    */
   async recordUse(accountKey: string, credentialId: string, expectedCounter: number, use: PasskeyUse): Promise<boolean> {
     return this.conditional('recordPasskeyUse', {
       Key: { pk: { S: mfaKey(accountKey) } },
-      UpdateExpression: 'SET passkeys.#id.#counter = :counter, passkeys.#id.backedUp = :backedUp, passkeys.#id.lastUsedAt = :now',
+      UpdateExpression: `SET passkeys.#id.#counter = :counter, passkeys.#id.backedUp = :backedUp, passkeys.#id.lastUsedAt = :now REMOVE ${CLEAR_FACTOR_FAILURES}`,
       ConditionExpression: 'passkeys.#id.#counter = :expected',
       ExpressionAttributeNames: { '#id': credentialId, '#counter': 'counter' },
       ExpressionAttributeValues: {

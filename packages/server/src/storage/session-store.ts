@@ -1,4 +1,5 @@
 import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
+import { reserveWithWait, giveBackWithWait, type WaitCounterPath, type WaitReservation, type WaitReserved } from './attempt-counters.js';
 import { batchGetByKey } from './batch-get.js';
 import { isConditionalCheckFailed } from './checks.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
@@ -236,26 +237,6 @@ export class SessionStore {
     });
   }
 
-  /**
-   * One failed login more that presented this device: its count and its wait. Only while the
-   * device is still there (a revoked one is not brought back); false when it is gone.
-   */
-  async recordDeviceFailure(accountKey: string, deviceId: string, update: { blockedUntil: number }): Promise<boolean> {
-    try {
-      await this.conditional('recordDeviceFailure', {
-        Key: { pk: { S: sessionsKey(accountKey) } },
-        UpdateExpression: 'ADD #devices.#device.#failures :one SET #devices.#device.#blockedUntil = :blockedUntil',
-        ConditionExpression: 'attribute_exists(#devices.#device)',
-        ExpressionAttributeNames: { '#devices': 'devices', '#device': deviceId, '#failures': 'failures', '#blockedUntil': 'blockedUntil' },
-        ExpressionAttributeValues: { ':one': { N: '1' }, ':blockedUntil': { N: String(update.blockedUntil) } },
-      });
-      return true;
-    } catch (error) {
-      if (error instanceof SessionsChangedError) return false;
-      throw error;
-    }
-  }
-
   /** Replaces a session after a rotation, if no other rotation of it got there first (false then). */
   async rotate(accountKey: string, rotated: StoredSession, expectedGeneration: number): Promise<boolean> {
     try {
@@ -371,6 +352,26 @@ export class SessionStore {
     }
   }
 
+  /**
+   * Reserves a login attempt presenting this device (its failures and wait, in its entry of the
+   * sessions item) before the secret is checked, as the login's other counters are
+   * (attempt-counters.ts). A good login's session write clears it (start-session.ts). Refused
+   * while the device waits, or when it is gone (revoked meanwhile).
+   */
+  async reserveDeviceAttempt(
+    accountKey: string,
+    device: Pick<StoredDevice, 'deviceId' | 'failures' | 'blockedUntil'>,
+    nowSeconds: number,
+    blockedUntilAfter: (failures: number) => number,
+  ): Promise<WaitReservation> {
+    return reserveWithWait(this.client, this.tableName, devicePath(accountKey, device.deviceId), device, nowSeconds, blockedUntilAfter);
+  }
+
+  /** Gives a device's reserved attempt back (a right secret that started no session). */
+  async giveBackDeviceAttempt(accountKey: string, deviceId: string, reserved: WaitReserved): Promise<void> {
+    await giveBackWithWait(this.client, this.tableName, devicePath(accountKey, deviceId), reserved, false);
+  }
+
   private async conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<void> {
     try {
       await this.client.send(new UpdateItemCommand({ TableName: this.tableName, ...input }));
@@ -379,6 +380,18 @@ export class SessionStore {
       throw new StorageUnavailableError(operation, error);
     }
   }
+}
+
+/** A device's failures and wait, in its entry of the account's sessions item. */
+function devicePath(accountKey: string, deviceId: string): WaitCounterPath {
+  return {
+    key: sessionsKey(accountKey),
+    names: { '#devices': 'devices', '#d': deviceId, '#f': 'failures', '#b': 'blockedUntil' },
+    failures: '#devices.#d.#f',
+    blockedUntil: '#devices.#d.#b',
+    mustExist: 'attribute_exists(#devices.#d)',
+    read: (item) => toAccountSessions(accountKey, item).devices.get(deviceId),
+  };
 }
 
 export function sessionsKey(accountKey: string): string {

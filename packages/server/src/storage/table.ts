@@ -80,6 +80,15 @@ export const PASSKEY_KEY_PREFIX = 'passkey#';
 export const WEBAUTHN_CHALLENGE_KEY_PREFIX = 'webauthn#';
 export const USER_ID_INDEX = 'userId-index';
 
+/** The kinds of second factor, as a login names them; each kind's failures are counted on its own. */
+export type FactorKind = 'totp' | 'recovery_code' | 'webauthn';
+
+/** Where each kind's failures are counted in the `mfa#` item (features/mfa/factor-failures.ts). */
+export const FACTOR_FAILURE_ATTRIBUTES: Readonly<Record<FactorKind, string>> = { totp: 'totpFailures', recovery_code: 'recoveryCodeFailures', webauthn: 'webauthnFailures' };
+
+/** A right factor proves control of the account: every kind's count ends, in the write that spends it. */
+export const CLEAR_FACTOR_FAILURES = Object.values(FACTOR_FAILURE_ATTRIBUTES).join(', ');
+
 /** An account's second-factors item (`mfa#`), which mfa-store.ts and passkey-store.ts both write. */
 export function mfaKey(accountKey: string): string {
   return `${MFA_KEY_PREFIX}${accountKey}`;

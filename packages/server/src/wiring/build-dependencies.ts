@@ -259,7 +259,8 @@ export async function buildPasskeyDependencies(config: PasslaneConfig, platform:
 
 /**
  * POST /passkey/login/options and /passkey/login (features/passkeys): a login's counters and
- * sessions, the signing key, the passkeys' items and the verification mail; no hasher, pepper or
+ * sessions, the signing key, the passkeys' items (and their count of wrong assertions, in the
+ * factors item) and the verification mail; no hasher, pepper or
  * fingerprint key (the credential's lookup names the account's key).
  */
 export async function buildPasskeyLoginDependencies(
@@ -275,6 +276,7 @@ export async function buildPasskeyLoginDependencies(
     counters: new RateLimitStore(client, table),
     oneTimeTokens: new OneTimeTokenStore(client, table),
     passkeys: new PasskeyStore(client, table),
+    mfa: new MfaStore(client, table),
     ...(config.webauthn !== undefined && { webauthn: config.webauthn }),
     recovery: config.recovery,
     mail: buildAccountMail(config, platform),

@@ -25,9 +25,9 @@ export type LoginDependencies = StartSessionDependencies &
   PasswordRulesDependencies & {
     hasher: PasswordHasher;
     /** A login's account and failure counters, read in one request (login-guard-store.ts). */
-    loginGuard: Pick<LoginGuardStore, 'read' | 'settle' | 'recordFailure' | 'recordSuccess' | 'clearFailures' | 'openBreaker' | 'closeBreaker'>;
-    /** A known device's failures are counted in the sessions item. */
-    sessions: Pick<SessionStore, 'recordDeviceFailure'>;
+    loginGuard: Pick<LoginGuardStore, 'read' | 'reserve' | 'giveBack' | 'clearFailures' | 'openBreaker' | 'closeBreaker'>;
+    /** A known device's attempts are counted in the sessions item (login-attempt.ts). */
+    sessions: Pick<SessionStore, 'reserveDeviceAttempt' | 'giveBackDeviceAttempt'>;
     /** An outdated hash is upgraded after a good login. */
     users: Pick<AccountStore, 'replacePasswordHash'>;
     tokens: Pick<AccessTokens, 'issue'>;
@@ -48,12 +48,13 @@ export type LoginDependencies = StartSessionDependencies &
 
 /**
  * POST /login/mfa (login-mfa.ts): a login's parts, the MFA token and the factors it is checked
- * against, the key that opens TOTP secrets, the mail about a recovery code used.
+ * against (and their counts of wrong ones), the key that opens TOTP secrets, the mail about a
+ * recovery code used or a burst of wrong codes.
  */
 export type MfaLoginDependencies = LoginDependencies &
   SecondFactorDependencies & {
     mail: Pick<MfaMailDependencies['mail'], 'mfaChanged'>;
-    mfa: Pick<MfaStore, 'putLogin' | 'readLogin' | 'recordWrongCode' | 'consumeLogin' | 'useTotpStep' | 'useRecoveryCode'>;
+    mfa: Pick<MfaStore, 'putLogin' | 'readLogin' | 'reserveTokenAttempt' | 'consumeLogin' | 'useTotpStep' | 'useRecoveryCode' | 'reserveFactorAttempt'>;
     /** A passkey's assertion at the MFA step: its counter moved on. */
     passkeys: Pick<PasskeyStore, 'recordUse'>;
   };

@@ -1,12 +1,14 @@
 /**
- * The limits of a login, as decisions over the state read before the verify (LoginGuardStore).
- * Failures are counted, never attempts, so a stranger who knows an email cannot keep its owner
+ * The limits of a login, as decisions: over the state read (a limited login is refused before
+ * any write), and the numbers each attempt's reservation holds to (LoginGuardStore `reserve`).
+ * Failures are counted (an attempt is reserved before its check and given back when right),
+ * never attempts, so a stranger who knows an email cannot keep its owner
  * out below the account-wide ceiling; a known device (packages/server/src/features/sessions/device-token.ts) is counted
  * on its own and not even then. Good logins are bounded too, so right passwords to one's own
  * accounts cannot take all the hashing. Defaults and reasons in packages/server/src/features/login/settings.ts
  * and packages/server/src/features/login/LIMITS.md.
  */
-import type { FailureUpdate, LoginState } from '../../storage/login-guard-store.js';
+import type { LoginState, ReservationLimits } from '../../storage/login-guard-store.js';
 import { FAILURE_MEMORY_SECONDS } from '../../storage/login-guard-store.js';
 import type { AccountSessions, LoginCount, StoredDevice } from '../../storage/session-store.js';
 import type { LimitScope } from '../../accounts/audit-events.js';
@@ -50,25 +52,25 @@ export function countedLogin(sessions: AccountSessions, limits: RateLimits, nowS
 }
 
 /**
- * What one more failure writes: past `failuresPerAccountSource` failures of this email from this
- * source, each next attempt waits, the wait doubling from `delayBaseSeconds` up to
- * `delayMaxSeconds`; the account-wide run lasts `accountLockSeconds` past its last failure.
+ * What this attempt's reservation holds to (login-guard-store.ts `reserve`): past
+ * `failuresPerAccountSource` failures of this email from this source, each next attempt waits,
+ * the wait doubling from `delayBaseSeconds` up to `delayMaxSeconds`; the account-wide run lasts
+ * `accountLockSeconds` past its last failure and holds `accountFailureCeiling`; the source's
+ * window holds `perSource`.
  */
-export function failureUpdate(state: LoginState, limits: RateLimits, nowSeconds: number): FailureUpdate {
-  const { delayMaxSeconds, accountLockSeconds } = limits.login;
+export function reservationLimits(limits: RateLimits, nowSeconds: number): ReservationLimits {
+  const { delayMaxSeconds, accountLockSeconds, accountFailureCeiling } = limits.login;
   return {
+    accountCeiling: accountFailureCeiling,
     accountExpiresAt: nowSeconds + accountLockSeconds,
-    blockedUntil: blockedUntil(state.accountSource.failures + 1, limits, nowSeconds),
+    blockedUntilAfter: (failures) => blockedUntilAfter(failures, limits, nowSeconds),
     accountSourceExpiresAt: nowSeconds + Math.max(FAILURE_MEMORY_SECONDS, delayMaxSeconds),
+    perSource: limits.perSource,
   };
 }
 
-/** A known device's failures wait as one source's failures on the account do. */
-export function deviceFailureUpdate(device: StoredDevice, limits: RateLimits, nowSeconds: number): { blockedUntil: number } {
-  return { blockedUntil: blockedUntil(device.failures + 1, limits, nowSeconds) };
-}
-
-function blockedUntil(failures: number, limits: RateLimits, nowSeconds: number): number {
+/** Until when the next attempt waits after `failures` (this one counted): a known device's as one source's on the account. */
+export function blockedUntilAfter(failures: number, limits: RateLimits, nowSeconds: number): number {
   const { failuresPerAccountSource, delayBaseSeconds, delayMaxSeconds } = limits.login;
   const over = failures - failuresPerAccountSource;
   // 2^over overflows nothing: over is capped before the power (the delay is capped anyway).

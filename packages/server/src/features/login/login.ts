@@ -2,10 +2,10 @@ import { PasslaneError, type VerifyResult } from 'passlane/common';
 import { HashChangedError, StorageUnavailableError } from '../../storage/errors.js';
 import { SessionsChangedError } from '../../storage/session-store.js';
 import type { UserRecord } from '../../storage/account-store.js';
-import type { LoginGuardStore, LoginState, LoginTarget } from '../../storage/login-guard-store.js';
+import type { GiveBack, LoginGuardStore, LoginState, LoginTarget } from '../../storage/login-guard-store.js';
 import { auditExistingPassword } from '../password/check-new-password.js';
 import type { LoginDependencies } from './dependencies.js';
-import { EmailNotVerifiedError, InvalidCredentialsError, MfaRequiredError, RateLimitedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
+import { EmailNotVerifiedError, InvalidCredentialsError, MfaRequiredError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { mfaMethods } from '../mfa/check-second-factor.js';
 import { hasActiveFactor, type StoredMfa } from '../../storage/mfa-store.js';
 import { MFA_LIMITS } from '../mfa/settings.js';
@@ -13,7 +13,8 @@ import { newMfaToken, passwordMark } from './mfa-token.js';
 import { askOldSystem, createMigratedAccount, MIGRATION_RETRY_AFTER_SECONDS } from '../migration/migrate-account.js';
 import type { MigrationAnswer, MigrationSource } from '../migration/migration-source.js';
 import { sendVerification } from '../recovery/send-verification.js';
-import { countedLogin, deviceFailureUpdate, failureUpdate, limitReached } from './login-guard.js';
+import { countedLogin } from './login-guard.js';
+import { releaseLoginAttempt, reserveLoginAttempt } from './login-attempt.js';
 import { loginVerifyShape } from './login-failure-timing.js';
 import { knownDevice, type KnownDevice } from '../sessions/known-device.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
@@ -53,8 +54,9 @@ const MAX_DECISIONS = 3;
  * the account and its failure counters, the limits, and one verify: against the stored hash, or
  * a dummy at current parameters for an unknown email or a record that cannot be verified; every
  * failure is padded to the slowest stored shape (login-failure-timing.ts): whatever is stored, a
- * failure takes the same time and answers the same. A failure writes its counters after the
- * verify; a good login with a current hash and no past failures writes nothing. An outdated hash
+ * failure takes the same time and answers the same. The attempt is reserved on its counters
+ * before the verify (login-attempt.ts), so a failure writes nothing after it and a good login
+ * gives its reservation back. An outdated hash
  * is upgraded conditionally on the one just verified; if a password change overtook the read,
  * the login reads again and decides again, and issues no token on the stale read. With lazy
  * migration on (deps.migration), an email with no account is asked of the old system in the
@@ -70,11 +72,11 @@ export async function login(deps: LoginDependencies, request: LoginRequest): Pro
     for (let decision = 1; ; decision++) {
       const now = deps.now?.() ?? new Date();
       const target: LoginTarget = { email, accountKey: fingerprint, sourceKey: sourceKeyOf(request.sourceIp), now };
-      const read = await deps.loginGuard.read(target, { breaker: deps.migration !== undefined });
-      const device = knownDevice(read.sessions, read.user?.userId, request.deviceTokens, epochSeconds(now));
-      // Failures this container holds for a hot key are written (and counted) before anything is decided.
-      const state = device === undefined ? await deps.loginGuard.settle(target, read) : read;
-      enforceLimits(deps, state, now, fingerprint, device);
+      const state = await deps.loginGuard.read(target, { breaker: deps.migration !== undefined });
+      const device = knownDevice(state.sessions, state.user?.userId, request.deviceTokens, epochSeconds(now));
+      // Counted before the verify (login-attempt.ts): a burst checks no more passwords than the limits allow.
+      const held = await reserveLoginAttempt(deps, target, state, device);
+      const release = (as: GiveBack) => releaseLoginAttempt(deps, target, held, as);
 
       const timing = deps.failureTiming?.start();
       // Inside the window: the old system's latency is part of what every failure is padded to,
@@ -88,12 +90,8 @@ export async function login(deps: LoginDependencies, request: LoginRequest): Pro
       // email's and the wrong password's alike, so an outage lists nobody (migrate-account.ts).
       const outage = verdict.unavailable === true || (state.breaker !== undefined && verdict.migration === undefined);
       if (!verdict.ok || (!state.user && !verdict.migration)) {
-        // Writes and padding together: the failure's answer waits for the slowest verify seen.
-        // A known device's failures count against that device alone (LIMITS.md).
+        // The attempt stays counted (its reservation). The answer waits for the slowest verify seen.
         await Promise.all([
-          device === undefined
-            ? deps.loginGuard.recordFailure(target, state, failureUpdate(state, deps.rateLimits, epochSeconds(now)))
-            : deps.sessions.recordDeviceFailure(fingerprint, device.device.deviceId, deviceFailureUpdate(device.device, deps.rateLimits, epochSeconds(now))),
           deps.failureTiming?.pad(padding),
           verdict.unavailable === true ? deps.loginGuard.openBreaker(now, epochSeconds(now) + MIGRATION_RETRY_AFTER_SECONDS) : undefined,
           state.breaker !== undefined && verdict.migration !== undefined ? closeBreaker(deps, now) : undefined,
@@ -115,6 +113,7 @@ export async function login(deps: LoginDependencies, request: LoginRequest): Pro
         // Only the old system's "yes" gets here. Lost to a registration (or a twin login): read again.
         const created = await createMigratedAccount(deps, { email, password, emailVerified: migratedEmailVerified(verdict.migration) });
         if (created === 'taken') {
+          await release('right_secret');
           if (decision < MAX_DECISIONS) continue;
           throw new TemporarilyUnavailableError(1);
         }
@@ -123,11 +122,13 @@ export async function login(deps: LoginDependencies, request: LoginRequest): Pro
       // Only after the password verified, so it tells a guesser nothing.
       if (deps.recovery.requireVerifiedEmail && user.emailVerified !== true) {
         deps.audit({ type: 'auth.login_unverified', userId: user.userId });
+        await release('right_secret');
         await sendVerification(deps, { email: user.email, accountKey: fingerprint, userId: user.userId });
         throw new EmailNotVerifiedError();
       }
       const upgrade = verdict.needsRehash ? await upgradeHash(deps, user, password) : undefined;
       if (upgrade === 'overtaken') {
+        await release('right_secret');
         if (decision < MAX_DECISIONS) continue;
         throw new TemporarilyUnavailableError(1);
       }
@@ -135,21 +136,17 @@ export async function login(deps: LoginDependencies, request: LoginRequest): Pro
       // Only after the password verified (a wrong one never gets here): an account with a second
       // factor gets an MFA token instead of a session, and POST /login/mfa finishes the login.
       if (hasActiveFactor(state.factors)) {
+        await release('second_factor_due');
         throw await mfaChallenge(deps, { userId: user.userId, email: user.email, accountKey: fingerprint, verifiedHash }, state.factors!);
       }
       const session = await startLoginSession(deps, request, target, state, user, verifiedHash);
       if (session === 'overtaken') {
+        await release('right_secret');
         if (decision < MAX_DECISIONS) continue;
         throw new TemporarilyUnavailableError(1);
       }
-      // Best effort: the login is decided; failures left behind only expire later, and a good
-      // login not counted against its source only lets that source one more.
-      await Promise.all([
-        deps.loginGuard.clearFailures(target, state),
-        ...(session.knownDevice ? [] : [deps.loginGuard.recordSuccess(target, state)]),
-      ]).catch((error: unknown) => {
-        if (!(error instanceof StorageUnavailableError)) throw error;
-      });
+      // The email's failures end; the source's attempt becomes one of its good logins.
+      await release('success');
       deps.audit({ type: 'auth.login_succeeded', userId: user.userId });
       // Counted, never refused: the rules apply when a password is set (check-new-password.ts).
       auditExistingPassword(deps, user, password);
@@ -287,13 +284,6 @@ function retryAfter(state: LoginState, verdict: Verdict, now: Date): number {
 
 function migratedEmailVerified(answer: MigrationAnswer | undefined): boolean | undefined {
   return answer?.valid ? answer.emailVerified : undefined;
-}
-
-export function enforceLimits(deps: Pick<LoginDependencies, 'rateLimits' | 'audit'>, state: LoginState, now: Date, fingerprint: string, device: KnownDevice | undefined): void {
-  const reached = limitReached(state, deps.rateLimits, epochSeconds(now), device?.device);
-  if (reached === undefined) return;
-  deps.audit({ type: 'auth.rate_limited', scope: reached.scope, emailFingerprint: fingerprint });
-  throw new RateLimitedError(reached.retryAfterSeconds);
 }
 
 /**

@@ -9,7 +9,7 @@ import type { MfaConfig } from './settings.js';
 
 /** A login's second factor checked (check-second-factor.ts): the sealed secret opened, the code spent. */
 export interface SecondFactorDependencies {
-  mfa: Pick<MfaStore, 'useTotpStep' | 'useRecoveryCode'>;
+  mfa: Pick<MfaStore, 'useTotpStep' | 'useRecoveryCode' | 'reserveFactorAttempt'>;
   secretBox: SecretBox;
 }
 
@@ -27,7 +27,7 @@ export interface MfaMailDependencies {
 export type MfaDependencies = SessionCheckDependencies &
   SecondFactorDependencies &
   MfaMailDependencies & {
-    mfa: Pick<MfaStore, 'read' | 'putPending' | 'activate' | 'useTotpStep' | 'useRecoveryCode' | 'replaceRecoveryCodes' | 'removeTotp'>;
+    mfa: Pick<MfaStore, 'read' | 'putPending' | 'activate' | 'useTotpStep' | 'useRecoveryCode' | 'reserveFactorAttempt' | 'replaceRecoveryCodes' | 'removeTotp'>;
     /** Attempts at DELETE /mfa/totp, counted per account (MFA_LIMITS.removalAttempts). */
     counters: Pick<RateLimitStore, 'hit'>;
     mfaConfig: Pick<MfaConfig, 'issuer'>;

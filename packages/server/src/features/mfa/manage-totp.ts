@@ -6,6 +6,7 @@ import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
 import { checkSecondFactor } from './check-second-factor.js';
 import type { MfaDependencies } from './dependencies.js';
 import { mailMfaChange } from './mail-mfa-change.js';
+import type { MfaChange } from '../../mail/account-mail.js';
 import { recentCaller as recentSessionCaller } from './recent-login.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import { MFA_LIMITS } from './settings.js';
@@ -109,7 +110,8 @@ export async function removeTotp(deps: MfaDependencies, input: { accessToken: st
     let factors: StoredMfa | undefined = await deps.mfa.read(caller.accountKey);
     if (factors?.totpSecret === undefined) throw new MfaNotEnabledError();
     const sealed = factors.totpSecret;
-    if (!(await checkSecondFactor(deps, { accountKey: caller.accountKey, factors, method: input.method, code: input.code, now }))) {
+    const tell = (change: MfaChange) => mailMfaChange(deps, caller.userId, change);
+    if (!(await checkSecondFactor(deps, { accountKey: caller.accountKey, factors, method: input.method, code: input.code, now, tell }))) {
       deps.audit({ type: 'auth.mfa_failed', reason: 'wrong_code', userId: caller.userId, method: input.method });
       throw new InvalidMfaCodeError();
     }

@@ -39,6 +39,14 @@ export const MFA_LIMITS = {
    */
   removalAttempts: 5,
   removalWindowSeconds: 900,
+  /**
+   * Wrong codes or assertions of one kind of factor, over its life, before it is suspended
+   * (NIST SP 800-63B-4 §3.2.2: at most 100 consecutive failures per authenticator). Counted
+   * until a factor is right, whatever the MFA tokens, sources or hours they came in.
+   */
+  factorFailures: 100,
+  /** The count of wrong ones at which the owner is told (one mail: the first burst), and again at the suspension. */
+  factorFailuresMailAt: 10,
 } as const;
 
 export const DEFAULT_MFA_ISSUER = 'passlane';

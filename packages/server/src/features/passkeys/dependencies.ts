@@ -32,10 +32,14 @@ export type PasskeyLoginDependencies = StartSessionDependencies &
   VerificationMailDependencies &
   AttemptCounterDependencies &
   Pick<LoginDependencies, 'tokens' | 'rateLimits'> & {
-    /** The login's read and counters; an unknown credential's failure is counted against its source alone. */
-    loginGuard: Pick<LoginGuardStore, 'read' | 'settle' | 'recordFailure' | 'recordSuccess' | 'clearFailures' | 'recordSourceFailure'>;
-    /** A known device's failures are counted in the sessions item. */
-    sessions: Pick<SessionStore, 'recordDeviceFailure'>;
+    /** The login's read and counters; an unknown credential is counted against its source alone. */
+    loginGuard: Pick<LoginGuardStore, 'read' | 'reserve' | 'giveBack' | 'clearFailures' | 'reserveSource'>;
+    /** A known device's attempts are counted in the sessions item. */
+    sessions: Pick<SessionStore, 'reserveDeviceAttempt' | 'giveBackDeviceAttempt'>;
+    /** The passkeys' wrong assertions, counted over their life (features/mfa/factor-failures.ts). */
+    mfa: Pick<MfaStore, 'reserveFactorAttempt'>;
+    /** The owner is told of a burst of wrong assertions. */
+    mail: Pick<MfaMailDependencies['mail'], 'mfaChanged'>;
     passkeys: Pick<PasskeyStore, 'readLookup' | 'putChallenge' | 'consumeChallenge' | 'recordUse'>;
     webauthn?: WebAuthnConfig;
   };

@@ -2,16 +2,17 @@ import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON 
 import { base64url } from 'jose';
 import type { PasskeyFailureReason } from '../../accounts/audit-events.js';
 import { enforceRateLimits } from '../../accounts/enforce-rate-limits.js';
-import { EmailNotVerifiedError, InvalidPasskeyError, TemporarilyUnavailableError } from '../../accounts/errors.js';
+import { EmailNotVerifiedError, InvalidPasskeyError, RateLimitedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
-import { StorageUnavailableError } from '../../storage/errors.js';
-import type { LoginState, LoginTarget } from '../../storage/login-guard-store.js';
-import { answerLogin, enforceLimits, startLoginSession, type LoginRequest, type LoginResponse } from '../login/login.js';
-import { deviceFailureUpdate, failureUpdate } from '../login/login-guard.js';
+import type { LoginTarget } from '../../storage/login-guard-store.js';
+import { answerLogin, startLoginSession, type LoginRequest, type LoginResponse } from '../login/login.js';
+import { releaseLoginAttempt, reserveLoginAttempt } from '../login/login-attempt.js';
+import { noticeFactorFailure, reserveFactorAttempt } from '../mfa/factor-failures.js';
+import { mailMfaChangeTo } from '../mfa/mail-mfa-change.js';
 import { sendVerification } from '../recovery/send-verification.js';
-import { knownDevice, type KnownDevice } from '../sessions/known-device.js';
+import { knownDevice } from '../sessions/known-device.js';
 import { answeredChallenge, challengeHash } from './challenge.js';
 import { configuredRelyingParty } from './configured.js';
 import type { PasskeyLoginDependencies } from './dependencies.js';
@@ -45,8 +46,10 @@ export interface PasskeyLoginRequest extends Pick<LoginRequest, 'sourceIp' | 'us
  * password (a locked account or source is refused before anything is checked), the challenge
  * (one of ours, for a login, unexpired: spent by a conditional delete), the assertion with user
  * verification (check-passkey-assertion.ts), the verified email where required; a session whose
- * `amr` is the passkey's kind, `user` and `mfa`. Any failure is `invalid_passkey`, counted as a
- * failed login of the source, and of the account once the credential named one.
+ * `amr` is the passkey's kind, `user` and `mfa`. Every attempt is counted before anything is
+ * checked: against the source, then, once the credential names an account, as a login of the
+ * account (or its known device) and against the passkeys' count over their life. Any failure is
+ * `invalid_passkey`.
  */
 export async function loginWithPasskey(deps: PasskeyLoginDependencies, request: PasskeyLoginRequest): Promise<LoginResponse> {
   return translateErrors(async () => {
@@ -55,25 +58,27 @@ export async function loginWithPasskey(deps: PasskeyLoginDependencies, request: 
     const nowSeconds = epochSeconds(now);
     const sourceKey = sourceKeyOf(request.sourceIp);
     const { response } = request;
+    // Counted before the credential is looked up: an unknown one is the source's failure.
+    const source = await deps.loginGuard.reserveSource(sourceKey, now, deps.rateLimits.perSource);
+    if (source !== undefined && 'refused' in source) return refuseLimited(deps, source.until - nowSeconds);
     const lookup = await deps.passkeys.readLookup(response.id);
-    if (lookup === undefined) {
-      await deps.loginGuard.recordSourceFailure(sourceKey, now);
-      return refuse(deps, 'unknown_credential');
-    }
+    if (lookup === undefined) return refuse(deps, 'unknown_credential');
     const target: LoginTarget = { email: lookup.email, accountKey: lookup.accountKey, sourceKey, now };
-    const read = await deps.loginGuard.read(target);
-    const device = knownDevice(read.sessions, read.user?.userId, request.deviceTokens, nowSeconds);
-    const state = device === undefined ? await deps.loginGuard.settle(target, read) : read;
-    enforceLimits(deps, state, now, lookup.accountKey, device);
+    const state = await deps.loginGuard.read(target);
     const { user } = state;
     const passkey = state.factors?.passkeys.get(response.id);
     // A stale lookup (the passkey removed, the account gone or another's): no account resolved.
-    if (user === undefined || user.userId !== lookup.userId || state.factors?.userId !== lookup.userId || passkey === undefined) {
-      await deps.loginGuard.recordSourceFailure(sourceKey, now);
-      return refuse(deps, 'unknown_credential');
-    }
+    if (user === undefined || user.userId !== lookup.userId || state.factors?.userId !== lookup.userId || passkey === undefined) return refuse(deps, 'unknown_credential');
+    // The account's counters (its known device's, or the email's), and the passkeys' count over
+    // their life (factor-failures.ts), before the challenge or the signature is looked at.
+    const device = knownDevice(state.sessions, user.userId, request.deviceTokens, nowSeconds);
+    const held = await reserveLoginAttempt(deps, target, state, device, source);
+    const count = await reserveFactorAttempt(deps, lookup.accountKey, 'webauthn').catch(async (error: unknown) => {
+      await releaseLoginAttempt(deps, target, held, 'right_secret');
+      throw error;
+    });
     const failed = async (reason: PasskeyFailureReason): Promise<never> => {
-      await countFailure(deps, target, state, device, nowSeconds);
+      await noticeFactorFailure(count, (change) => mailMfaChangeTo(deps, user.email, change));
       return refuse(deps, reason, user.userId);
     };
     const handle = response.response.userHandle;
@@ -91,28 +96,26 @@ export async function loginWithPasskey(deps: PasskeyLoginDependencies, request: 
     // As at POST /login: only after the credential verified, so it tells a prober nothing.
     if (deps.recovery.requireVerifiedEmail && user.emailVerified !== true) {
       deps.audit({ type: 'auth.login_unverified', userId: user.userId });
+      await releaseLoginAttempt(deps, target, held, 'right_secret');
       await sendVerification(deps, { email: user.email, accountKey: lookup.accountKey, userId: user.userId });
       throw new EmailNotVerifiedError();
     }
     // RFC 8176: the passkey's kind, `user` (user verification: a PIN or biometric), `mfa` (something held and something known or been).
     const session = await startLoginSession(deps, request, target, state, user, user.passwordHash, [verdict.amr, 'user', 'mfa']);
-    if (session === 'overtaken') throw new TemporarilyUnavailableError(1);
-    await Promise.all([deps.loginGuard.clearFailures(target, state), ...(session.knownDevice ? [] : [deps.loginGuard.recordSuccess(target, state)])]).catch(
-      (error: unknown) => {
-        if (!(error instanceof StorageUnavailableError)) throw error;
-      },
-    );
+    if (session === 'overtaken') {
+      await releaseLoginAttempt(deps, target, held, 'right_secret');
+      throw new TemporarilyUnavailableError(1);
+    }
+    await releaseLoginAttempt(deps, target, held, 'success');
     deps.audit({ type: 'auth.passkey_login_succeeded', userId: user.userId });
     deps.audit({ type: 'auth.login_succeeded', userId: user.userId });
     return await answerLogin(deps, user, session);
   });
 }
 
-/** A failed login of the account (and source), or of its known device alone, as at POST /login. */
-async function countFailure(deps: PasskeyLoginDependencies, target: LoginTarget, state: LoginState, device: KnownDevice | undefined, nowSeconds: number): Promise<void> {
-  await (device === undefined
-    ? deps.loginGuard.recordFailure(target, state, failureUpdate(state, deps.rateLimits, nowSeconds))
-    : deps.sessions.recordDeviceFailure(target.accountKey, device.device.deviceId, deviceFailureUpdate(device.device, deps.rateLimits, nowSeconds)));
+function refuseLimited(deps: PasskeyLoginDependencies, retryAfterSeconds: number): never {
+  deps.audit({ type: 'auth.rate_limited', scope: 'source' });
+  throw new RateLimitedError(Math.max(1, retryAfterSeconds));
 }
 
 function refuse(deps: PasskeyLoginDependencies, reason: PasskeyFailureReason, userId?: string): never {

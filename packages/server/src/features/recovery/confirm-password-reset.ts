@@ -39,7 +39,7 @@ export async function confirmPasswordReset(deps: PasswordResetDependencies, requ
       }
       deps.audit({ type: 'auth.password_reset', userId: user.userId });
       await endOtherSessions(deps, { accountKey: checked.accountKey, userId: user.userId });
-      await deps.loginGuard.clearAccountFailures(checked.accountKey, sourceKeyOf(request.sourceIp));
+      await Promise.all([deps.loginGuard.clearAccountFailures(checked.accountKey, sourceKeyOf(request.sourceIp)), deps.mfa.clearFactorFailures(checked.accountKey)]);
       if (user.emailVerified !== true) await deps.users.markEmailVerified(email, deps.now?.());
       // After the mark: an outstanding verification link has nothing left to prove, and if the
       // mark failed (storage down) that link still works. A reset link requested since this one was used

@@ -5,6 +5,7 @@ import type { EmailFingerprint } from '../../accounts/fingerprint.js';
 import type { AttemptLimits } from '../../accounts/settings.js';
 import type { AccountMail } from '../../mail/account-mail.js';
 import type { AccountStore } from '../../storage/account-store.js';
+import type { MfaStore } from '../../storage/mfa-store.js';
 import type { OneTimeTokenStore } from '../../storage/one-time-token-store.js';
 import type { RateLimitStore } from '../../storage/rate-limit-store.js';
 import type { SessionStore } from '../../storage/session-store.js';
@@ -26,7 +27,7 @@ export interface VerificationMailDependencies {
 
 /** A presented link's token checked and used (use-one-time-token.ts). */
 export interface OneTimeTokenDependencies {
-  oneTimeTokens: Pick<OneTimeTokenStore, 'read' | 'recordWrongGuess' | 'consume'>;
+  oneTimeTokens: Pick<OneTimeTokenStore, 'read' | 'reserveGuess' | 'giveBackGuess' | 'consume'>;
   recovery: RecoveryConfig;
   audit: Audit;
   now?: () => Date;
@@ -54,6 +55,8 @@ export type PasswordResetDependencies = OneTimeTokenDependencies &
   NewPasswordDependencies & {
     hasher: PasswordHasher;
     users: Pick<AccountStore, 'getUserByEmail' | 'replacePasswordHash' | 'markEmailVerified'>;
+    /** The mailbox proves control: the second factors' counts of wrong attempts end (features/mfa/factor-failures.ts). */
+    mfa: Pick<MfaStore, 'clearFactorFailures'>;
   };
 
 /** POST /email/verify (verify-email.ts). */

@@ -14,8 +14,9 @@ export interface CheckedOneTimeToken {
 
 /**
  * The account's outstanding token of this purpose, if the presented one is it and still valid.
- * A wrong secret counts against the outstanding token (voided at the limit); anything else is
- * the same `invalid_token`. Expiry is checked here: TTL deletes late.
+ * Every presented secret is counted against the outstanding token before it is compared (a right
+ * one is given back: only wrong ones use the limit up, and the token is voided at it); anything wrong is the same
+ * `invalid_token`. Expiry is checked here: TTL deletes late.
  */
 export async function checkOneTimeToken(
   deps: OneTimeTokenDependencies,
@@ -31,11 +32,16 @@ export async function checkOneTimeToken(
   const stored = await deps.oneTimeTokens.read(purpose, token.accountKey);
   if (stored === undefined) return reject('unknown');
   if (stored.expiresAt <= epochSeconds(deps.now?.() ?? new Date())) return reject('expired');
+  // Counted before the comparison: a burst of guesses compares no more than the limit allows.
+  const guesses = await deps.oneTimeTokens.reserveGuess(purpose, token.accountKey, stored.tokenHash, deps.recovery.wrongTokenLimit);
+  if (guesses === undefined) return reject('unknown');
   const tokenHash = secretHash(token.secret);
   if (!sameHash(tokenHash, stored.tokenHash)) {
-    await deps.oneTimeTokens.recordWrongGuess(purpose, token.accountKey, stored.tokenHash, deps.recovery.wrongTokenLimit);
+    // The last guess it allowed: the token is void, and a new one must be asked for.
+    if (guesses >= deps.recovery.wrongTokenLimit) await deps.oneTimeTokens.consume(purpose, token.accountKey, stored.tokenHash);
     return reject('mismatch');
   }
+  await deps.oneTimeTokens.giveBackGuess(purpose, token.accountKey, stored.tokenHash);
   return { accountKey: token.accountKey, tokenHash, stored };
 }
 
