@@ -36,12 +36,12 @@ import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
 import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
-import { base32Bytes, totpCode } from './support/authenticator-app.js';
+import { authenticatorApp as appOf } from './support/authenticator-app.js';
 
 const PASSWORD = 'correct horse battery staple';
 const SOURCE = '198.51.100.7';
 
-/** What an authenticator app does with the URI: its secret, and the code it would show at a time. */
+/** What an authenticator app does with the URI (the parameters it is made for): its secret, and the code it would show at a time. */
 function authenticatorApp(otpauthUri: string) {
   const uri = new URL(otpauthUri);
   expect(uri.protocol).toBe('otpauth:');
@@ -49,8 +49,7 @@ function authenticatorApp(otpauthUri: string) {
   expect(uri.searchParams.get('algorithm')).toBe('SHA1');
   expect(uri.searchParams.get('digits')).toBe('6');
   expect(uri.searchParams.get('period')).toBe('30');
-  const secret = base32Bytes(uri.searchParams.get('secret')!);
-  return { secret, codeAt: (now: Date) => totpCode(secret, now.getTime()) };
+  return appOf(otpauthUri);
 }
 
 describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {

@@ -28,11 +28,15 @@ import type { AppDependencies } from '../../packages/server/src/wiring/build-dep
 import type { RateLimits } from '../../packages/server/src/features/login/settings.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
-export async function createAuthFixture(endpoint: string, overrides: Partial<AppDependencies> = {}) {
+export async function createAuthFixture(endpoint: string, overrides: Partial<AppDependencies> = {}, options: { burst?: boolean } = {}) {
   // No middleware cache: tests add middleware (call logs, fault injection) after the first requests.
   // Item requests by the short path, as the functions' client sends them; a test's middleware
   // (initialize step) still sees each call first.
-  const client = new DynamoDBClient({ ...dynamoDbClientConfig({ endpoint: endpoint }), cacheMiddleware: false });
+  const config = dynamoDbClientConfig({ endpoint: endpoint });
+  // `burst`: hundreds of requests at once from one process (many containers' worth) queue for
+  // sockets here, so the functions' 1-second timeouts would measure the queue, not the server.
+  const requestHandler = options.burst === true ? { connectionTimeout: 30_000, requestTimeout: 30_000, throwOnRequestTimeout: true } : config.requestHandler;
+  const client = new DynamoDBClient({ ...config, requestHandler, cacheMiddleware: false });
   sendItemRequestsDirectly(client);
   const tableName = `users-${crypto.randomUUID()}`;
   await ensureTable(client, tableName);

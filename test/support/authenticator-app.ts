@@ -25,3 +25,9 @@ export function base32Bytes(text: string): Uint8Array {
 export function totpCode(secret: Uint8Array, epochMs: number, steps = 0): string {
   return generateHOTP(secret, BigInt(Math.floor(epochMs / 30_000) + steps), 6);
 }
+
+/** An app set up from an otpauth URI: its secret, and the code it shows at a time. */
+export function authenticatorApp(otpauthUri: string): { secret: Uint8Array; codeAt: (now: Date) => string } {
+  const secret = base32Bytes(new URL(otpauthUri).searchParams.get('secret')!);
+  return { secret, codeAt: (now: Date) => totpCode(secret, now.getTime()) };
+}

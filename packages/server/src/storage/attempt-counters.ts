@@ -97,23 +97,19 @@ export async function deleteAtCount(client: DynamoDBClient, tableName: string, c
   }
 }
 
-/** A counter of failures that, past a free number, makes each next attempt wait (`blockedUntil`, epoch s). */
+/** A counter of failures that, past its free ones, makes each next attempt wait (`blockedUntil`, epoch s). */
 export interface WaitCount {
   failures: number;
   blockedUntil: number;
 }
 
-/** A waiting counter's reservation: the count written and the count and wait before it (to give it back). */
-export interface WaitReserved {
-  count: number;
-  before: WaitCount;
-}
-export type WaitReservation = WaitReserved | { refusedUntil: number };
+/** A waiting counter's reservation: the count with this attempt in it, or until when it refuses. */
+export type WaitReservation = { count: number } | { refusedUntil: number };
 
 /**
- * Where a waiting counter lives in its item: top-level attributes, or a map entry's (a device in
- * the account's sessions item). `read` turns the item as stored into its count (undefined: the
- * counter is gone, and a reservation on it is refused).
+ * Where a waiting counter lives in its item: top-level attributes with the item's expiry, or a
+ * map entry's (a device in the account's sessions item: `mustExist`). `read` turns the item as
+ * stored into its count (undefined: the counter is gone, and a reservation on it is refused).
  */
 export interface WaitCounterPath {
   key: string;
@@ -121,73 +117,102 @@ export interface WaitCounterPath {
   /** Paths in the UpdateExpression's terms, e.g. `#f` or `#devices.#d.#f`. */
   failures: string;
   blockedUntil: string;
-  /** Further SET clauses and their values (the item's expiry). */
-  set?: { clauses: readonly string[]; values: Record<string, AttributeValue> };
+  /** The item's end, moved on by every attempt (top-level counters only). */
+  expiresAt?: number;
   /** What must exist for the count to be there (a device's entry); absent: the item may be new. */
   mustExist?: string;
   read(item: Record<string, AttributeValue> | undefined, nowSeconds: number): WaitCount | undefined;
 }
 
 /**
- * A counter whose next attempt may have to wait: the attempt is written as the count it
- * believes plus one, with the wait that count earns (`blockedUntilAfter`), on the condition that
- * the count is still what it believed and no wait is running. Exact under any concurrency: of
- * the requests that believed one count, one moves it on; the others read what it wrote and try
- * again, and past the free attempts each further one finds the wait the last one set. Returns
- * the count written and the wait before it, so the attempt can be given back.
+ * A counter whose attempts past `free` each wait (`blockedUntilAfter` the count). The free ones
+ * are added under a cap, so any number of requests may race for them and exactly `free` win.
+ * Past them, an attempt is written as the count it read plus one with the wait that count earns,
+ * on the condition that the count is still what it read and no wait is running: of the requests
+ * that read one count, one writes it, and the others find its wait when they read again. Exact
+ * under any concurrency; a request that keeps losing races is refused for a second.
  */
 export async function reserveWithWait(
   client: DynamoDBClient,
   tableName: string,
   path: WaitCounterPath,
   believed: WaitCount | undefined,
-  nowSeconds: number,
-  blockedUntilAfter: (failures: number) => number,
+  limits: { nowSeconds: number; free: number; blockedUntilAfter: (failures: number) => number },
 ): Promise<WaitReservation> {
+  const { nowSeconds, free } = limits;
+  const names = { ...path.names, ...(path.expiresAt !== undefined && { '#exp': TTL_ATTRIBUTE }) };
+  const live = path.mustExist ?? 'attribute_not_exists(pk) OR #exp > :now';
+  // Shared by the writes below (conditionalWrite sends each only the ones it uses).
+  const common: Record<string, AttributeValue> = { ':now': { N: String(nowSeconds) }, ...(path.expiresAt !== undefined && { ':exp': { N: String(path.expiresAt) } }) };
+  const setExpiry = path.expiresAt === undefined ? '' : ', #exp = :exp';
   let current = believed;
   for (let race = 1; race <= MAX_RACES; race++) {
     if (current === undefined) return { refusedUntil: nowSeconds + 1 };
     if (current.blockedUntil > nowSeconds) return { refusedUntil: current.blockedUntil };
-    const count = current.failures + 1;
-    const fresh = current.failures === 0 && path.mustExist === undefined;
-    const values: Record<string, AttributeValue> = {
-      ':old': { N: String(current.failures) },
-      ':oldBlocked': { N: String(current.blockedUntil) },
-      ':count': { N: String(count) },
-      ':blocked': { N: String(blockedUntilAfter(count)) },
-      ...path.set?.values,
-    };
-    const same = `${path.failures} = :old AND ${path.blockedUntil} = :oldBlocked`;
-    // Believed empty: the item may be missing or past its end (TTL deletes late) as well.
-    const condition = fresh ? `attribute_not_exists(pk) OR #exp <= :now OR (${same})` : `${path.mustExist ?? '#exp > :now'} AND ${same}`;
-    if (fresh || path.mustExist === undefined) values[':now'] = { N: String(nowSeconds) };
-    const names = { ...path.names, ...(path.mustExist === undefined && { '#exp': TTL_ATTRIBUTE }) };
-    const written = await conditionalWrite(client, tableName, 'reserveAttempt', {
-      Key: { pk: { S: path.key } },
-      UpdateExpression: `SET ${[`${path.failures} = :count`, `${path.blockedUntil} = :blocked`, ...(path.set?.clauses ?? [])].join(', ')}`,
-      ConditionExpression: condition,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    });
-    if ('written' in written) return { count, before: current };
-    current = path.read(written.old, nowSeconds);
+    const result =
+      current.failures < free
+        ? await conditionalWrite(client, tableName, 'reserveAttempt', {
+            Key: { pk: { S: path.key } },
+            UpdateExpression: `SET ${path.failures} = if_not_exists(${path.failures}, :zero) + :one, ${path.blockedUntil} = if_not_exists(${path.blockedUntil}, :zero)${setExpiry}`,
+            ConditionExpression: `(${live}) AND (attribute_not_exists(${path.failures}) OR ${path.failures} < :free)`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ':zero': { N: '0' }, ':one': { N: '1' }, ':free': { N: String(free) }, ...common },
+            ReturnValues: 'ALL_NEW',
+          })
+        : await conditionalWrite(client, tableName, 'reserveAttempt', {
+            Key: { pk: { S: path.key } },
+            UpdateExpression: `SET ${path.failures} = :count, ${path.blockedUntil} = :blocked${setExpiry}`,
+            ConditionExpression: `(${path.mustExist ?? '#exp > :now'}) AND ${path.failures} = :old AND ${path.blockedUntil} = :oldBlocked`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: {
+              ':old': { N: String(current.failures) },
+              ':oldBlocked': { N: String(current.blockedUntil) },
+              ':count': { N: String(current.failures + 1) },
+              ':blocked': { N: String(limits.blockedUntilAfter(current.failures + 1)) },
+              ...common,
+            },
+            ReturnValues: 'ALL_NEW',
+          });
+    if ('written' in result) return { count: path.read(result.written, nowSeconds)?.failures ?? 0 };
+    const old = result.old;
+    // A top-level counter past its end (TTL deletes late): it starts again, unless another attempt restarted it first.
+    if (path.mustExist === undefined && old !== undefined && Number(old[TTL_ATTRIBUTE]?.N ?? '0') <= nowSeconds) {
+      const restarted = await conditionalWrite(client, tableName, 'reserveAttempt', {
+        Key: { pk: { S: path.key } },
+        UpdateExpression: `SET ${path.failures} = :one, ${path.blockedUntil} = :blocked${setExpiry}`,
+        ConditionExpression: 'attribute_not_exists(pk) OR #exp <= :now',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':one': { N: '1' }, ':blocked': { N: String(limits.blockedUntilAfter(1)) }, ...common },
+      });
+      if ('written' in restarted) return { count: 1 };
+    }
+    current = path.read(result.old, nowSeconds);
   }
   return { refusedUntil: nowSeconds + 1 };
 }
 
 /**
- * Gives back an attempt reserved with `reserveWithWait`: the count and wait as they were before
- * it when nothing was reserved since; otherwise the attempts since stay counted with their waits.
- * `clear`: a success, which ends the run (the count and the wait back to 0) when nothing was reserved since.
+ * Gives back an attempt reserved with `reserveWithWait`. `clear` (a success) ends the run, the
+ * count and the wait back to 0, when nothing was reserved since; otherwise only this attempt is
+ * taken off (never below 0), and the waits of the attempts since stand.
  */
-export async function giveBackWithWait(client: DynamoDBClient, tableName: string, path: WaitCounterPath, reserved: WaitReserved, clear: boolean): Promise<void> {
-  const to = clear ? { failures: 0, blockedUntil: 0 } : reserved.before;
+export async function giveBackWithWait(client: DynamoDBClient, tableName: string, path: WaitCounterPath, reserved: { count: number }, clear: boolean): Promise<void> {
+  if (clear) {
+    const cleared = await conditionalWrite(client, tableName, 'giveBackAttempt', {
+      Key: { pk: { S: path.key } },
+      UpdateExpression: `SET ${path.failures} = :zero, ${path.blockedUntil} = :zero`,
+      ConditionExpression: `${path.failures} = :count`,
+      ExpressionAttributeNames: path.names,
+      ExpressionAttributeValues: { ':zero': { N: '0' }, ':count': { N: String(reserved.count) } },
+    });
+    if ('written' in cleared) return;
+  }
   await conditionalWrite(client, tableName, 'giveBackAttempt', {
     Key: { pk: { S: path.key } },
-    UpdateExpression: `SET ${path.failures} = :to, ${path.blockedUntil} = :toBlocked`,
-    ConditionExpression: `${path.failures} = :count`,
+    UpdateExpression: `SET ${path.failures} = ${path.failures} - :one`,
+    ConditionExpression: `${path.failures} > :zero`,
     ExpressionAttributeNames: path.names,
-    ExpressionAttributeValues: { ':to': { N: String(to.failures) }, ':toBlocked': { N: String(to.blockedUntil) }, ':count': { N: String(reserved.count) } },
+    ExpressionAttributeValues: { ':one': { N: '1' }, ':zero': { N: '0' } },
   });
 }
 
@@ -202,8 +227,14 @@ async function conditionalWrite(
   operation: string,
   input: Omit<UpdateItemCommandInput, 'TableName' | 'ReturnValuesOnConditionCheckFailure'>,
 ): Promise<{ written: Record<string, AttributeValue> } | { old: Record<string, AttributeValue> | undefined }> {
+  // The callers share placeholder maps between expressions; DynamoDB refuses ones an expression leaves unused.
+  const expressions = `${input.UpdateExpression ?? ''} ${input.ConditionExpression ?? ''}`;
+  const names = referenced(input.ExpressionAttributeNames, expressions);
+  const values = referenced(input.ExpressionAttributeValues, expressions);
   try {
-    const { Attributes } = await client.send(new UpdateItemCommand({ TableName: tableName, ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+    const { Attributes } = await client.send(
+      new UpdateItemCommand({ TableName: tableName, ...input, ExpressionAttributeNames: names, ExpressionAttributeValues: values, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+    );
     return { written: Attributes ?? {} };
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw new StorageUnavailableError(operation, error);
@@ -216,6 +247,13 @@ async function conditionalWrite(
       throw new StorageUnavailableError(operation, readError);
     }
   }
+}
+
+/** The placeholders of `map` that `text` uses (`#d` is not used by `#devices`). */
+function referenced<T>(map: Record<string, T> | undefined, text: string): Record<string, T> | undefined {
+  if (map === undefined) return undefined;
+  const used = Object.entries(map).filter(([placeholder]) => new RegExp(`${placeholder}(?![A-Za-z0-9_])`).test(text));
+  return used.length === 0 ? undefined : Object.fromEntries(used);
 }
 
 function countIn(item: Record<string, AttributeValue>, name: string): number {

@@ -10,7 +10,7 @@ import { toUserRecord, userKey, type UserRecord } from './account-store.js';
 import { batchGetByKey } from './batch-get.js';
 import { sessionsKey, toAccountSessions, type AccountSessions } from './session-store.js';
 import { conditionalUpdate } from './conditional-update.js';
-import { deleteAtCount, giveBackUnderCap, giveBackWithWait, isRefused, reserveUnderCap, reserveWithWait, type Reservation, type WaitCount, type WaitCounterPath, type WaitReservation, type WaitReserved } from './attempt-counters.js';
+import { deleteAtCount, giveBackUnderCap, giveBackWithWait, isRefused, reserveUnderCap, reserveWithWait, type Reservation, type WaitCount, type WaitCounterPath, type WaitReservation } from './attempt-counters.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
 import { FAILURE_KEY_PREFIX, MIGRATION_KEY_PREFIX, TTL_ATTRIBUTE, mfaKey } from './table.js';
 import { epochSeconds } from '../shared/epoch-seconds.js';
@@ -54,7 +54,8 @@ export interface ReservationLimits {
   /** Consecutive failures of the email from anywhere, and when the run is forgotten if this attempt fails. */
   accountCeiling: number;
   accountExpiresAt: number;
-  /** The wait after this many failures of the email from this source (0: none), and when they are forgotten. */
+  /** The failures of the email from this source that earn no wait, the wait after more (0: none), and when they are forgotten. */
+  freeFailures: number;
   blockedUntilAfter(failures: number): number;
   accountSourceExpiresAt: number;
   /** Failed logins of the source, on any email, per window. */
@@ -68,7 +69,7 @@ export interface ReservationLimits {
 export interface LoginReservation {
   /** Absent only in a reservation another counter refused, while it is given back. */
   account?: { key: string; count: number };
-  accountSource?: { path: WaitCounterPath; reserved: WaitReserved };
+  accountSource?: { path: WaitCounterPath; reserved: { count: number } };
   source?: { key: string };
 }
 
@@ -195,7 +196,7 @@ export class LoginGuardStore {
       reserveUnderCap(this.client, this.tableName, { key: keys.account, attribute: 'failures', cap: limits.accountCeiling, nowSeconds, expiresAt: limits.accountExpiresAt, expiry: 'sliding' }),
       accountSource === undefined
         ? undefined
-        : reserveWithWait(this.client, this.tableName, accountSource, state.accountSource, nowSeconds, (failures) => limits.blockedUntilAfter(failures)),
+        : reserveWithWait(this.client, this.tableName, accountSource, state.accountSource, { nowSeconds, free: limits.freeFailures, blockedUntilAfter: (failures) => limits.blockedUntilAfter(failures) }),
       keys.source === undefined || heldSource !== undefined
         ? undefined
         : reserveUnderCap(this.client, this.tableName, { key: keys.source, attribute: 'count', cap: limits.perSource, nowSeconds, expiresAt: state.source.windowEnd, expiry: 'fixed' }),
@@ -325,7 +326,7 @@ function accountSourcePath(key: string, expiresAt: number): WaitCounterPath {
     names: { '#f': 'failures', '#b': 'blockedUntil' },
     failures: '#f',
     blockedUntil: '#b',
-    set: { clauses: ['#exp = :expiresAt'], values: { ':expiresAt': { N: String(expiresAt) } } },
+    expiresAt,
     read: (item, nowSeconds): WaitCount =>
       item === undefined || count(item, TTL_ATTRIBUTE) <= nowSeconds ? { failures: 0, blockedUntil: 0 } : { failures: count(item, 'failures'), blockedUntil: count(item, 'blockedUntil') },
   };

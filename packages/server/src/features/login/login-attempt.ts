@@ -1,12 +1,11 @@
 import type { Audit, LimitScope } from '../../accounts/audit-events.js';
 import { RateLimitedError } from '../../accounts/errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
-import type { WaitReserved } from '../../storage/attempt-counters.js';
 import { StorageUnavailableError } from '../../storage/errors.js';
 import type { GiveBack, LoginGuardStore, LoginReservation, LoginState, LoginTarget } from '../../storage/login-guard-store.js';
 import type { SessionStore } from '../../storage/session-store.js';
 import type { KnownDevice } from '../sessions/known-device.js';
-import { blockedUntilAfter, limitReached, reservationLimits } from './login-guard.js';
+import { blockedUntilAfter, freeFailures, limitReached, reservationLimits } from './login-guard.js';
 import type { RateLimits } from './settings.js';
 
 /** What counting a login's attempts takes. */
@@ -18,7 +17,7 @@ export interface LoginAttemptDependencies {
 }
 
 /** The attempt a login holds while its secret is checked: its known device's, or an unknown client's counters. */
-export type HeldAttempt = { device: KnownDevice; reserved: WaitReserved; state: LoginState } | { reservation: LoginReservation };
+export type HeldAttempt = { device: KnownDevice; reserved: { count: number }; state: LoginState } | { reservation: LoginReservation };
 
 /**
  * Count before checking (LIMITS.md): the limits as read refuse a limited login with no write;
@@ -38,7 +37,11 @@ export async function reserveLoginAttempt(
   const limited = limitReached(state, deps.rateLimits, nowSeconds, device?.device);
   if (limited !== undefined) refuse(deps, target, limited.scope, limited.retryAfterSeconds);
   if (device !== undefined) {
-    const reserved = await deps.sessions.reserveDeviceAttempt(target.accountKey, device.device, nowSeconds, (failures) => blockedUntilAfter(failures, deps.rateLimits, nowSeconds));
+    const reserved = await deps.sessions.reserveDeviceAttempt(target.accountKey, device.device, {
+      nowSeconds,
+      free: freeFailures(deps.rateLimits),
+      blockedUntilAfter: (failures) => blockedUntilAfter(failures, deps.rateLimits, nowSeconds),
+    });
     if ('refusedUntil' in reserved) return refuse(deps, target, 'device', reserved.refusedUntil - nowSeconds);
     return { device, reserved, state };
   }

@@ -63,10 +63,16 @@ export function reservationLimits(limits: RateLimits, nowSeconds: number): Reser
   return {
     accountCeiling: accountFailureCeiling,
     accountExpiresAt: nowSeconds + accountLockSeconds,
+    freeFailures: freeFailures(limits),
     blockedUntilAfter: (failures) => blockedUntilAfter(failures, limits, nowSeconds),
     accountSourceExpiresAt: nowSeconds + Math.max(FAILURE_MEMORY_SECONDS, delayMaxSeconds),
     perSource: limits.perSource,
   };
+}
+
+/** Failures of one email from one source (or of one device) that earn no wait: the one that reaches the limit sets the first. */
+export function freeFailures(limits: RateLimits): number {
+  return Math.max(0, limits.login.failuresPerAccountSource - 1);
 }
 
 /** Until when the next attempt waits after `failures` (this one counted): a known device's as one source's on the account. */
