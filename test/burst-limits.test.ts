@@ -50,14 +50,6 @@ async function burst(attempts: number, attempt: (i: number) => Promise<unknown>)
   return Promise.all(Array.from({ length: attempts }, (_, i) => failureOf(attempt(i))));
 }
 
-function describeOutcomes(outcomes: unknown[]): string {
-  const counts = new Map<string, number>();
-  for (const outcome of outcomes) {
-    const name = outcome === undefined ? "success" : outcome instanceof Error ? `${outcome.name}:${String((outcome.cause as Error | undefined)?.message)}` : String(outcome);
-    counts.set(name, (counts.get(name) ?? 0) + 1);
-  }
-  return JSON.stringify([...counts]);
-}
 
 function tally(outcomes: unknown[]) {
   const of = (type: abstract new (...args: never[]) => unknown) => outcomes.filter((outcome) => outcome instanceof type).length;

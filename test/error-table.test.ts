@@ -20,6 +20,7 @@ import {
   InsufficientUserAuthenticationError,
   InvalidCredentialsError,
   InvalidMfaCodeError,
+  FactorSuspendedError,
   InvalidMfaTokenError,
   MfaAlreadyEnabledError,
   MfaNotEnabledError,
@@ -79,6 +80,10 @@ const ANSWERS: [PasslaneServerError, { status: number; headers?: Record<string, 
   [new MfaRequiredError('token', ['totp']), { status: 401, body: { code: 'mfa_required', message: 'a second factor is required to finish the login' } }],
   [new InvalidMfaTokenError(), { status: 401, body: { code: 'invalid_mfa_token', message: 'the MFA token is invalid, expired or used up; log in again' } }],
   [new InvalidMfaCodeError(), { status: 401, body: { code: 'invalid_mfa_code', message: 'the code is wrong or was already used' } }],
+  [
+    new FactorSuspendedError(),
+    { status: 403, body: { code: 'factor_suspended', message: 'too many wrong attempts with this factor; use a recovery code or another factor, or reset the password by mail' } },
+  ],
   [new MfaAlreadyEnabledError(), { status: 409, body: { code: 'mfa_already_enabled', message: 'TOTP is already active on this account; remove it first' } }],
   [new MfaNotEnabledError(), { status: 409, body: { code: 'mfa_not_enabled', message: 'TOTP is not active on this account' } }],
   [

@@ -151,6 +151,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:GetItem user#',
     'dynamodb:PutItem token#',
     'dynamodb:Query index/userId-index',
+    'dynamodb:UpdateItem mfa#',
     'dynamodb:UpdateItem ratelimit#',
     'dynamodb:UpdateItem sessions#',
     'dynamodb:UpdateItem token#',

@@ -317,8 +317,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       {
         kind: 'items',
         action: 'dynamodb:GetItem',
-        keys: ['mfalogin#*', 'failures#*', 'sessions#*'],
-        why: 'At POST /login/mfa, the MFA token\'s item (consistent read); a counter again after a reservation lost a race, where the failed condition brought no copy of it (packages/server/src/storage/attempt-counters.ts).',
+        keys: ['mfalogin#*'],
+        why: 'At POST /login/mfa, the MFA token\'s item (consistent read).',
       },
       {
         kind: 'items',
@@ -500,12 +500,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
     },
     grants: [
-      {
-        kind: 'items',
-        action: 'dynamodb:GetItem',
-        keys: ['passkey#*', 'failures#*', 'sessions#*'],
-        why: 'The credential\'s lookup item (consistent read): which account it names; a counter again after a reservation lost a race, where the failed condition brought no copy of it (packages/server/src/storage/attempt-counters.ts).',
-      },
+      { kind: 'items', action: 'dynamodb:GetItem', keys: ['passkey#*'], why: 'The credential\'s lookup item (consistent read): which account it names.' },
       {
         kind: 'items',
         action: 'dynamodb:BatchGetItem',

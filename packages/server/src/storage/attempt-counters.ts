@@ -44,7 +44,7 @@ export async function reserveUnderCap(
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: { ':one': { N: '1' }, ':exp': { N: String(expiresAt) }, ':now': { N: String(nowSeconds) }, ':cap': { N: String(cap) } },
       ReturnValues: 'UPDATED_NEW',
-    });
+    }, true);
     if ('written' in added) return { count: countIn(added.written, attribute) };
     const old = added.old;
     if (old !== undefined && countIn(old, TTL_ATTRIBUTE) > nowSeconds) return { refusedUntil: countIn(old, TTL_ATTRIBUTE) };
@@ -158,7 +158,7 @@ export async function reserveWithWait(
             ExpressionAttributeNames: names,
             ExpressionAttributeValues: { ':zero': { N: '0' }, ':one': { N: '1' }, ':free': { N: String(free) }, ...common },
             ReturnValues: 'ALL_NEW',
-          })
+          }, path.mustExist === undefined)
         : await conditionalWrite(client, tableName, 'reserveAttempt', {
             Key: { pk: { S: path.key } },
             UpdateExpression: `SET ${path.failures} = :count, ${path.blockedUntil} = :blocked${setExpiry}`,
@@ -218,14 +218,18 @@ export async function giveBackWithWait(client: DynamoDBClient, tableName: string
 
 /**
  * One conditional UpdateItem: the attributes written, or the item as it was when the condition
- * failed (DynamoDB returns it; servers that do not, dynalite among them, are asked with a
- * consistent read).
+ * failed (DynamoDB returns it, and returns nothing for a missing item). Servers that return no
+ * copy at all (dynalite) are asked with a consistent read, only where the condition could not
+ * have failed on a missing item: so DynamoDB itself is never asked twice, and the functions'
+ * roles need no GetItem for it.
  */
 async function conditionalWrite(
   client: DynamoDBClient,
   tableName: string,
   operation: string,
   input: Omit<UpdateItemCommandInput, 'TableName' | 'ReturnValuesOnConditionCheckFailure'>,
+  /** The condition holds for a missing item: failing, the item was there, and a server that sent no copy of it is asked. */
+  holdsWithoutItem = false,
 ): Promise<{ written: Record<string, AttributeValue> } | { old: Record<string, AttributeValue> | undefined }> {
   // The callers share placeholder maps between expressions; DynamoDB refuses ones an expression leaves unused.
   const expressions = `${input.UpdateExpression ?? ''} ${input.ConditionExpression ?? ''}`;
@@ -239,7 +243,8 @@ async function conditionalWrite(
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw new StorageUnavailableError(operation, error);
     const old = (error as { Item?: Record<string, AttributeValue> }).Item;
-    if (old !== undefined) return { old };
+    // DynamoDB sends no copy of a missing item: that is what it means, unless the condition could not fail on one.
+    if (old !== undefined || !holdsWithoutItem) return { old };
     try {
       const { Item } = await client.send(new GetItemCommand({ TableName: tableName, Key: input.Key, ConsistentRead: true }));
       return { old: Item };

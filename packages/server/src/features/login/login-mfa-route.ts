@@ -6,6 +6,7 @@ import { presentedDeviceTokens } from './device-cookie.js';
 import { loginWithSecondFactor, type SecondFactor } from './login-mfa.js';
 import { loggedInResponse, loginRoute } from './login-route.js';
 import { CODE_REQUIRED, LoggedIn, MfaLoginRequest } from './login-schemas.js';
+import { FACTOR_SUSPENDED } from '../mfa/mfa-schemas.js';
 
 /**
  * POST /login/mfa: { mfaToken, method, code | response, deviceToken? } -> what a good POST /login
@@ -23,9 +24,11 @@ export const loginMfaRoute = defineRoute<MfaLoginServices, typeof MfaLoginReques
     description: `After \`POST /login\` answered \`401 mfa_required\`: the MFA token and a TOTP code (accepted once,
 within one 30-second step either side), a recovery code (each works once), or a passkey's
 assertion (\`method: "webauthn"\`, \`response\`: the browser's \`credential.toJSON()\` for the
-\`webauthn\` options). Answers as a good \`POST /login\` does. A wrong code or assertion counts
-against the token (dead after 5) and as a failed login of the account; the login's limits apply
-as at the password step.
+\`webauthn\` options). Answers as a good \`POST /login\` does. Every code or assertion is counted
+before it is checked: against the token (dead after 5), against its kind of factor over the
+factor's life (100 wrong ones, then suspended until another factor, a recovery code or a reset by
+mail proves the owner), and as a login of the account (the login's limits, as at the password
+step; 429 when one is reached, before anything is checked).
 `,
     parameters: loginRoute.doc.parameters,
     answers: {
@@ -37,6 +40,7 @@ token lives on (until its 5th wrong code). \`invalid_mfa_token\`: the token is u
 `,
         codes: ['invalid_mfa_code', 'invalid_mfa_token'],
       },
+      403: FACTOR_SUSPENDED,
       429: RATE_LIMITED,
       503: TEMPORARILY_UNAVAILABLE,
     },

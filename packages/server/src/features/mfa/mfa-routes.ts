@@ -6,7 +6,7 @@ import { jsonResponse, noContent } from '../../api/responses.js';
 import { SESSION_UNAUTHENTICATED } from '../sessions/session-schemas.js';
 import type { MfaServices } from './dependencies.js';
 import { confirmTotp, enrolTotp, regenerateRecoveryCodes, removeTotp } from './manage-totp.js';
-import { MFA_REAUTHENTICATION, RecoveryCodes, TotpConfirm, TotpConfirmed, TotpEnrolled, TotpRemoval } from './mfa-schemas.js';
+import { FACTOR_SUSPENDED, MFA_REAUTHENTICATION, RecoveryCodes, TotpConfirm, TotpConfirmed, TotpEnrolled, TotpRemoval } from './mfa-schemas.js';
 
 /** The MFA routes are exempt from PASSLANE_REQUIRE_MFA (an account gets its factor here), not from the scope. */
 const MFA_FORBIDDEN = {
@@ -118,7 +118,7 @@ recovery codes stay while the account has a passkey. The owner is mailed.
       204: { description: 'Removed: logins need the password alone again.', headers: { 'Cache-Control': NO_STORE } },
       400: BAD_REQUEST,
       401: { ...unauthenticatedOr('`invalid_mfa_code`: the code is wrong or used.'), name: 'MfaRemovalUnauthenticated' },
-      403: MFA_FORBIDDEN,
+      403: { ...MFA_FORBIDDEN, name: 'MfaRemovalForbidden', description: `${MFA_FORBIDDEN.description}${FACTOR_SUSPENDED.description}`, codes: [...MFA_FORBIDDEN.codes, 'factor_suspended'] },
       409: { description: '`mfa_not_enabled`: no active TOTP.', codes: ['mfa_not_enabled'] },
       429: RATE_LIMITED,
       503: TEMPORARILY_UNAVAILABLE,

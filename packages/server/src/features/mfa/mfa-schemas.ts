@@ -51,3 +51,13 @@ and retry (second factors change only right after a login).
 `,
   codes: ['reauthentication_required'],
 };
+
+/** A kind of factor past its bound of wrong attempts (factor-failures.ts): nothing of it is checked. */
+export const FACTOR_SUSPENDED = {
+  name: 'FactorSuspended',
+  description: `\`factor_suspended\`: this kind of factor had 100 wrong codes or assertions since a factor was
+last right (NIST SP 800-63B-4 §3.2.2), so it is not checked any more: use a recovery code or
+another factor, or reset the password from the account's mailbox. The owner was mailed.
+`,
+  codes: ['factor_suspended'],
+} satisfies AnswerDoc;

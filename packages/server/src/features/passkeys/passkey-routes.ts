@@ -2,6 +2,7 @@ import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simp
 import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { bearerToken } from '../../api/bearer-token.js';
 import type { AnswerDoc } from '../../api/operation-doc.js';
+import { FACTOR_SUSPENDED } from '../mfa/mfa-schemas.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse, noContent } from '../../api/responses.js';
 import { presentedDeviceTokens } from '../login/device-cookie.js';
@@ -225,8 +226,9 @@ export const passkeyLoginRoute = defineRoute<PasskeyLoginServices, typeof Passke
     summary: 'Log in with a passkey, without a password',
     description: `The browser's assertion for the options of \`POST /passkey/login/options\`, with user
 verification. Answers as a good \`POST /login\` does, with \`amr\` \`["hwk"|"swk","user","mfa"]\`.
-The login's limits apply (a locked account or source is refused); a failure counts as a failed
-login of the source, and of the account its credential names.
+Every attempt is counted before anything is checked: against the source, then as a login of the
+account its credential names (the login's limits: 429) and against the passkeys' count of wrong
+assertions over their life (100, then \`factor_suspended\`).
 `,
     parameters: loginRoute.doc.parameters,
     answers: {
@@ -236,7 +238,11 @@ login of the source, and of the account its credential names.
         description: '`invalid_passkey`: one answer for an unknown credential, a bad signature, a used or expired challenge, a counter gone back.',
         codes: ['invalid_passkey'],
       },
-      403: loginRoute.doc.answers[403]!,
+      403: {
+        name: 'PasskeyLoginForbidden',
+        description: `${loginRoute.doc.answers[403]!.description}${FACTOR_SUSPENDED.description}`,
+        codes: ['email_not_verified', 'factor_suspended'],
+      },
       429: RATE_LIMITED,
       501: NOT_CONFIGURED,
       503: TEMPORARILY_UNAVAILABLE,
