@@ -131,6 +131,7 @@ function tokenMailbox(): AccountMail & { tokens: Array<{ kind: string; to: strin
     emailVerification: async (to, token) => void tokens.push({ kind: 'email_verification', to, token }),
     registrationAttempt: async (to) => void tokens.push({ kind: 'registration_attempt', to }),
     mfaChanged: async (to, change) => void tokens.push({ kind: `mfa_changed:${change}`, to }),
+    deviceApproval: async (to, token) => void tokens.push({ kind: 'device_approval', to, token }),
   };
 }
 
