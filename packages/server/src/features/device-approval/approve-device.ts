@@ -37,10 +37,11 @@ const MAX_ATTEMPTS = 3;
  */
 export async function approveDevice(deps: DeviceApprovalConfirmDependencies, input: ApproveDeviceInput): Promise<ApprovedDevice> {
   return translateErrors(async () => {
-    const reject = (reason: 'malformed' | 'unknown' | 'expired' | 'wrong_client' | 'used' | 'stale'): never => {
+    const reject = (reason: DeviceApprovalRejection): never => {
       deps.audit({ type: 'auth.one_time_token_rejected', purpose: 'device_approval', reason });
       throw new InvalidOneTimeTokenError();
     };
+    const nowSeconds = epochSeconds(deps.now?.() ?? new Date());
     const token = parseOneTimeToken(input.token);
     if (token === undefined) return reject('malformed');
     const { accountKey } = token;
@@ -48,44 +49,56 @@ export async function approveDevice(deps: DeviceApprovalConfirmDependencies, inp
     const stored = await deps.deviceApprovals.read(accountKey, tokenHash);
     // A stand-in for an email without an account was never mailed: nobody can hold its link.
     if (stored?.accountUserId === undefined) return reject('unknown');
-    const now = deps.now?.() ?? new Date();
-    const nowSeconds = epochSeconds(now);
     if (stored.expiresAt <= nowSeconds) return reject('expired');
     if (!isAskingClient(accountKey, stored.clientHash, input.clientSecrets)) {
       await deps.deviceApprovals.recordWrongClient(accountKey, tokenHash, deps.deviceApproval.wrongClientLimit);
       return reject('wrong_client');
     }
     if (!(await deps.deviceApprovals.consume(accountKey, tokenHash))) return reject('used');
-    const userId = stored.accountUserId;
-    const issued = newDeviceToken(accountKey);
-    const { deviceSeconds } = deps.sessionConfig;
-    const network = approximateNetwork(input.sourceIp);
-    const device: StoredDevice = {
-      deviceId: issued.deviceId,
-      userId,
-      tokenHash: deviceSecretHash(issued.secret),
-      createdAt: nowSeconds,
-      lastUsedAt: nowSeconds,
-      expiresAt: nowSeconds + deviceSeconds,
-      client: clientFamily(input.userAgent),
-      ...(network !== undefined && { network }),
-      failures: 0,
-      blockedUntil: 0,
-    };
-    for (let attempt = 1; ; attempt++) {
-      const read = await deps.sessions.read(accountKey);
-      // A password change (or reset) since the request forgot the account's devices: this one must not follow.
-      if (read.epoch !== stored.epoch) return reject('stale');
-      try {
-        await deps.sessions.addDevice(read, device, devicesToForget(read, device.deviceId, nowSeconds, deps.sessionConfig));
-        break;
-      } catch (error) {
-        // A login that created the item, or a purge, since the read: read again and decide again.
-        if (!(error instanceof SessionsChangedError)) throw error;
-        if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError();
-      }
-    }
-    deps.audit({ type: 'auth.device_approved', userId });
-    return { deviceToken: formatDeviceToken(issued), deviceExpiresIn: deviceSeconds };
+    const device = approvedDevice(accountKey, stored.accountUserId, input, nowSeconds, deps.sessionConfig.deviceSeconds);
+    if (!(await addDevice(deps, accountKey, stored.epoch, device.value, nowSeconds))) return reject('stale');
+    deps.audit({ type: 'auth.device_approved', userId: stored.accountUserId });
+    return { deviceToken: device.token, deviceExpiresIn: deps.sessionConfig.deviceSeconds };
   });
+}
+
+type DeviceApprovalRejection = 'malformed' | 'unknown' | 'expired' | 'wrong_client' | 'used' | 'stale';
+
+/** A new known device for the approved client, as a login's first one is made (start-session.ts); its token is answered once, here. */
+function approvedDevice(accountKey: string, userId: string, input: ApproveDeviceInput, nowSeconds: number, deviceSeconds: number): { value: StoredDevice; token: string } {
+  const token = newDeviceToken(accountKey);
+  const network = approximateNetwork(input.sourceIp);
+  const value: StoredDevice = {
+    deviceId: token.deviceId,
+    userId,
+    tokenHash: deviceSecretHash(token.secret),
+    createdAt: nowSeconds,
+    lastUsedAt: nowSeconds,
+    expiresAt: nowSeconds + deviceSeconds,
+    client: clientFamily(input.userAgent),
+    ...(network !== undefined && { network }),
+    failures: 0,
+    blockedUntil: 0,
+  };
+  return { value, token: formatDeviceToken(token) };
+}
+
+/**
+ * Writes the device into the account's sessions item, forgetting those beyond the bound, on the
+ * condition that the epoch is still the one the approval was asked under: false when a password
+ * change (or reset) since then moved it on (it forgot the account's devices; this one must not
+ * follow). A login that created the item meanwhile only makes it read again.
+ */
+async function addDevice(deps: DeviceApprovalConfirmDependencies, accountKey: string, epoch: number, device: StoredDevice, nowSeconds: number): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    const read = await deps.sessions.read(accountKey);
+    if (read.epoch !== epoch) return false;
+    try {
+      await deps.sessions.addDevice(read, device, devicesToForget(read, device.deviceId, nowSeconds, deps.sessionConfig));
+      return true;
+    } catch (error) {
+      if (!(error instanceof SessionsChangedError)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError();
+    }
+  }
 }
