@@ -88,7 +88,7 @@ describe.each(dynamoDbServers)('device approval on $name', ({ start }) => {
     dispose();
   });
 
-  it('answers an unknown email as a known one: a client secret, the same requests in the same order, no mail', async () => {
+  it('answers an unknown email as a known one: a client secret, the same reads and writes, no mail', async () => {
     const { client, tableName, mailbox, ask, events, dispose } = await sprayedAccount();
     const log: string[] = [];
     client.middlewareStack.add((next, context) => (args) => (log.push(String(context.commandName)), next(args)), { step: 'initialize' });
