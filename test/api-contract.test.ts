@@ -349,6 +349,27 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   }
   const afterResetCookie = cookieOf(transcript.find((entry) => entry.label === 'login, the reset password')?.answer.headers['set-cookie']);
   await step('login, over the failure limit with the known device\'s cookie', 200, post('/login', credentials(RESET_PASSWORD), { cookie: `theme=dark; ${afterResetCookie}` }));
+
+  // Device approval: a new client held by the limit asks, and nobody's email is answered alike;
+  // the mailed link works beside the asking client's secret only (a browser's cookie, or the
+  // field), once, and makes that client a known device.
+  for (const attempt of ['before an approval', 'at the limit before an approval']) {
+    await step(`login, wrong ${attempt}`, 401, post('/login', credentials('wrong password here')), 'invalid_credentials');
+  }
+  await step('login, a new client over the failure limit', 429, post('/login', credentials(RESET_PASSWORD)), 'rate_limited');
+  const asked = await step('device approval', 202, post('/devices/approval', { email }));
+  const askedCookie = cookieOf(transcript.at(-1)!.answer.headers['set-cookie']);
+  const nobody = await step('device approval, unknown email', 202, post('/devices/approval', { email: unknown }));
+  expectThat('the approval answers for the account and for an unknown email have the same fields', Object.keys(asked ?? {}).join() === Object.keys(nobody ?? {}).join(), [asked, nobody]);
+  expectThat('no approval is mailed to an unknown email', mailsTo(ses, unknown).length === 0, mailsTo(ses, unknown).length);
+  await step('device approval, bad email', 400, post('/devices/approval', { email: 'nope' }), 'invalid_request');
+  await step('device approval, wrong method', 405, { method: 'GET', path: '/devices/approval' }, 'method_not_allowed');
+  const approvalToken = mailedToken(ses, email, '/approve-device', (what, detail) => expectThat(what, false, detail));
+  await step('device approval confirm, another client', 400, post('/devices/approval/confirm', { token: approvalToken, clientSecret: nobody?.clientSecret }), 'invalid_token');
+  await step('device approval confirm, wrong method', 405, { method: 'GET', path: '/devices/approval/confirm' }, 'method_not_allowed');
+  const approved = await step('device approval confirm, with the asking client\'s cookie', 200, post('/devices/approval/confirm', { token: approvalToken }, { cookie: askedCookie }));
+  await step('device approval confirm, the link again', 400, post('/devices/approval/confirm', { token: approvalToken, clientSecret: asked?.clientSecret }), 'invalid_token');
+  await step('login, over the failure limit with the approved device', 200, post('/login', { ...credentials(RESET_PASSWORD), deviceToken: approved?.deviceToken }));
   await step('jwks', 200, { method: 'GET', path: '/.well-known/jwks.json' });
   await step('jwks, wrong method', 405, { method: 'DELETE', path: '/.well-known/jwks.json' }, 'method_not_allowed');
   await step('openid configuration', 200, { method: 'GET', path: '/.well-known/openid-configuration' });

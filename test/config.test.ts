@@ -75,10 +75,11 @@ describe('readConfig', () => {
       },
       authorizer: { cacheSeconds: 5 },
       recovery: { resetTokenSeconds: 3600, verifyTokenSeconds: 86_400, wrongTokenLimit: 5, mailsPerAccountPerHour: 3, emailVerification: false, requireVerifiedEmail: false },
+      deviceApproval: { tokenSeconds: 900, mailsPerAccountPerHour: 3, wrongClientLimit: 5 },
       mail: {
         transport: 'outbox',
         appUrl: 'http://localhost:3000',
-        paths: { passwordReset: '/reset-password', emailVerification: '/verify-email', signIn: '/sign-in' },
+        paths: { passwordReset: '/reset-password', emailVerification: '/verify-email', signIn: '/sign-in', deviceApproval: '/approve-device' },
         serviceName: 'passlane',
         outboxDir: '.data/outbox',
         ses: {},
@@ -228,6 +229,8 @@ describe('readConfig', () => {
     ['PASSLANE_LOGIN_FAILURE_PAD_FACTOR', '1e1'],
     ['PASSLANE_REHASH_WRITES_PER_SECOND', '-1'],
     ['PASSLANE_AUTHORIZER_CACHE_S', '61'],
+    ['PASSLANE_DEVICE_APPROVAL_TTL_S', '3601'],
+    ['PASSLANE_DEVICE_APPROVAL_MAILS_PER_HOUR', '0'],
   ])('refuses %s=%s with an error naming the variable', (variable, value) => {
     const error = configError(() => readConfig({ [variable]: value }));
     expect(error.variable).toBe(variable);
@@ -267,7 +270,7 @@ describe('readConfig: mail', () => {
     expect(readConfig({ AWS_LAMBDA_FUNCTION_NAME: 'passlane-register', AWS_REGION: 'eu-central-1' }).mail).toEqual({
       transport: 'ses',
       appUrl: undefined,
-      paths: { passwordReset: '/reset-password', emailVerification: '/verify-email', signIn: '/sign-in' },
+      paths: { passwordReset: '/reset-password', emailVerification: '/verify-email', signIn: '/sign-in', deviceApproval: '/approve-device' },
       serviceName: 'passlane',
       outboxDir: '.data/outbox',
       ses: { region: 'eu-central-1' },
@@ -283,6 +286,7 @@ describe('readConfig: mail', () => {
         PASSLANE_APP_PASSWORD_RESET_PATH: '/reset?step=new',
         PASSLANE_APP_EMAIL_VERIFICATION_PATH: '/verify',
         PASSLANE_APP_SIGN_IN_PATH: '/login',
+        PASSLANE_APP_DEVICE_APPROVAL_PATH: '/devices/approve',
         PASSLANE_SERVICE_NAME: 'Example Accounts',
         PASSLANE_MAIL_TEMPLATE_DIR: '/opt/mail-templates',
         PASSLANE_DATA_DIR: '/tmp/passlane/',
@@ -297,7 +301,7 @@ describe('readConfig: mail', () => {
       transport: 'ses',
       from: { name: 'Example, Inc.', address: 'no-reply@example.com' },
       appUrl: 'https://app.example.com/account',
-      paths: { passwordReset: '/reset?step=new', emailVerification: '/verify', signIn: '/login' },
+      paths: { passwordReset: '/reset?step=new', emailVerification: '/verify', signIn: '/login', deviceApproval: '/devices/approve' },
       serviceName: 'Example Accounts',
       templateDir: '/opt/mail-templates',
       outboxDir: '/tmp/passlane/outbox',

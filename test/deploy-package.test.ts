@@ -49,7 +49,7 @@ const ROUTES: Record<string, string[]> = {
   passkeys: ['POST /passkeys/registration/options', 'POST /passkeys/registration', 'GET /passkeys', 'PATCH /passkeys/{id}', 'DELETE /passkeys/{id}'],
   passkeyLogin: ['POST /passkey/login/options', 'POST /passkey/login'],
   password: ['POST /password'],
-  recovery: ['POST /password/reset', 'POST /password/reset/confirm', 'POST /email/verify', 'POST /email/verify/resend'],
+  recovery: ['POST /password/reset', 'POST /password/reset/confirm', 'POST /email/verify', 'POST /email/verify/resend', 'POST /devices/approval', 'POST /devices/approval/confirm'],
   jwks: ['GET /.well-known/jwks.json'],
   openidConfiguration: ['GET /.well-known/openid-configuration', 'GET /.well-known/oauth-authorization-server'],
 };

@@ -436,6 +436,19 @@ describe('each function, through its handler, as deployed', () => {
     expect((await seedUsers.getUserByEmail(email))?.emailVerified).toBe(true);
   });
 
+  it('recovery: a device approval asked for (known and unknown email), refused without the asking client, used with it once', async () => {
+    const { email } = await seedAccount();
+    const { http } = await container('recovery', { secrets: 'ssm' });
+    const asked = await http('POST', '/devices/approval', { email });
+    expect(asked).toMatchObject({ status: 202, body: { status: 'accepted', clientSecret: expect.any(String) } });
+    expect((await http('POST', '/devices/approval', { email: uniqueEmail() })).status).toBe(202);
+    const token = tokenMailedTo(email);
+    const confirm = (clientSecret?: unknown) => http('POST', '/devices/approval/confirm', { token, ...(clientSecret !== undefined && { clientSecret }) });
+    expect(await confirm()).toMatchObject({ status: 400, body: { error: { code: 'invalid_token' } } }); // counted against the approval
+    expect(await confirm(asked.body!.clientSecret)).toMatchObject({ status: 200, body: { deviceToken: expect.any(String) } });
+    expect((await confirm(asked.body!.clientSecret)).status).toBe(400); // used
+  });
+
   it('token: a refresh (200), a token of no session (400), a spent one after the grace (400, the session ends)', async () => {
     const { email } = await seedAccount();
     const first = await signIn(email);

@@ -3,7 +3,9 @@
  * driven by playwright-core. A developer's whole flow with no app of their own: register (email
  * verification on), open the mailed link and confirm, ask for a reset on the sign-in page, open
  * that link and choose a new password, sign in with it. The links are read where a developer
- * reads them, on the server's console, and must point at the server's real port.
+ * reads them, on the server's console, and must point at the server's real port. And a device
+ * approval: the sign-in page, held by an account-wide ceiling, asks for one by mail; the link does
+ * nothing in another browser, and in the browser that asked it makes a known device that signs in.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -32,7 +34,7 @@ describe.skipIf(chromiumMissing)('npm start\'s pages for the mailed links, in he
   });
 
   /** The newest link of this kind on the console: `... mail written to <file>; link: <url>`. */
-  const mailedLink = (kind: 'email verification' | 'password reset'): string => {
+  const mailedLink = (kind: 'email verification' | 'password reset' | 'device approval'): string => {
     const links = [...server.output().matchAll(new RegExp(`${kind} mail written to \\S+; link: (\\S+)`, 'g'))];
     expect(links.length, `a ${kind} mail on the console`).toBeGreaterThan(0);
     return links.at(-1)![1]!;
@@ -118,5 +120,71 @@ describe.skipIf(chromiumMissing)('npm start\'s pages for the mailed links, in he
     for (const secret of [email, PASSWORD, NEW_PASSWORD]) expect(server.output()).not.toContain(secret);
     expect(server.output()).toMatch(/ GET \/reset-password 200 /);
     expect(server.output()).toMatch(/ POST \/password\/reset\/confirm 204 /);
+  });
+
+  it('approves this browser by mail when a stranger has the address over its ceiling, and signs in', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'passlane-pages-'));
+    dirs.push(dataDir);
+    server = await startServer(dataDir, { PASSLANE_APP_URL: '', PASSLANE_MAIL_TRANSPORT: 'outbox', PASSLANE_LOGIN_ACCOUNT_FAILURE_CEILING: '3' });
+    const port = new URL(server.url).port;
+    const email = `approval-${randomUUID()}@example.test`;
+    const post = (path: string, body: unknown) => fetch(`${server.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    expect((await post('/register', { email, password: PASSWORD })).status).toBe(201);
+    for (let i = 0; i < 3; i++) expect((await post('/login', { email, password: 'a stranger guessing' })).status).toBe(401);
+
+    const failures: string[] = [];
+    const open = async (browser: BrowserContext, url: string) => {
+      const tab = await browser.newPage();
+      tab.on('pageerror', (error) => failures.push(error.message));
+      tab.on('console', (message) => {
+        // Chrome reports every 4xx answer to fetch; here the API's 400 and 429 are expected.
+        if (message.type() === 'error' && !/^Failed to load resource: the server responded with a status of (400|429) /.test(message.text())) failures.push(message.text());
+      });
+      await tab.goto(url);
+      return tab;
+    };
+
+    // The right password on this (new) browser is held, and the page offers the approval.
+    const page = await open(context, `http://localhost:${port}/sign-in`);
+    await page.locator('#sign-in input[name=email]').fill(email);
+    await page.locator('#sign-in input[name=password]').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await statusOf(page).toBe('too many attempts; try again later');
+    await page.getByRole('button', { name: 'Approve this device by mail' }).click();
+    await statusOf(page).toMatch(/^If an account has this address, an approval link is on its way/);
+    const link = mailedLink('device approval');
+    expect(link).toMatch(new RegExp(`^http://localhost:${port}/approve-device#token=`));
+
+    // The link opened in another browser (the owner's laptop, a mail scanner) does nothing there.
+    const elsewhere = await launchHeadlessChromium(dirs);
+    try {
+      const there = await open(elsewhere, link);
+      expect(there.url()).toBe(`http://localhost:${port}/approve-device`);
+      await there.getByRole('button', { name: 'Approve this device' }).click();
+      await statusOf(there).toMatch(/^This link does not work here/);
+    } finally {
+      await elsewhere.close();
+    }
+
+    // In the browser that asked, it approves; the password then signs in past the ceiling.
+    await page.goto(link);
+    await page.getByRole('button', { name: 'Approve this device' }).click();
+    await statusOf(page).toBe('This browser is approved: sign in with your password. Sign in');
+    await page.getByRole('link', { name: 'Sign in' }).click();
+    await page.waitForURL(`http://localhost:${port}/sign-in`);
+    await page.locator('#sign-in input[name=email]').fill(email);
+    await page.locator('#sign-in input[name=password]').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await statusOf(page).toMatch(/^Signed in: the API issued an access token for \d+ seconds\.$/);
+    // The link works once.
+    await page.goto(link);
+    await page.getByRole('button', { name: 'Approve this device' }).click();
+    await statusOf(page).toMatch(/^This link does not work here/);
+
+    expect(failures).toEqual([]);
+    await Promise.all(context.pages().map((tab) => tab.close()));
+    expect(await server.interrupt()).toBe(0);
+    for (const secret of [email, PASSWORD]) expect(server.output()).not.toContain(secret);
+    expect(server.output()).toMatch(/ POST \/devices\/approval\/confirm 200 /);
   });
 });

@@ -13,6 +13,7 @@ import { MailConfigError } from '../packages/server/src/mail/errors.js';
 import {
   describeMinutes,
   mailLink,
+  renderDeviceApprovalMail,
   renderEmailVerificationMail,
   renderPasswordResetMail,
   renderRegistrationAttemptMail,
@@ -56,6 +57,19 @@ describe('rendering', () => {
     expect(verification).toMatchObject({ kind: 'email_verification', subject: 'Confirm your email address for Example' });
     expect(verification.text).toContain('24 hours');
 
+    // A device approval: its link only in the bodies, with its validity and where it works.
+    const approvalLink = mailLink('https://app.example.com', '/approve-device', token);
+    const approval = renderDeviceApprovalMail({ to: TO, link: approvalLink, expiresInMinutes: 15, serviceName: 'Example' });
+    expect(approval).toMatchObject({ kind: 'device_approval', link: approvalLink, subject: 'Approve a new device for your Example account' });
+    for (const body of [approval.text, approval.html]) {
+      expect(body).toContain('for 15 minutes');
+      expect(body).toContain('on that same device');
+      expect(body).toContain('never forward the link');
+    }
+    expect(approval.text).toContain(`\n${approvalLink}\n`);
+    expect(approval.html).toContain(`<a href="${approvalLink}">`);
+    expect(approval.subject).not.toContain(token);
+
     const attempt = renderRegistrationAttemptMail({ to: TO, link: 'https://app.example.com/sign-in', serviceName: 'Example' });
     expect(attempt.kind).toBe('registration_attempt');
     expect(attempt.text).toContain('https://app.example.com/sign-in');
@@ -69,6 +83,7 @@ describe('rendering', () => {
       renderPasswordResetMail({ to, link, expiresInMinutes: 60, serviceName: 'Example' }),
       renderEmailVerificationMail({ to, link, expiresInMinutes: 1440, serviceName: 'Example' }),
       renderRegistrationAttemptMail({ to, link: 'https://app.example.com/sign-in', serviceName: 'Example' }),
+      renderDeviceApprovalMail({ to, link, expiresInMinutes: 15, serviceName: 'Example' }),
     ];
     for (const mail of mails) {
       expect(mail.to).toBe(to);
@@ -176,14 +191,16 @@ describe('the use-cases contract', () => {
     await mail.emailVerification(TO, 'tok2', 86_400);
     await mail.registrationAttempt(TO);
     await mail.mfaChanged(TO, 'recovery_code_used');
+    await mail.deviceApproval(TO, 'tok3', 900);
     expect(sender.mails.map(({ kind, link }) => [kind, link])).toEqual([
       ['password_reset', 'http://localhost:3000/reset-password#token=tok'],
       ['email_verification', 'http://localhost:3000/verify-email#token=tok2'],
       ['registration_attempt', 'http://localhost:3000/sign-in'],
       ['mfa_changed', 'http://localhost:3000/sign-in'],
+      ['device_approval', 'http://localhost:3000/approve-device#token=tok3'],
     ]);
     // What changed, said in both bodies; the sign-in page to act on a change not made by the owner.
-    const changed = sender.mails.at(-1)!;
+    const changed = sender.mails.find((sent) => sent.kind === 'mfa_changed')!;
     expect(changed.subject).toBe('Two-step sign-in changed on your passlane account');
     for (const body of [changed.text, changed.html]) expect(body).toContain(MFA_CHANGES.recovery_code_used);
   });

@@ -112,6 +112,8 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
     '/password/reset/confirm': recovery,
     '/email/verify': recovery,
     '/email/verify/resend': recovery,
+    '/devices/approval': recovery,
+    '/devices/approval/confirm': recovery,
     '/.well-known/jwks.json': createJwksHandler(async () => (await getDeps()).tokens),
     '/.well-known/openid-configuration': discovery,
     '/.well-known/oauth-authorization-server': discovery,
@@ -131,6 +133,7 @@ function tokenMailbox(): AccountMail & { tokens: Array<{ kind: string; to: strin
     emailVerification: async (to, token) => void tokens.push({ kind: 'email_verification', to, token }),
     registrationAttempt: async (to) => void tokens.push({ kind: 'registration_attempt', to }),
     mfaChanged: async (to, change) => void tokens.push({ kind: `mfa_changed:${change}`, to }),
+    deviceApproval: async (to, token) => void tokens.push({ kind: 'device_approval', to, token }),
   };
 }
 
@@ -363,6 +366,22 @@ describe('openapi.yaml', () => {
     await send(401, 'POST', '/login', { body: { email, password: 'wrong password' } });
     await send(429, 'POST', '/login', { body: { email, password: PASSWORD } });
 
+    // Device approval: the same answer for an unknown email; the mailed link with the asking client's secret, once.
+    const approval = await send(202, 'POST', '/devices/approval', { body: { email } });
+    await send(202, 'POST', '/devices/approval', { body: { email: `nobody-${randomUUID()}@example.test` } });
+    await send(400, 'POST', '/devices/approval', { body: { email: 'nope' } });
+    await send(400, 'POST', '/devices/approval', { body: '{' });
+    await send(413, 'POST', '/devices/approval', { body: { email: 'x'.repeat(9000) } });
+    await send(415, 'POST', '/devices/approval', { body: {}, headers: { 'content-type': 'text/plain' } });
+    await send(405, 'GET', '/devices/approval');
+    await send(400, 'POST', '/devices/approval/confirm', { body: { token: lastToken('device_approval') } });
+    await send(400, 'POST', '/devices/approval/confirm', { body: '[]' });
+    await send(413, 'POST', '/devices/approval/confirm', { body: { token: 'x'.repeat(9000) } });
+    await send(415, 'POST', '/devices/approval/confirm', { body: {}, headers: { 'content-type': 'text/plain' } });
+    await send(405, 'GET', '/devices/approval/confirm');
+    await send(200, 'POST', '/devices/approval/confirm', { body: { token: lastToken('device_approval'), clientSecret: approval.clientSecret } });
+    await send(400, 'POST', '/devices/approval/confirm', { body: { token: lastToken('device_approval'), clientSecret: approval.clientSecret } });
+
     await send(200, 'GET', '/.well-known/jwks.json');
     await send(405, 'DELETE', '/.well-known/jwks.json');
     await send(200, 'GET', '/.well-known/openid-configuration');
@@ -400,6 +419,8 @@ describe('openapi.yaml', () => {
       [outage, 503, 'POST', '/password/reset/confirm', { body: { token: UNSENT_TOKEN, newPassword: 'a passphrase from the link' } }],
       [outage, 503, 'POST', '/email/verify', { body: { token: UNSENT_TOKEN } }],
       [outage, 503, 'POST', '/email/verify/resend', { headers: own }],
+      [outage, 503, 'POST', '/devices/approval', { body: { email } }],
+      [outage, 503, 'POST', '/devices/approval/confirm', { body: { token: UNSENT_TOKEN } }],
       [broken, 500, 'POST', '/login', credentials],
       [broken, 500, 'POST', '/token', refresh(pair.refresh_token)],
       [broken, 500, 'GET', '/sessions', { headers: own }],

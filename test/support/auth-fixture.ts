@@ -9,6 +9,8 @@ import { LoginGuardStore } from '../../packages/server/src/storage/login-guard-s
 import { RateLimitStore } from '../../packages/server/src/storage/rate-limit-store.js';
 import { SessionStore } from '../../packages/server/src/storage/session-store.js';
 import { OneTimeTokenStore } from '../../packages/server/src/storage/one-time-token-store.js';
+import { DeviceApprovalStore } from '../../packages/server/src/storage/device-approval-store.js';
+import { DEFAULT_DEVICE_APPROVAL_CONFIG } from '../../packages/server/src/features/device-approval/settings.js';
 import { MfaStore } from '../../packages/server/src/storage/mfa-store.js';
 import { PasskeyStore } from '../../packages/server/src/storage/passkey-store.js';
 import { createSecretBox } from '../../packages/server/src/features/mfa/secret-box.js';
@@ -57,6 +59,8 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     sessions: new SessionStore(client, tableName),
     sessionConfig: { ...DEFAULT_SESSION_CONFIG },
     oneTimeTokens: new OneTimeTokenStore(client, tableName),
+    deviceApprovals: new DeviceApprovalStore(client, tableName),
+    deviceApproval: { ...DEFAULT_DEVICE_APPROVAL_CONFIG },
     mfa: new MfaStore(client, tableName),
     passkeys: new PasskeyStore(client, tableName),
     secretBox: createSecretBox([{ id: 'test', key: crypto.getRandomValues(new Uint8Array(32)) }]),
@@ -115,14 +119,15 @@ export const uniqueEmail = () => `user-${crypto.randomUUID()}@example.com`;
 
 /** A mail channel for use-case tests: what would have been sent, in memory (the real senders are tested in test/mail*.test.ts). */
 export function capturingMail() {
-  const sent: Array<{ kind: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed'; to: string; token?: string; expiresInSeconds?: number; change?: MfaChange }> = [];
+  const sent: Array<{ kind: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval'; to: string; token?: string; expiresInSeconds?: number; change?: MfaChange }> = [];
   const mail: AccountMail = {
     passwordReset: async (to, token, expiresInSeconds) => void sent.push({ kind: 'password_reset', to, token, expiresInSeconds }),
     emailVerification: async (to, token, expiresInSeconds) => void sent.push({ kind: 'email_verification', to, token, expiresInSeconds }),
     registrationAttempt: async (to) => void sent.push({ kind: 'registration_attempt', to }),
     mfaChanged: async (to, change) => void sent.push({ kind: 'mfa_changed', to, change }),
+    deviceApproval: async (to, token, expiresInSeconds) => void sent.push({ kind: 'device_approval', to, token, expiresInSeconds }),
   };
-  // The link mails (password_reset, email_verification) carry a token: what a test posts back as one.
+  // The link mails (password_reset, email_verification, device_approval) carry a token: what a test posts back as one.
   const last = (kind: string) => sent.filter((m) => m.kind === kind).at(-1) as ((typeof sent)[number] & { token: string }) | undefined;
   return { mail, sent, last };
 }

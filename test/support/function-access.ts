@@ -143,6 +143,9 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // voids the account's other tokens (unconditional deletes).
   // Resend: the access token's userId -> account through the index, a new token and mail; the
   // access token verified with the public keys, so no signing key.
+  // Device approval: the mail budget and per-source counter, the account and its sessions item
+  // (its epoch), the pending approval (token#device#) put, read, counted against and spent, and
+  // the approved device added to the sessions item.
   recovery: [
     'dynamodb:DeleteItem failures#',
     'dynamodb:DeleteItem token#',

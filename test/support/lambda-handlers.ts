@@ -12,7 +12,9 @@ import { changePasswordRoute } from '../../packages/server/src/features/password
 import type { PasskeyDependencies, PasskeyLoginDependencies } from '../../packages/server/src/features/passkeys/dependencies.js';
 import { listPasskeysRoute, passkeyLoginOptionsRoute, passkeyLoginRoute, passkeyRegistrationOptionsRoute, registerPasskeyRoute, removePasskeyRoute, renamePasskeyRoute } from '../../packages/server/src/features/passkeys/passkey-routes.js';
 import type { PasswordChangeDependencies } from '../../packages/server/src/features/password/dependencies.js';
-import type { RecoveryDependencies } from '../../packages/server/src/features/recovery/dependencies.js';
+import type { RecoveryDependencies, RecoveryServices } from '../../packages/server/src/features/recovery/dependencies.js';
+import type { DeviceApprovalDependencies, DeviceApprovalServices } from '../../packages/server/src/features/device-approval/dependencies.js';
+import { confirmDeviceApprovalRoute, requestDeviceApprovalRoute } from '../../packages/server/src/features/device-approval/device-approval-routes.js';
 import { confirmPasswordResetRoute, requestPasswordResetRoute, resendVerificationRoute, verifyEmailRoute } from '../../packages/server/src/features/recovery/recovery-routes.js';
 import type { RegisterDependencies } from '../../packages/server/src/features/register/dependencies.js';
 import { registerRoute } from '../../packages/server/src/features/register/register-route.js';
@@ -44,9 +46,14 @@ export const createPasskeyLoginHandler = (get: Get<PasskeyLoginDependencies>) =>
 export const createPasswordHandler = (get: Get<PasswordChangeDependencies>) => lambdaHandler([changePasswordRoute], { password: get });
 export const createTokenHandler = (get: Get<RefreshDependencies>) => lambdaHandler([tokenRoute], { refresh: get });
 export const createSessionsHandler = (get: Get<SessionManagementDependencies>) => lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessions: get });
-/** The recovery function (functions/recovery.ts): reset, its confirmation, email verification and its resend. */
-export const createRecoveryHandler = (get: Get<RecoveryDependencies>) =>
-  lambdaHandler([requestPasswordResetRoute, confirmPasswordResetRoute, verifyEmailRoute, resendVerificationRoute], { recovery: get });
+/** The recovery function (functions/recovery.ts): reset, its confirmation, email verification and its resend, the device approval and its confirmation. */
+export const createRecoveryHandler = (get: Get<RecoveryDependencies & DeviceApprovalDependencies>) =>
+  lambdaHandler<RecoveryServices & DeviceApprovalServices>(
+    [requestPasswordResetRoute, confirmPasswordResetRoute, verifyEmailRoute, resendVerificationRoute, requestDeviceApprovalRoute, confirmDeviceApprovalRoute] as AnyRoute<
+      RecoveryServices & DeviceApprovalServices
+    >[],
+    { recovery: get, deviceApproval: get },
+  );
 export const createJwksHandler = (get: Get<Pick<PublicTokenService, 'jwks'>>) => lambdaHandler([jwksRoute], { publicTokens: get as Get<PublicTokenService> });
 /** The discovery function (functions/openid-configuration.ts): the OpenID document and RFC 8414's. */
 export const createOpenIdConfigurationHandler = (get: Get<Pick<PublicTokenService, 'issuer'>>) =>

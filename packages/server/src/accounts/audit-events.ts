@@ -27,12 +27,19 @@ export type AuditEvent =
   | { type: 'auth.devices_forgotten'; userId: string; count: number; reason: DeviceForgetReason }
   | { type: 'auth.password_reset_requested'; outcome: 'sent' | 'not_sent' | 'mail_failed' | 'unknown_account' | 'rate_limited'; emailFingerprint: string }
   | { type: 'auth.password_reset'; userId: string }
-  | { type: 'auth.one_time_token_rejected'; purpose: 'reset' | 'verify'; reason: 'malformed' | 'unknown' | 'expired' | 'mismatch' | 'used' }
+  | {
+      type: 'auth.one_time_token_rejected';
+      purpose: 'reset' | 'verify' | 'device_approval';
+      /** `wrong_client`: a device approval's link without the asking client's secret; `stale`: a password change since it was asked for. */
+      reason: 'malformed' | 'unknown' | 'expired' | 'mismatch' | 'used' | 'wrong_client' | 'stale';
+    }
   | { type: 'auth.verification_sent'; userId?: string; emailFingerprint: string }
   | { type: 'auth.email_verified'; userId: string }
   | { type: 'auth.registration_attempt_existing'; emailFingerprint: string }
   | { type: 'auth.login_unverified'; userId: string }
-  | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed'; code: string }
+  | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval'; code: string }
+  | { type: 'auth.device_approval_requested'; outcome: 'sent' | 'not_sent' | 'mail_failed' | 'unknown_account' | 'rate_limited'; emailFingerprint: string }
+  | { type: 'auth.device_approved'; userId: string }
   | { type: 'auth.mfa_enrolment_started'; userId: string; method: 'totp' }
   | { type: 'auth.mfa_enabled'; userId: string; method: 'totp' }
   | { type: 'auth.mfa_removed'; userId: string; method: 'totp'; with: 'totp' | 'recovery_code' | 'webauthn' }

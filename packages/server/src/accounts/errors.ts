@@ -184,7 +184,7 @@ export class DeviceNotFoundError extends PasslaneServerError {
   }
 }
 
-/** A reset or verification token that is unknown, used, expired or voided. */
+/** A reset, verification or device approval link that is unknown, used, expired or voided (or, for a device approval, presented without the asking client's secret). */
 export class InvalidOneTimeTokenError extends PasslaneServerError {
   constructor() {
     super('invalid_token', 'the link is invalid, expired or already used; ask for a new one');

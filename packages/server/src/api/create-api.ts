@@ -76,8 +76,11 @@ export function createApi<S>(routes: readonly AnyRoute<S>[], host: ApiHost<S>): 
     });
   }
   // A Function URL (or a proxy) sends every method to the app: `method_not_allowed` names the
-  // ones served, except to a browser's preflight, which gets its CORS answer (cors.ts).
-  for (const [path, methods] of methodsByPath) {
+  // ones served, except to a browser's preflight, which gets its CORS answer (cors.ts). Static
+  // paths first: the router answers with the first match, and `/devices/approval` is itself,
+  // not `/devices/:id`.
+  const paths = [...methodsByPath].sort(([a], [b]) => Number(a.includes(':')) - Number(b.includes(':')));
+  for (const [path, methods] of paths) {
     const allow = methods.join(', ');
     const errorBody = errorBodyByPath.get(path);
     const modes = new Map(routes.filter((route) => route.path === path).map((route) => [route.method, route.cors]));

@@ -19,6 +19,8 @@ export { readAuthorizerConfig } from './authorizer-config.js';
 export { DEFAULT_SESSION_CONFIG, type AuthorizerConfig, type SessionConfig } from '../features/sessions/settings.js';
 export { readRecoveryConfig } from './recovery-config.js';
 export { DEFAULT_RECOVERY_CONFIG, type RecoveryConfig } from '../features/recovery/settings.js';
+export { readDeviceApprovalConfig } from './device-approval-config.js';
+export { DEFAULT_DEVICE_APPROVAL_CONFIG, type DeviceApprovalConfig } from '../features/device-approval/settings.js';
 export { readRehashConfig } from './rehash-config.js';
 export type { RehashConfig } from '../features/rehash/settings.js';
 export { readPasswordConfig } from './password-config.js';

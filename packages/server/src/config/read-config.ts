@@ -3,6 +3,7 @@ import type { RateLimits } from '../features/login/settings.js';
 import type { MigrationConfig } from '../features/migration/settings.js';
 import type { PasswordConfig } from '../features/password/settings.js';
 import type { RecoveryConfig } from '../features/recovery/settings.js';
+import type { DeviceApprovalConfig } from '../features/device-approval/settings.js';
 import type { RehashConfig } from '../features/rehash/settings.js';
 import type { AuthorizerConfig, SessionConfig } from '../features/sessions/settings.js';
 import type { TokenConfig } from '../features/tokens/settings.js';
@@ -21,6 +22,7 @@ import { readMigrationConfig } from './migration-config.js';
 import { readPasswordConfig } from './password-config.js';
 import { readRateLimits } from './rate-limit-config.js';
 import { readRecoveryConfig } from './recovery-config.js';
+import { readDeviceApprovalConfig } from './device-approval-config.js';
 import { readRehashConfig } from './rehash-config.js';
 import { readSessionConfig } from './session-config.js';
 import { readStorageConfig } from './storage-config.js';
@@ -40,6 +42,7 @@ export interface PasslaneConfig {
   fingerprint: FingerprintConfig;
   sessions: SessionConfig;
   recovery: RecoveryConfig;
+  deviceApproval: DeviceApprovalConfig;
   authorizer: AuthorizerConfig;
   mail: MailConfig;
   passwords: PasswordConfig;
@@ -67,6 +70,7 @@ export function readConfig(env: Env): PasslaneConfig {
     fingerprint: readFingerprintConfig(env),
     sessions: readSessionConfig(env),
     recovery: readRecoveryConfig(env),
+    deviceApproval: readDeviceApprovalConfig(env),
     authorizer: readAuthorizerConfig(env),
     mail: readMailConfig(env),
     passwords: readPasswordConfig(env),

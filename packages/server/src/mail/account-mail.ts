@@ -13,6 +13,7 @@ import type { MailConfig, SesConnection } from './settings.js';
 import { loadTemplateDir } from './template-files.js';
 import {
   mailLink,
+  renderDeviceApprovalMail,
   renderEmailVerificationMail,
   renderPasswordResetMail,
   renderMfaChangedMail,
@@ -35,6 +36,8 @@ export interface AccountMail {
   registrationAttempt(to: string): Promise<MailDelivery | void>;
   /** The account's second factors changed (features/mfa): the owner hears of every change. */
   mfaChanged(to: string, change: MfaChange): Promise<MailDelivery | void>;
+  /** A link that makes the client that asked a known device of the account (features/device-approval). */
+  deviceApproval(to: string, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
 }
 
 /** What changed of an account's second factors, and the sentence its mail says. */
@@ -131,6 +134,10 @@ export function createAccountMail(config: MailConfig, options: MailWiringOptions
       send('registration_attempt', async () => renderRegistrationAttemptMail({ to, link: mailLink(appUrl, paths.signIn), serviceName }, await templates())),
     mfaChanged: (to, change) =>
       send('mfa_changed', async () => renderMfaChangedMail({ to, link: mailLink(appUrl, paths.signIn), change: MFA_CHANGES[change], serviceName }, await templates())),
+    deviceApproval: (to, token, expiresInSeconds) =>
+      send('device_approval', async () =>
+        renderDeviceApprovalMail({ to, link: mailLink(appUrl, paths.deviceApproval, token), expiresInMinutes: minutes(expiresInSeconds), serviceName }, await templates()),
+      ),
     async ready() {
       await templates();
       await sender.ready?.();

@@ -10,6 +10,24 @@ export interface MailTemplate {
 export type MailTemplates = Record<MailKind, MailTemplate>;
 
 /**
+ * A device approval (features/device-approval): the link works only in the browser or app that
+ * asked, so the mail says so, and says what not to do with a request one did not make.
+ */
+const DEVICE_APPROVAL: MailTemplate = {
+  subject: 'Approve a new device for your {{serviceName}} account',
+  text: `Someone asked to sign in to the {{serviceName}} account {{email}} from a new browser or app, while sign-ins from new devices are paused because of many failed attempts.
+
+If it was you, open this link on that same device (it works nowhere else):
+{{link}}
+
+The link works once, for {{expiresIn}}, and signs nobody in: the password is still needed. If you did not ask for this, ignore this mail and never forward the link; consider changing your password.
+`,
+  html: page(`<p>Someone asked to sign in to the {{serviceName}} account {{email}} from a new browser or app, while sign-ins from new devices are paused because of many failed attempts.</p>
+<p>If it was you, open this link on that same device (it works nowhere else): <a href="{{link}}">Approve this device</a></p>
+<p>The link works once, for {{expiresIn}}, and signs nobody in: the password is still needed. If you did not ask for this, ignore this mail and never forward the link; consider changing your password.</p>`),
+};
+
+/**
  * Plain words, one action each, and what to do when the mail was not expected. Each names the
  * account's address, so whoever reads it in a shared or forwarding mailbox can tell an account
  * of their own from a look-alike (`v.ictim@`, `victim+x@`, which some mailboxes deliver alike).
@@ -62,6 +80,7 @@ If this was not you, sign in now, change your password and check your two-step s
     html: page(`<p>{{change}}</p>
 <p>If this was not you, <a href="{{link}}">sign in now</a>, change your password and check your two-step sign-in.</p>`),
   },
+  device_approval: DEVICE_APPROVAL,
 };
 
 /** The link also as text: some mail clients show HTML without working links. */

@@ -25,6 +25,7 @@ const LABELS: Record<MailKind, string> = {
   email_verification: 'email verification',
   registration_attempt: 'registration attempt',
   mfa_changed: 'two-factor change',
+  device_approval: 'device approval',
 };
 
 export function createOutboxMailSender(options: OutboxMailSenderOptions): MailSender {

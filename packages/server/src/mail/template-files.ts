@@ -12,7 +12,7 @@ import { checkTemplate, TemplateError, type MailTemplateOverrides } from './temp
 
 const VARIABLE = 'PASSLANE_MAIL_TEMPLATE_DIR';
 const templateDirError = (message: string) => new MailConfigError('templateDir', `${VARIABLE} ${message}`);
-const KINDS: readonly MailKind[] = ['password_reset', 'email_verification', 'registration_attempt', 'mfa_changed'];
+const KINDS: readonly MailKind[] = ['password_reset', 'email_verification', 'registration_attempt', 'mfa_changed', 'device_approval'];
 const PARTS: ReadonlyArray<[keyof MailTemplate, string]> = [
   ['subject', '.subject.txt'],
   ['text', '.txt'],

@@ -50,6 +50,10 @@ export function renderRegistrationAttemptMail(input: RegistrationAttemptInput, t
   return render('registration_attempt', templates, input.to, { link: input.link, serviceName: input.serviceName, email: input.to });
 }
 
+export function renderDeviceApprovalMail(input: LinkMailInput, templates: MailTemplates = DEFAULT_MAIL_TEMPLATES): OutgoingMail {
+  return render('device_approval', templates, input.to, { ...linkValues(input), serviceName: input.serviceName, email: input.to });
+}
+
 export interface MfaChangedInput {
   /** The account's address, canonical. */
   to: string;

@@ -30,6 +30,8 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
   'auth.registration_attempt_existing': 'RegistrationAttemptExisting',
   'auth.login_unverified': 'LoginUnverified',
   'auth.mail_failed': 'MailFailed',
+  'auth.device_approval_requested': 'DeviceApprovalRequested',
+  'auth.device_approved': 'DeviceApproved',
   'auth.password_rejected': 'PasswordRejected',
   'auth.breach_check_unavailable': 'BreachCheckUnavailable',
   'auth.login_weak_password': 'LoginWeakPassword',

@@ -379,6 +379,57 @@ export class SessionStore {
       throw new StorageUnavailableError(operation, error);
     }
   }
+
+  /**
+   * Adds a known device without a session (a device approved by mail,
+   * packages/server/src/features/device-approval) and forgets `forgetDevices`, in one write
+   * conditional on the epoch read: a password change since then purged the devices, and this
+   * one must not come back after it (SessionsChangedError; so does a first login that created the
+   * item meanwhile: read again). Where there is no item, or one from before devices, the map is
+   * written only where there is none. The item's TTL moves to the device's end if later.
+   */
+  async addDevice(read: AccountSessions, device: StoredDevice, forgetDevices: readonly string[] = []): Promise<void> {
+    const names: Record<string, string> = { '#devices': 'devices', '#epoch': 'epoch', '#expiresAt': TTL_ATTRIBUTE };
+    const values: Record<string, AttributeValue> = { ':expiresAt': { N: String(Math.max(read.itemExpiresAt, device.expiresAt)) } };
+    const key = { pk: { S: sessionsKey(read.accountKey) } };
+    if (!read.exists) {
+      names['#sessions'] = 'sessions';
+      values[':sessions'] = { M: {} };
+      values[':devices'] = { M: { [device.deviceId]: deviceAttribute(device) } };
+      values[':zero'] = { N: '0' };
+      return this.conditional('addDevice', {
+        Key: key,
+        UpdateExpression: 'SET #sessions = :sessions, #devices = :devices, #epoch = :zero, #expiresAt = :expiresAt',
+        ConditionExpression: 'attribute_not_exists(pk)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      });
+    }
+    values[':epoch'] = { N: String(read.epoch) };
+    const conditions = ['#epoch = :epoch'];
+    const remove: string[] = [];
+    let set: string;
+    if (read.hasDevices) {
+      names['#device'] = device.deviceId;
+      values[':device'] = deviceAttribute(device);
+      set = '#devices.#device = :device';
+      forgetDevices.forEach((id, i) => {
+        names[`#f${i}`] = id;
+        remove.push(`#devices.#f${i}`);
+      });
+    } else {
+      values[':devices'] = { M: { [device.deviceId]: deviceAttribute(device) } };
+      set = '#devices = :devices';
+      conditions.push('attribute_not_exists(#devices)');
+    }
+    return this.conditional('addDevice', {
+      Key: key,
+      UpdateExpression: [`SET ${set}, #expiresAt = :expiresAt`, remove.length > 0 ? `REMOVE ${remove.join(', ')}` : ''].filter(Boolean).join(' '),
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
+  }
 }
 
 /** A device's failures and wait, in its entry of the account's sessions item. */

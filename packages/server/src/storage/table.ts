@@ -36,6 +36,10 @@ import { StorageUnavailableError } from './errors.js';
  * One-time      pk = "token#reset#" or "token#verify#" + email fingerprint
  * tokens        tokenHash S (SHA-256 of the secret), email S, wrongGuesses N, expiresAt N:
  *               the account's outstanding password-reset or email-verification token
+ *               pk = "token#device#" + email fingerprint + "#" + SHA-256 of the link's secret
+ *               clientHash S (SHA-256 of the asking client's secret), accountUserId S? (absent
+ *               for an email without an account), epoch N, wrongClients N, expiresAt N: a device
+ *               approval waiting for its link (device-approval-store.ts, 15 minutes)
  * Second        pk = "mfa#" + email fingerprint
  * factors       accountUserId S, totpSecret S (sealed: features/mfa/secret-box.ts), totpLastStep N,
  *               totpEnabledAt N, pendingSecret S, pendingExpiresAt N (an enrolment not yet

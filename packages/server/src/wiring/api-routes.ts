@@ -13,6 +13,7 @@ import {
 } from '../features/passkeys/passkey-routes.js';
 import { changePasswordRoute } from '../features/password/change-password-route.js';
 import { confirmPasswordResetRoute, requestPasswordResetRoute, resendVerificationRoute, verifyEmailRoute } from '../features/recovery/recovery-routes.js';
+import { confirmDeviceApprovalRoute, requestDeviceApprovalRoute } from '../features/device-approval/device-approval-routes.js';
 import { registerRoute } from '../features/register/register-route.js';
 import { logoutRoute } from '../features/sessions/logout-route.js';
 import { deleteDeviceRoute, deleteSessionRoute, listSessionsRoute } from '../features/sessions/session-routes.js';
@@ -41,6 +42,8 @@ export const API_ROUTES: readonly AnyRoute<ApiServices>[] = [
   confirmPasswordResetRoute,
   verifyEmailRoute,
   resendVerificationRoute,
+  requestDeviceApprovalRoute,
+  confirmDeviceApprovalRoute,
   enrolTotpRoute,
   confirmTotpRoute,
   regenerateRecoveryCodesRoute,

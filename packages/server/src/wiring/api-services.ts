@@ -3,6 +3,7 @@ import type { MfaServices } from '../features/mfa/dependencies.js';
 import type { PasskeyLoginServices, PasskeyServices } from '../features/passkeys/dependencies.js';
 import type { PasswordServices } from '../features/password/dependencies.js';
 import type { RecoveryServices } from '../features/recovery/dependencies.js';
+import type { DeviceApprovalServices } from '../features/device-approval/dependencies.js';
 import type { RegisterServices } from '../features/register/dependencies.js';
 import type { RefreshServices, SessionServices } from '../features/sessions/dependencies.js';
 import type { PublicTokenServices } from '../features/tokens/dependencies.js';
@@ -21,6 +22,7 @@ export type ApiServices = LoginServices &
   RegisterServices &
   PasswordServices &
   RecoveryServices &
+  DeviceApprovalServices &
   RefreshServices &
   SessionServices &
   PublicTokenServices;
@@ -36,6 +38,7 @@ export function servicesOf(deps: AppDependencies): ApiServices {
     register: async () => deps,
     password: async () => deps,
     recovery: async () => deps,
+    deviceApproval: async () => deps,
     refresh: async () => deps,
     sessions: async () => deps,
     publicTokens: async () => deps.tokens,

@@ -22,6 +22,7 @@ import { PasskeyStore } from '../storage/passkey-store.js';
 import type { PasskeyDependencies, PasskeyLoginDependencies } from '../features/passkeys/dependencies.js';
 import type { PasswordChangeDependencies } from '../features/password/dependencies.js';
 import type { RecoveryDependencies } from '../features/recovery/dependencies.js';
+import type { DeviceApprovalDependencies } from '../features/device-approval/dependencies.js';
 import type { RegisterDependencies } from '../features/register/dependencies.js';
 import type { RefreshDependencies, SessionManagementDependencies } from '../features/sessions/dependencies.js';
 import type { AuthorizeAccessDependencies } from '../features/sessions/authorize-access.js';
@@ -32,6 +33,7 @@ import { JobCursorStore } from '../storage/job-cursor-store.js';
 import { LoginGuardStore } from '../storage/login-guard-store.js';
 import { RateLimitStore } from '../storage/rate-limit-store.js';
 import { OneTimeTokenStore } from '../storage/one-time-token-store.js';
+import { DeviceApprovalStore } from '../storage/device-approval-store.js';
 import { createAccountMail, type AccountMail } from '../mail/account-mail.js';
 import { SessionStore } from '../storage/session-store.js';
 import { publicTokenServiceFromConfig, tokenServiceFromConfig, type PublicTokenService, type TokenService } from '../features/tokens/token-service.js';
@@ -54,6 +56,7 @@ export type AppDependencies = LoginDependencies &
   RegisterDependencies &
   PasswordChangeDependencies &
   RecoveryDependencies &
+  DeviceApprovalDependencies &
   RefreshDependencies &
   SessionManagementDependencies & { tokens: TokenService };
 
@@ -104,6 +107,8 @@ async function buildAccountParts(config: PasslaneConfig, platform: Platform, ove
     counters: new RateLimitStore(client, table),
     oneTimeTokens: new OneTimeTokenStore(client, table),
     recovery: config.recovery,
+    deviceApprovals: new DeviceApprovalStore(client, table),
+    deviceApproval: config.deviceApproval,
     mfa: new MfaStore(client, table),
     passkeys: new PasskeyStore(client, table),
     ...(config.webauthn !== undefined && { webauthn: config.webauthn }),
@@ -163,6 +168,7 @@ export function buildAccountMail(config: PasslaneConfig, platform: Pick<Platform
     emailVerification: (...args) => mail().emailVerification(...args),
     registrationAttempt: (...args) => mail().registrationAttempt(...args),
     mfaChanged: (...args) => mail().mfaChanged(...args),
+    deviceApproval: (...args) => mail().deviceApproval(...args),
   };
 }
 
@@ -189,8 +195,11 @@ export function buildPasswordChangeDependencies(config: PasslaneConfig, platform
   return buildAccountDependencies(config, platform, buildPublicTokenService(config));
 }
 
-/** The recovery routes (features/recovery): the same, and the mail sender built at start (they always send). */
-export function buildRecoveryDependencies(config: PasslaneConfig, platform: Platform): Promise<RecoveryDependencies> {
+/**
+ * The recovery routes (features/recovery) and the device approval's (features/device-approval),
+ * served by one function: the same, and the mail sender built at start (they always send).
+ */
+export function buildRecoveryDependencies(config: PasslaneConfig, platform: Platform): Promise<RecoveryDependencies & DeviceApprovalDependencies> {
   return buildAccountDependencies(config, platform, buildPublicTokenService(config), {}, { mailAtStart: true });
 }
 

@@ -104,8 +104,11 @@ function loginDevice(input: StartSessionInput, nowSeconds: number, config: Sessi
   return { value, token: formatDeviceToken(token) };
 }
 
-/** Forgotten devices still in the item, and the least recently used beyond the bound (one place is kept for the login's). */
-function devicesToForget(read: AccountSessions, keep: string, nowSeconds: number, config: SessionConfig): string[] {
+/**
+ * Forgotten devices still in the item, and the least recently used beyond the bound (one place is
+ * kept for the login's, or for a device approved by mail: features/device-approval).
+ */
+export function devicesToForget(read: AccountSessions, keep: string, nowSeconds: number, config: Pick<SessionConfig, 'devicesPerAccount'>): string[] {
   const expired: string[] = [];
   const known: StoredDevice[] = [];
   for (const device of read.devices.values()) {

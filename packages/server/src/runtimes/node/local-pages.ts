@@ -9,6 +9,9 @@
  *                                                  /passkey/login), or ask for a reset link (POST /password/reset)
  *   /account/passkeys                              list, add, rename and remove the passkeys (/passkeys...) with
  *                                                  the access token of the sign-in in this tab
+ *   <approval path>   (/approve-device#token=...) make this browser a known device: POST /devices/approval/confirm
+ *                                                  (the browser adds the client secret's cookie of its request);
+ *                                                  /sign-in asks for one (POST /devices/approval) when a login is limited
  * Served only while the mails link to this server (PASSLANE_APP_URL unset): a set PASSLANE_APP_URL
  * is the user's own app, whose pages take the links instead. Never on Lambda or the edge.
  *
@@ -33,7 +36,7 @@ export interface LocalPages {
   answer(request: Request): Response | undefined;
 }
 
-type PageKind = 'reset' | 'verify' | 'sign-in' | 'passkeys';
+type PageKind = 'reset' | 'verify' | 'sign-in' | 'passkeys' | 'approve';
 
 export function createLocalPages(mail: Pick<MailConfig, 'paths' | 'serviceName'>): LocalPages {
   const paths = { ...mail.paths, passkeys: PASSKEYS_PATH };
@@ -43,6 +46,7 @@ export function createLocalPages(mail: Pick<MailConfig, 'paths' | 'serviceName'>
     [paths.emailVerification, html('verify', 'Confirm your email address')],
     [paths.signIn, html('sign-in', 'Sign in')],
     [paths.passkeys, html('passkeys', 'Your passkeys')],
+    [paths.deviceApproval, html('approve', 'Approve this device')],
     [`${ASSET_PATH}pages.js`, { body: SCRIPT, type: 'text/javascript' }],
     [`${ASSET_PATH}pages.css`, { body: STYLE, type: 'text/css' }],
   ]);
@@ -95,10 +99,18 @@ function page(kind: PageKind, title: string, serviceName: string, paths: LocalPa
   </form>
 </section>
 <p id="signed-in" hidden><a href="${escapeHtml(paths.passkeys)}">Manage your passkeys</a></p>
+<form id="ask-approval" method="post" hidden>
+  <p>Sign-ins from new devices are paused for this address. If it is yours, a link by mail can make this browser a known device: then your password works here.</p>
+  <button>Approve this device by mail</button>
+</form>
 <h2>Forgot your password?</h2>
 <form id="forgot" method="post">
   <label>Email <input name="email" type="email" autocomplete="username" required></label>
   <button>Mail me a reset link</button>
+</form>`,
+    approve: `<form id="approve" method="post" hidden>
+  <p>Open this link in the browser that asked for it: the approval works only there.</p>
+  <button>Approve this device</button>
 </form>`,
     passkeys: `<section id="account" hidden>
   <ul id="passkeys"></ul>
@@ -262,6 +274,24 @@ const SCRIPT = String.raw`'use strict';
         });
       });
     }
+  } else if (main.dataset.page === 'approve') {
+    // The link's token and this browser's cookie from its request (the client secret, which
+    // no script reads) go together: the link opened in another browser does nothing.
+    var approveForm = document.getElementById('approve');
+    var ask = { href: signIn, text: 'Ask again' };
+    if (!token) return say('This page takes the link from the mail (it ends in #token=...). Open the link itself.', 'error', ask);
+    approveForm.hidden = false;
+    onSubmit(approveForm, function () {
+      return post('/devices/approval/confirm', { token: token }).then(function (answer) {
+        approveForm.hidden = true;
+        if (answer.status === 200) return say('This browser is approved: sign in with your password.', 'ok', { href: signIn, text: 'Sign in' });
+        if (answer.error && answer.error.code === 'invalid_token') {
+          return say('This link does not work here: it was used or it expired, or this is not the browser that asked for it (open it there).', 'error', ask);
+        }
+        approveForm.hidden = false;
+        failed(answer);
+      });
+    });
   } else if (main.dataset.page === 'sign-in') {
     var passwordForm = document.getElementById('sign-in');
     var passkeyForm = document.getElementById('passkey');
@@ -296,10 +326,21 @@ const SCRIPT = String.raw`'use strict';
       codeStep.hidden = select.options.length === 0;
       say('The password is right; a second factor finishes the sign-in.', 'ok');
     }
+    var askApproval = document.getElementById('ask-approval');
     onSubmit(passwordForm, function (data) {
       return post('/login', { email: data.get('email'), password: data.get('password') }).then(function (answer) {
         if (answer.error && answer.error.code === 'mfa_required') return secondStep(answer.body);
+        // A limited login (a stranger's failures on this address, most often): a known device is
+        // not held to it, and a mailed approval makes this browser one.
+        askApproval.hidden = answer.status !== 429;
         signedIn(answer);
+      });
+    });
+    onSubmit(askApproval, function () {
+      return post('/devices/approval', { email: passwordForm.elements.email.value }).then(function (answer) {
+        if (answer.status !== 202) return failed(answer);
+        askApproval.hidden = true;
+        say('If an account has this address, an approval link is on its way: open it in this browser. npm start writes it to the outbox and prints the link on its console.', 'ok');
       });
     });
     onSubmit(passkeyForm, function () {

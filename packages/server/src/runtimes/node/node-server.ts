@@ -97,7 +97,8 @@ export async function listenOnNode(fetch: NodeFetch, options: { port: number; ho
 
 /** hono's path patterns (`/sessions/:id`) as a lookup from a request's path to its pattern, else `unknown`. */
 function routeMatcher(patterns: readonly string[]): (path: string) => string {
-  const compiled = [...new Set(patterns)].map((pattern) => ({
+  // Static paths first: `/devices/approval` is itself, not `/devices/:id`.
+  const compiled = [...new Set(patterns)].sort((a, b) => Number(a.includes(':')) - Number(b.includes(':'))).map((pattern) => ({
     pattern,
     regexp: new RegExp(`^${pattern.split('/').map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/')}$`),
   }));

@@ -38,6 +38,7 @@ export function edgeServices(env: WorkerEnv): ApiServices {
     register: () => getEdgeDependencies(env),
     password: () => getEdgeDependencies(env),
     recovery: () => getEdgeDependencies(env),
+    deviceApproval: () => getEdgeDependencies(env),
     refresh: () => getEdgeDependencies(env),
     sessions: () => getEdgeDependencies(env),
     publicTokens: () => getEdgePublicTokens(env),
