@@ -4,7 +4,7 @@
  * per counter: one email from one source, one email from anywhere, one source on any email, one
  * known device; an MFA token's codes, a factor's codes over its life (across many MFA tokens), MFA
  * tokens minted by right passwords; a passkey's assertions; the secrets presented for a reset or
- * verification token. What a secret check costs is counted where it happens (the hasher, the
+ * verification token, and the clients presenting a device approval link. What a secret check costs is counted where it happens (the hasher, the
  * TOTP secret's opening, the audit of each compared token or assertion), on both real DynamoDB
  * servers. Before counting came first (the counters were read before the check and written
  * after it), each burst checked nearly every attempt.
@@ -23,6 +23,8 @@ import { confirmPasswordReset } from '../packages/server/src/features/recovery/c
 import { requestPasswordReset } from '../packages/server/src/features/recovery/request-password-reset.js';
 import { verifyEmail } from '../packages/server/src/features/recovery/verify-email.js';
 import { register } from '../packages/server/src/features/register/register.js';
+import { approveDevice } from '../packages/server/src/features/device-approval/approve-device.js';
+import { requestDeviceApproval } from '../packages/server/src/features/device-approval/request-device-approval.js';
 import type { AppDependencies } from '../packages/server/src/wiring/index.js';
 import { authenticatorApp } from './support/authenticator-app.js';
 import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
@@ -227,6 +229,20 @@ describe.each(dynamoDbServers)('limits under a burst on $name', ({ start }) => {
     expect(verifyOutcomes.every((outcome) => outcome instanceof InvalidOneTimeTokenError)).toBe(true);
     expect(verifying.events.filter((event) => event.type === 'auth.one_time_token_rejected' && event.reason === 'mismatch')).toHaveLength(verifying.deps.recovery.wrongTokenLimit);
     verifying.dispose();
+    dispose();
+  });
+
+  it('compares the client secrets presented with one device approval link at most its limit of times', async () => {
+    const { deps, email, events, mailbox, dispose } = await account({ rateLimits: limits(OPEN) });
+    const asked = await requestDeviceApproval(deps, { email, sourceIp: SOURCE });
+    const link = mailbox.sent.filter((mail) => mail.kind === 'device_approval').at(-1)!.token!;
+    const others = await Promise.all(Array.from({ length: BURST }, async () => (await requestDeviceApproval(deps, { email: uniqueEmail(), sourceIp: sourceNo(7) })).clientSecret));
+    const outcomes = await burst(BURST, (i) => approveDevice(deps, { token: link, clientSecrets: [others[i]!], sourceIp: sourceNo(i) }));
+    expect(outcomes.every((outcome) => outcome instanceof InvalidOneTimeTokenError)).toBe(true);
+    const compared = events.filter((event) => event.type === 'auth.one_time_token_rejected' && event.purpose === 'device_approval' && event.reason === 'wrong_client');
+    expect(compared).toHaveLength(deps.deviceApproval.wrongClientLimit);
+    // Voided at its limit: the asking client's own secret no longer approves.
+    expect(await failureOf(approveDevice(deps, { token: link, clientSecrets: [asked.clientSecret], sourceIp: SOURCE }))).toBeInstanceOf(InvalidOneTimeTokenError);
     dispose();
   });
 });

@@ -95,23 +95,27 @@ export class DeviceApprovalStore {
     }
   }
 
-  /** One other client more that presented the link; at `limit` the approval is voided. */
-  async recordWrongClient(accountKey: string, tokenHash: string, limit: number): Promise<void> {
+  /**
+   * Reserves one check of a presented client secret against the approval, before it is
+   * compared: counted while fewer than `limit` are, so a burst with the link compares no more.
+   * The count with this one, or undefined when the approval is used, voided or gone.
+   */
+  async reserveClientCheck(accountKey: string, tokenHash: string, limit: number): Promise<number | undefined> {
     try {
       const { Attributes } = await this.client.send(
         new UpdateItemCommand({
           TableName: this.tableName,
           Key: { pk: { S: deviceApprovalKey(accountKey, tokenHash) } },
           UpdateExpression: 'ADD wrongClients :one',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':one': { N: '1' } },
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(wrongClients) OR wrongClients < :limit)',
+          ExpressionAttributeValues: { ':one': { N: '1' }, ':limit': { N: String(limit) } },
           ReturnValues: 'UPDATED_NEW',
         }),
       );
-      if (Number(Attributes?.wrongClients?.N ?? '0') >= limit) await this.consume(accountKey, tokenHash);
+      return Number(Attributes?.wrongClients?.N ?? '0');
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return;
-      throw new StorageUnavailableError('recordWrongClient', error);
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw new StorageUnavailableError('reserveDeviceApprovalCheck', error);
     }
   }
 }

@@ -50,8 +50,12 @@ export async function approveDevice(deps: DeviceApprovalConfirmDependencies, inp
     // A stand-in for an email without an account was never mailed: nobody can hold its link.
     if (stored?.accountUserId === undefined) return reject('unknown');
     if (stored.expiresAt <= nowSeconds) return reject('expired');
+    // Counted before the comparison (LIMITS.md, "Count before checking"): the link in other clients is compared a few times at most.
+    const checks = await deps.deviceApprovals.reserveClientCheck(accountKey, tokenHash, deps.deviceApproval.wrongClientLimit);
+    if (checks === undefined) return reject('used');
     if (!isAskingClient(accountKey, stored.clientHash, input.clientSecrets)) {
-      await deps.deviceApprovals.recordWrongClient(accountKey, tokenHash, deps.deviceApproval.wrongClientLimit);
+      // The last check it allowed: the approval is void.
+      if (checks >= deps.deviceApproval.wrongClientLimit) await deps.deviceApprovals.consume(accountKey, tokenHash);
       return reject('wrong_client');
     }
     if (!(await deps.deviceApprovals.consume(accountKey, tokenHash))) return reject('used');

@@ -30,7 +30,7 @@ export interface DeviceApprovalRequestDependencies {
 
 /** POST /devices/approval/confirm (approve-device.ts). */
 export interface DeviceApprovalConfirmDependencies {
-  deviceApprovals: Pick<DeviceApprovalStore, 'read' | 'consume' | 'recordWrongClient'>;
+  deviceApprovals: Pick<DeviceApprovalStore, 'read' | 'consume' | 'reserveClientCheck'>;
   sessions: Pick<SessionStore, 'read' | 'addDevice'>;
   /** How long a device is remembered and how many an account keeps (features/sessions/settings.ts). */
   sessionConfig: Pick<SessionConfig, 'deviceSeconds' | 'devicesPerAccount'>;
