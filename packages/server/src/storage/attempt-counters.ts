@@ -1,6 +1,7 @@
 import { DeleteItemCommand, GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { isConditionalCheckFailed } from './checks.js';
-import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
+import { StorageUnavailableError } from './errors.js';
+import { countAttribute } from './item-attributes.js';
 import { TTL_ATTRIBUTE } from './table.js';
 
 /**
@@ -45,9 +46,9 @@ export async function reserveUnderCap(
       ExpressionAttributeValues: { ':one': { N: '1' }, ':exp': { N: String(expiresAt) }, ':now': { N: String(nowSeconds) }, ':cap': { N: String(cap) } },
       ReturnValues: 'UPDATED_NEW',
     }, true);
-    if ('written' in added) return { count: countIn(added.written, attribute) };
+    if ('written' in added) return { count: countAttribute(added.written, attribute, 'counter') };
     const old = added.old;
-    if (old !== undefined && countIn(old, TTL_ATTRIBUTE) > nowSeconds) return { refusedUntil: countIn(old, TTL_ATTRIBUTE) };
+    if (old !== undefined && countAttribute(old, TTL_ATTRIBUTE, 'counter') > nowSeconds) return { refusedUntil: countAttribute(old, TTL_ATTRIBUTE, 'counter') };
     // Gone or past its end: start again at 1, unless another attempt restarted it first (then race again).
     const restarted = await conditionalWrite(client, tableName, 'reserveAttempt', {
       Key: { pk: { S: key } },
@@ -261,8 +262,3 @@ function referenced<T>(map: Record<string, T> | undefined, text: string): Record
   return used.length === 0 ? undefined : Object.fromEntries(used);
 }
 
-function countIn(item: Record<string, AttributeValue>, name: string): number {
-  const value = Number(item[name]?.N ?? '0');
-  if (!Number.isSafeInteger(value) || value < 0) throw new StorageRecordInvalidError(`counter.${name}`);
-  return value;
-}

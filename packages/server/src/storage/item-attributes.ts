@@ -19,3 +19,8 @@ export function wholeNumberAttribute(item: Record<string, AttributeValue>, name:
   if (!Number.isSafeInteger(value) || value < 0) throw new StorageRecordInvalidError(`${record}.${name}`);
   return value;
 }
+
+/** A count: a whole number as above, or 0 when the attribute is absent (a counter never written). */
+export function countAttribute(item: Record<string, AttributeValue>, name: string, record: string): number {
+  return item[name] === undefined ? 0 : wholeNumberAttribute(item, name, record);
+}

@@ -8,10 +8,11 @@ import {
 import { toStoredMfa, type StoredMfa } from './mfa-store.js';
 import { toUserRecord, userKey, type UserRecord } from './account-store.js';
 import { batchGetByKey } from './batch-get.js';
+import { countAttribute } from './item-attributes.js';
 import { sessionsKey, toAccountSessions, type AccountSessions } from './session-store.js';
 import { conditionalUpdate } from './conditional-update.js';
 import { deleteAtCount, giveBackUnderCap, giveBackWithWait, isRefused, reserveUnderCap, reserveWithWait, type Reservation, type WaitCount, type WaitCounterPath, type WaitReservation } from './attempt-counters.js';
-import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
+import { StorageUnavailableError } from './errors.js';
 import { FAILURE_KEY_PREFIX, MIGRATION_KEY_PREFIX, TTL_ATTRIBUTE, mfaKey } from './table.js';
 import { epochSeconds } from '../shared/epoch-seconds.js';
 
@@ -344,9 +345,5 @@ function windowStart(nowSeconds: number, windowSeconds: number): number {
 }
 
 function count(item: Record<string, AttributeValue>, name: string): number {
-  const text = item[name]?.N;
-  if (text === undefined) return 0;
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 0) throw new StorageRecordInvalidError(`failures.${name}`);
-  return value;
+  return countAttribute(item, name, 'failures');
 }

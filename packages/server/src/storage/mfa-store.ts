@@ -2,7 +2,7 @@ import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, t
 import { isConditionalCheckFailed } from './checks.js';
 import { conditionalUpdate } from './conditional-update.js';
 import { StorageUnavailableError } from './errors.js';
-import { textAttribute, wholeNumberAttribute } from './item-attributes.js';
+import { countAttribute, textAttribute, wholeNumberAttribute } from './item-attributes.js';
 import { toStoredPasskeys, type StoredPasskey } from './passkey-store.js';
 import { CLEAR_FACTOR_FAILURES, FACTOR_FAILURE_ATTRIBUTES, MFA_LOGIN_KEY_PREFIX, TTL_ATTRIBUTE, mfaKey, type FactorKind } from './table.js';
 
@@ -275,17 +275,13 @@ export function toStoredMfa(item: Record<string, AttributeValue>): StoredMfa {
     recoveryCodes: item.recoveryCodes?.SS ?? [],
     passkeys: toStoredPasskeys(item),
     failures: {
-      totp: failuresOf(item, 'totp'),
-      recovery_code: failuresOf(item, 'recovery_code'),
-      webauthn: failuresOf(item, 'webauthn'),
+      totp: countAttribute(item, FACTOR_FAILURE_ATTRIBUTES.totp, 'mfa'),
+      recovery_code: countAttribute(item, FACTOR_FAILURE_ATTRIBUTES.recovery_code, 'mfa'),
+      webauthn: countAttribute(item, FACTOR_FAILURE_ATTRIBUTES.webauthn, 'mfa'),
     },
   };
 }
 
-function failuresOf(item: Record<string, AttributeValue>, kind: FactorKind): number {
-  const name = FACTOR_FAILURE_ATTRIBUTES[kind];
-  return item[name] === undefined ? 0 : wholeNumberAttribute(item, name, 'mfa');
-}
 
 /** No passkey in the item (the map absent, or emptied by removals); `:zero` is 0. (DynamoDB refuses redundant parentheses.) */
 const NO_PASSKEY = '(attribute_not_exists(passkeys) OR size(passkeys) = :zero)';
