@@ -3,6 +3,7 @@
  * failures, not attempts, are counted; one read before the verify; answers that do not depend
  * on what is stored. Against real DynamoDB servers, with a clock the test moves.
  */
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import bcryptjs from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidCredentialsError, InvalidRequestError, RateLimitedError } from '../packages/server/src/accounts/errors.js';
@@ -134,6 +135,26 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
     expect(events.at(-1)).toMatchObject({ type: 'auth.rate_limited', scope: 'source' });
     // The next /64 is another source.
     expect(await attempt(deps, uniqueEmail(), WRONG, '2001:db8:1:3::1')).toBeInstanceOf(InvalidCredentialsError);
+    dispose();
+  });
+
+  it('counts on items an earlier version left: a source window with only good logins in it', async () => {
+    const clock = movableClock();
+    const { deps, client, tableName, dispose } = await createAuthFixture(server.endpoint, { now: clock.now, rateLimits: limits({ perSource: 2, windowSeconds: 300 }) });
+    const email = uniqueEmail();
+    await register(deps, { email, password: PASSWORD });
+    // Before counting came first, a good login wrote `successes` alone into its source's window.
+    const nowSeconds = Math.floor(clock.now().getTime() / 1000);
+    const windowStart = nowSeconds - (nowSeconds % 300);
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: { pk: { S: `failures#src#${sourceKeyOf(ATTACKER)}#${windowStart}` }, successes: { N: '3' }, expiresAt: { N: String(windowStart + 300) } },
+      }),
+    );
+    expect(await attempt(deps, email, WRONG, ATTACKER)).toBeInstanceOf(InvalidCredentialsError);
+    expect(await attempt(deps, email, WRONG, ATTACKER)).toBeInstanceOf(InvalidCredentialsError);
+    expect(await attempt(deps, email, PASSWORD, ATTACKER)).toBeInstanceOf(RateLimitedError);
     dispose();
   });
 

@@ -41,7 +41,8 @@ export async function reserveUnderCap(
     const added = await conditionalWrite(client, tableName, 'reserveAttempt', {
       Key: { pk: { S: key } },
       UpdateExpression: `ADD #c :one SET ${setExpiry}`,
-      ConditionExpression: 'attribute_not_exists(pk) OR (#exp > :now AND #c < :cap)',
+      // A window item may hold only good logins (`successes`): no count yet is a count of 0.
+      ConditionExpression: 'attribute_not_exists(pk) OR (#exp > :now AND (attribute_not_exists(#c) OR #c < :cap))',
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: { ':one': { N: '1' }, ':exp': { N: String(expiresAt) }, ':now': { N: String(nowSeconds) }, ':cap': { N: String(cap) } },
       ReturnValues: 'UPDATED_NEW',
