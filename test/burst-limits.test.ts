@@ -177,15 +177,15 @@ describe.each(dynamoDbServers)('limits under a burst on $name', ({ start }) => {
     dispose();
   });
 
-  it('holds a right password whose second factor is due as a failure: one source mints at most 5 MFA tokens', async () => {
-    const { deps, email, verifies, dispose } = await withTotp(limits(OPEN, ONE_SOURCE));
+  it('holds a right password whose second factor is due on the email: 200 sources mint no more MFA tokens than the ceiling', async () => {
+    const { deps, email, verifies, dispose } = await withTotp(limits(OPEN, { accountFailureCeiling: 20 }));
     const before = verifies();
-    const outcomes = await burst(BURST, () => login(deps, { email, password: PASSWORD, sourceIp: SOURCE }));
+    const outcomes = await burst(BURST, (i) => login(deps, { email, password: PASSWORD, sourceIp: sourceNo(i) }));
     const minted = outcomes.filter((outcome) => outcome instanceof MfaRequiredError).length;
     expect(verifies() - before).toBe(minted);
-    // The first login and the enrolment's left none behind: five attempts of this source, then its waits.
-    expect(minted).toBe(5);
-    expect(tally(outcomes).limited).toBe(BURST - 5);
+    // The first login and the enrolment's left none behind: the run's 20 attempts, then its lock.
+    expect(minted).toBe(20);
+    expect(tally(outcomes).limited).toBe(BURST - 20);
     dispose();
   });
 

@@ -242,7 +242,7 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
     expect(wrong).toMatchObject({ status: 401, body: { error: { code: 'invalid_mfa_code' } } });
     expect(await call('POST', '/login/mfa', { body: { mfaToken: challenge.body.mfaToken, method: 'webauthn' } })).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
     const state = await deps.loginGuard.read({ email, accountKey: deps.fingerprint(email), sourceKey: sourceKeyOf(SOURCE), now: clock.now() });
-    // The password step's attempt stays counted on the email until a second factor is right, and the wrong assertion adds one.
+    // The email's run keeps the password step's attempt until a second factor is right, and the wrong assertion adds one.
     expect(state.account.failures).toBe(2);
     const stranger = softwareAuthenticator({ origin: ORIGIN });
     await stranger.register({ ...((await call('POST', '/passkeys/registration/options', { token: account.token })).body as unknown as PublicKeyCredentialCreationOptionsJSON) });

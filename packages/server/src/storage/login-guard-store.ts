@@ -85,8 +85,9 @@ export interface ReservationRefused {
  * source's failures on it end, the source's attempt becomes a good login. `right_secret`: the
  * secret was right but no session started (an unverified email): only this attempt is taken
  * back. `second_factor_due`: the password was right and the second factor is still to come:
- * the source's attempt is given back, the email's stay counted until the second factor is right
- * (so MFA tokens cannot be minted faster than failures).
+ * the source's attempts are given back, the email's run keeps it until the second factor is
+ * right (so MFA tokens cannot be minted past the account-wide ceiling; a source's own limits
+ * stay for the codes it will send).
  */
 export type GiveBack = 'success' | 'right_secret' | 'second_factor_due';
 
@@ -231,7 +232,7 @@ export class LoginGuardStore {
     const success = as === 'success';
     await Promise.all([
       as === 'second_factor_due' || account === undefined ? undefined : giveBackUnderCap(this.client, this.tableName, { key: account.key, attribute: 'failures', ...(success && { clearAt: account.count }) }),
-      as === 'second_factor_due' || accountSource === undefined ? undefined : giveBackWithWait(this.client, this.tableName, accountSource.path, accountSource.reserved, success),
+      accountSource === undefined ? undefined : giveBackWithWait(this.client, this.tableName, accountSource.path, accountSource.reserved, success),
       source === undefined ? undefined : this.giveBackSource(source.key, success),
     ]);
   }
