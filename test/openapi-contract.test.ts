@@ -131,6 +131,7 @@ function tokenMailbox(): AccountMail & { tokens: Array<{ kind: string; to: strin
     emailVerification: async (to, token) => void tokens.push({ kind: 'email_verification', to, token }),
     registrationAttempt: async (to) => void tokens.push({ kind: 'registration_attempt', to }),
     mfaChanged: async (to, change) => void tokens.push({ kind: `mfa_changed:${change}`, to }),
+    factorAdded: async (to, change, token) => void tokens.push({ kind: `factor_added:${change}`, to, token }),
   };
 }
 

@@ -11,6 +11,7 @@ import { SessionStore } from '../../packages/server/src/storage/session-store.js
 import { OneTimeTokenStore } from '../../packages/server/src/storage/one-time-token-store.js';
 import { MfaStore } from '../../packages/server/src/storage/mfa-store.js';
 import { PasskeyStore } from '../../packages/server/src/storage/passkey-store.js';
+import { FactorUndoStore } from '../../packages/server/src/storage/factor-undo-store.js';
 import { createSecretBox } from '../../packages/server/src/features/mfa/secret-box.js';
 import { DEFAULT_RECOVERY_CONFIG } from '../../packages/server/src/features/recovery/settings.js';
 import { DEFAULT_SESSION_CONFIG } from '../../packages/server/src/features/sessions/settings.js';
@@ -55,6 +56,7 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     oneTimeTokens: new OneTimeTokenStore(client, tableName),
     mfa: new MfaStore(client, tableName),
     passkeys: new PasskeyStore(client, tableName),
+    factorUndos: new FactorUndoStore(client, tableName),
     secretBox: createSecretBox([{ id: 'test', key: crypto.getRandomValues(new Uint8Array(32)) }]),
     mfaConfig: { issuer: 'passlane-test' },
     mail: mailbox.mail,
@@ -111,14 +113,15 @@ export const uniqueEmail = () => `user-${crypto.randomUUID()}@example.com`;
 
 /** A mail channel for use-case tests: what would have been sent, in memory (the real senders are tested in test/mail*.test.ts). */
 export function capturingMail() {
-  const sent: Array<{ kind: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed'; to: string; token?: string; expiresInSeconds?: number; change?: MfaChange }> = [];
+  const sent: Array<{ kind: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'factor_added'; to: string; token?: string; expiresInSeconds?: number; change?: MfaChange }> = [];
   const mail: AccountMail = {
     passwordReset: async (to, token, expiresInSeconds) => void sent.push({ kind: 'password_reset', to, token, expiresInSeconds }),
     emailVerification: async (to, token, expiresInSeconds) => void sent.push({ kind: 'email_verification', to, token, expiresInSeconds }),
     registrationAttempt: async (to) => void sent.push({ kind: 'registration_attempt', to }),
     mfaChanged: async (to, change) => void sent.push({ kind: 'mfa_changed', to, change }),
+    factorAdded: async (to, change, token, expiresInSeconds) => void sent.push({ kind: 'factor_added', to, change, token, expiresInSeconds }),
   };
-  // The link mails (password_reset, email_verification) carry a token: what a test posts back as one.
+  // The link mails (password_reset, email_verification, factor_added) carry a token: what a test posts back as one.
   const last = (kind: string) => sent.filter((m) => m.kind === kind).at(-1) as ((typeof sent)[number] & { token: string }) | undefined;
   return { mail, sent, last };
 }

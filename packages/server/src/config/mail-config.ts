@@ -23,6 +23,7 @@ export function readMailConfig(env: Env): MailConfig {
       passwordReset: readPath(env, 'PASSLANE_APP_PASSWORD_RESET_PATH', DEFAULT_APP_PATHS.passwordReset),
       emailVerification: readPath(env, 'PASSLANE_APP_EMAIL_VERIFICATION_PATH', DEFAULT_APP_PATHS.emailVerification),
       signIn: readPath(env, 'PASSLANE_APP_SIGN_IN_PATH', DEFAULT_APP_PATHS.signIn),
+      factorUndo: readPath(env, 'PASSLANE_APP_FACTOR_UNDO_PATH', DEFAULT_APP_PATHS.factorUndo),
     },
     serviceName: readServiceName(env),
     outboxDir: `${readDataDir(env).replace(/[/\\]+$/, '')}/outbox`,

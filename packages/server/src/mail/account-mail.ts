@@ -15,6 +15,7 @@ import {
   mailLink,
   renderEmailVerificationMail,
   renderPasswordResetMail,
+  renderFactorAddedMail,
   renderMfaChangedMail,
   renderRegistrationAttemptMail,
   withOverrides,
@@ -35,6 +36,8 @@ export interface AccountMail {
   registrationAttempt(to: string): Promise<MailDelivery | void>;
   /** The account's second factors changed (features/mfa): the owner hears of every change. */
   mfaChanged(to: string, change: MfaChange): Promise<MailDelivery | void>;
+  /** A factor was added (features/mfa/mail-factor-added.ts): the change and its "this wasn't me" link. */
+  factorAdded(to: string, change: AddedFactor, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
 }
 
 /** What changed of an account's second factors, and the sentence its mail says. */
@@ -47,6 +50,8 @@ export const MFA_CHANGES = {
   passkey_removed: 'A passkey was removed from your account.',
 } as const;
 export type MfaChange = keyof typeof MFA_CHANGES;
+/** The changes that add a factor: their mail carries an undo link instead of the sign-in page. */
+export type AddedFactor = Extract<MfaChange, 'totp_enabled' | 'passkey_added'>;
 
 /** The configured account mails (createAccountMail). */
 export interface ConfiguredAccountMail extends AccountMail {
@@ -129,6 +134,13 @@ export function createAccountMail(config: MailConfig, options: MailWiringOptions
       send('registration_attempt', async () => renderRegistrationAttemptMail({ to, link: mailLink(appUrl, paths.signIn), serviceName }, await templates())),
     mfaChanged: (to, change) =>
       send('mfa_changed', async () => renderMfaChangedMail({ to, link: mailLink(appUrl, paths.signIn), change: MFA_CHANGES[change], serviceName }, await templates())),
+    factorAdded: (to, change, token, expiresInSeconds) =>
+      send('factor_added', async () =>
+        renderFactorAddedMail(
+          { to, link: mailLink(appUrl, paths.factorUndo, token), change: MFA_CHANGES[change], expiresInMinutes: minutes(expiresInSeconds), serviceName },
+          await templates(),
+        ),
+      ),
     async ready() {
       await templates();
       await sender.ready?.();

@@ -25,6 +25,7 @@ const LABELS: Record<MailKind, string> = {
   email_verification: 'email verification',
   registration_attempt: 'registration attempt',
   mfa_changed: 'two-factor change',
+  factor_added: 'factor added',
 };
 
 export function createOutboxMailSender(options: OutboxMailSenderOptions): MailSender {

@@ -35,8 +35,8 @@ export interface MailConfig {
    * where a real app must be named (and be https).
    */
   appUrl?: string;
-  /** The app's pages, appended to appUrl: PASSLANE_APP_PASSWORD_RESET_PATH, ..._EMAIL_VERIFICATION_PATH, ..._SIGN_IN_PATH. */
-  paths: { passwordReset: string; emailVerification: string; signIn: string };
+  /** The app's pages, appended to appUrl: PASSLANE_APP_PASSWORD_RESET_PATH, ..._EMAIL_VERIFICATION_PATH, ..._SIGN_IN_PATH, ..._FACTOR_UNDO_PATH. */
+  paths: { passwordReset: string; emailVerification: string; signIn: string; factorUndo: string };
   /** PASSLANE_SERVICE_NAME (passlane): what the mails call the service. */
   serviceName: string;
   /** PASSLANE_MAIL_TEMPLATE_DIR: files that replace the built-in subjects and bodies (README.md here). */
@@ -49,4 +49,4 @@ export interface MailConfig {
 /** The default app URL of a local server on the default PORT (3000). */
 export const DEFAULT_LOCAL_APP_URL = 'http://localhost:3000';
 export const DEFAULT_SERVICE_NAME = 'passlane';
-export const DEFAULT_APP_PATHS: Readonly<MailConfig['paths']> = { passwordReset: '/reset-password', emailVerification: '/verify-email', signIn: '/sign-in' };
+export const DEFAULT_APP_PATHS: Readonly<MailConfig['paths']> = { passwordReset: '/reset-password', emailVerification: '/verify-email', signIn: '/sign-in', factorUndo: '/undo-factor' };

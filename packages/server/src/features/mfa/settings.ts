@@ -39,6 +39,8 @@ export const MFA_LIMITS = {
    */
   removalAttempts: 5,
   removalWindowSeconds: 900,
+  /** How long the "this wasn't me" link of a factor's mail works (undo-factor.ts): a week, for an owner who reads mail late. */
+  undoLinkSeconds: 7 * 86_400,
 } as const;
 
 export const DEFAULT_MFA_ISSUER = 'passlane';
