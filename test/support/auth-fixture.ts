@@ -71,11 +71,12 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
 /**
  * The access token of a new live session of the account, started as a login starts one but
  * without the login: no verify, so a legacy hash stays as it is (tests of races with its upgrade).
+ * `amr`: what the login would have used (a second factor: what changing factors needs).
  */
-export async function sessionToken(deps: AppDependencies, account: { email: string; userId: string }): Promise<string> {
+export async function sessionToken(deps: AppDependencies, account: { email: string; userId: string }, amr?: readonly string[]): Promise<string> {
   const accountKey = deps.fingerprint(account.email);
   const now = deps.now?.() ?? new Date();
-  const started = await startSession(deps, { userId: account.userId, accountKey, read: await deps.sessions.read(accountKey), now });
+  const started = await startSession(deps, { userId: account.userId, accountKey, read: await deps.sessions.read(accountKey), now, ...(amr !== undefined && { amr }) });
   return (await deps.tokens.issue({ userId: account.userId, sessionId: started.sessionId, now })).accessToken;
 }
 
