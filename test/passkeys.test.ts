@@ -14,6 +14,7 @@ import { createApi } from '../packages/server/src/api/create-api.js';
 import type { AnyRoute } from '../packages/server/src/api/route.js';
 import type { WebAuthnConfig } from '../packages/server/src/features/passkeys/settings.js';
 import { confirmTotp, enrolTotp } from '../packages/server/src/features/mfa/manage-totp.js';
+import { MfaStore } from '../packages/server/src/storage/mfa-store.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
@@ -352,6 +353,68 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
     const limited = await call('DELETE', '/mfa/totp', { token, body: { method: 'recovery_code', code: confirmed.recoveryCodes![0] } });
     expect(limited).toMatchObject({ status: 429, body: { error: { code: 'rate_limited' } } });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    dispose();
+  });
+
+  it("a password-only session's first passkey loses to TOTP turned on meanwhile (the write decides, not the read)", async () => {
+    const account = await signedIn();
+    const { call, client, tableName, deps, email, clock, dispose } = account;
+    const accountKey = deps.fingerprint(email);
+    const store = new MfaStore(client, tableName);
+    const authenticator = softwareAuthenticator({ origin: ORIGIN });
+    const options = await call('POST', '/passkeys/registration/options', { token: account.token });
+    const response = await authenticator.register(options.body as unknown as PublicKeyCredentialCreationOptionsJSON);
+    // Right after the registration's read of the factors ("none yet"), TOTP is turned on elsewhere.
+    const secret = crypto.getRandomValues(new Uint8Array(20));
+    const turnOnTotp = async () => {
+      const sealed = await deps.secretBox.seal(accountKey, secret);
+      await store.putPending(accountKey, decodeJwt(account.token).sub!, sealed, Math.floor(clock.now().getTime() / 1000) + 600);
+      await store.activate(accountKey, sealed, Math.floor(clock.now().getTime() / 30_000), Math.floor(clock.now().getTime() / 1000), ['hash']);
+    };
+    let meanwhile: (() => Promise<void>) | undefined = turnOnTotp;
+    const real = deps.mfa;
+    deps.mfa = Object.assign(Object.create(store) as MfaStore, {
+      read: async (key: string) => {
+        const read = await store.read(key);
+        const hook = meanwhile;
+        meanwhile = undefined;
+        await hook?.();
+        return read;
+      },
+    });
+    const late = await call('POST', '/passkeys/registration', { token: account.token, body: { response } });
+    deps.mfa = real;
+    expect(late).toMatchObject({ status: 403, body: { error: { code: 'reauthentication_required' } } });
+    expect((await store.read(accountKey))?.passkeys.size).toBe(0);
+    // Its claim of the credential was given back: a session that used TOTP registers that very one.
+    const withTotpLogin = await totpSession(account, (now) => totpCode(secret, now.getTime()));
+    const again = await registerWith({ call, token: withTotpLogin }, authenticator, { credentialId: response.id });
+    // And the password-only session that raced it ends with that registration.
+    expect(again).toMatchObject({ status: 201, body: { passkey: { id: response.id }, sessionsEnded: 1 } });
+    dispose();
+  });
+
+  it("a passkey's undo link removes that passkey only; another factor's link is its own", async () => {
+    const account = await withPasskey();
+    const { call, deps, email, mailbox, authenticator, registered, dispose } = account;
+    const ownersLink = mailbox.last('factor_added')!;
+    // A second passkey, added by a session that used the first: its own mail, its own link.
+    const other = softwareAuthenticator({ origin: ORIGIN });
+    const added = await registerWith(account, other);
+    expect(added.status).toBe(201);
+    const addedLink = mailbox.last('factor_added')!;
+    expect(addedLink.token).not.toBe(ownersLink.token);
+    const { undoFactor } = await import('../packages/server/src/features/mfa/undo-factor.js');
+    expect(await undoFactor(deps, { token: addedLink.token })).toEqual({ factorRemoved: true });
+    const factors = await deps.mfa.read(deps.fingerprint(email));
+    expect([...factors!.passkeys.keys()]).toEqual([registered.passkey.id]);
+    expect(factors!.recoveryCodes).toHaveLength(10);
+    expect((await call('POST', '/passkey/login', { body: { response: await passwordlessAssertion(account, other) } })).status).toBe(401);
+    expect((await call('POST', '/passkey/login', { body: { response: await passwordlessAssertion(account, authenticator) } })).status).toBe(200);
+    // The first link still works on its own: the last factor goes, with the codes.
+    expect(await undoFactor(deps, { token: ownersLink.token })).toEqual({ factorRemoved: true });
+    expect((await deps.mfa.read(deps.fingerprint(email)))?.passkeys.size).toBe(0);
+    expect((await deps.mfa.read(deps.fingerprint(email)))?.recoveryCodes).toEqual([]);
     dispose();
   });
 
