@@ -26,6 +26,7 @@ export interface MfaMailDependencies {
 
 /** A factor added (mail-factor-added.ts): its "this wasn't me" link stored, the owner mailed. */
 export interface FactorAddedMailDependencies {
+  users: Pick<AccountStore, 'getUserById'>;
   factorUndos: Pick<FactorUndoStore, 'put'>;
   mail: Pick<AccountMail, 'factorAdded'>;
   audit: Audit;

@@ -15,13 +15,16 @@ import { MFA_LIMITS } from './settings.js';
  */
 export async function mailFactorAdded(
   deps: FactorAddedMailDependencies,
-  input: { userId: string; accountKey: string; email: string; change: AddedFactor; factor: UndoableFactor; now: Date },
+  input: { userId: string; accountKey: string; email?: string; change: AddedFactor; factor: UndoableFactor; now: Date },
 ): Promise<void> {
   try {
+    // The address, when the caller has not read the account already.
+    const email = input.email ?? (await deps.users.getUserById(input.userId))?.email;
+    if (email === undefined) return;
     const token = newOneTimeToken(input.accountKey);
     const expiresIn = MFA_LIMITS.undoLinkSeconds;
-    await deps.factorUndos.put(input.accountKey, secretHash(token.secret), { userId: input.userId, email: input.email, factor: input.factor, expiresAt: epochSeconds(input.now) + expiresIn });
-    await deps.mail.factorAdded(input.email, input.change, formatOneTimeToken(token), expiresIn);
+    await deps.factorUndos.put(input.accountKey, secretHash(token.secret), { userId: input.userId, email, factor: input.factor, expiresAt: epochSeconds(input.now) + expiresIn });
+    await deps.mail.factorAdded(email, input.change, formatOneTimeToken(token), expiresIn);
   } catch (error) {
     deps.audit({ type: 'auth.mail_failed', mail: 'factor_added', code: (error as { code?: string }).code ?? 'unknown' });
   }

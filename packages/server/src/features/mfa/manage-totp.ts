@@ -43,8 +43,10 @@ export async function enrolTotp(deps: MfaDependencies, input: { accessToken: str
     const sealed = await deps.secretBox.seal(caller.accountKey, secret);
     const expiresAt = epochSeconds(now) + MFA_LIMITS.pendingSeconds;
     // A password-only login enrols only the account's first factor: the write's own condition says "none yet".
-    const put = usedFactor(caller.session) ? deps.mfa.putPending.bind(deps.mfa) : deps.mfa.putFirstPending.bind(deps.mfa);
-    if (!(await put(caller.accountKey, caller.userId, sealed, expiresAt))) {
+    const written = usedFactor(caller.session)
+      ? await deps.mfa.putPending(caller.accountKey, caller.userId, sealed, expiresAt)
+      : await deps.mfa.putFirstPending(caller.accountKey, caller.userId, sealed, expiresAt);
+    if (!written) {
       requireFactorLoginOnceEnrolled(deps, caller, await deps.mfa.read(caller.accountKey));
       throw new MfaAlreadyEnabledError();
     }
@@ -91,10 +93,7 @@ export async function confirmTotp(deps: MfaDependencies, input: { accessToken: s
     if (!activated) throw new MfaNotEnabledError('the enrolment changed meanwhile; start again');
     deps.audit({ type: 'auth.mfa_enabled', userId: caller.userId, method: 'totp' });
     const sessionsEnded = await endPasswordOnlySessions(deps, { accountKey: caller.accountKey, userId: caller.userId, keep: caller.session.sessionId });
-    const user = await deps.users.getUserById(caller.userId);
-    if (user !== undefined) {
-      await mailFactorAdded(deps, { userId: caller.userId, accountKey: caller.accountKey, email: user.email, change: 'totp_enabled', factor: { kind: 'totp', sealedSecret: factors.pendingSecret }, now });
-    }
+    await mailFactorAdded(deps, { userId: caller.userId, accountKey: caller.accountKey, change: 'totp_enabled', factor: { kind: 'totp', sealedSecret: factors.pendingSecret }, now });
     return { ...(codes !== undefined && { recoveryCodes: codes }), sessionsEnded };
   });
 }

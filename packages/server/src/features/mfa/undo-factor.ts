@@ -1,4 +1,5 @@
 import { InvalidOneTimeTokenError, TemporarilyUnavailableError } from '../../accounts/errors.js';
+import { PASSWORD_RESET_REQUIRED } from '../../accounts/password-reset-required.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 import { HashChangedError } from '../../storage/errors.js';
@@ -7,13 +8,6 @@ import { formatOneTimeToken, newOneTimeToken, parseOneTimeToken } from '../recov
 import { endOtherSessions } from '../sessions/end-sessions.js';
 import { secretHash } from '../sessions/refresh-token.js';
 import type { FactorUndoDependencies } from './dependencies.js';
-
-/**
- * What an account's password hash becomes when a factor is undone: no password verifies against
- * it (the hasher refuses it as an unknown format, so a login answers as to a wrong password), and
- * only a reset replaces it. The `!` of a locked crypt(3) password.
- */
-export const PASSWORD_RESET_REQUIRED = '!reset-required';
 
 /** POST /mfa/undo's answer. */
 export interface FactorUndone {
