@@ -426,7 +426,7 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
     }
   }
   await mfaSteps(step, expectThat);
-  await passkeySteps(step, expectThat);
+  await passkeySteps(step, expectThat, ses);
   await step('unknown path', 404, { method: 'GET', path: '/nope' }, 'not_found');
   return { transcript, wrong };
 }
@@ -452,6 +452,7 @@ async function mfaSteps(
   await step('mfa: register', 201, post('/register', { email, password: PASSWORD }));
   await step('mfa: register a plain account', 201, post('/register', { email: plain, password: PASSWORD }));
   const session = await step('mfa: login', 200, post('/login', { email, password: PASSWORD }));
+  const bystander = await step('mfa: another password login', 200, post('/login', { email, password: PASSWORD }));
   await step('mfa: enrol, no token', 401, { method: 'POST', path: '/mfa/totp' }, 'unauthenticated');
   const enrolled = await step('mfa: enrol', 200, { method: 'POST', path: '/mfa/totp', headers: bearer(session) });
   const uri = new URL(String(enrolled?.otpauthUri ?? 'otpauth://totp/none'));
@@ -462,7 +463,15 @@ async function mfaSteps(
   const confirmed = await step('mfa: confirm', 200, post('/mfa/totp/confirm', { code: codeAt(0) }, bearer(session)));
   const recoveryCodes = (confirmed?.recoveryCodes ?? []) as string[];
   expectThat('10 recovery codes, shown once', recoveryCodes.length === 10, recoveryCodes.length);
-  await step('mfa: enrol while active', 409, { method: 'POST', path: '/mfa/totp', headers: bearer(session) }, 'mfa_already_enabled');
+  // Turning a factor on ends the other password-only sessions; the enabling one goes on, password-only.
+  expectThat('the confirm says one other password-only session ended', confirmed?.sessionsEnded === 1, confirmed?.sessionsEnded);
+  await step('mfa: the other password-only session, ended', 401, { method: 'GET', path: '/sessions', headers: bearer(bystander) }, 'unauthenticated');
+  await step('mfa: the enabling session goes on', 200, { method: 'GET', path: '/sessions', headers: bearer(session) });
+  // Only a factor changes factors: the password-only session can enrol, regenerate or remove nothing now.
+  await step('mfa: enrol again, a password-only session', 403, { method: 'POST', path: '/mfa/totp', headers: bearer(session) }, 'reauthentication_required');
+  await step('mfa: confirm again, a password-only session', 403, post('/mfa/totp/confirm', { code: codeAt(0) }, bearer(session)), 'reauthentication_required');
+  await step('mfa: new recovery codes, a password-only session', 403, { method: 'POST', path: '/mfa/recovery-codes', headers: bearer(session) }, 'reauthentication_required');
+  await step('mfa: remove, a password-only session', 403, { method: 'DELETE', path: '/mfa/totp', ...json({ method: 'recovery_code', code: recoveryCodes[9] ?? '' }), headers: { ...json({}).headers, ...bearer(session) } }, 'reauthentication_required');
 
   const wrongOnMfa = await step('mfa: login, wrong password', 401, post('/login', { email, password: 'wrong password here' }), 'invalid_credentials');
   const wrongOnPlain = await step('mfa: a plain account, wrong password', 401, post('/login', { email: plain, password: 'wrong password here' }), 'invalid_credentials');
@@ -475,6 +484,7 @@ async function mfaSteps(
   await step('mfa: login, an unknown method', 400, finish(challenge?.mfaToken, 'sms', '000000'), 'invalid_request');
   const byRecovery = await step('mfa: login with a recovery code', 200, finish(challenge?.mfaToken, 'recovery_code', recoveryCodes[0] ?? ''));
   expectThat('a login with a second factor says amr pwd, otp, mfa', JSON.stringify(amrOf(byRecovery)) === '["pwd","otp","mfa"]', amrOf(byRecovery));
+  await step('mfa: enrol while active', 409, { method: 'POST', path: '/mfa/totp', headers: bearer(byRecovery) }, 'mfa_already_enabled');
   await step('mfa: the MFA token again', 401, finish(challenge?.mfaToken, 'recovery_code', recoveryCodes[1] ?? ''), 'invalid_mfa_token');
   const again = await step('mfa: login, the password step again', 401, post('/login', { email, password: PASSWORD }), 'mfa_required');
   await step('mfa: the used recovery code', 401, finish(again?.mfaToken, 'recovery_code', recoveryCodes[0] ?? ''), 'invalid_mfa_code');
@@ -483,12 +493,12 @@ async function mfaSteps(
   await step('mfa: login with a TOTP code', 200, finish(again?.mfaToken, 'totp', code));
   const third = await step('mfa: login, the password step a third time', 401, post('/login', { email, password: PASSWORD }), 'mfa_required');
   await step('mfa: the same TOTP code again', 401, finish(third?.mfaToken, 'totp', code), 'invalid_mfa_code');
-  const renewed = await step('mfa: new recovery codes', 200, { method: 'POST', path: '/mfa/recovery-codes', headers: bearer(session) });
+  const renewed = await step('mfa: new recovery codes', 200, { method: 'POST', path: '/mfa/recovery-codes', headers: bearer(byRecovery) });
   const renewedCodes = (renewed?.recoveryCodes ?? []) as string[];
   await step('mfa: login with a new recovery code', 200, finish(third?.mfaToken, 'recovery_code', renewedCodes[1] ?? ''));
-  await step('mfa: remove, a wrong code', 401, { method: 'DELETE', path: '/mfa/totp', ...json({ method: 'recovery_code', code: 'aaaa-aaaa-aaaa-aaaa' }), headers: { ...json({}).headers, ...bearer(session) } }, 'invalid_mfa_code');
-  await step('mfa: remove', 204, { method: 'DELETE', path: '/mfa/totp', ...json({ method: 'recovery_code', code: renewedCodes[0] ?? '' }), headers: { ...json({}).headers, ...bearer(session) } });
-  await step('mfa: new recovery codes without TOTP', 409, { method: 'POST', path: '/mfa/recovery-codes', headers: bearer(session) }, 'mfa_not_enabled');
+  await step('mfa: remove, a wrong code', 401, { method: 'DELETE', path: '/mfa/totp', ...json({ method: 'recovery_code', code: 'aaaa-aaaa-aaaa-aaaa' }), headers: { ...json({}).headers, ...bearer(byRecovery) } }, 'invalid_mfa_code');
+  await step('mfa: remove', 204, { method: 'DELETE', path: '/mfa/totp', ...json({ method: 'recovery_code', code: renewedCodes[0] ?? '' }), headers: { ...json({}).headers, ...bearer(byRecovery) } });
+  await step('mfa: new recovery codes without TOTP', 409, { method: 'POST', path: '/mfa/recovery-codes', headers: bearer(byRecovery) }, 'mfa_not_enabled');
   const after = await step('mfa: login after the removal', 200, post('/login', { email, password: PASSWORD }));
   expectThat('a password login says amr pwd', JSON.stringify(amrOf(after)) === '["pwd"]', amrOf(after));
 }
@@ -498,11 +508,16 @@ async function mfaSteps(
  * app's origin: registration after a recent login, the list, a rename, a passwordless login and
  * its replay, the password step listing webauthn with its options, a passkey as the second
  * factor, a wrong password answered as on a plain account, the removal (refused without a
- * second factor, then done), and the removed passkey refused.
+ * second factor, then done), and the removed passkey refused. Only a factor changes factors: the
+ * registering password-only session may add, rename or remove nothing once the passkey is there,
+ * and the registration ended the other password-only session. Then a passkey added again by a
+ * password-only login, undone from its mail's link: gone, every session ended, the password
+ * refused until the mailed reset.
  */
 async function passkeySteps(
   step: SendStep,
   expectThat: ExpectThat,
+  ses: SesCapture,
 ): Promise<void> {
   const email = `passkey-${randomUUID()}@example.test`;
   const plain = `plain-${randomUUID()}@example.test`;
@@ -511,6 +526,7 @@ async function passkeySteps(
   await step('passkeys: register', 201, post('/register', { email, password: PASSWORD }));
   await step('passkeys: register a plain account', 201, post('/register', { email: plain, password: PASSWORD }));
   const session = await step('passkeys: login', 200, post('/login', { email, password: PASSWORD }));
+  const bystander = await step('passkeys: another password login', 200, post('/login', { email, password: PASSWORD }));
   await step('passkeys: registration options, no token', 401, { method: 'POST', path: '/passkeys/registration/options' }, 'unauthenticated');
   const creation = await step('passkeys: registration options', 200, { method: 'POST', path: '/passkeys/registration/options', headers: bearer(session) });
   const rp = creation?.rp as { id?: string } | undefined;
@@ -519,16 +535,20 @@ async function passkeySteps(
   const registered = await step('passkeys: registration', 201, withBearer(post('/passkeys/registration', { response: registration, name: 'Laptop' }), session));
   const id = String((registered?.passkey as { id?: string } | undefined)?.id);
   expectThat('the first factor comes with 10 recovery codes', (registered?.recoveryCodes as unknown[] | undefined)?.length === 10, registered?.recoveryCodes);
+  expectThat('the registration says one other password-only session ended', registered?.sessionsEnded === 1, registered?.sessionsEnded);
+  await step('passkeys: the other password-only session, ended', 401, { method: 'GET', path: '/passkeys', headers: bearer(bystander) }, 'unauthenticated');
   const listed = await step('passkeys: list', 200, { method: 'GET', path: '/passkeys', headers: bearer(session) });
   expectThat('the list has the passkey, named', JSON.stringify((listed?.passkeys as Array<{ id: string; name: string }> | undefined)?.map((p) => [p.id, p.name])) === JSON.stringify([[id, 'Laptop']]), listed);
-  await step('passkeys: rename', 200, withBearer({ method: 'PATCH', path: `/passkeys/${id}`, ...json({ name: 'Work laptop' }) }, session));
-  await step('passkeys: rename an unknown one', 404, withBearer({ method: 'PATCH', path: '/passkeys/AAAA', ...json({ name: 'x' }) }, session), 'passkey_not_found');
+  await step('passkeys: add another, a password-only session', 403, { method: 'POST', path: '/passkeys/registration/options', headers: bearer(session) }, 'reauthentication_required');
+  await step('passkeys: rename, a password-only session', 403, withBearer({ method: 'PATCH', path: `/passkeys/${id}`, ...json({ name: 'Mine now' }) }, session), 'reauthentication_required');
 
   const loginOptions = async (label: string) => (await step(label, 200, { method: 'POST', path: '/passkey/login/options' })) ?? { challenge: 'none', rpId: WEBAUTHN_RP_ID };
   const assertion = await authenticator.authenticate((await loginOptions('passkeys: login options')) as never);
   const passwordless = await step('passkeys: passwordless login', 200, post('/passkey/login', { response: assertion }));
   expectThat('a passwordless login says amr hwk, user, mfa', JSON.stringify(amrOf(passwordless)) === '["hwk","user","mfa"]', amrOf(passwordless));
   await step('passkeys: the same assertion again', 401, post('/passkey/login', { response: assertion }), 'invalid_passkey');
+  await step('passkeys: rename', 200, withBearer({ method: 'PATCH', path: `/passkeys/${id}`, ...json({ name: 'Work laptop' }) }, passwordless));
+  await step('passkeys: rename an unknown one', 404, withBearer({ method: 'PATCH', path: '/passkeys/AAAA', ...json({ name: 'x' }) }, passwordless), 'passkey_not_found');
 
   const challenge = await step('passkeys: login, the password step', 401, post('/login', { email, password: PASSWORD }), 'mfa_required');
   const options = challenge?.webauthn as { challenge?: string; allowCredentials?: Array<{ id: string }> } | undefined;
@@ -546,6 +566,25 @@ async function passkeySteps(
   await step('passkeys: the removed passkey', 401, post('/passkey/login', { response: removed }), 'invalid_passkey');
   const after = await step('passkeys: login after the removal', 200, post('/login', { email, password: PASSWORD }));
   expectThat('a password login says amr pwd', JSON.stringify(amrOf(after)) === '["pwd"]', amrOf(after));
+
+  // A first factor again, by a password-only login (trust on first use), and its mail's undo link.
+  const stranger = softwareAuthenticator({ origin: WEBAUTHN_ORIGIN });
+  const strangers = await step('passkeys: registration options, a first factor again', 200, { method: 'POST', path: '/passkeys/registration/options', headers: bearer(after) });
+  const added = await step('passkeys: a first factor again', 201, withBearer(post('/passkeys/registration', { response: strangers === undefined ? {} : await stranger.register(strangers as never) }), after));
+  const complain = (what: string, detail: unknown) => expectThat(what, false, detail);
+  const undo = mailedToken(ses, email, '/undo-factor', complain);
+  await step('passkeys: undo, a wrong token', 400, post('/mfa/undo', { token: `${undo.split('.')[0]}.${'A'.repeat(43)}` }), 'invalid_token');
+  const undone = await step('passkeys: undo from the mail', 200, post('/mfa/undo', { token: undo }));
+  expectThat('the undo removed the passkey its mail was about', undone?.factorRemoved === true, undone);
+  await step('passkeys: undo again', 400, post('/mfa/undo', { token: undo }), 'invalid_token');
+  const undoneAssertion = await stranger.authenticate((await loginOptions('passkeys: login options after the undo')) as never);
+  await step('passkeys: the undone passkey', 401, post('/passkey/login', { response: undoneAssertion }), 'invalid_passkey');
+  await step('passkeys: the session that added it, ended', 401, { method: 'GET', path: '/passkeys', headers: bearer(after) }, 'unauthenticated');
+  expectThat('the session that added it saw its registration', typeof (added?.passkey as { id?: string } | undefined)?.id === 'string', added);
+  await step('passkeys: the password after the undo', 401, post('/login', { email, password: PASSWORD }), 'invalid_credentials');
+  const reset = mailedToken(ses, email, '/reset-password', complain);
+  await step('passkeys: the reset the undo mailed', 204, post('/password/reset/confirm', { token: reset, newPassword: RESET_PASSWORD }));
+  await step('passkeys: login after the reset', 200, post('/login', { email, password: RESET_PASSWORD }));
 }
 
 /** A hono path (`/sessions/:id`) as a RegExp matching request paths (query strings aside). */

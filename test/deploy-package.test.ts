@@ -48,6 +48,7 @@ const ROUTES: Record<string, string[]> = {
   mfa: ['POST /mfa/totp', 'POST /mfa/totp/confirm', 'POST /mfa/recovery-codes', 'DELETE /mfa/totp'],
   passkeys: ['POST /passkeys/registration/options', 'POST /passkeys/registration', 'GET /passkeys', 'PATCH /passkeys/{id}', 'DELETE /passkeys/{id}'],
   passkeyLogin: ['POST /passkey/login/options', 'POST /passkey/login'],
+  factorUndo: ['POST /mfa/undo'],
   password: ['POST /password'],
   recovery: ['POST /password/reset', 'POST /password/reset/confirm', 'POST /email/verify', 'POST /email/verify/resend', 'POST /devices/approval', 'POST /devices/approval/confirm'],
   jwks: ['GET /.well-known/jwks.json'],
@@ -70,7 +71,7 @@ const MAIL_VARIABLES = ['PASSLANE_MAIL_FROM', 'PASSLANE_APP_URL', 'PASSLANE_SES_
  * first send, so it is never parsed at a cold start), and password, which wires the same auth
  * dependencies as login (mail included, built on first use) but never sends and may not.
  */
-const SES_CHUNK_FUNCTIONS = ['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'password', 'recovery'];
+const SES_CHUNK_FUNCTIONS = ['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'password', 'recovery'];
 
 /** A message of @simplewebauthn/server's assertion check: where it is, the library is. */
 const WEBAUTHN_MARKER = 'Unexpected authentication response challenge';

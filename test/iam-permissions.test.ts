@@ -90,7 +90,7 @@ function cdkRolesFor(dir: string, props: PasslaneAuthProps, functions: readonly 
 }
 
 /** The functions driven here; bench only hashes in memory (minutes of it) and is checked statically. */
-type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'passkeys' | 'passkeyLogin' | 'password' | 'recovery' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash';
+type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'passkeys' | 'passkeyLogin' | 'factorUndo' | 'password' | 'recovery' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash';
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   register: () => import('../functions/register.js'),
@@ -100,6 +100,7 @@ const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   mfa: () => import('../functions/mfa.js'),
   passkeys: () => import('../functions/passkeys.js'),
   passkeyLogin: () => import('../functions/passkey-login.js'),
+  factorUndo: () => import('../functions/factor-undo.js'),
   password: () => import('../functions/password.js'),
   recovery: () => import('../functions/recovery.js'),
   jwks: () => import('../functions/jwks.js'),
@@ -477,9 +478,9 @@ describe('each function, through its handler, as deployed', () => {
     expect((await http('GET', '/sessions', undefined, { token })).status).toBe(401);
   });
 
-  it('mfa: enrol and confirm TOTP, a login finished with a wrong code then a recovery code, new codes, removal with a TOTP code', async () => {
+  it('mfa: enrol and confirm TOTP (the other password-only session ends), a login finished with a wrong code then a recovery code, new codes and removal by that login', async () => {
     const { email } = await seedAccount();
-    const session = await signIn(email);
+    const [session, other] = [await signIn(email), await signIn(email)];
     const { http } = await container('mfa', { secrets: 'ssm' });
     const token = session.accessToken;
     const enrolled = await http('POST', '/mfa/totp', undefined, { token });
@@ -487,19 +488,24 @@ describe('each function, through its handler, as deployed', () => {
     const secret = base32Bytes(new URL(enrolled.body!.otpauthUri as string).searchParams.get('secret')!);
     const codeAt = (offsetSteps: number) => totpCode(secret, Date.now(), offsetSteps);
     const confirmed = await http('POST', '/mfa/totp/confirm', { code: codeAt(0) }, { token });
-    expect(confirmed.status).toBe(200);
+    expect(confirmed).toMatchObject({ status: 200, body: { sessionsEnded: 1 } });
     const [recoveryCode] = confirmed.body!.recoveryCodes as string[];
+    expect((await http('POST', '/mfa/recovery-codes', undefined, { token: other.accessToken })).status).toBe(401);
 
     const login = await container('login', { secrets: 'ssm' });
     const challenge = await login.http('POST', '/login', { email, password: LEGACY.password });
     expect(challenge).toMatchObject({ status: 401, body: { error: { code: 'mfa_required' } } });
     const finish = (method: string, code: string) => login.http('POST', '/login/mfa', { mfaToken: challenge.body!.mfaToken, method, code });
     expect(await finish('recovery_code', 'aaaa-aaaa-aaaa-aaaa')).toMatchObject({ status: 401, body: { error: { code: 'invalid_mfa_code' } } });
-    expect((await finish('recovery_code', recoveryCode!)).status).toBe(200);
+    const withFactor = await finish('recovery_code', recoveryCode!);
+    expect(withFactor.status).toBe(200);
 
-    expect((await http('POST', '/mfa/recovery-codes', undefined, { token })).status).toBe(200);
+    // Only a login that used the factor changes it.
+    expect(await http('POST', '/mfa/recovery-codes', undefined, { token })).toMatchObject({ status: 403, body: { error: { code: 'reauthentication_required' } } });
+    const factorToken = withFactor.body!.accessToken as string;
+    expect((await http('POST', '/mfa/recovery-codes', undefined, { token: factorToken })).status).toBe(200);
     // The next step's code: the confirm spent this one.
-    expect((await http('DELETE', '/mfa/totp', { method: 'totp', code: codeAt(1) }, { token })).status).toBe(204);
+    expect((await http('DELETE', '/mfa/totp', { method: 'totp', code: codeAt(1) }, { token: factorToken })).status).toBe(204);
   });
 
   it('passkeys and passkeyLogin: registration, list, rename, passwordless logins (a failure, then good), a passkey at /login/mfa, removal, an unverified account', async () => {
@@ -514,7 +520,7 @@ describe('each function, through its handler, as deployed', () => {
     expect(registered).toMatchObject({ status: 201, body: { recoveryCodes: expect.any(Array) } });
     const id = (registered.body!.passkey as { id: string }).id;
     expect(await passkeys.http('GET', '/passkeys', undefined, { token })).toMatchObject({ status: 200, body: { passkeys: [{ id, name: 'Laptop' }] } });
-    expect((await passkeys.http('PATCH', `/passkeys/${id}`, { name: 'Work laptop' }, { token })).status).toBe(200);
+    expect(await passkeys.http('PATCH', `/passkeys/${id}`, { name: 'Work laptop' }, { token })).toMatchObject({ status: 403, body: { error: { code: 'reauthentication_required' } } });
 
     // A credential passlane does not know (the source's failure), a wrong origin (the account's), then a good login.
     const passkeyLogin = await container('passkeyLogin', { secrets: 'ssm', env: WEBAUTHN_ON });
@@ -525,7 +531,9 @@ describe('each function, through its handler, as deployed', () => {
     const login = async (response: unknown) => passkeyLogin.http('POST', '/passkey/login', { response }, { sourceIp });
     expect(await login(await stranger.authenticate(await loginOptions()))).toMatchObject({ status: 401, body: { error: { code: 'invalid_passkey' } } });
     expect((await login(await authenticator.authenticate(await loginOptions(), { origin: 'https://evil.example.test' }))).status).toBe(401);
-    expect(await login(await authenticator.authenticate(await loginOptions()))).toMatchObject({ status: 200, body: { accessToken: expect.any(String) } });
+    const passwordless = await login(await authenticator.authenticate(await loginOptions()));
+    expect(passwordless).toMatchObject({ status: 200, body: { accessToken: expect.any(String) } });
+    expect((await passkeys.http('PATCH', `/passkeys/${id}`, { name: 'Work laptop' }, { token: passwordless.body!.accessToken as string })).status).toBe(200);
 
     // The password, then the passkey as the second factor; that login may remove the passkey, a password-only one may not.
     const passwordStep = await container('login', { secrets: 'ssm', env: WEBAUTHN_ON });
@@ -543,6 +551,26 @@ describe('each function, through its handler, as deployed', () => {
 
     expect((await passkeys.http('DELETE', `/passkeys/${id}`, undefined, { token: finished.body!.accessToken as string })).status).toBe(204);
     expect(mailsTo(email).map((mail) => mail.EmailTags?.[0]?.Value)).toEqual(expect.arrayContaining(['mfa_changed']));
+  });
+
+  it('factorUndo: a passkey added by a password login, undone from its mail (a wrong token, then the link, then the link again)', async () => {
+    const { email } = await seedAccount();
+    const session = await signIn(email);
+    const passkeys = await container('passkeys', { secrets: 'ssm', env: WEBAUTHN_ON });
+    const authenticator = softwareAuthenticator({ origin: WEBAUTHN_ORIGIN });
+    const options = await passkeys.http('POST', '/passkeys/registration/options', undefined, { token: session.accessToken });
+    expect((await passkeys.http('POST', '/passkeys/registration', { response: await authenticator.register(options.body as never) }, { token: session.accessToken })).status).toBe(201);
+    expect(mailsTo(email).at(-1)?.EmailTags).toEqual([{ Name: 'passlane-kind', Value: 'factor_added' }]);
+    const undo = tokenMailedTo(email);
+
+    const { http } = await container('factorUndo', { secrets: 'ssm' });
+    expect(await http('POST', '/mfa/undo', { token: `${undo.split('.')[0]}.${'A'.repeat(43)}` })).toMatchObject({ status: 400, body: { error: { code: 'invalid_token' } } });
+    expect(await http('POST', '/mfa/undo', { token: undo })).toMatchObject({ status: 200, body: { factorRemoved: true } });
+    expect((await http('POST', '/mfa/undo', { token: undo })).status).toBe(400);
+    expect(mailsTo(email).at(-1)?.EmailTags).toEqual([{ Name: 'passlane-kind', Value: 'password_reset' }]);
+    expect((await seedUsers.getUserByEmail(email))?.passwordHash).toBe('!reset-required');
+    const sessions = await container('sessions', { secrets: 'ssm' });
+    expect((await sessions.http('GET', '/sessions', undefined, { token: session.accessToken })).status).toBe(401);
   });
 
   it('authorizer: a live session\'s token allowed, the same token denied after logout', async () => {
@@ -648,7 +676,7 @@ describe('mail: the identity the functions send as is the one their roles allow'
     for (const { name } of LAMBDA_FUNCTIONS) {
       const { variables } = functionEnvironment(template, name, resolve);
       const mail = Object.fromEntries(Object.entries(variables).filter(([key]) => MAIL_VARIABLES.includes(key)));
-      if (!['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'recovery'].includes(name)) {
+      if (!['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'recovery'].includes(name)) {
         expect(mail, name).toEqual({});
         continue;
       }

@@ -14,7 +14,7 @@ import { takeInventory } from '../packages/server/src/features/rehash/take-inven
 import { authenticateSession } from '../packages/server/src/features/sessions/authenticate-session.js';
 import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { base32Bytes, totpCode } from './support/authenticator-app.js';
-import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
+import { createAuthFixture, sessionToken, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { softwareAuthenticator } from './support/software-authenticator.js';
 
@@ -34,7 +34,8 @@ describe.each(dynamoDbServers)('inventory of second factors on $name', ({ start 
     const email = uniqueEmail();
     await register(deps, { email, password: PASSWORD });
     const { accessToken } = await login(deps, { email, password: PASSWORD, sourceIp: '198.51.100.7' });
-    return { accessToken, accountKey: (await authenticateSession(deps, accessToken, new Date())).accountKey };
+    const caller = await authenticateSession(deps, accessToken, new Date());
+    return { accessToken, accountKey: caller.accountKey, email, userId: caller.userId };
   }
 
   it('counts TOTP, passkeys and recovery codes, not a pending enrolment or an emptied passkeys map', async () => {
@@ -48,10 +49,13 @@ describe.each(dynamoDbServers)('inventory of second factors on $name', ({ start 
     const owner = await signedIn(deps);
     const authenticator = softwareAuthenticator({ origin: ORIGIN });
     const ids: string[] = [];
-    for (const name of ['Laptop', 'Phone']) {
-      const options = await passkeyRegistrationOptions(deps, { accessToken: owner.accessToken });
+    // The second by a session that used the first, as adding a factor to an account with one needs.
+    const withPasskey = () => sessionToken(deps, owner, ['hwk', 'user', 'mfa']);
+    for (const [name, accessToken] of [['Laptop', async () => owner.accessToken], ['Phone', withPasskey]] as const) {
+      const token = await accessToken();
+      const options = await passkeyRegistrationOptions(deps, { accessToken: token });
       const response = await authenticator.register(options as PublicKeyCredentialCreationOptionsJSON);
-      ids.push((await registerPasskey(deps, { accessToken: owner.accessToken, response, name })).passkey.id);
+      ids.push((await registerPasskey(deps, { accessToken: token, response, name })).passkey.id);
     }
     // A pending enrolment and a plain account: no factor.
     await enrolTotp(deps, { accessToken: (await signedIn(deps)).accessToken });

@@ -6,6 +6,8 @@
  * reads them, on the server's console, and must point at the server's real port. And a device
  * approval: the sign-in page, held by an account-wide ceiling, asks for one by mail; the link does
  * nothing in another browser, and in the browser that asked it makes a known device that signs in.
+ * And the "this wasn't me" link of a factor's mail: undone on its page, every session ended,
+ * the password refused until the reset link it mails.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { base32Bytes, totpCode } from './support/authenticator-app.js';
 import { chromiumMissing, launchHeadlessChromium } from './support/headless-chromium.js';
 import { killServers, startServer, type RunningServer } from './support/local-server-process.js';
 
@@ -34,7 +37,7 @@ describe.skipIf(chromiumMissing)('npm start\'s pages for the mailed links, in he
   });
 
   /** The newest link of this kind on the console: `... mail written to <file>; link: <url>`. */
-  const mailedLink = (kind: 'email verification' | 'password reset' | 'device approval'): string => {
+  const mailedLink = (kind: 'email verification' | 'password reset' | 'device approval' | 'factor added'): string => {
     const links = [...server.output().matchAll(new RegExp(`${kind} mail written to \\S+; link: (\\S+)`, 'g'))];
     expect(links.length, `a ${kind} mail on the console`).toBeGreaterThan(0);
     return links.at(-1)![1]!;
@@ -186,5 +189,57 @@ describe.skipIf(chromiumMissing)('npm start\'s pages for the mailed links, in he
     expect(await server.interrupt()).toBe(0);
     for (const secret of [email, PASSWORD]) expect(server.output()).not.toContain(secret);
     expect(server.output()).toMatch(/ POST \/devices\/approval\/confirm 200 /);
+  });
+
+  it("undoes a factor from its mail's link: gone, every session ended, the password only after the mailed reset", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'passlane-pages-'));
+    dirs.push(dataDir);
+    server = await startServer(dataDir, { PASSLANE_APP_URL: '', PASSLANE_MAIL_TRANSPORT: 'outbox' });
+    const port = new URL(server.url).port;
+    const email = `undo-${randomUUID()}@example.test`;
+    const api = async (path: string, body?: unknown, accessToken?: string) => {
+      const headers: Record<string, string> = { ...(body !== undefined && { 'content-type': 'application/json' }), ...(accessToken !== undefined && { authorization: `Bearer ${accessToken}` }) };
+      const response = await fetch(`${server.url}${path}`, { method: body === undefined && path === '/sessions' ? 'GET' : 'POST', headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
+      return { status: response.status, body: (await response.text().then((text) => (text === '' ? {} : JSON.parse(text)))) as Record<string, unknown> };
+    };
+    expect((await api('/register', { email, password: PASSWORD })).status).toBe(201);
+    // Someone with the password turns TOTP on: the account's first factor.
+    const session = await api('/login', { email, password: PASSWORD });
+    const accessToken = String(session.body.accessToken);
+    const enrolled = await api('/mfa/totp', {}, accessToken);
+    const code = totpCode(base32Bytes(String(enrolled.body.secret)), Date.now());
+    expect(await api('/mfa/totp/confirm', { code }, accessToken)).toMatchObject({ status: 200, body: { sessionsEnded: 0 } });
+
+    const undoLink = mailedLink('factor added');
+    expect(undoLink).toMatch(new RegExp(`^http://localhost:${port}/undo-factor#token=`));
+    const page = await context.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    await page.goto(undoLink);
+    expect(page.url()).toBe(`http://localhost:${port}/undo-factor`);
+    await page.getByRole('button', { name: 'Remove it and sign everything out' }).click();
+    await statusOf(page).toMatch(/^Removed\. Every device is signed out and your password no longer works/);
+    // Once: the link again says so.
+    await page.goto(undoLink);
+    await page.waitForURL(`http://localhost:${port}/undo-factor`);
+    await page.getByRole('button', { name: 'Remove it and sign everything out' }).click();
+    await statusOf(page).toMatch(/^This link is no longer valid/);
+
+    // The session that added it is over, and the password it knew signs nobody in.
+    expect((await api('/sessions', undefined, accessToken)).status).toBe(401);
+    expect(await api('/login', { email, password: PASSWORD })).toMatchObject({ status: 401, body: { error: { code: 'invalid_credentials' } } });
+    // The mailed reset link sets a new one; with the factor gone, the password alone signs in.
+    await page.goto(mailedLink('password reset'));
+    await page.locator('input[name=password]').fill(NEW_PASSWORD);
+    await page.locator('input[name=repeat]').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await statusOf(page).toMatch(/^Your password is changed/);
+    expect((await api('/login', { email, password: NEW_PASSWORD })).status).toBe(200);
+
+    expect(failures).toEqual([]);
+    await Promise.all(context.pages().map((tab) => tab.close()));
+    expect(await server.interrupt()).toBe(0);
+    expect(server.output()).toMatch(/ POST \/mfa\/undo 200 /);
+    for (const secret of [email, PASSWORD, NEW_PASSWORD]) expect(server.output()).not.toContain(secret);
   });
 });

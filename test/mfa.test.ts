@@ -14,10 +14,16 @@ import {
   InvalidCredentialsError,
   InvalidMfaCodeError,
   InvalidMfaTokenError,
+  InvalidOneTimeTokenError,
   MfaAlreadyEnabledError,
   MfaRequiredError,
   ReauthenticationRequiredError,
+  UnauthenticatedError,
 } from '../packages/server/src/accounts/errors.js';
+import { undoFactor } from '../packages/server/src/features/mfa/undo-factor.js';
+import { confirmPasswordReset } from '../packages/server/src/features/recovery/confirm-password-reset.js';
+import { MfaStore } from '../packages/server/src/storage/mfa-store.js';
+import { PasskeyStore } from '../packages/server/src/storage/passkey-store.js';
 import { createApi } from '../packages/server/src/api/create-api.js';
 import type { AnyRoute } from '../packages/server/src/api/route.js';
 import { loginWithSecondFactor } from '../packages/server/src/features/login/login-mfa.js';
@@ -88,7 +94,13 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     const enrolment = await enrolTotp(deps, { accessToken: first.accessToken });
     const app = authenticatorApp(enrolment.otpauthUri);
     const { recoveryCodes } = await confirmTotp(deps, { accessToken: first.accessToken, code: app.codeAt(clock.now()) });
-    return { ...account, app, enrolment, recoveryCodes: recoveryCodes! };
+    /** A login with the password and a code of the next step: a session that used the factor, as changing factors needs. */
+    const factorLogin = async () => {
+      clock.advance(30);
+      const challenge = await mfaToken(account.passwordStep);
+      return loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
+    };
+    return { ...account, app, enrolment, recoveryCodes: recoveryCodes!, factorLogin };
   }
 
   /** The password step's MFA token (it must be asked for). */
@@ -104,7 +116,7 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     expect(decodeURIComponent(new URL(enrolment.otpauthUri).pathname)).toBe(`/passlane-test:${email}`);
     expect(recoveryCodes).toHaveLength(10);
     expect(new Set(recoveryCodes).size).toBe(10);
-    expect(mailbox.sent.filter((mail) => mail.kind === 'mfa_changed').map((mail) => mail.change)).toEqual(['totp_enabled']);
+    expect(mailbox.sent.filter((mail) => mail.kind === 'factor_added').map((mail) => mail.change)).toEqual(['totp_enabled']);
 
     clock.advance(30);
     const challenge = await mfaToken(passwordStep);
@@ -177,8 +189,8 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
   });
 
   it('new recovery codes end the old ones', async () => {
-    const { deps, first, recoveryCodes, passwordStep, mailbox, dispose } = await enrolled();
-    const renewed = await regenerateRecoveryCodes(deps, { accessToken: first.accessToken });
+    const { deps, recoveryCodes, passwordStep, mailbox, factorLogin, dispose } = await enrolled();
+    const renewed = await regenerateRecoveryCodes(deps, { accessToken: (await factorLogin()).accessToken });
     expect(renewed.recoveryCodes).toHaveLength(10);
     expect(mailbox.sent.at(-1)).toMatchObject({ kind: 'mfa_changed', change: 'recovery_codes_regenerated' });
     const challenge = await mfaToken(passwordStep);
@@ -223,19 +235,21 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
   });
 
   it('changing factors needs a login within 5 minutes; enrolling again needs removal first', async () => {
-    const { deps, first, clock, dispose } = await enrolled();
-    expect(await failureOf(enrolTotp(deps, { accessToken: first.accessToken }))).toBeInstanceOf(MfaAlreadyEnabledError);
+    const { deps, clock, factorLogin, dispose } = await enrolled();
+    const second = await factorLogin();
+    expect(await failureOf(enrolTotp(deps, { accessToken: second.accessToken }))).toBeInstanceOf(MfaAlreadyEnabledError);
     clock.advance(301);
-    expect(await failureOf(regenerateRecoveryCodes(deps, { accessToken: first.accessToken }))).toBeInstanceOf(ReauthenticationRequiredError);
-    expect(await failureOf(removeTotp(deps, { accessToken: first.accessToken, method: 'totp', code: '000000' }))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(await failureOf(regenerateRecoveryCodes(deps, { accessToken: second.accessToken }))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(await failureOf(removeTotp(deps, { accessToken: second.accessToken, method: 'totp', code: '000000' }))).toBeInstanceOf(ReauthenticationRequiredError);
     dispose();
   });
 
   it('removal needs a second factor, then logins need the password alone', async () => {
-    const { deps, first, clock, app, passwordStep, mailbox, dispose } = await enrolled();
+    const { deps, clock, app, passwordStep, mailbox, factorLogin, dispose } = await enrolled();
+    const second = await factorLogin();
     clock.advance(30);
-    expect(await failureOf(removeTotp(deps, { accessToken: first.accessToken, method: 'totp', code: '000000' }))).toBeInstanceOf(InvalidMfaCodeError);
-    await removeTotp(deps, { accessToken: first.accessToken, method: 'totp', code: app.codeAt(clock.now()) });
+    expect(await failureOf(removeTotp(deps, { accessToken: second.accessToken, method: 'totp', code: '000000' }))).toBeInstanceOf(InvalidMfaCodeError);
+    await removeTotp(deps, { accessToken: second.accessToken, method: 'totp', code: app.codeAt(clock.now()) });
     expect(mailbox.sent.at(-1)).toMatchObject({ kind: 'mfa_changed', change: 'totp_removed' });
     expect(decodeJwt((await passwordStep()).accessToken).amr).toEqual(['pwd']);
     dispose();
@@ -252,8 +266,115 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     dispose();
   });
 
+  it('only a factor changes factors: the enabling password-only session can no longer enrol, regenerate or remove', async () => {
+    const { deps, first, clock, app, events, factorLogin, dispose } = await enrolled();
+    // The session that turned TOTP on goes on, still password-only, and may change nothing now.
+    expect(decodeJwt((await refreshSession(deps, { refreshToken: first.refreshToken, sourceIp: SOURCE })).accessToken).amr).toEqual(['pwd']);
+    expect(await failureOf(enrolTotp(deps, { accessToken: first.accessToken }))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(await failureOf(confirmTotp(deps, { accessToken: first.accessToken, code: app.codeAt(clock.now()) }))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(await failureOf(regenerateRecoveryCodes(deps, { accessToken: first.accessToken }))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(await failureOf(removeTotp(deps, { accessToken: first.accessToken, method: 'totp', code: app.codeAt(clock.now()) }))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(events.filter((event) => event.type === 'auth.mfa_failed' && event.reason === 'mfa_login_required')).toHaveLength(4);
+    // A login with the factor may.
+    expect((await regenerateRecoveryCodes(deps, { accessToken: (await factorLogin()).accessToken })).recoveryCodes).toHaveLength(10);
+    dispose();
+  });
+
+  it('turning a factor on ends the other password-only sessions, not the enabling one, and says how many', async () => {
+    const { deps, first, clock, passwordStep, events, dispose } = await signedIn();
+    const [other, third] = [await passwordStep(), await passwordStep()];
+    const app = authenticatorApp((await enrolTotp(deps, { accessToken: first.accessToken })).otpauthUri);
+    const confirmed = await confirmTotp(deps, { accessToken: first.accessToken, code: app.codeAt(clock.now()) });
+    expect(confirmed.sessionsEnded).toBe(2);
+    for (const ended of [other, third]) expect(await failureOf(authenticateSession(deps, ended.accessToken, clock.now()))).toBeInstanceOf(UnauthenticatedError);
+    expect((await authenticateSession(deps, first.accessToken, clock.now())).session.amr ?? ['pwd']).toEqual(['pwd']);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'auth.sessions_ended', count: 2, reason: 'factor_enabled' }));
+    dispose();
+  });
+
+  it("a password-only session's first factor loses to a factor enrolled meanwhile (the write decides, not the read)", async () => {
+    const { deps, client, tableName, first, clock, email, dispose } = await signedIn();
+    const store = new MfaStore(client, tableName);
+    const accountKey = deps.fingerprint(email);
+    const app = authenticatorApp((await enrolTotp(deps, { accessToken: first.accessToken })).otpauthUri);
+    // Right after confirm's read ("no factor yet"), another session registers a passkey.
+    let meanwhile: (() => Promise<unknown>) | undefined = () =>
+      new PasskeyStore(client, tableName).add(accountKey, {
+        userId: decodeJwt(first.accessToken).sub!,
+        credentialId: 'concurrent',
+        passkey: { publicKey: new Uint8Array(8), counter: 0, transports: [], backupEligible: false, backedUp: false, name: 'Theirs', createdAt: 1, aaguid: '' },
+        max: 10,
+        hadPasskeys: false,
+        recoveryCodes: ['hash'],
+      });
+    const racing = {
+      ...deps,
+      mfa: Object.assign(Object.create(store) as MfaStore, {
+        read: async (key: string) => {
+          const read = await store.read(key);
+          const hook = meanwhile;
+          meanwhile = undefined;
+          await hook?.();
+          return read;
+        },
+      }),
+    };
+    expect(await failureOf(confirmTotp(racing, { accessToken: first.accessToken, code: app.codeAt(clock.now()) }))).toBeInstanceOf(ReauthenticationRequiredError);
+    const factors = await store.read(accountKey);
+    expect(factors?.totpSecret).toBeUndefined();
+    expect(factors?.recoveryCodes).toEqual(['hash']);
+    dispose();
+  });
+
+  it("the mail's undo link removes that factor, ends every session, and the password works only after a reset", async () => {
+    const { deps, first, clock, email, mailbox, events, factorLogin, users, dispose } = await enrolled();
+    const undo = mailbox.last('factor_added')!;
+    expect(undo).toMatchObject({ change: 'totp_enabled', expiresInSeconds: 7 * 86_400 });
+    const second = await factorLogin();
+    clock.advance(6 * 86_400);
+    expect(await undoFactor(deps, { token: undo.token })).toEqual({ factorRemoved: true });
+    expect((await deps.mfa.read(deps.fingerprint(email)))?.totpSecret).toBeUndefined();
+    expect((await deps.mfa.read(deps.fingerprint(email)))?.recoveryCodes).toEqual([]);
+    const sessions = await deps.sessions.read(deps.fingerprint(email));
+    expect([sessions.sessions.size, sessions.devices.size]).toEqual([0, 0]);
+    for (const ended of [first, second]) expect(await failureOf(refreshSession(deps, { refreshToken: ended.refreshToken, sourceIp: SOURCE }))).toBeDefined();
+    // The password the adder knew works no more; the mailbox's reset link sets a new one.
+    expect(await failureOf(login(deps, { email, password: PASSWORD, sourceIp: SOURCE }))).toBeInstanceOf(InvalidCredentialsError);
+    expect((await users.getUserByEmail(email))?.passwordHash).toBe('!reset-required');
+    const reset = mailbox.last('password_reset')!;
+    await confirmPasswordReset(deps, { token: reset.token, newPassword: 'another long passphrase' });
+    expect(decodeJwt((await login(deps, { email, password: 'another long passphrase', sourceIp: SOURCE })).accessToken).amr).toEqual(['pwd']);
+    // Once.
+    expect(await failureOf(undoFactor(deps, { token: undo.token }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    expect(await failureOf(undoFactor(deps, { token: 'not a token' }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    expect(events).toContainEqual({ type: 'auth.factor_undone', userId: decodeJwt(first.accessToken).sub, factor: 'totp', removed: true });
+    expect(JSON.stringify(events)).not.toContain(undo.token.split('.')[1]);
+    dispose();
+  });
+
+  it('an undo link works 7 days, and removes only the factor its mail was about', async () => {
+    const { deps, clock, email, mailbox, factorLogin, app, dispose } = await enrolled();
+    const undo = mailbox.last('factor_added')!;
+    // The owner replaces TOTP: the old link's factor is gone, the new one is theirs.
+    const second = await factorLogin();
+    clock.advance(30);
+    await removeTotp(deps, { accessToken: second.accessToken, method: 'totp', code: app.codeAt(clock.now()) });
+    const third = await login(deps, { email, password: PASSWORD, sourceIp: SOURCE });
+    const renewed = authenticatorApp((await enrolTotp(deps, { accessToken: third.accessToken })).otpauthUri);
+    await confirmTotp(deps, { accessToken: third.accessToken, code: renewed.codeAt(clock.now()) });
+    const secret = (await deps.mfa.read(deps.fingerprint(email)))?.totpSecret;
+    expect(await undoFactor(deps, { token: undo.token })).toEqual({ factorRemoved: false });
+    expect((await deps.mfa.read(deps.fingerprint(email)))?.totpSecret).toBe(secret);
+    const later = mailbox.last('factor_added')!;
+    clock.advance(7 * 86_400 + 1);
+    expect(await failureOf(undoFactor(deps, { token: later.token }))).toBeInstanceOf(InvalidOneTimeTokenError);
+    expect((await deps.mfa.read(deps.fingerprint(email)))?.totpSecret).toBe(secret);
+    dispose();
+  });
+
   it('passlane inventory counts the accounts with TOTP, and no factors item as an account', async () => {
-    const { deps, users, first, app, clock, dispose } = await enrolled();
+    const { deps, users, app, clock, factorLogin, dispose } = await enrolled();
+    const second = await factorLogin();
     await register(deps, { email: uniqueEmail(), password: PASSWORD });
     // A pending enrolment is no factor yet.
     const pending = await signedInOn(deps);
@@ -262,7 +383,7 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     expect(inventory.total).toBe(3);
     expect(inventory.factors).toMatchObject({ totp: 1 });
     clock.advance(30);
-    await removeTotp(deps, { accessToken: first.accessToken, method: 'totp', code: app.codeAt(clock.now()) });
+    await removeTotp(deps, { accessToken: second.accessToken, method: 'totp', code: app.codeAt(clock.now()) });
     inventory = await takeInventory({ hasher: deps.hasher, users }, { segments: 2 });
     expect(inventory.factors).toMatchObject({ totp: 0 });
     dispose();

@@ -20,6 +20,7 @@ import {
   createJwksHandler,
   createOpenIdConfigurationHandler,
   createLoginHandler,
+  createFactorUndoHandler,
   createMfaHandler,
   createPasskeyLoginHandler,
   createPasskeysHandler,
@@ -96,6 +97,7 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
     '/mfa/totp': mfa,
     '/mfa/totp/confirm': mfa,
     '/mfa/recovery-codes': mfa,
+    '/mfa/undo': createFactorUndoHandler(getDeps),
     '/passkeys': passkeys,
     '/passkeys/registration': passkeys,
     '/passkeys/registration/options': passkeys,
@@ -134,6 +136,7 @@ function tokenMailbox(): AccountMail & { tokens: Array<{ kind: string; to: strin
     registrationAttempt: async (to) => void tokens.push({ kind: 'registration_attempt', to }),
     mfaChanged: async (to, change) => void tokens.push({ kind: `mfa_changed:${change}`, to }),
     deviceApproval: async (to, token) => void tokens.push({ kind: 'device_approval', to, token }),
+    factorAdded: async (to, change, token) => void tokens.push({ kind: `factor_added:${change}`, to, token }),
   };
 }
 

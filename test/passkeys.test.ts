@@ -14,6 +14,7 @@ import { createApi } from '../packages/server/src/api/create-api.js';
 import type { AnyRoute } from '../packages/server/src/api/route.js';
 import type { WebAuthnConfig } from '../packages/server/src/features/passkeys/settings.js';
 import { confirmTotp, enrolTotp } from '../packages/server/src/features/mfa/manage-totp.js';
+import { MfaStore } from '../packages/server/src/storage/mfa-store.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
@@ -69,13 +70,18 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
     return { ...fixture, clock, call, email, passwordLogin, token: first.body.accessToken as string };
   }
 
-  /** A passkey registered through the API, as a browser would. */
+  /**
+   * A passkey registered through the API, as a browser would, by the password login (the
+   * account's first factor); `token` is then a session that used it (a passwordless login), as
+   * changing factors needs, and `passwordToken` the password login's, still live.
+   */
   async function withPasskey(options: { synced?: boolean } = {}, overrides: Partial<AppDependencies> = {}) {
     const account = await signedIn(overrides);
     const authenticator = softwareAuthenticator({ origin: ORIGIN, ...options });
     const registered = await registerWith(account, authenticator);
     expect(registered.status, JSON.stringify(registered.body)).toBe(201);
-    return { ...account, authenticator, registered: registered.body as { passkey: { id: string }; recoveryCodes?: string[] } };
+    const withRegistered = { ...account, authenticator, registered: registered.body as { passkey: { id: string }; recoveryCodes?: string[]; sessionsEnded: number } };
+    return { ...withRegistered, token: await mfaSession(withRegistered), passwordToken: account.token };
   }
 
   async function registerWith(
@@ -106,7 +112,8 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
     const { call, token, authenticator, registered, passwordLogin, events, mailbox, dispose } = account;
     expect(registered.passkey).toMatchObject({ name: 'Passkey', deviceType: 'singleDevice', backedUp: false, lastUsedAt: null });
     expect(registered.recoveryCodes).toHaveLength(10);
-    expect(mailbox.sent.filter((mail) => mail.kind === 'mfa_changed').map((mail) => mail.change)).toEqual(['passkey_added']);
+    expect(registered.sessionsEnded).toBe(0);
+    expect(mailbox.sent.filter((mail) => mail.kind === 'factor_added').map((mail) => mail.change)).toEqual(['passkey_added']);
 
     const listed = await call('GET', '/passkeys', { token });
     expect(listed).toMatchObject({ status: 200, body: { passkeys: [{ id: registered.passkey.id, name: 'Passkey' }] } });
@@ -139,6 +146,15 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
     dispose();
   });
 
+  /** A session whose login used TOTP (the password, then a code of the next step). */
+  async function totpSession(account: Awaited<ReturnType<typeof signedIn>>, codeAt: (now: Date) => string) {
+    account.clock.advance(30);
+    const challenge = await account.passwordLogin();
+    const loggedIn = await account.call('POST', '/login/mfa', { body: { mfaToken: challenge.body.mfaToken, method: 'totp', code: codeAt(account.clock.now()) } });
+    expect(loggedIn.status, JSON.stringify(loggedIn.body)).toBe(200);
+    return loggedIn.body.accessToken as string;
+  }
+
   /** TOTP enrolled from the URI on the account (use-case level), and a code at a time. */
   async function withTotp(account: Awaited<ReturnType<typeof signedIn>>) {
     const enrolment = await enrolTotp(account.deps, { accessToken: account.token });
@@ -148,8 +164,8 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
     return { codeAt, confirmed };
   }
 
-  /** A session whose login used a second factor (a passwordless passkey login): what removing a passkey needs. */
-  async function mfaSession(account: Awaited<ReturnType<typeof withPasskey>>) {
+  /** A session whose login used a second factor (a passwordless passkey login): what changing factors needs. */
+  async function mfaSession(account: Pick<Awaited<ReturnType<typeof signedIn>>, 'call'> & { authenticator: ReturnType<typeof softwareAuthenticator> }) {
     const loggedIn = await account.call('POST', '/passkey/login', { body: { response: await passwordlessAssertion(account, account.authenticator) } });
     expect(loggedIn.status, JSON.stringify(loggedIn.body)).toBe(200);
     return loggedIn.body.accessToken as string;
@@ -171,13 +187,15 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
 
   it('renames; removal needs a login with a second factor, then the passkey logs in no more', async () => {
     const account = await withPasskey();
-    const { call, token, registered, authenticator, mailbox, dispose } = account;
+    const { call, token, passwordToken, registered, authenticator, mailbox, dispose } = account;
     const id = registered.passkey.id;
+    // A session of the password alone, however recent, cannot rename a factor either.
+    expect(await call('PATCH', `/passkeys/${id}`, { token: passwordToken, body: { name: 'Mine' } })).toMatchObject({ status: 403, body: { error: { code: 'reauthentication_required' } } });
     expect(await call('PATCH', `/passkeys/${id}`, { token, body: { name: 'Laptop' } })).toMatchObject({ status: 200, body: { passkey: { id, name: 'Laptop' } } });
     expect(await call('PATCH', `/passkeys/${id}`, { token, body: { name: 'a\nb' } })).toMatchObject({ status: 400, body: { error: { code: 'invalid_request' } } });
     expect(await call('PATCH', '/passkeys/unknown', { token, body: { name: 'Laptop' } })).toMatchObject({ status: 404, body: { error: { code: 'passkey_not_found' } } });
     // A session of the password alone, however recent, cannot take a factor away.
-    expect(await call('DELETE', `/passkeys/${id}`, { token })).toMatchObject({ status: 403, body: { error: { code: 'reauthentication_required' } } });
+    expect(await call('DELETE', `/passkeys/${id}`, { token: passwordToken })).toMatchObject({ status: 403, body: { error: { code: 'reauthentication_required' } } });
     const withMfa = await mfaSession(account);
     expect((await call('DELETE', `/passkeys/${id}`, { token: withMfa })).status).toBe(204);
     expect(mailbox.sent.at(-1)).toMatchObject({ kind: 'mfa_changed', change: 'passkey_removed' });
@@ -263,7 +281,8 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
     expect(taken).toMatchObject({ status: 401, body: { error: { code: 'invalid_passkey' } } });
     expect((await registerWith(account, authenticator, { credentialId: registered.passkey.id })).status).toBe(401);
     // It still logs in to its own account.
-    const loggedIn = await call('POST', '/passkey/login', { body: { response: await passwordlessAssertion(account, authenticator) } });
+    // (The software authenticator restarted its counter with the re-registrations; the stored one moved on at a login.)
+    const loggedIn = await call('POST', '/passkey/login', { body: { response: await passwordlessAssertion(account, authenticator, { counter: 10 }) } });
     expect(decodeJwt(loggedIn.body.accessToken as string).sub).toBe((await deps.users.getUserById(decodeJwt(account.token).sub!))?.userId);
     dispose();
   });
@@ -303,7 +322,7 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
     const { codeAt, confirmed } = await withTotp(account);
     expect(confirmed.recoveryCodes).toHaveLength(10);
     const authenticator = softwareAuthenticator({ origin: ORIGIN });
-    const registered = await registerWith(account, authenticator);
+    const registered = await registerWith({ call, token: await totpSession(account, codeAt) }, authenticator);
     expect(registered.status).toBe(201);
     expect(registered.body.recoveryCodes).toBeUndefined();
     const challenge = await passwordLogin();
@@ -325,15 +344,82 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
   it('counts attempts at DELETE /mfa/totp per account: the 6th in 15 minutes is rate_limited', async () => {
     const account = await signedIn();
     const { call, dispose } = account;
-    const { confirmed } = await withTotp(account);
+    const { codeAt, confirmed } = await withTotp(account);
+    const token = await totpSession(account, codeAt);
     for (let i = 0; i < 5; i++) {
-      expect(await call('DELETE', '/mfa/totp', { token: account.token, body: { method: 'totp', code: '000000' } })).toMatchObject({ status: 401, body: { error: { code: 'invalid_mfa_code' } } });
+      expect(await call('DELETE', '/mfa/totp', { token, body: { method: 'totp', code: '000000' } })).toMatchObject({ status: 401, body: { error: { code: 'invalid_mfa_code' } } });
     }
     // A right, unused code, with the clock where it was: the count's fixed window cannot have
     // turned over between the attempts (a moved clock could cross its edge and start afresh).
-    const limited = await call('DELETE', '/mfa/totp', { token: account.token, body: { method: 'recovery_code', code: confirmed.recoveryCodes![0] } });
+    const limited = await call('DELETE', '/mfa/totp', { token, body: { method: 'recovery_code', code: confirmed.recoveryCodes![0] } });
     expect(limited).toMatchObject({ status: 429, body: { error: { code: 'rate_limited' } } });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    dispose();
+  });
+
+  it("a password-only session's first passkey loses to TOTP turned on meanwhile (the write decides, not the read)", async () => {
+    const account = await signedIn();
+    const { call, client, tableName, deps, email, clock, dispose } = account;
+    const accountKey = deps.fingerprint(email);
+    const store = new MfaStore(client, tableName);
+    const authenticator = softwareAuthenticator({ origin: ORIGIN });
+    const options = await call('POST', '/passkeys/registration/options', { token: account.token });
+    const response = await authenticator.register(options.body as unknown as PublicKeyCredentialCreationOptionsJSON);
+    // Right after the registration's read of the factors ("none yet"), TOTP is turned on elsewhere.
+    const secret = crypto.getRandomValues(new Uint8Array(20));
+    const turnOnTotp = async () => {
+      const sealed = await deps.secretBox.seal(accountKey, secret);
+      await store.putPending(accountKey, decodeJwt(account.token).sub!, sealed, Math.floor(clock.now().getTime() / 1000) + 600);
+      await store.activate(accountKey, sealed, Math.floor(clock.now().getTime() / 30_000), Math.floor(clock.now().getTime() / 1000), ['hash']);
+    };
+    let meanwhile: (() => Promise<void>) | undefined = turnOnTotp;
+    const real = deps.mfa;
+    deps.mfa = Object.assign(Object.create(store) as MfaStore, {
+      read: async (key: string) => {
+        const read = await store.read(key);
+        const hook = meanwhile;
+        meanwhile = undefined;
+        await hook?.();
+        return read;
+      },
+    });
+    const late = await call('POST', '/passkeys/registration', { token: account.token, body: { response } });
+    deps.mfa = real;
+    expect(late).toMatchObject({ status: 403, body: { error: { code: 'reauthentication_required' } } });
+    expect((await store.read(accountKey))?.passkeys.size).toBe(0);
+    // Its claim of the credential was given back: a session that used TOTP registers that very one.
+    const withTotpLogin = await totpSession(account, (now) => totpCode(secret, now.getTime()));
+    const again = await registerWith({ call, token: withTotpLogin }, authenticator, { credentialId: response.id });
+    // And the password-only session that raced it ends with that registration.
+    expect(again).toMatchObject({ status: 201, body: { passkey: { id: response.id }, sessionsEnded: 1 } });
+    dispose();
+  });
+
+  it("a passkey's undo link removes that passkey only; another factor's link is its own", async () => {
+    const account = await withPasskey();
+    const { call, deps, email, mailbox, authenticator, registered, dispose } = account;
+    const ownersLink = mailbox.last('factor_added')!;
+    // A second passkey, added by a session that used the first: its own mail, its own link.
+    const other = softwareAuthenticator({ origin: ORIGIN });
+    const added = await registerWith(account, other);
+    expect(added.status).toBe(201);
+    const addedLink = mailbox.last('factor_added')!;
+    expect(addedLink.token).not.toBe(ownersLink.token);
+    const { undoFactor } = await import('../packages/server/src/features/mfa/undo-factor.js');
+    expect(await undoFactor(deps, { token: addedLink.token })).toEqual({ factorRemoved: true });
+    const factors = await deps.mfa.read(deps.fingerprint(email));
+    expect([...factors!.passkeys.keys()]).toEqual([registered.passkey.id]);
+    expect(factors!.recoveryCodes).toHaveLength(10);
+    expect((await call('POST', '/passkey/login', { body: { response: await passwordlessAssertion(account, other) } })).status).toBe(401);
+    const owners = await call('POST', '/passkey/login', { body: { response: await passwordlessAssertion(account, authenticator) } });
+    expect(owners.status).toBe(200);
+    // The owner's passkey signs in, but the password stays locked until the mailed reset, even for a password change.
+    const change = { currentPassword: PASSWORD, newPassword: 'a passphrase chosen without the reset' };
+    expect(await call('POST', '/password', { token: owners.body.accessToken as string, body: change })).toMatchObject({ status: 401, body: { error: { code: 'invalid_credentials' } } });
+    // The first link still works on its own: the last factor goes, with the codes.
+    expect(await undoFactor(deps, { token: ownersLink.token })).toEqual({ factorRemoved: true });
+    expect((await deps.mfa.read(deps.fingerprint(email)))?.passkeys.size).toBe(0);
+    expect((await deps.mfa.read(deps.fingerprint(email)))?.recoveryCodes).toEqual([]);
     dispose();
   });
 

@@ -13,6 +13,7 @@ import { DeviceApprovalStore } from '../../packages/server/src/storage/device-ap
 import { DEFAULT_DEVICE_APPROVAL_CONFIG } from '../../packages/server/src/features/device-approval/settings.js';
 import { MfaStore } from '../../packages/server/src/storage/mfa-store.js';
 import { PasskeyStore } from '../../packages/server/src/storage/passkey-store.js';
+import { FactorUndoStore } from '../../packages/server/src/storage/factor-undo-store.js';
 import { createSecretBox } from '../../packages/server/src/features/mfa/secret-box.js';
 import { DEFAULT_RECOVERY_CONFIG } from '../../packages/server/src/features/recovery/settings.js';
 import { DEFAULT_SESSION_CONFIG } from '../../packages/server/src/features/sessions/settings.js';
@@ -63,6 +64,7 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     deviceApproval: { ...DEFAULT_DEVICE_APPROVAL_CONFIG },
     mfa: new MfaStore(client, tableName),
     passkeys: new PasskeyStore(client, tableName),
+    factorUndos: new FactorUndoStore(client, tableName),
     secretBox: createSecretBox([{ id: 'test', key: crypto.getRandomValues(new Uint8Array(32)) }]),
     mfaConfig: { issuer: 'passlane-test' },
     mail: mailbox.mail,
@@ -77,11 +79,12 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
 /**
  * The access token of a new live session of the account, started as a login starts one but
  * without the login: no verify, so a legacy hash stays as it is (tests of races with its upgrade).
+ * `amr`: what the login would have used (a second factor: what changing factors needs).
  */
-export async function sessionToken(deps: AppDependencies, account: { email: string; userId: string }): Promise<string> {
+export async function sessionToken(deps: AppDependencies, account: { email: string; userId: string }, amr?: readonly string[]): Promise<string> {
   const accountKey = deps.fingerprint(account.email);
   const now = deps.now?.() ?? new Date();
-  const started = await startSession(deps, { userId: account.userId, accountKey, read: await deps.sessions.read(accountKey), now });
+  const started = await startSession(deps, { userId: account.userId, accountKey, read: await deps.sessions.read(accountKey), now, ...(amr !== undefined && { amr }) });
   return (await deps.tokens.issue({ userId: account.userId, sessionId: started.sessionId, now })).accessToken;
 }
 
@@ -119,15 +122,16 @@ export const uniqueEmail = () => `user-${crypto.randomUUID()}@example.com`;
 
 /** A mail channel for use-case tests: what would have been sent, in memory (the real senders are tested in test/mail*.test.ts). */
 export function capturingMail() {
-  const sent: Array<{ kind: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval'; to: string; token?: string; expiresInSeconds?: number; change?: MfaChange }> = [];
+  const sent: Array<{ kind: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added'; to: string; token?: string; expiresInSeconds?: number; change?: MfaChange }> = [];
   const mail: AccountMail = {
     passwordReset: async (to, token, expiresInSeconds) => void sent.push({ kind: 'password_reset', to, token, expiresInSeconds }),
     emailVerification: async (to, token, expiresInSeconds) => void sent.push({ kind: 'email_verification', to, token, expiresInSeconds }),
     registrationAttempt: async (to) => void sent.push({ kind: 'registration_attempt', to }),
     mfaChanged: async (to, change) => void sent.push({ kind: 'mfa_changed', to, change }),
     deviceApproval: async (to, token, expiresInSeconds) => void sent.push({ kind: 'device_approval', to, token, expiresInSeconds }),
+    factorAdded: async (to, change, token, expiresInSeconds) => void sent.push({ kind: 'factor_added', to, change, token, expiresInSeconds }),
   };
-  // The link mails (password_reset, email_verification, device_approval) carry a token: what a test posts back as one.
+  // The link mails (password_reset, email_verification, device_approval, factor_added) carry a token: what a test posts back as one.
   const last = (kind: string) => sent.filter((m) => m.kind === kind).at(-1) as ((typeof sent)[number] & { token: string }) | undefined;
   return { mail, sent, last };
 }

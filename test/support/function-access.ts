@@ -63,22 +63,26 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   ],
   // The account's TOTP: the access token's sessions item (live, and a recent login), the factors
   // (mfa#) read and changed conditionally, the account's email through the index (the otpauth
-  // URI, the mails); attempts at DELETE /mfa/totp counted per account (ratelimit#); public keys
-  // verify the token, the MFA keys seal and open secrets.
+  // URI, the mails); attempts at DELETE /mfa/totp counted per account (ratelimit#); TOTP turned
+  // on ends the password-only sessions (sessions#) and stores its undo link (token#undo#); public
+  // keys verify the token, the MFA keys seal and open secrets.
   mfa: [
     'dynamodb:GetItem mfa#',
     'dynamodb:GetItem sessions#',
     'dynamodb:GetItem user#',
+    'dynamodb:PutItem token#',
     'dynamodb:Query index/userId-index',
     'dynamodb:UpdateItem mfa#',
     'dynamodb:UpdateItem ratelimit#',
+    'dynamodb:UpdateItem sessions#',
     MFA_KEYS,
     ...SEND_MAIL,
   ],
   // The account's passkeys: the access token's sessions item (live, a recent login, with a second
   // factor to remove), the factors (mfa#) read and changed conditionally, the email through the
   // index; a registration's challenge (webauthn#) written and spent, the credential's lookup
-  // (passkey#) claimed, and given back on removal. Public keys verify the token: no secret at all.
+  // (passkey#) claimed, and given back on removal; a registration ends the password-only sessions
+  // (sessions#) and stores its undo link (token#undo#). Public keys verify the token: no secret at all.
   passkeys: [
     'dynamodb:DeleteItem passkey#',
     'dynamodb:DeleteItem webauthn#',
@@ -86,9 +90,28 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:GetItem sessions#',
     'dynamodb:GetItem user#',
     'dynamodb:PutItem passkey#',
+    'dynamodb:PutItem token#',
     'dynamodb:PutItem webauthn#',
     'dynamodb:Query index/userId-index',
     'dynamodb:UpdateItem mfa#',
+    'dynamodb:UpdateItem sessions#',
+    ...SEND_MAIL,
+  ],
+  // A factor's "this wasn't me" link: its item (token#undo#, read, then used by a conditional
+  // delete), the factor removed (mfa#, a passkey's lookup passkey#), the password hash locked
+  // (user#, compare-and-swap), every session and device ended (sessions#), a reset link (token#reset#)
+  // and its mail. No session, token service or secret.
+  factorUndo: [
+    'dynamodb:DeleteItem passkey#',
+    'dynamodb:DeleteItem token#',
+    'dynamodb:GetItem mfa#',
+    'dynamodb:GetItem sessions#',
+    'dynamodb:GetItem token#',
+    'dynamodb:GetItem user#',
+    'dynamodb:PutItem token#',
+    'dynamodb:UpdateItem mfa#',
+    'dynamodb:UpdateItem sessions#',
+    'dynamodb:UpdateItem user#',
     ...SEND_MAIL,
   ],
   // A login without a password: the options' challenge (webauthn#, within the per-source limit),

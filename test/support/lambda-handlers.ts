@@ -5,7 +5,8 @@
 import { loginRoute } from '../../packages/server/src/features/login/login-route.js';
 import type { LoginServices, MfaLoginDependencies, MfaLoginServices } from '../../packages/server/src/features/login/dependencies.js';
 import { loginMfaRoute } from '../../packages/server/src/features/login/login-mfa-route.js';
-import type { MfaDependencies } from '../../packages/server/src/features/mfa/dependencies.js';
+import type { FactorUndoDependencies, MfaDependencies } from '../../packages/server/src/features/mfa/dependencies.js';
+import { undoFactorRoute } from '../../packages/server/src/features/mfa/undo-factor-route.js';
 import { confirmTotpRoute, enrolTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute } from '../../packages/server/src/features/mfa/mfa-routes.js';
 import type { AnyRoute } from '../../packages/server/src/api/route.js';
 import { changePasswordRoute } from '../../packages/server/src/features/password/change-password-route.js';
@@ -38,6 +39,8 @@ export const createLoginHandler = (get: Get<MfaLoginDependencies>) =>
   lambdaHandler<LoginServices & MfaLoginServices>([loginRoute, loginMfaRoute] as AnyRoute<LoginServices & MfaLoginServices>[], { login: get, mfaLogin: get });
 /** The MFA function (functions/mfa.ts). */
 export const createMfaHandler = (get: Get<MfaDependencies>) => lambdaHandler([enrolTotpRoute, confirmTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute], { mfa: get });
+/** The factorUndo function (functions/factor-undo.ts): a factor's "this wasn't me" link. */
+export const createFactorUndoHandler = (get: Get<FactorUndoDependencies>) => lambdaHandler([undoFactorRoute], { factorUndo: get });
 /** The passkeys function (functions/passkeys.ts): registration, list, rename, removal. */
 export const createPasskeysHandler = (get: Get<PasskeyDependencies>) =>
   lambdaHandler([passkeyRegistrationOptionsRoute, registerPasskeyRoute, listPasskeysRoute, renamePasskeyRoute, removePasskeyRoute], { passkeys: get });

@@ -29,7 +29,7 @@ export type AuditEvent =
   | { type: 'auth.password_reset'; userId: string }
   | {
       type: 'auth.one_time_token_rejected';
-      purpose: 'reset' | 'verify' | 'device_approval';
+      purpose: 'reset' | 'verify' | 'device_approval' | 'undo';
       /** `wrong_client`: a device approval's link without the asking client's secret; `stale`: a password change since it was asked for. */
       reason: 'malformed' | 'unknown' | 'expired' | 'mismatch' | 'used' | 'wrong_client' | 'stale';
     }
@@ -37,7 +37,7 @@ export type AuditEvent =
   | { type: 'auth.email_verified'; userId: string }
   | { type: 'auth.registration_attempt_existing'; emailFingerprint: string }
   | { type: 'auth.login_unverified'; userId: string }
-  | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval'; code: string }
+  | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added'; code: string }
   | { type: 'auth.device_approval_requested'; outcome: 'sent' | 'not_sent' | 'mail_failed' | 'unknown_account' | 'rate_limited'; emailFingerprint: string }
   | { type: 'auth.device_approved'; userId: string }
   | { type: 'auth.mfa_enrolment_started'; userId: string; method: 'totp' }
@@ -51,6 +51,8 @@ export type AuditEvent =
   | { type: 'auth.passkey_registration_failed'; reason: PasskeyFailureReason; userId: string }
   | { type: 'auth.passkey_renamed'; userId: string }
   | { type: 'auth.passkey_removed'; userId: string }
+  /** A "this wasn't me" link used: the factor it was mailed about (gone already: `removed` false), every session, the password. */
+  | { type: 'auth.factor_undone'; userId: string; factor: 'totp' | 'passkey'; removed: boolean }
   | { type: 'auth.passkey_login_succeeded'; userId: string }
   | { type: 'auth.passkey_login_failed'; reason: PasskeyFailureReason; userId?: string }
   | { type: 'auth.recovery_code_used'; userId: string }
@@ -91,11 +93,11 @@ export type PasswordRejectionReason = (typeof PASSWORD_REJECTION_REASONS)[number
 /** What login can tell about an existing password without the blocklist or the network (packages/server/src/features/password/rules/README.md). */
 export type CheapRejectionReason = Extract<PasswordRejectionReason, 'too_short' | 'too_long' | 'context'>;
 
-/** Why sessions ended: a sign-out (of this, the others or all), one ended from the list, a password change, too many. */
-export type SessionEndReason = 'logout' | 'logout_others' | 'logout_global' | 'deleted' | 'password_changed' | 'evicted' | 'reused';
+/** Why sessions ended: a sign-out (of this, the others or all), one ended from the list, a password change, too many, a factor turned on (the password-only ones), a factor undone. */
+export type SessionEndReason = 'logout' | 'logout_others' | 'logout_global' | 'deleted' | 'password_changed' | 'evicted' | 'reused' | 'factor_enabled' | 'factor_undone';
 
 /** Why known devices were forgotten: one removed from the list, a sign-out of the others or of all, a new password (change or reset). */
-export type DeviceForgetReason = 'deleted' | 'logout_others' | 'logout_global' | 'password_changed';
+export type DeviceForgetReason = 'deleted' | 'logout_others' | 'logout_global' | 'password_changed' | 'factor_undone';
 
 /**
  * Why lazy migration's old system gave no answer (features/migration/migration-source.ts):

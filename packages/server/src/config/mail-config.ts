@@ -24,6 +24,7 @@ export function readMailConfig(env: Env): MailConfig {
       emailVerification: readPath(env, 'PASSLANE_APP_EMAIL_VERIFICATION_PATH', DEFAULT_APP_PATHS.emailVerification),
       signIn: readPath(env, 'PASSLANE_APP_SIGN_IN_PATH', DEFAULT_APP_PATHS.signIn),
       deviceApproval: readPath(env, 'PASSLANE_APP_DEVICE_APPROVAL_PATH', DEFAULT_APP_PATHS.deviceApproval),
+      factorUndo: readPath(env, 'PASSLANE_APP_FACTOR_UNDO_PATH', DEFAULT_APP_PATHS.factorUndo),
     },
     serviceName: readServiceName(env),
     outboxDir: `${readDataDir(env).replace(/[/\\]+$/, '')}/outbox`,

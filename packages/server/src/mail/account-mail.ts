@@ -16,6 +16,7 @@ import {
   renderDeviceApprovalMail,
   renderEmailVerificationMail,
   renderPasswordResetMail,
+  renderFactorAddedMail,
   renderMfaChangedMail,
   renderRegistrationAttemptMail,
   withOverrides,
@@ -38,6 +39,8 @@ export interface AccountMail {
   mfaChanged(to: string, change: MfaChange): Promise<MailDelivery | void>;
   /** A link that makes the client that asked a known device of the account (features/device-approval). */
   deviceApproval(to: string, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
+  /** A factor was added (features/mfa/mail-factor-added.ts): the change and its "this wasn't me" link. */
+  factorAdded(to: string, change: AddedFactor, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
 }
 
 /** What changed of an account's second factors, and the sentence its mail says. */
@@ -52,6 +55,8 @@ export const MFA_CHANGES = {
   factor_suspended: 'Too many wrong two-step sign-in attempts: that way of signing in is paused on your account until a recovery code or another of your factors is used, or the password is reset from this mailbox. If it was not you, change your password.',
 } as const;
 export type MfaChange = keyof typeof MFA_CHANGES;
+/** The changes that add a factor: their mail carries an undo link instead of the sign-in page. */
+export type AddedFactor = Extract<MfaChange, 'totp_enabled' | 'passkey_added'>;
 
 /** The configured account mails (createAccountMail). */
 export interface ConfiguredAccountMail extends AccountMail {
@@ -137,6 +142,13 @@ export function createAccountMail(config: MailConfig, options: MailWiringOptions
     deviceApproval: (to, token, expiresInSeconds) =>
       send('device_approval', async () =>
         renderDeviceApprovalMail({ to, link: mailLink(appUrl, paths.deviceApproval, token), expiresInMinutes: minutes(expiresInSeconds), serviceName }, await templates()),
+      ),
+    factorAdded: (to, change, token, expiresInSeconds) =>
+      send('factor_added', async () =>
+        renderFactorAddedMail(
+          { to, link: mailLink(appUrl, paths.factorUndo, token), change: MFA_CHANGES[change], expiresInMinutes: minutes(expiresInSeconds), serviceName },
+          await templates(),
+        ),
       ),
     async ready() {
       await templates();

@@ -81,6 +81,19 @@ If this was not you, sign in now, change your password and check your two-step s
 <p>If this was not you, <a href="{{link}}">sign in now</a>, change your password and check your two-step sign-in.</p>`),
   },
   device_approval: DEVICE_APPROVAL,
+  factor_added: {
+    subject: 'A sign-in method was added to your {{serviceName}} account',
+    text: `{{change}} ({{email}})
+
+If this was not you, open this link: it removes what was added, signs every device out and mails you a link to choose a new password.
+{{link}}
+
+The link works once, for {{expiresIn}}. If it was you, ignore this mail.
+`,
+    html: page(`<p>{{change}} ({{email}})</p>
+<p>If this was not you, <a href="{{link}}">undo it</a>: this removes what was added, signs every device out and mails you a link to choose a new password.</p>
+<p>The link works once, for {{expiresIn}}. If it was you, ignore this mail.</p>`),
+  },
 };
 
 /** The link also as text: some mail clients show HTML without working links. */

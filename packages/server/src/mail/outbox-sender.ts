@@ -26,6 +26,7 @@ const LABELS: Record<MailKind, string> = {
   registration_attempt: 'registration attempt',
   mfa_changed: 'two-factor change',
   device_approval: 'device approval',
+  factor_added: 'factor added',
 };
 
 export function createOutboxMailSender(options: OutboxMailSenderOptions): MailSender {

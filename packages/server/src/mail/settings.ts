@@ -35,8 +35,8 @@ export interface MailConfig {
    * where a real app must be named (and be https).
    */
   appUrl?: string;
-  /** The app's pages, appended to appUrl: PASSLANE_APP_PASSWORD_RESET_PATH, ..._EMAIL_VERIFICATION_PATH, ..._SIGN_IN_PATH, ..._DEVICE_APPROVAL_PATH. */
-  paths: { passwordReset: string; emailVerification: string; signIn: string; deviceApproval: string };
+  /** The app's pages, appended to appUrl: PASSLANE_APP_PASSWORD_RESET_PATH, ..._EMAIL_VERIFICATION_PATH, ..._SIGN_IN_PATH, ..._DEVICE_APPROVAL_PATH, ..._FACTOR_UNDO_PATH. */
+  paths: { passwordReset: string; emailVerification: string; signIn: string; deviceApproval: string; factorUndo: string };
   /** PASSLANE_SERVICE_NAME (passlane): what the mails call the service. */
   serviceName: string;
   /** PASSLANE_MAIL_TEMPLATE_DIR: files that replace the built-in subjects and bodies (README.md here). */
@@ -54,4 +54,5 @@ export const DEFAULT_APP_PATHS: Readonly<MailConfig['paths']> = {
   emailVerification: '/verify-email',
   signIn: '/sign-in',
   deviceApproval: '/approve-device',
+  factorUndo: '/undo-factor',
 };

@@ -68,6 +68,16 @@ export function renderMfaChangedMail(input: MfaChangedInput, templates: MailTemp
   return render('mfa_changed', templates, input.to, { link: input.link, change: input.change, serviceName: input.serviceName, email: input.to });
 }
 
+/** A factor added: what was added, and the "this wasn't me" link (its token in the fragment) that undoes it. */
+export interface FactorAddedInput extends LinkMailInput {
+  /** What was added, as a sentence (account-mail.ts MFA_CHANGES). */
+  change: string;
+}
+
+export function renderFactorAddedMail(input: FactorAddedInput, templates: MailTemplates = DEFAULT_MAIL_TEMPLATES): OutgoingMail {
+  return render('factor_added', templates, input.to, { ...linkValues(input), change: input.change, serviceName: input.serviceName, email: input.to });
+}
+
 /** The built-ins with the overrides on top, each override checked (throws TemplateError). */
 export function withOverrides(overrides: MailTemplateOverrides, base: MailTemplates = DEFAULT_MAIL_TEMPLATES): MailTemplates {
   const merged = { ...base };
@@ -106,7 +116,7 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z]+)\s*\}\}/g;
  */
 function allowed(kind: MailKind, part: keyof MailTemplate): string[] {
   const expiry = kind === 'registration_attempt' || kind === 'mfa_changed' ? [] : ['expiresIn', 'expiresInMinutes'];
-  const change = kind === 'mfa_changed' ? ['change'] : [];
+  const change = kind === 'mfa_changed' || kind === 'factor_added' ? ['change'] : [];
   return part === 'subject' ? ['serviceName', 'email', ...expiry, ...change] : ['link', 'serviceName', 'email', ...expiry, ...change];
 }
 

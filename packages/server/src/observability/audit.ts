@@ -49,6 +49,7 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
   'auth.passkey_registration_failed': 'PasskeyRegistrationFailed',
   'auth.passkey_renamed': 'PasskeyRenamed',
   'auth.passkey_removed': 'PasskeyRemoved',
+  'auth.factor_undone': 'FactorUndone',
   'auth.passkey_login_succeeded': 'PasskeyLoginSucceeded',
   'auth.passkey_login_failed': 'PasskeyLoginFailed',
 };

@@ -40,9 +40,10 @@ export interface NewUser {
 
 /**
  * 'rehash' re-encodes the same password under new parameters (same secret, sessions stay valid);
- * the others change the secret and set passwordChangedAt.
+ * the others change the secret and set passwordChangedAt ('factor-undo' stores no password at all
+ * until a reset: features/mfa/undo-factor.ts).
  */
-export type PasswordHashChangeReason = 'rehash' | 'password-change' | 'password-reset';
+export type PasswordHashChangeReason = 'rehash' | 'password-change' | 'password-reset' | 'factor-undo';
 
 export interface ReplacePasswordHashInput {
   email: string;

@@ -261,6 +261,20 @@ export class MfaStore {
   private conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
     return conditionalUpdate(this.client, this.tableName, operation, input);
   }
+
+  /**
+   * putPending for a caller whose login used no factor: only while the account has none (no
+   * TOTP, no passkey), in the same write, so a factor enrolled concurrently is not bypassed by a
+   * read that came before it (false then).
+   */
+  async putFirstPending(accountKey: string, userId: string, sealed: string, expiresAt: number): Promise<boolean> {
+    return this.conditional('putFirstPendingTotp', {
+      Key: { pk: { S: mfaKey(accountKey) } },
+      UpdateExpression: 'SET accountUserId = :userId, pendingSecret = :sealed, pendingExpiresAt = :expiresAt',
+      ConditionExpression: `attribute_not_exists(totpSecret) AND ${NO_PASSKEY}`,
+      ExpressionAttributeValues: { ':userId': { S: userId }, ':sealed': { S: sealed }, ':expiresAt': { N: String(expiresAt) }, ':zero': { N: '0' } },
+    });
+  }
 }
 
 /** A factors item as read (here, or with a login's other items: login-guard-store.ts). */

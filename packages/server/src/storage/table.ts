@@ -40,6 +40,10 @@ import { StorageUnavailableError } from './errors.js';
  *               clientHash S (SHA-256 of the asking client's secret), accountUserId S? (absent
  *               for an email without an account), epoch N, wrongClients N, expiresAt N: a device
  *               approval waiting for its link (device-approval-store.ts, 15 minutes)
+ *               pk = "token#undo#" + email fingerprint + "#" + SHA-256 of the secret
+ *               accountUserId S, email S, factor S (totp | passkey), sealedSecret S? |
+ *               credentialId S?, expiresAt N: a "this wasn't me" link of a factor just added,
+ *               one item per link (factor-undo-store.ts)
  * Second        pk = "mfa#" + email fingerprint
  * factors       accountUserId S, totpSecret S (sealed: features/mfa/secret-box.ts), totpLastStep N,
  *               totpEnabledAt N, pendingSecret S, pendingExpiresAt N (an enrolment not yet
@@ -78,6 +82,7 @@ export const FAILURE_KEY_PREFIX = 'failures#';
 export const SESSIONS_KEY_PREFIX = 'sessions#';
 export const ONE_TIME_TOKEN_KEY_PREFIX = 'token#';
 export const MIGRATION_KEY_PREFIX = 'migration#';
+export const FACTOR_UNDO_KEY_PREFIX = `${ONE_TIME_TOKEN_KEY_PREFIX}undo#`;
 export const MFA_KEY_PREFIX = 'mfa#';
 export const MFA_LOGIN_KEY_PREFIX = 'mfalogin#';
 export const PASSKEY_KEY_PREFIX = 'passkey#';

@@ -2,6 +2,7 @@ import type { AnyRoute } from '../api/route.js';
 import { loginRoute } from '../features/login/login-route.js';
 import { loginMfaRoute } from '../features/login/login-mfa-route.js';
 import { confirmTotpRoute, enrolTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute } from '../features/mfa/mfa-routes.js';
+import { undoFactorRoute } from '../features/mfa/undo-factor-route.js';
 import {
   listPasskeysRoute,
   passkeyLoginOptionsRoute,
@@ -48,6 +49,7 @@ export const API_ROUTES: readonly AnyRoute<ApiServices>[] = [
   confirmTotpRoute,
   regenerateRecoveryCodesRoute,
   removeTotpRoute,
+  undoFactorRoute,
   passkeyRegistrationOptionsRoute,
   registerPasskeyRoute,
   listPasskeysRoute,

@@ -1,5 +1,5 @@
 import type { LoginServices, MfaLoginServices } from '../features/login/dependencies.js';
-import type { MfaServices } from '../features/mfa/dependencies.js';
+import type { FactorUndoServices, MfaServices } from '../features/mfa/dependencies.js';
 import type { PasskeyLoginServices, PasskeyServices } from '../features/passkeys/dependencies.js';
 import type { PasswordServices } from '../features/password/dependencies.js';
 import type { RecoveryServices } from '../features/recovery/dependencies.js';
@@ -17,6 +17,7 @@ import type { AppDependencies } from './build-dependencies.js';
 export type ApiServices = LoginServices &
   MfaLoginServices &
   MfaServices &
+  FactorUndoServices &
   PasskeyServices &
   PasskeyLoginServices &
   RegisterServices &
@@ -33,6 +34,7 @@ export function servicesOf(deps: AppDependencies): ApiServices {
     login: async () => deps,
     mfaLogin: async () => deps,
     mfa: async () => deps,
+    factorUndo: async () => deps,
     passkeys: async () => deps,
     passkeyLogin: async () => deps,
     register: async () => deps,

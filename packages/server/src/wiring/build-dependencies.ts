@@ -14,9 +14,10 @@ import { createBreachCheck } from '../features/password/rules/breach-check.js';
 import { createPasswordPolicy, type PasswordPolicy } from '../features/password/rules/policy.js';
 import type { RehashJobDependencies } from '../features/rehash/run-rehash-job.js';
 import type { LoginDependencies, MfaLoginDependencies } from '../features/login/dependencies.js';
-import type { MfaDependencies } from '../features/mfa/dependencies.js';
+import type { FactorUndoDependencies, MfaDependencies } from '../features/mfa/dependencies.js';
 import { createSecretBox, lazySecretBox, type SecretBox } from '../features/mfa/secret-box.js';
 import { decodeMfaKeys } from '../config/mfa-config.js';
+import { FactorUndoStore } from '../storage/factor-undo-store.js';
 import { MfaStore } from '../storage/mfa-store.js';
 import { PasskeyStore } from '../storage/passkey-store.js';
 import type { PasskeyDependencies, PasskeyLoginDependencies } from '../features/passkeys/dependencies.js';
@@ -51,6 +52,7 @@ import type { Platform } from './platform.js';
 export type AppDependencies = LoginDependencies &
   MfaLoginDependencies &
   MfaDependencies &
+  FactorUndoDependencies &
   PasskeyDependencies &
   PasskeyLoginDependencies &
   RegisterDependencies &
@@ -110,6 +112,7 @@ async function buildAccountParts(config: PasslaneConfig, platform: Platform, ove
     deviceApprovals: new DeviceApprovalStore(client, table),
     deviceApproval: config.deviceApproval,
     mfa: new MfaStore(client, table),
+    factorUndos: new FactorUndoStore(client, table),
     passkeys: new PasskeyStore(client, table),
     ...(config.webauthn !== undefined && { webauthn: config.webauthn }),
     secretBox: buildSecretBox(config),
@@ -169,6 +172,7 @@ export function buildAccountMail(config: PasslaneConfig, platform: Pick<Platform
     registrationAttempt: (...args) => mail().registrationAttempt(...args),
     mfaChanged: (...args) => mail().mfaChanged(...args),
     deviceApproval: (...args) => mail().deviceApproval(...args),
+    factorAdded: (...args) => mail().factorAdded(...args),
   };
 }
 
@@ -237,10 +241,32 @@ export async function buildMfaDependencies(config: PasslaneConfig, platform: Pic
     tokens: await buildPublicTokenService(config),
     sessions: new SessionStore(client, table),
     mfa: new MfaStore(client, table),
+    factorUndos: new FactorUndoStore(client, table),
     users: new AccountStore(client, table),
     counters: new RateLimitStore(client, table),
     secretBox: buildSecretBox(config),
     mfaConfig: config.mfa,
+    mail: buildAccountMail(config, platform, { mailAtStart: true }),
+    audit: platform.audit,
+  };
+}
+
+/**
+ * POST /mfa/undo (features/mfa/undo-factor.ts): the link's item, the factors, the account, its
+ * sessions, a reset link and its mail; no token service, hasher, TOTP key or fingerprint key
+ * (the link names the account's key, its item the email).
+ */
+export function buildFactorUndoDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): FactorUndoDependencies {
+  const client = platform.dynamoDb(config.storage);
+  const { table } = config.storage;
+  return {
+    factorUndos: new FactorUndoStore(client, table),
+    mfa: new MfaStore(client, table),
+    passkeys: new PasskeyStore(client, table),
+    users: new AccountStore(client, table),
+    sessions: new SessionStore(client, table),
+    oneTimeTokens: new OneTimeTokenStore(client, table),
+    recovery: config.recovery,
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
   };
@@ -259,6 +285,7 @@ export async function buildPasskeyDependencies(config: PasslaneConfig, platform:
     sessions: new SessionStore(client, table),
     mfa: new MfaStore(client, table),
     passkeys: new PasskeyStore(client, table),
+    factorUndos: new FactorUndoStore(client, table),
     users: new AccountStore(client, table),
     ...(config.webauthn !== undefined && { webauthn: config.webauthn }),
     mail: buildAccountMail(config, platform, { mailAtStart: true }),

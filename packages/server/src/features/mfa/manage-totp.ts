@@ -5,9 +5,11 @@ import { hasActiveFactor, type StoredMfa } from '../../storage/mfa-store.js';
 import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
 import { checkSecondFactor } from './check-second-factor.js';
 import type { MfaDependencies } from './dependencies.js';
+import { endPasswordOnlySessions } from './end-password-only-sessions.js';
+import { mailFactorAdded } from './mail-factor-added.js';
 import { mailMfaChange } from './mail-mfa-change.js';
 import type { MfaChange } from '../../mail/account-mail.js';
-import { recentCaller as recentSessionCaller } from './recent-login.js';
+import { recentCaller as recentSessionCaller, recentMfaCaller, requireFactorLoginOnceEnrolled, usedFactor } from './recent-login.js';
 import { newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js';
 import { MFA_LIMITS } from './settings.js';
 import { matchTotp, newTotpSecret, totpUri } from './totp.js';
@@ -16,9 +18,10 @@ import { base32 } from './base32.js';
 /**
  * The account owner's TOTP, each step behind the caller's live session with a recent login
  * (recent-login.ts): enrol (a pending secret), confirm (active; the account's first factor comes
- * with recovery codes, shown once), new recovery codes, removal (with a second factor too). The
- * recovery codes belong to the account's factors as a whole: they stay while a passkey remains
- * (features/passkeys). The owner is mailed about each change.
+ * with recovery codes, shown once), new recovery codes, removal (with a second factor too). Once
+ * the account has a factor, only a login that used one changes factors (`requireFactorLoginOnceEnrolled`).
+ * The recovery codes belong to the account's factors as a whole: they stay while a passkey
+ * remains (features/passkeys). The owner is mailed about each change.
  */
 
 export interface TotpEnrolment {
@@ -39,21 +42,37 @@ export async function enrolTotp(deps: MfaDependencies, input: { accessToken: str
     if (user === undefined) throw new MfaNotEnabledError('the account no longer exists');
     const secret = newTotpSecret();
     const sealed = await deps.secretBox.seal(caller.accountKey, secret);
-    if (!(await deps.mfa.putPending(caller.accountKey, caller.userId, sealed, epochSeconds(now) + MFA_LIMITS.pendingSeconds))) throw new MfaAlreadyEnabledError();
+    const expiresAt = epochSeconds(now) + MFA_LIMITS.pendingSeconds;
+    // A password-only login enrols only the account's first factor: the write's own condition says "none yet".
+    const written = usedFactor(caller.session)
+      ? await deps.mfa.putPending(caller.accountKey, caller.userId, sealed, expiresAt)
+      : await deps.mfa.putFirstPending(caller.accountKey, caller.userId, sealed, expiresAt);
+    if (!written) {
+      requireFactorLoginOnceEnrolled(deps, caller, await deps.mfa.read(caller.accountKey));
+      throw new MfaAlreadyEnabledError();
+    }
     deps.audit({ type: 'auth.mfa_enrolment_started', userId: caller.userId, method: 'totp' });
     return { secret: base32(secret), otpauthUri: totpUri(deps.mfaConfig.issuer, user.email, secret), expiresIn: MFA_LIMITS.pendingSeconds };
   });
 }
 
+/** TOTP turned on: the recovery codes when it is the account's first factor, and how many password-only sessions ended. */
+export interface TotpConfirmed {
+  recoveryCodes?: string[];
+  sessionsEnded: number;
+}
+
 /**
  * POST /mfa/totp/confirm: a code of the pending secret makes it active; as the account's first
- * factor (no passkey), with recovery codes (shown once), else the codes it has stay.
+ * factor (no passkey), with recovery codes (shown once), else the codes it has stay. The
+ * account's other password-only sessions end, and the owner's mail carries an undo link.
  */
-export async function confirmTotp(deps: MfaDependencies, input: { accessToken: string | undefined; code: string }): Promise<{ recoveryCodes?: string[] }> {
+export async function confirmTotp(deps: MfaDependencies, input: { accessToken: string | undefined; code: string }): Promise<TotpConfirmed> {
   return translateErrors(async () => {
     const now = deps.now?.() ?? new Date();
     const caller = await recentCaller(deps, input.accessToken, now);
     const factors = await deps.mfa.read(caller.accountKey);
+    requireFactorLoginOnceEnrolled(deps, caller, factors);
     if (factors?.totpSecret !== undefined) throw new MfaAlreadyEnabledError();
     if (factors?.pendingSecret === undefined || (factors.pendingExpiresAt ?? 0) <= epochSeconds(now)) throw new MfaNotEnabledError('no TOTP enrolment is waiting; start one with POST /mfa/totp');
     const step = matchTotp(await deps.secretBox.open(caller.accountKey, factors.pendingSecret), input.code.replace(/\s/g, ''), now);
@@ -63,24 +82,35 @@ export async function confirmTotp(deps: MfaDependencies, input: { accessToken: s
     }
     let codes = hasActiveFactor(factors) ? undefined : newRecoveryCodes(MFA_LIMITS.recoveryCodes);
     let activated = await deps.mfa.activate(caller.accountKey, factors.pendingSecret, step, epochSeconds(now), codes?.map((code) => recoveryCodeHash(code)!));
-    // With codes it needs the account to have no passkey: one registered meanwhile keeps the codes it brought.
-    if (!activated && codes !== undefined && hasActiveFactor(await deps.mfa.read(caller.accountKey))) {
+    // With codes it needs the account to have no passkey: one registered meanwhile keeps the codes it brought,
+    // and makes this a second factor, which a password-only login may not add.
+    const current = !activated && codes !== undefined ? await deps.mfa.read(caller.accountKey) : undefined;
+    if (current !== undefined && hasActiveFactor(current)) {
+      requireFactorLoginOnceEnrolled(deps, caller, current);
       codes = undefined;
       activated = await deps.mfa.activate(caller.accountKey, factors.pendingSecret, step, epochSeconds(now));
     }
     // Lost to a twin confirm (or a new enrolment): this secret is not the one to activate any more.
     if (!activated) throw new MfaNotEnabledError('the enrolment changed meanwhile; start again');
     deps.audit({ type: 'auth.mfa_enabled', userId: caller.userId, method: 'totp' });
-    await mailMfaChange(deps, caller.userId, 'totp_enabled');
-    return codes === undefined ? {} : { recoveryCodes: codes };
+    const sessionsEnded = await endPasswordOnlySessions(deps, { accountKey: caller.accountKey, userId: caller.userId, keep: caller.session.sessionId });
+    await mailFactorAdded(deps, { userId: caller.userId, accountKey: caller.accountKey, change: 'totp_enabled', factor: { kind: 'totp', sealedSecret: factors.pendingSecret }, now });
+    return { ...(codes !== undefined && { recoveryCodes: codes }), sessionsEnded };
   });
 }
 
-/** POST /mfa/recovery-codes: new codes in place of all the old ones (shown once). */
+/**
+ * POST /mfa/recovery-codes: new codes in place of all the old ones (shown once). Codes exist only
+ * with a factor, so only a login that used one may replace them.
+ */
 export async function regenerateRecoveryCodes(deps: MfaDependencies, input: { accessToken: string | undefined }): Promise<{ recoveryCodes: string[] }> {
   return translateErrors(async () => {
     const now = deps.now?.() ?? new Date();
     const caller = await recentCaller(deps, input.accessToken, now);
+    if (!usedFactor(caller.session)) {
+      requireFactorLoginOnceEnrolled(deps, caller, await deps.mfa.read(caller.accountKey));
+      throw new MfaNotEnabledError('no second factor is active on this account');
+    }
     const codes = newRecoveryCodes(MFA_LIMITS.recoveryCodes);
     if (!(await deps.mfa.replaceRecoveryCodes(caller.accountKey, codes.map((code) => recoveryCodeHash(code)!)))) throw new MfaNotEnabledError('no second factor is active on this account');
     deps.audit({ type: 'auth.recovery_codes_regenerated', userId: caller.userId });
@@ -93,15 +123,15 @@ export async function regenerateRecoveryCodes(deps: MfaDependencies, input: { ac
 const MAX_REMOVALS = 3;
 
 /**
- * DELETE /mfa/totp: with a recent login and a second factor (a current TOTP code or a recovery
- * code), so a session taken over with the password alone cannot turn MFA off. Attempts are
+ * DELETE /mfa/totp: with a recent login that used a factor and a second factor now (a current
+ * TOTP code or a recovery code), so a session taken over with the password alone cannot turn MFA off. Attempts are
  * counted per account (5 per 15 minutes, MFA_LIMITS), so a taken-over session cannot guess codes
  * here either. The recovery codes go too unless a passkey remains.
  */
 export async function removeTotp(deps: MfaDependencies, input: { accessToken: string | undefined; method: 'totp' | 'recovery_code'; code: string }): Promise<void> {
   return translateErrors(async () => {
     const now = deps.now?.() ?? new Date();
-    const caller = await recentCaller(deps, input.accessToken, now);
+    const caller = await recentMfaCaller(deps, input.accessToken, now);
     const attempt = await deps.counters.hit({ key: `mfa_removal#account#${caller.accountKey}`, limit: MFA_LIMITS.removalAttempts, windowSeconds: MFA_LIMITS.removalWindowSeconds, now });
     if (!attempt.allowed) {
       deps.audit({ type: 'auth.rate_limited', scope: 'account' });

@@ -37,7 +37,8 @@ export const enrolTotpRoute = defineRoute<MfaServices>({
     operationId: 'enrolTotp',
     summary: 'Start enrolling an authenticator app (TOTP)',
     description: `A new secret, pending until \`POST /mfa/totp/confirm\` with a code of it (within 10 minutes); a
-new enrolment replaces one not confirmed. Needs a login within the last 5 minutes. RFC 6238:
+new enrolment replaces one not confirmed. Needs a login within the last 5 minutes, and once the
+account has a second factor (TOTP or a passkey), one that used it. RFC 6238:
 SHA-1, 6 digits, 30-second steps. The URI carries the account's email as its label: it is
 answered to the owner only and never logged.
 `,
@@ -64,7 +65,11 @@ export const confirmTotpRoute = defineRoute<MfaServices, typeof TotpConfirm>({
     summary: 'Activate the pending authenticator app with one of its codes',
     description: `From now on a login with the password answers \`401 mfa_required\` and finishes at
 \`POST /login/mfa\`. As the account's first factor, answers 10 recovery codes, shown this once
-(after a passkey, the codes it brought stay). The owner is mailed.
+(after a passkey, the codes it brought stay). Needs what \`POST /mfa/totp\` needs: a password-only
+login adds only the account's first factor (decided by the write itself, so a factor enrolled
+concurrently is not bypassed). Every other session of the account whose login used no factor ends
+(\`sessionsEnded\`); this one goes on, still without \`mfa\`. The owner is mailed, with a link that
+undoes it (\`POST /mfa/undo\`, 7 days).
 `,
     security: 'bearer',
     answers: {
@@ -87,7 +92,8 @@ export const regenerateRecoveryCodesRoute = defineRoute<MfaServices>({
   doc: {
     operationId: 'regenerateRecoveryCodes',
     summary: 'Replace the recovery codes',
-    description: 'Needs a login within the last 5 minutes and an active factor (TOTP or a passkey); every earlier code stops working. Shown once. The owner is mailed.',
+    description:
+      'Needs a login within the last 5 minutes that used a second factor (`mfa` in its `amr`) and an active factor (TOTP or a passkey); every earlier code stops working. Shown once. The owner is mailed.',
     security: 'bearer',
     answers: {
       200: { description: 'The new codes.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'RecoveryCodes', schema: RecoveryCodes } },
@@ -109,7 +115,8 @@ export const removeTotpRoute = defineRoute<MfaServices, typeof TotpRemoval>({
   doc: {
     operationId: 'removeTotp',
     summary: 'Remove the authenticator app (and the recovery codes, unless a passkey remains)',
-    description: `Needs a login within the last 5 minutes and a second factor: a current TOTP code or a recovery
+    description: `Needs a login within the last 5 minutes that used a second factor (\`mfa\` in its \`amr\`), and a
+second factor now: a current TOTP code or a recovery
 code. Attempts are counted per account: 5 per 15 minutes, then \`429 rate_limited\`. The
 recovery codes stay while the account has a passkey. The owner is mailed.
 `,

@@ -34,6 +34,16 @@ export const RecoveryCodes = v.object({
   ),
 });
 
+/** How many of the account's sessions a factor turned on ended (those whose login used no factor). */
+export const SESSIONS_ENDED = v.pipe(
+  v.number(),
+  v.integer(),
+  v.minValue(0),
+  v.description(
+    "The account's other sessions whose login used no second factor, ended now (the session that turned the factor on goes on, still password-only); sessions that used a factor stay.",
+  ),
+);
+
 /** POST /mfa/totp/confirm's answer: codes only when TOTP is the account's first factor (a passkey's codes stay). */
 export const TotpConfirmed = v.object({
   recoveryCodes: v.optional(
@@ -42,12 +52,14 @@ export const TotpConfirmed = v.object({
       v.description("Only when TOTP is the account's first factor: 10 codes, each good for one login, shown once. Absent when a passkey came first: its codes stay."),
     ),
   ),
+  sessionsEnded: SESSIONS_ENDED,
 });
 
 export const MFA_REAUTHENTICATION: AnswerDoc = {
   name: 'MfaReauthentication',
-  description: `\`reauthentication_required\`: the session's login is more than 5 minutes old; log in again
-and retry (second factors change only right after a login).
+  description: `\`reauthentication_required\`: the session's login is more than 5 minutes old, or the account
+has a second factor and the session's login did not use one (only a factor changes factors);
+log in again, with the factor, and retry (second factors change only right after a login).
 `,
   codes: ['reauthentication_required'],
 };
@@ -61,3 +73,16 @@ another factor, or reset the password from the account's mailbox. The owner was 
 `,
   codes: ['factor_suspended'],
 } satisfies AnswerDoc;
+
+/** POST /mfa/undo's body: the link's token (any other value than a string is no token: `invalid_token`, as in the recovery routes). */
+export const FactorUndo = v.object({
+  token: v.fallback(v.pipe(v.string(), v.description("The token of the \"this wasn't me\" link in a factor's mail: what follows `#token=`.")), ''),
+});
+
+/** POST /mfa/undo's answer. */
+export const FactorUndone = v.object({
+  factorRemoved: v.pipe(
+    v.boolean(),
+    v.description('The factor the mail was about was still there and is removed now; false: it was removed already. Either way every session has ended and the password must be reset.'),
+  ),
+});

@@ -47,6 +47,8 @@ export const MFA_LIMITS = {
   factorFailures: 100,
   /** The count of wrong ones at which the owner is told (one mail: the first burst), and again at the suspension. */
   factorFailuresMailAt: 10,
+  /** How long the "this wasn't me" link of a factor's mail works (undo-factor.ts): a week, for an owner who reads mail late. */
+  undoLinkSeconds: 7 * 86_400,
 } as const;
 
 export const DEFAULT_MFA_ISSUER = 'passlane';

@@ -1,10 +1,11 @@
 import type { AttemptCounterDependencies } from '../../accounts/enforce-rate-limits.js';
+import type { AccountMail } from '../../mail/account-mail.js';
 import type { LoginGuardStore } from '../../storage/login-guard-store.js';
 import type { MfaStore } from '../../storage/mfa-store.js';
 import type { SessionStore } from '../../storage/session-store.js';
 import type { PasskeyStore } from '../../storage/passkey-store.js';
 import type { LoginDependencies } from '../login/dependencies.js';
-import type { MfaMailDependencies } from '../mfa/dependencies.js';
+import type { FactorEnabledDependencies, MfaMailDependencies } from '../mfa/dependencies.js';
 import type { VerificationMailDependencies } from '../recovery/dependencies.js';
 import type { SessionCheckDependencies, StartSessionDependencies } from '../sessions/dependencies.js';
 import type { WebAuthnConfig } from './settings.js';
@@ -15,8 +16,10 @@ import type { WebAuthnConfig } from './settings.js';
  * absent: passkeys are off (`passkeys_not_configured`).
  */
 export type PasskeyDependencies = SessionCheckDependencies &
-  MfaMailDependencies & {
+  MfaMailDependencies &
+  FactorEnabledDependencies & {
     mfa: Pick<MfaStore, 'read'>;
+    mail: Pick<AccountMail, 'mfaChanged' | 'factorAdded'>;
     passkeys: Pick<PasskeyStore, 'add' | 'rename' | 'remove' | 'putLookup' | 'deleteLookup' | 'putChallenge' | 'consumeChallenge'>;
     webauthn?: WebAuthnConfig;
     now?: () => Date;

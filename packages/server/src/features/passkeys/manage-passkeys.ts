@@ -18,11 +18,15 @@ export async function listPasskeys(deps: PasskeyDependencies, input: { accessTok
   });
 }
 
-/** PATCH /passkeys/{id} { name }: a new name (only a label: no recent login needed, audited). */
+/**
+ * PATCH /passkeys/{id} { name }: a new name, with a recent login that used a factor, as every
+ * change to a factor: the name is what the owner tells their passkeys apart by, and one renamed
+ * by a stranger could pass for the owner's own.
+ */
 export async function renamePasskey(deps: PasskeyDependencies, input: { accessToken: string | undefined; id: string; name: string }): Promise<{ passkey: PasskeyView }> {
   return translateErrors(async () => {
     configuredRelyingParty(deps);
-    const caller = await authenticateSession(deps, input.accessToken, deps.now?.() ?? new Date(), { mfaExempt: true });
+    const caller = await recentMfaCaller(deps, input.accessToken, deps.now?.() ?? new Date());
     if (!(await deps.passkeys.rename(caller.accountKey, input.id, input.name))) throw new PasskeyNotFoundError();
     const passkey = (await deps.mfa.read(caller.accountKey))?.passkeys.get(input.id);
     if (passkey === undefined) throw new PasskeyNotFoundError();

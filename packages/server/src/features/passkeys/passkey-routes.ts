@@ -55,7 +55,8 @@ export const passkeyRegistrationOptionsRoute = defineRoute<PasskeyServices>({
     summary: 'Start registering a passkey',
     description: `Creation options for \`navigator.credentials.create()\`: a discoverable credential (resident key
 required), user verification preferred, attestation \`none\`, the account's passkeys excluded.
-Its challenge is good for 5 minutes and one registration. Needs a login within the last 5 minutes.
+Its challenge is good for 5 minutes and one registration. Needs a login within the last 5 minutes,
+and once the account has a second factor (TOTP or a passkey), one that used it.
 `,
     security: 'bearer',
     answers: {
@@ -80,8 +81,11 @@ export const registerPasskeyRoute = defineRoute<PasskeyServices, typeof PasskeyR
     operationId: 'registerPasskey',
     summary: 'Register a passkey',
     description: `The browser's answer to the creation options, verified (challenge, origin, RP ID, user presence)
-and stored. The account's first factor comes with 10 recovery codes, shown this once. Needs a
-login within the last 5 minutes. The owner is mailed.
+and stored. The account's first factor comes with 10 recovery codes, shown this once. Needs what
+the options need: a password-only login adds only the account's first factor (decided by the
+write itself, so a factor enrolled concurrently is not bypassed). Every other session of the
+account whose login used no factor ends (\`sessionsEnded\`); this one goes on, still without
+\`mfa\`. The owner is mailed, with a link that undoes it (\`POST /mfa/undo\`, 7 days).
 `,
     security: 'bearer',
     answers: {
@@ -140,14 +144,14 @@ export const renamePasskeyRoute = defineRoute<PasskeyServices, typeof PasskeyRen
   doc: {
     operationId: 'renamePasskey',
     summary: 'Rename a passkey',
-    description: 'A label for its owner (1 to 64 characters).',
+    description: 'A label for its owner (1 to 64 characters). Needs a login within the last 5 minutes that used a second factor (`mfa` in its `amr`).',
     security: 'bearer',
     parameters: ID_PARAMETER,
     answers: {
       200: { description: 'Renamed.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'PasskeyAnswer', schema: PasskeyAnswer } },
       400: BAD_REQUEST,
       401: SESSION_UNAUTHENTICATED,
-      403: { ...FORBIDDEN, name: 'PasskeyRenameForbidden', description: '`insufficient_scope`: the token lacks the scope PASSLANE_REQUIRED_SCOPE names.', codes: ['insufficient_scope'] },
+      403: FORBIDDEN,
       404: NOT_FOUND,
       501: NOT_CONFIGURED,
       503: TEMPORARILY_UNAVAILABLE,

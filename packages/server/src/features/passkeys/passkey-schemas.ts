@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { SESSIONS_ENDED } from '../mfa/mfa-schemas.js';
 import { PASSKEY_LIMITS } from './settings.js';
 
 /**
@@ -93,6 +94,7 @@ export const PasskeyAnswer = v.object({ passkey: Passkey });
 export const PasskeyRegistered = v.object({
   passkey: Passkey,
   recoveryCodes: v.optional(v.pipe(v.array(v.string()), v.description("Only when the passkey is the account's first factor: 10 recovery codes, shown this once."))),
+  sessionsEnded: SESSIONS_ENDED,
 });
 
 /** PublicKeyCredentialCreationOptionsJSON / RequestOptionsJSON, as @simplewebauthn makes them: for the browser's create() and get(). */

@@ -5,8 +5,10 @@ import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 import { hasActiveFactor } from '../../storage/mfa-store.js';
 import type { StoredPasskey } from '../../storage/passkey-store.js';
-import { mailMfaChangeTo } from '../mfa/mail-mfa-change.js';
-import { recentCaller } from '../mfa/recent-login.js';
+import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
+import { endPasswordOnlySessions } from '../mfa/end-password-only-sessions.js';
+import { mailFactorAdded } from '../mfa/mail-factor-added.js';
+import { recentCaller, requireFactorLoginOnceEnrolled } from '../mfa/recent-login.js';
 import { newRecoveryCodes, recoveryCodeHash } from '../mfa/recovery-codes.js';
 import { MFA_LIMITS } from '../mfa/settings.js';
 import { answeredChallenge, challengeHash } from './challenge.js';
@@ -17,8 +19,9 @@ import { DEFAULT_PASSKEY_NAME, PASSKEY_LIMITS } from './settings.js';
 import { webAuthnUserHandle } from './webauthn-user.js';
 
 /**
- * Registration of a passkey, behind a recent login (mfa/recent-login.ts): the options (a
- * challenge stored 5 minutes, single use), then the browser's answer verified and stored.
+ * Registration of a passkey, behind a recent login (mfa/recent-login.ts), one that used a factor
+ * once the account has one: the options (a challenge stored 5 minutes, single use), then the
+ * browser's answer verified and stored.
  */
 
 // @simplewebauthn/server is imported where a ceremony needs it (as in passkey-login.ts): its
@@ -36,6 +39,7 @@ export async function passkeyRegistrationOptions(deps: PasskeyDependencies, inpu
     const caller = await recentCaller(deps, input.accessToken, now);
     const [user, factors] = await Promise.all([deps.users.getUserById(caller.userId), deps.mfa.read(caller.accountKey)]);
     if (user === undefined) throw new UnauthenticatedError('the account no longer exists');
+    requireFactorLoginOnceEnrolled(deps, caller, factors);
     const passkeys = factors?.passkeys ?? new Map<string, StoredPasskey>();
     if (passkeys.size >= PASSKEY_LIMITS.perAccount) throw new PasskeyLimitReachedError(PASSKEY_LIMITS.perAccount);
     const { generateRegistrationOptions } = await import('@simplewebauthn/server');
@@ -66,6 +70,8 @@ export interface PasskeyRegistered {
   passkey: PasskeyView;
   /** Only when the passkey is the account's first factor: shown once. */
   recoveryCodes?: string[];
+  /** The account's other password-only sessions, ended now. */
+  sessionsEnded: number;
 }
 
 /** Writes lost to a concurrent change of the account's factors before the registration gives up (each re-reads). */
@@ -75,7 +81,8 @@ const MAX_ATTEMPTS = 3;
  * POST /passkeys/registration: the answer to a challenge of this account's, verified (origin,
  * RP ID, user presence; attestation "none"), stored. The credential id is claimed first
  * (its lookup item, refused if registered anywhere), then added to the account's factors; a
- * failure there gives the claim back.
+ * failure there gives the claim back. The account's other password-only sessions end, and the
+ * owner's mail carries a link that undoes it.
  */
 export async function registerPasskey(
   deps: PasskeyDependencies,
@@ -131,16 +138,22 @@ export async function registerPasskey(
       throw error;
     }
     deps.audit({ type: 'auth.passkey_registered', userId: caller.userId, synced: passkey.backupEligible });
+    const sessionsEnded = await endPasswordOnlySessions(deps, { accountKey: caller.accountKey, userId: caller.userId, keep: caller.session.sessionId });
     // The account was read above for its email: no second lookup by userId for the mail.
-    await mailMfaChangeTo(deps, user.email, 'passkey_added');
-    return { passkey: passkeyView(credentialId, passkey), ...(codes !== undefined && { recoveryCodes: codes }) };
+    await mailFactorAdded(deps, { userId: caller.userId, accountKey: caller.accountKey, email: user.email, change: 'passkey_added', factor: { kind: 'passkey', credentialId }, now });
+    return { passkey: passkeyView(credentialId, passkey), ...(codes !== undefined && { recoveryCodes: codes }), sessionsEnded };
   });
 }
 
-/** The passkey in the account's factors, with recovery codes when it is the first factor; the codes, if any. */
-async function addToFactors(deps: PasskeyDependencies, caller: { userId: string; accountKey: string }, credentialId: string, passkey: StoredPasskey): Promise<string[] | undefined> {
+/**
+ * The passkey in the account's factors, with recovery codes when it is the first factor; the
+ * codes, if any. The first factor's write is conditional on the account having none, so a
+ * password-only caller loses to a factor enrolled meanwhile, and is refused on the re-read.
+ */
+async function addToFactors(deps: PasskeyDependencies, caller: AuthenticatedSession, credentialId: string, passkey: StoredPasskey): Promise<string[] | undefined> {
   for (let attempt = 1; ; attempt++) {
     const factors = await deps.mfa.read(caller.accountKey);
+    requireFactorLoginOnceEnrolled(deps, caller, factors);
     const count = factors?.passkeys.size ?? 0;
     if (count >= PASSKEY_LIMITS.perAccount) throw new PasskeyLimitReachedError(PASSKEY_LIMITS.perAccount);
     const codes = hasActiveFactor(factors) ? undefined : newRecoveryCodes(MFA_LIMITS.recoveryCodes);

@@ -7,6 +7,7 @@ import { checkNewPassword } from './check-new-password.js';
 import { ConcurrentUpdateError, InvalidCredentialsError, UnauthenticatedError } from '../../accounts/errors.js';
 import { enforceRateLimits } from '../../accounts/enforce-rate-limits.js';
 import { endOtherSessions } from '../sessions/end-sessions.js';
+import { PASSWORD_RESET_REQUIRED } from '../../accounts/password-reset-required.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 
 export interface ChangePasswordRequest {
@@ -35,7 +36,8 @@ export async function changePassword(deps: PasswordChangeDependencies, request: 
     // makes the current password wrong on the re-check.
     for (let attempt = 1; ; attempt++) {
       const user = await readAuthorisedUser(deps, caller.userId, request.sourceIp);
-      const current = await verifyStoredHash(deps, user, currentPassword);
+      // A factor undone from the mailbox locked the password: no current one is right until a reset.
+      const current = user.passwordHash === PASSWORD_RESET_REQUIRED ? { ok: false } : await verifyStoredHash(deps, user, currentPassword);
       if (!current.ok) {
         deps.audit({ type: 'auth.password_change_failed', userId: user.userId, reason: 'wrong_password' });
         throw new InvalidCredentialsError();

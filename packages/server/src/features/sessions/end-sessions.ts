@@ -73,7 +73,7 @@ export async function deleteDevice(deps: SessionManagementDependencies, request:
 const MAX_PURGE_ATTEMPTS = 3;
 
 /**
- * After a password change: every session of the account but `keep` ends, and every known device
+ * After a password change (or a factor undone from the owner's mailbox: `reason`): every session of the account but `keep` ends, and every known device
  * but the one `keep` was started from is forgotten (a device token a thief got with the old
  * password must not spare them the limits while they guess the new one). The store replaces
  * the account's sessions and devices with the kept ones and moves the epoch on, so a login
@@ -81,8 +81,9 @@ const MAX_PURGE_ATTEMPTS = 3;
  */
 export async function endOtherSessions(
   deps: EndOtherSessionsDependencies,
-  input: { accountKey: string; userId: string; keep?: string },
+  input: { accountKey: string; userId: string; keep?: string; reason?: 'password_changed' | 'factor_undone' },
 ): Promise<void> {
+  const reason = input.reason ?? 'password_changed';
   for (let attempt = 1; attempt <= MAX_PURGE_ATTEMPTS; attempt++) {
     const read = await deps.sessions.read(input.accountKey);
     const mine = sessionIdsOf(read, input.userId);
@@ -95,9 +96,9 @@ export async function endOtherSessions(
     try {
       await deps.sessions.purge(read, keep, [...otherDevices, ...myDevices.filter((id) => id === keptDevice)]);
       const ended = mine.length - (input.keep !== undefined && mine.includes(input.keep) ? 1 : 0);
-      if (ended > 0) deps.audit({ type: 'auth.sessions_ended', userId: input.userId, count: ended, reason: 'password_changed' });
+      if (ended > 0) deps.audit({ type: 'auth.sessions_ended', userId: input.userId, count: ended, reason });
       const forgotten = myDevices.length - (keptDevice !== undefined && myDevices.includes(keptDevice) ? 1 : 0);
-      if (forgotten > 0) deps.audit({ type: 'auth.devices_forgotten', userId: input.userId, count: forgotten, reason: 'password_changed' });
+      if (forgotten > 0) deps.audit({ type: 'auth.devices_forgotten', userId: input.userId, count: forgotten, reason });
       return;
     } catch (error) {
       if (!(error instanceof SessionsChangedError)) throw error;

@@ -4,6 +4,7 @@
  * API on the same origin.
  *   <reset path>      (/reset-password#token=...)  choose a new password: POST /password/reset/confirm
  *   <verify path>     (/verify-email#token=...)    confirm the address:    POST /email/verify
+ *   <undo path>       (/undo-factor#token=...)     "this wasn't me":       POST /mfa/undo
  *   <sign-in path>    (/sign-in)                   sign in with the password (POST /login, then POST /login/mfa
  *                                                  when a second factor is asked for) or a passkey (POST
  *                                                  /passkey/login), or ask for a reset link (POST /password/reset)
@@ -36,7 +37,7 @@ export interface LocalPages {
   answer(request: Request): Response | undefined;
 }
 
-type PageKind = 'reset' | 'verify' | 'sign-in' | 'passkeys' | 'approve';
+type PageKind = 'reset' | 'verify' | 'undo' | 'sign-in' | 'passkeys' | 'approve';
 
 export function createLocalPages(mail: Pick<MailConfig, 'paths' | 'serviceName'>): LocalPages {
   const paths = { ...mail.paths, passkeys: PASSKEYS_PATH };
@@ -44,6 +45,7 @@ export function createLocalPages(mail: Pick<MailConfig, 'paths' | 'serviceName'>
   const documents = new Map<string, { body: string; type: string }>([
     [paths.passwordReset, html('reset', 'Choose a new password')],
     [paths.emailVerification, html('verify', 'Confirm your email address')],
+    [paths.factorUndo, html('undo', 'Undo a sign-in method you did not add')],
     [paths.signIn, html('sign-in', 'Sign in')],
     [paths.passkeys, html('passkeys', 'Your passkeys')],
     [paths.deviceApproval, html('approve', 'Approve this device')],
@@ -77,6 +79,10 @@ function page(kind: PageKind, title: string, serviceName: string, paths: LocalPa
 </form>`,
     verify: `<form id="verify" method="post" hidden>
   <button>Confirm this address</button>
+</form>`,
+    undo: `<form id="undo" method="post" hidden>
+  <p>This removes the sign-in method your mail was about, signs every device out, and stops your password from working until you choose a new one with the link we mail you.</p>
+  <button>Remove it and sign everything out</button>
 </form>`,
     'sign-in': `<form id="sign-in" method="post">
   <label>Email <input name="email" type="email" autocomplete="username" required></label>
@@ -241,7 +247,7 @@ const SCRIPT = String.raw`'use strict';
   window.addEventListener('hashchange', function () { location.reload(); });
   var used = 'This link is no longer valid: it was used, a newer one replaced it, or it expired.';
 
-  if (main.dataset.page === 'reset' || main.dataset.page === 'verify') {
+  if (main.dataset.page === 'reset' || main.dataset.page === 'verify' || main.dataset.page === 'undo') {
     var form = document.getElementById(main.dataset.page);
     if (!token) {
       say('This page takes the link from the mail (it ends in #token=...). Open the link itself.', 'error', { href: signIn, text: 'Ask for a new one' });
@@ -260,6 +266,19 @@ const SCRIPT = String.raw`'use strict';
             form.hidden = true;
             return say(used, 'error', { href: signIn, text: 'Ask for a new one' });
           }
+          failed(answer);
+        });
+      });
+    } else if (main.dataset.page === 'undo') {
+      onSubmit(form, function () {
+        return post('/mfa/undo', { token: token }).then(function (answer) {
+          form.hidden = true;
+          if (answer.status === 200) {
+            return say((answer.body.factorRemoved ? 'Removed. ' : 'It was removed already. ') +
+              'Every device is signed out and your password no longer works: a link to choose a new one is on its way to your mailbox.', 'ok');
+          }
+          if (answer.error && answer.error.code === 'invalid_token') return say(used, 'error', { href: signIn, text: 'Sign in' });
+          form.hidden = false;
           failed(answer);
         });
       });

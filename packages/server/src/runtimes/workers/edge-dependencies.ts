@@ -33,6 +33,7 @@ export function edgeServices(env: WorkerEnv): ApiServices {
     login: () => getEdgeDependencies(env),
     mfaLogin: () => getEdgeDependencies(env),
     mfa: () => getEdgeDependencies(env),
+    factorUndo: () => getEdgeDependencies(env),
     passkeys: () => getEdgeDependencies(env),
     passkeyLogin: () => getEdgeDependencies(env),
     register: () => getEdgeDependencies(env),
