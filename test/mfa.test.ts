@@ -341,6 +341,9 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     // The password the adder knew works no more; the mailbox's reset link sets a new one.
     expect(await failureOf(login(deps, { email, password: PASSWORD, sourceIp: SOURCE }))).toBeInstanceOf(InvalidCredentialsError);
     expect((await users.getUserByEmail(email))?.passwordHash).toBe('!reset-required');
+    // Answered as a wrong password, and audited as what it is, not as a record an operator must look at.
+    expect(events.filter((event) => event.type === 'auth.stored_hash_rejected')).toEqual([]);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'auth.login_failed', reason: 'password_reset_required' }));
     const reset = mailbox.last('password_reset')!;
     await confirmPasswordReset(deps, { token: reset.token, newPassword: 'another long passphrase' });
     expect(decodeJwt((await login(deps, { email, password: 'another long passphrase', sourceIp: SOURCE })).accessToken).amr).toEqual(['pwd']);

@@ -7,7 +7,7 @@ export type AuditEvent =
   | { type: 'auth.login_succeeded'; userId: string }
   | {
       type: 'auth.login_failed';
-      reason: 'unknown_account' | 'wrong_password' | 'unverifiable_record' | 'migration_rejected' | 'migration_unavailable';
+      reason: 'unknown_account' | 'wrong_password' | 'unverifiable_record' | 'password_reset_required' | 'migration_rejected' | 'migration_unavailable';
       userId?: string;
       emailFingerprint: string;
       /** It presented a known device: counted against that device alone. */

@@ -23,6 +23,7 @@ import type { RefreshResponse } from '../sessions/refresh-session.js';
 import type { StartSessionDependencies } from '../sessions/dependencies.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';
+import { PASSWORD_RESET_REQUIRED } from '../../accounts/password-reset-required.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 export interface LoginRequest {
@@ -98,7 +99,7 @@ export async function login(deps: LoginDependencies, request: LoginRequest): Pro
         ]);
         deps.audit({
           type: 'auth.login_failed',
-          reason: verdict.unavailable ? 'migration_unavailable' : verdict.migration ? 'migration_rejected' : !state.user ? 'unknown_account' : verdict.unverifiable ? 'unverifiable_record' : 'wrong_password',
+          reason: failureReason(state, verdict),
           ...(state.user && { userId: state.user.userId }),
           emailFingerprint: fingerprint,
           ...(device !== undefined && { knownDevice: true }),
@@ -250,7 +251,7 @@ export async function startLoginSession(
 }
 
 /** A verify's result, or the old system's answer in its place (`migration`), or its silence (`unavailable`). */
-type Verdict = VerifyResult & { unverifiable?: boolean; migration?: MigrationAnswer; unavailable?: boolean };
+type Verdict = VerifyResult & { unverifiable?: boolean; resetRequired?: boolean; migration?: MigrationAnswer; unavailable?: boolean };
 
 /**
  * The old system's answer, unless its breaker is open: then only the dummy verify, until
@@ -282,6 +283,14 @@ function retryAfter(state: LoginState, verdict: Verdict, now: Date): number {
   return MIGRATION_RETRY_AFTER_SECONDS;
 }
 
+function failureReason(state: LoginState, verdict: Verdict): 'unknown_account' | 'wrong_password' | 'unverifiable_record' | 'password_reset_required' | 'migration_rejected' | 'migration_unavailable' {
+  if (verdict.unavailable === true) return 'migration_unavailable';
+  if (verdict.migration !== undefined) return 'migration_rejected';
+  if (!state.user) return 'unknown_account';
+  if (verdict.resetRequired === true) return 'password_reset_required';
+  return verdict.unverifiable === true ? 'unverifiable_record' : 'wrong_password';
+}
+
 function migratedEmailVerified(answer: MigrationAnswer | undefined): boolean | undefined {
   return answer?.valid ? answer.emailVerified : undefined;
 }
@@ -295,8 +304,10 @@ async function verifyOrDummy(
   deps: LoginDependencies,
   user: UserRecord | undefined,
   password: string,
-): Promise<VerifyResult & { unverifiable?: boolean }> {
+): Promise<VerifyResult & { unverifiable?: boolean; resetRequired?: boolean }> {
   if (!user) return deps.hasher.verifyDummy(password);
+  // Locked by an undo from the owner's mailbox: no password opens it, and it is no operator's fault to report.
+  if (user.passwordHash === PASSWORD_RESET_REQUIRED) return { ...(await deps.hasher.verifyDummy(password)), unverifiable: true, resetRequired: true };
   try {
     return await deps.hasher.verify(user.passwordHash, password);
   } catch (error) {
