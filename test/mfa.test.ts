@@ -39,7 +39,7 @@ import { buildSecretBox, LOCAL_MFA_KEYS_FILE, type AppDependencies } from '../pa
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import { MfaKeyError } from '../packages/server/src/features/mfa/secret-box.js';
 import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
-import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
+import { createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { authenticatorApp as appOf } from './support/authenticator-app.js';
@@ -217,6 +217,18 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     // tokens cannot be minted past the ceiling); the source's own count holds the codes alone.
     expect(state.account.failures).toBe(6);
     expect(state.accountSource.failures).toBe(5);
+    dispose();
+  });
+
+  it('a right password whose code is still due leaves no wait behind on its source, at the last free failure', async () => {
+    // Two failures of one email from one source before the next attempt waits: one wrong
+    // password, then the password step (reserved as the second, given back as a right one).
+    const { deps, clock, email, app, dispose } = await enrolled({ rateLimits: limits({}, { failuresPerAccountSource: 2 }) });
+    clock.advance(30);
+    expect(await failureOf(login(deps, { email, password: 'not the password at all', sourceIp: SOURCE }))).toBeInstanceOf(InvalidCredentialsError);
+    const challenge = await mfaToken(() => login(deps, { email, password: PASSWORD, sourceIp: SOURCE }));
+    const done = await loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
+    expect(done.accessToken).toEqual(expect.any(String));
     dispose();
   });
 

@@ -105,8 +105,13 @@ export interface WaitCount {
   blockedUntil: number;
 }
 
-/** A waiting counter's reservation: the count with this attempt in it, or until when it refuses. */
-export type WaitReservation = { count: number } | { refusedUntil: number };
+/** A waiting counter's reservation: the count with this attempt in it and the count and wait before it (to give it back). */
+export interface WaitReserved {
+  count: number;
+  before: WaitCount;
+}
+/** A waiting counter's reservation, or until when it refuses. */
+export type WaitReservation = WaitReserved | { refusedUntil: number };
 
 /**
  * Where a waiting counter lives in its item: top-level attributes with the item's expiry, or a
@@ -175,7 +180,11 @@ export async function reserveWithWait(
             },
             ReturnValues: 'ALL_NEW',
           });
-    if ('written' in result) return { count: path.read(result.written, nowSeconds)?.failures ?? 0 };
+    if ('written' in result) {
+      const count = path.read(result.written, nowSeconds)?.failures ?? 0;
+      // Under the cap the count may have moved since the read; what stood before this attempt is one less, with no wait running.
+      return { count, before: current.failures < free ? { failures: count - 1, blockedUntil: current.blockedUntil } : current };
+    }
     const old = result.old;
     // A top-level counter past its end (TTL deletes late): it starts again, unless another attempt restarted it first.
     if (path.mustExist === undefined && old !== undefined && Number(old[TTL_ATTRIBUTE]?.N ?? '0') <= nowSeconds) {
@@ -186,7 +195,7 @@ export async function reserveWithWait(
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: { ':one': { N: '1' }, ':blocked': { N: String(limits.blockedUntilAfter(1)) }, ...common },
       });
-      if ('written' in restarted) return { count: 1 };
+      if ('written' in restarted) return { count: 1, before: { failures: 0, blockedUntil: 0 } };
     }
     current = path.read(result.old, nowSeconds);
   }
@@ -194,21 +203,21 @@ export async function reserveWithWait(
 }
 
 /**
- * Gives back an attempt reserved with `reserveWithWait`. `clear` (a success) ends the run, the
- * count and the wait back to 0, when nothing was reserved since; otherwise only this attempt is
- * taken off (never below 0), and the waits of the attempts since stand.
+ * Gives back an attempt reserved with `reserveWithWait`, when nothing was reserved since: the
+ * count and the wait as they stood before it, or with `clear` (a success) both back to 0.
+ * Otherwise only this attempt is taken off (never below 0), and the waits of the attempts since
+ * stand.
  */
-export async function giveBackWithWait(client: DynamoDBClient, tableName: string, path: WaitCounterPath, reserved: { count: number }, clear: boolean): Promise<void> {
-  if (clear) {
-    const cleared = await conditionalWrite(client, tableName, 'giveBackAttempt', {
-      Key: { pk: { S: path.key } },
-      UpdateExpression: `SET ${path.failures} = :zero, ${path.blockedUntil} = :zero`,
-      ConditionExpression: `${path.failures} = :count`,
-      ExpressionAttributeNames: path.names,
-      ExpressionAttributeValues: { ':zero': { N: '0' }, ':count': { N: String(reserved.count) } },
-    });
-    if ('written' in cleared) return;
-  }
+export async function giveBackWithWait(client: DynamoDBClient, tableName: string, path: WaitCounterPath, reserved: WaitReserved, clear: boolean): Promise<void> {
+  const to = clear ? { failures: 0, blockedUntil: 0 } : reserved.before;
+  const restored = await conditionalWrite(client, tableName, 'giveBackAttempt', {
+    Key: { pk: { S: path.key } },
+    UpdateExpression: `SET ${path.failures} = :to, ${path.blockedUntil} = :toBlocked`,
+    ConditionExpression: `${path.failures} = :count`,
+    ExpressionAttributeNames: path.names,
+    ExpressionAttributeValues: { ':to': { N: String(to.failures) }, ':toBlocked': { N: String(to.blockedUntil) }, ':count': { N: String(reserved.count) } },
+  });
+  if ('written' in restored) return;
   await conditionalWrite(client, tableName, 'giveBackAttempt', {
     Key: { pk: { S: path.key } },
     UpdateExpression: `SET ${path.failures} = ${path.failures} - :one`,

@@ -11,7 +11,7 @@ import { batchGetByKey } from './batch-get.js';
 import { countAttribute } from './item-attributes.js';
 import { sessionsKey, toAccountSessions, type AccountSessions } from './session-store.js';
 import { conditionalUpdate } from './conditional-update.js';
-import { deleteAtCount, giveBackUnderCap, giveBackWithWait, isRefused, reserveUnderCap, reserveWithWait, type Reservation, type WaitCount, type WaitCounterPath, type WaitReservation } from './attempt-counters.js';
+import { deleteAtCount, giveBackUnderCap, giveBackWithWait, isRefused, reserveUnderCap, reserveWithWait, type Reservation, type WaitCount, type WaitCounterPath, type WaitReservation, type WaitReserved } from './attempt-counters.js';
 import { StorageUnavailableError } from './errors.js';
 import { FAILURE_KEY_PREFIX, MIGRATION_KEY_PREFIX, TTL_ATTRIBUTE, mfaKey } from './table.js';
 import { epochSeconds } from '../shared/epoch-seconds.js';
@@ -70,7 +70,7 @@ export interface ReservationLimits {
 export interface LoginReservation {
   /** Absent only in a reservation another counter refused, while it is given back. */
   account?: { key: string; count: number };
-  accountSource?: { path: WaitCounterPath; reserved: { count: number } };
+  accountSource?: { path: WaitCounterPath; reserved: WaitReserved };
   source?: { key: string };
 }
 

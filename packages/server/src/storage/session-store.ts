@@ -1,5 +1,5 @@
 import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
-import { reserveWithWait, giveBackWithWait, type WaitCounterPath, type WaitReservation } from './attempt-counters.js';
+import { reserveWithWait, giveBackWithWait, type WaitCounterPath, type WaitReservation, type WaitReserved } from './attempt-counters.js';
 import { batchGetByKey } from './batch-get.js';
 import { isConditionalCheckFailed } from './checks.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
@@ -367,7 +367,7 @@ export class SessionStore {
   }
 
   /** Gives a device's reserved attempt back (a right secret that started no session). */
-  async giveBackDeviceAttempt(accountKey: string, deviceId: string, reserved: { count: number }): Promise<void> {
+  async giveBackDeviceAttempt(accountKey: string, deviceId: string, reserved: WaitReserved): Promise<void> {
     await giveBackWithWait(this.client, this.tableName, devicePath(accountKey, deviceId), reserved, false);
   }
 

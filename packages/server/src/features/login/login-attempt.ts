@@ -1,6 +1,7 @@
 import type { Audit, LimitScope } from '../../accounts/audit-events.js';
 import { RateLimitedError } from '../../accounts/errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
+import type { WaitReserved } from '../../storage/attempt-counters.js';
 import { StorageUnavailableError } from '../../storage/errors.js';
 import type { GiveBack, LoginGuardStore, LoginReservation, LoginState, LoginTarget } from '../../storage/login-guard-store.js';
 import type { SessionStore } from '../../storage/session-store.js';
@@ -17,7 +18,7 @@ export interface LoginAttemptDependencies {
 }
 
 /** The attempt a login holds while its secret is checked: its known device's, or an unknown client's counters. */
-export type HeldAttempt = { device: KnownDevice; reserved: { count: number }; state: LoginState } | { reservation: LoginReservation };
+export type HeldAttempt = { device: KnownDevice; reserved: WaitReserved; state: LoginState } | { reservation: LoginReservation };
 
 /**
  * Count before checking (LIMITS.md): the limits as read refuse a limited login with no write;
