@@ -16,7 +16,7 @@ import { TTL_ATTRIBUTE } from './table.js';
 export type Reservation = { count: number } | { refusedUntil: number };
 
 /** An attempt refused by a limit, and until when. */
-export function isRefused(reservation: Reservation): reservation is { refusedUntil: number } {
+export function isRefused(reservation: Reservation | WaitReservation): reservation is { refusedUntil: number } {
   return 'refusedUntil' in reservation;
 }
 

@@ -206,7 +206,7 @@ export class LoginGuardStore {
     const [account, pair, source] = settled.map((result) => (result.status === 'fulfilled' ? result.value : undefined)) as [Reservation | undefined, WaitReservation | undefined, Reservation | undefined];
     const reservation: LoginReservation = {
       ...(account !== undefined && !isRefused(account) && { account: { key: keys.account, count: account.count } }),
-      ...(accountSource !== undefined && pair !== undefined && !('refusedUntil' in pair) && { accountSource: { path: accountSource, reserved: pair } }),
+      ...(accountSource !== undefined && pair !== undefined && !isRefused(pair) && { accountSource: { path: accountSource, reserved: pair } }),
       ...(keys.source !== undefined && source !== undefined && !isRefused(source) && { source: { key: keys.source } }),
       ...(heldSource !== undefined && { source: heldSource }),
     };
@@ -214,7 +214,7 @@ export class LoginGuardStore {
     const refused: ReservationRefused | undefined =
       account !== undefined && isRefused(account)
         ? { refused: 'account', until: account.refusedUntil }
-        : pair !== undefined && 'refusedUntil' in pair
+        : pair !== undefined && isRefused(pair)
           ? { refused: 'account_source', until: pair.refusedUntil }
           : source !== undefined && isRefused(source)
             ? { refused: 'source', until: source.refusedUntil }

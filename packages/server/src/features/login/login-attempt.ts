@@ -1,7 +1,7 @@
 import type { Audit, LimitScope } from '../../accounts/audit-events.js';
 import { RateLimitedError } from '../../accounts/errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
-import type { WaitReserved } from '../../storage/attempt-counters.js';
+import { isRefused, type WaitReserved } from '../../storage/attempt-counters.js';
 import { StorageUnavailableError } from '../../storage/errors.js';
 import type { GiveBack, LoginGuardStore, LoginReservation, LoginState, LoginTarget } from '../../storage/login-guard-store.js';
 import type { SessionStore } from '../../storage/session-store.js';
@@ -43,7 +43,7 @@ export async function reserveLoginAttempt(
       free: freeFailures(deps.rateLimits),
       blockedUntilAfter: (failures) => blockedUntilAfter(failures, deps.rateLimits, nowSeconds),
     });
-    if ('refusedUntil' in reserved) return refuse(deps, target, 'device', reserved.refusedUntil - nowSeconds);
+    if (isRefused(reserved)) return refuse(deps, target, 'device', reserved.refusedUntil - nowSeconds);
     return { device, reserved, state };
   }
   const reservation = await deps.loginGuard.reserve(target, state, reservationLimits(deps.rateLimits, nowSeconds), heldSource);
