@@ -245,6 +245,14 @@ describe('readConfig', () => {
     expect(configError(() => readServerConfig({ [variable]: value })).variable).toBe(variable);
   });
 
+  it('says a JWK is expected, and that passlane keygen makes one, for a PEM key or other text', () => {
+    const pem = '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIKeySecretMaterial\n-----END PRIVATE KEY-----';
+    const fromPem = configError(() => readConfig({ PASSLANE_JWT_PRIVATE_KEY: pem }));
+    expect(fromPem.message).toMatch(/^PASSLANE_JWT_PRIVATE_KEY is a PEM key; it must be a private JWK \(a JSON object\): `passlane keygen` makes one/);
+    expect(fromPem.message).not.toContain('KeySecretMaterial');
+    expect(configError(() => readConfig({ PASSLANE_JWT_PRIVATE_KEY: 'secret' })).message).toMatch(/is not valid JSON; it must be a private JWK .*passlane keygen/);
+  });
+
   it('never quotes a key in its errors', () => {
     const secret = 'MC4CAQAwBQYDK2VwBCIEIKeySecretMaterial';
     for (const value of [`{"d":"${secret}",`, `["${secret}"]`]) {
