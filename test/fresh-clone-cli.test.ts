@@ -63,10 +63,12 @@ describe('a fresh clone, as the README says', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('npm ci builds both packages and links the passlane bin', () => {
+  it('npm ci builds both packages, links the passlane bin, and warns of no unreviewed install script', () => {
     expect(install.code, install.stderr.slice(-3000)).toBe(0);
     for (const built of ['packages/passlane/dist/index.js', 'packages/server/dist/cli/passlane.js']) expect(existsSync(join(dir, built)), built).toBe(true);
     expect(existsSync(join(dir, 'node_modules/.bin/passlane'))).toBe(true);
+    // package.json's allowScripts covers every dependency's install script: no unexplained warnings.
+    expect(install.stderr).not.toMatch(/install-scripts|allowScripts/);
   });
 
   it('npx passlane keygen prints new keys, and --version the package version', async () => {
