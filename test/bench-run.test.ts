@@ -11,9 +11,9 @@ import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runBenchCommand } from '../packages/server/src/cli/commands/bench.js';
 import { handler } from '../functions/bench.js';
-import { sustained } from '../bench/engine/measure.js';
-import { RssSampler } from '../bench/engine/process-meters.js';
-import type { BenchResult } from '../bench/engine/types.js';
+import { sustained } from '../packages/server/src/cli/bench/measure.js';
+import { RssSampler } from '../packages/server/src/cli/bench/process-meters.js';
+import type { BenchResult } from '../packages/server/src/cli/bench/types.js';
 import { runNode } from './support/run-process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -415,7 +415,7 @@ describe('the repository', () => {
 /** Every .ts file under the folders that make up the service. */
 async function sources(): Promise<Array<{ path: string; text: string }>> {
   const files: Array<{ path: string; text: string }> = [];
-  for (const folder of ['packages/passlane/src', 'packages/server/src', 'functions', 'bench/engine']) {
+  for (const folder of ['packages/passlane/src', 'packages/server/src', 'functions']) {
     for (const entry of await readdir(join(root, folder), { recursive: true, withFileTypes: true })) {
       if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
       const path = join(entry.parentPath, entry.name);
@@ -443,7 +443,7 @@ describe('one configuration module, one reader per runtime, one wiring', () => {
   ];
   // Runtime detection (is this Lambda?) and the benchmark's description of the machine it
   // measures (memory size, region, thread pool): the platform, not passlane's configuration.
-  const PLATFORM = (path: string) => path === 'packages/passlane/src/detect-runtime.ts' || path === 'functions/bench.ts' || path.startsWith('bench/engine/');
+  const PLATFORM = (path: string) => path === 'packages/passlane/src/detect-runtime.ts' || path === 'functions/bench.ts' || path.startsWith('packages/server/src/cli/bench/');
   const ALLOWED = (path: string) => path.startsWith('packages/server/src/config/') || RUNTIME_READERS.includes(path) || PLATFORM(path);
 
   const reads = (text: string) =>

@@ -688,7 +688,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
   {
     name: 'bench',
     entry: 'functions/bench.ts',
-    why: 'No route: `passlane bench --remote` invokes it across memory sizes (bench/engine/README.md). Hashes random passwords in memory: no table, no secrets.',
+    why: 'No route: `passlane bench --remote` invokes it across memory sizes (packages/server/src/cli/bench/README.md). Hashes random passwords in memory: no table, no secrets.',
     memory: 1769,
     timeout: 900,
     routes: [],

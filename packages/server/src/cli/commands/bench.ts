@@ -1,22 +1,22 @@
 /**
  * `passlane bench` (also `npm run bench`, which runs this CLI): the argon2 parameter bench on this
  * machine, or with --remote on deployed bench functions across Lambda memory sizes.
- * See bench/engine/README.md.
+ * See packages/server/src/cli/bench/README.md.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { CommandIo } from './command-io.js';
 import { createProgress, type ProgressSnapshot } from './progress.js';
-import { renderChartSvg } from '../../../../../bench/engine/chart-svg.js';
-import { defaultSettings, parseNumberList, validateSettings } from '../../../../../bench/engine/grid.js';
-import type { BenchEvent } from '../../../../../bench/engine/lambda-event.js';
-import { DEFAULT_LAMBDA_PRICES, type LambdaArchitecture, type LambdaPrices } from '../../../../../bench/engine/remote/lambda-pricing.js';
-import { formatRemoteMarkdown, formatRemoteTerminal } from '../../../../../bench/engine/remote/report-remote.js';
-import { runRemoteBench } from '../../../../../bench/engine/remote/run-remote.js';
-import { formatMarkdownReport, formatTerminalReport } from '../../../../../bench/engine/report-text.js';
-import { runBench, type BenchProgress } from '../../../../../bench/engine/run-bench.js';
-import type { BenchBackend, BenchSettings } from '../../../../../bench/engine/types.js';
+import { renderChartSvg } from '../bench/chart-svg.js';
+import { defaultSettings, parseNumberList, validateSettings } from '../bench/grid.js';
+import type { BenchEvent } from '../bench/lambda-event.js';
+import { DEFAULT_LAMBDA_PRICES, type LambdaArchitecture, type LambdaPrices } from '../bench/remote/lambda-pricing.js';
+import { formatRemoteMarkdown, formatRemoteTerminal } from '../bench/remote/report-remote.js';
+import { runRemoteBench } from '../bench/remote/run-remote.js';
+import { formatMarkdownReport, formatTerminalReport } from '../bench/report-text.js';
+import { runBench, type BenchProgress } from '../bench/run-bench.js';
+import type { BenchBackend, BenchSettings } from '../bench/types.js';
 
 export const BENCH_USAGE = `usage: passlane bench [--quick] [--backend native,wasm] [--memory KiB,..] [--passes 1,2] [--lanes 1]
                       [--budget-ms 300] [--concurrency 10] [--memory-budget-mib 1024]
@@ -219,7 +219,7 @@ async function runRemote(
   const event = eventFromFlags(values);
 
   // Loaded here: the SDK is only needed for remote runs.
-  const { createSdkLambdaControl } = await import('../../../../../bench/engine/remote/sdk-lambda-control.js');
+  const { createSdkLambdaControl } = await import('../bench/remote/sdk-lambda-control.js');
   const control = createSdkLambdaControl({ ...(values.region && { region: values.region }), ...(values.endpoint && { endpoint: values.endpoint }) });
   try {
     const result = await runRemoteBench(control, {

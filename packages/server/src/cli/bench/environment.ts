@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
-import { detectRuntime } from '../../packages/passlane/src/detect-runtime.js';
+import { detectRuntime } from 'passlane/runtime';
 import type { EnvironmentInfo } from './types.js';
 
 const MiB = 1024 * 1024;
