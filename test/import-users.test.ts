@@ -314,6 +314,11 @@ describe('passlane import and rehash: what to fix, and how far they got', () => 
     expect(noRegion.stdout).toMatch(new RegExp(`^Stopped at line ${line} after \\d+\\.\\d s: 0 imported, 0 skipped \\(account exists\\), 0 rejected$`, 'm'));
     expect(noRegion.stderr).toContain("Set AWS_REGION to the table's region (and AWS credentials), or DYNAMODB_ENDPOINT=http://127.0.0.1:8000 to use the DynamoDB `npm start` runs.");
 
+    // The README's `passlane inventory` without npm start's endpoint: the same words.
+    const inventory = await runPasslane(['inventory'], { env: noAws });
+    expect(inventory.code).toBe(2);
+    expect(inventory.stderr).toContain("Set AWS_REGION to the table's region (and AWS credentials), or DYNAMODB_ENDPOINT=http://127.0.0.1:8000 to use the DynamoDB `npm start` runs.");
+
     const noCredentials = await runPasslane(['rehash'], { env: { ...noAws, AWS_REGION: 'eu-west-1' } });
     expect(noCredentials.code).toBe(2);
     expect(noCredentials.stderr).toContain('storage unavailable during getJobCursor: CredentialsProviderError (no AWS credentials were found)');
