@@ -172,47 +172,64 @@ describe.skipIf(chromiumMissing)('the README\'s quickstart', () => {
     await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
+  const newPassword = /choose a new password there, say\s+`([^`]+)`/.exec(README)?.[1];
+
+  /** What the README says to do in the browser after a step: open the mailed link, confirm or choose `newPassword`. */
+  function openTheLinks(walk: Walk): (step: string) => Promise<void> {
+    const port = new URL(walk.server.url).port;
+    const status = async (url: string, act: (page: import('playwright-core').Page) => Promise<void>, expected: RegExp) => {
+      const page = await context.newPage();
+      await page.goto(url);
+      await act(page);
+      await expect.poll(() => page.locator('#status').textContent(), { timeout: 20_000 }).toMatch(expected);
+      await page.close();
+    };
+    return async (step) => {
+      const kind = step === 'sessions-verify' ? 'email verification' : 'password reset';
+      const { file, link } = mailedLink(walk, kind);
+      // Where the README says mail goes, linking to this server's own port and page.
+      expect(file).toMatch(new RegExp(`${walk.server.dataDir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/outbox/[^/]+\\.eml$`));
+      expect(existsSync(file)).toBe(true);
+      if (kind === 'email verification') {
+        expect(link).toMatch(new RegExp(`^http://localhost:${port}/verify-email#token=`));
+        await status(link, (page) => page.getByRole('button', { name: 'Confirm this address' }).click(), /^Your email address is confirmed\./);
+      } else {
+        expect(link).toMatch(new RegExp(`^http://localhost:${port}/reset-password#token=`));
+        await status(
+          link,
+          async (page) => {
+            await page.locator('input[name=password]').fill(newPassword!);
+            await page.locator('input[name=repeat]').fill(newPassword!);
+            await page.getByRole('button', { name: 'Set the new password' }).click();
+          },
+          /^Your password is changed/,
+        );
+      }
+    };
+  }
+
   it('runs as written on a fresh npm start: register, login, refresh, sessions, verify and reset through the pages, login, a second factor', async () => {
-    const newPassword = /choose a new password there, say\s+`([^`]+)`/.exec(README)?.[1];
     expect(newPassword, 'the README names the new password to choose').toBeDefined();
     const walk = await startWalk(dirs);
     try {
-      const port = new URL(walk.server.url).port;
-      const status = async (url: string, act: (page: import('playwright-core').Page) => Promise<void>, expected: RegExp) => {
-        const page = await context.newPage();
-        await page.goto(url);
-        await act(page);
-        await expect.poll(() => page.locator('#status').textContent(), { timeout: 20_000 }).toMatch(expected);
-        await page.close();
-      };
-      await walkQuickstart(README, walk, async (step) => {
-        const kind = step === 'sessions-verify' ? 'email verification' : 'password reset';
-        const { file, link } = mailedLink(walk, kind);
-        // Where the README says mail goes, linking to this server's own port and page.
-        expect(file).toMatch(new RegExp(`${walk.server.dataDir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/outbox/[^/]+\\.eml$`));
-        expect(existsSync(file)).toBe(true);
-        if (kind === 'email verification') {
-          expect(link).toMatch(new RegExp(`^http://localhost:${port}/verify-email#token=`));
-          await status(link, (page) => page.getByRole('button', { name: 'Confirm this address' }).click(), /^Your email address is confirmed\./);
-        } else {
-          expect(link).toMatch(new RegExp(`^http://localhost:${port}/reset-password#token=`));
-          await status(
-            link,
-            async (page) => {
-              await page.locator('input[name=password]').fill(newPassword!);
-              await page.locator('input[name=repeat]').fill(newPassword!);
-              await page.getByRole('button', { name: 'Set the new password' }).click();
-            },
-            /^Your password is changed/,
-          );
-        }
-      });
+      await walkQuickstart(README, walk, openTheLinks(walk));
       // The captures held what the README says: a session's access token after the last login, with its second factor.
       const accessToken = await walk.shell.variable('ACCESS_TOKEN');
       expect(accessToken).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
       expect((JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()) as { amr: string[] }).amr).toEqual(expect.arrayContaining(['pwd', 'otp']));
       const console = walk.console.join('\n');
       for (const secret of ['ada@example.com', 'correct horse battery staple', newPassword!]) expect(console).not.toContain(secret);
+    } finally {
+      await stopWalk(walk);
+    }
+  });
+
+  it('fails when the two-factor login reuses the code the confirmation spent (a copy without the next code)', async () => {
+    const changed = README.replace(/^CODE=\d{6} +# the app's next code.*\n/m, '');
+    expect(changed).not.toBe(README);
+    const walk = await startWalk(dirs);
+    try {
+      await expect(walkQuickstart(changed, walk, openTheLinks(walk))).rejects.toThrow(/README block "mfa-login": the server answered \["POST \/login 401","POST \/login\/mfa 401"\]/);
     } finally {
       await stopWalk(walk);
     }
