@@ -1,6 +1,6 @@
 /**
- * `npm start`: the API on http://localhost:3000 (127.0.0.1 and ::1) through the Node host (node-server.ts), the same
- * app every host serves. Storage is an embedded dynalite persisted under the data directory, or
+ * `npm start`: the API on http://localhost:3000 (127.0.0.1 and ::1) through the Node host
+ * (node-server.ts), the same app every host serves. Storage is an embedded dynalite persisted under the data directory, or
  * DYNAMODB_ENDPOINT when set. Mail goes to `<data dir>/outbox/*.eml` and its links to this server,
  * which serves pages for them (local-pages.ts) unless PASSLANE_APP_URL names the user's own app.
  * The console gets one readable line per request and log entry (local-log.ts). The tokens' issuer
