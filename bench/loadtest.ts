@@ -13,12 +13,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { textTable, ms, num } from './engine/format.js';
-import { parseNumberList, defaultSettings } from './engine/grid.js';
+import { textTable, ms, num } from '../packages/server/src/cli/bench/format.js';
+import { parseNumberList, defaultSettings } from '../packages/server/src/cli/bench/grid.js';
 import { withLiftedLoginLimits } from './load/lifted-limits.js';
 import { isLoopbackUrl, runLoginLoad, type LoadLevelResult, type LoginLoadResult } from './load/login-load.js';
-import { runBench } from './engine/run-bench.js';
-import type { BenchBackend } from './engine/types.js';
+import { runBench } from '../packages/server/src/cli/bench/run-bench.js';
+import type { BenchBackend } from '../packages/server/src/cli/bench/types.js';
 import { DEFAULT_ARGON2_POLICY } from '../packages/passlane/src/policy.js';
 
 export const LOADTEST_USAGE = `usage: npm run loadtest -- [--quick] [--bursts 10,50] [--burst-repeats 3] [--clients 1,2,4,8,16] [--rounds 3]

@@ -16,7 +16,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import bcryptjs from 'bcryptjs';
-import { median } from './engine/statistics.js';
+import { median } from '../packages/server/src/cli/bench/statistics.js';
 import { withLiftedLoginLimits } from './load/lifted-limits.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import { ensureTable } from '../packages/server/src/storage/table.js';

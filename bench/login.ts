@@ -57,10 +57,10 @@ import type { LambdaArchitecture } from '../scripts/packaging/architectures.js';
 import { bundleFunction } from '../scripts/packaging/bundle-function.js';
 import { BUNDLE_FILE, LAMBDA_FUNCTIONS, type LambdaFunction } from '../scripts/packaging/lambda-functions.js';
 import { resolveBindingPackages } from '../scripts/packaging/native-packages.js';
-import { ms, textTable } from './engine/format.js';
+import { ms, textTable } from '../packages/server/src/cli/bench/format.js';
 import { DEFAULT_SESSION_CONFIG } from '../packages/server/src/features/sessions/settings.js';
 import { deployedLoginEnv, positiveOption } from './lambda-harness.js';
-import { median, summarize } from './engine/statistics.js';
+import { median, summarize } from '../packages/server/src/cli/bench/statistics.js';
 import { BENCH_WEBAUTHN, type WorkerKind, type WorkerReplies, type WorkerReply, type WorkerRequest } from './login-worker.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -2,12 +2,12 @@
  * The bench as a Lambda function, invoked directly (no HTTP route): event
  * `{ grid?, quick?, budgetMs?, concurrency?, memoryBudgetMiB? }` -> the same JSON as `npm run bench`.
  * It runs on the hardware the login function gets at this memory size; `passlane bench --remote`
- * drives it across memory sizes. See bench/engine/README.md.
+ * drives it across memory sizes. See packages/server/src/cli/bench/README.md.
  */
 import type { Context } from 'aws-lambda';
-import { settingsFromEvent, type BenchEvent } from '../bench/engine/lambda-event.js';
-import { runBench } from '../bench/engine/run-bench.js';
-import type { BenchResult } from '../bench/engine/types.js';
+import { settingsFromEvent, type BenchEvent } from '../packages/server/src/cli/bench/lambda-event.js';
+import { runBench } from '../packages/server/src/cli/bench/run-bench.js';
+import type { BenchResult } from '../packages/server/src/cli/bench/types.js';
 
 export type BenchContext = Partial<Pick<Context, 'memoryLimitInMB' | 'getRemainingTimeInMillis'>>;
 

@@ -1,15 +1,14 @@
 // `npm run build` of one package (run from its folder): dist/ afresh, tsc, then what tsc does not do.
 //   core:   the argon2 WASM module beside its compiled loader.
 //   server: the `passlane` CLI as one bundle (dist/cli/passlane.js), so the bench engine it carries
-//           (bench/engine) stays out of the library's dist; the WASM module beside it, which the
-//           bench's own loader reads. npm packages stay imports, `passlane` (the core) among them.
+//           (src/cli/bench) stays out of the library's dist. npm packages stay imports, `passlane` (the
+//           core) among them: the bench's raw backends (`passlane/backends`) read the core's own WASM.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
 const which = process.argv[2];
-const WASM = '../passlane/src/backends/wasm/argon2.wasm';
 // tsc never deletes outputs: a file moved or dropped from the build would linger and be published.
 rmSync('dist', { recursive: true, force: true });
 execFileSync(process.execPath, [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
@@ -29,7 +28,6 @@ if (which === 'core') {
     sourcemap: true,
     logLevel: 'warning',
   });
-  copyFileSync(WASM, 'dist/cli/argon2.wasm');
 } else {
   throw new Error('usage: node scripts/build-package.mjs core|server');
 }

@@ -1,13 +1,13 @@
 /**
- * The bench chart (bench/engine/chart-svg.ts) on a fixed result shaped like a --quick run on 2
+ * The bench chart (packages/server/src/cli/bench/chart-svg.ts) on a fixed result shaped like a --quick run on 2
  * cores: m 19-46 MiB, native and WASM, WASM's throughput flat at its CPU ceiling. Each defect
  * once seen in the rendered chart has a check here, read from the SVG's geometry.
  */
 import { describe, expect, it } from 'vitest';
-import { niceTicks, renderChartSvg, spreadLabels } from '../bench/engine/chart-svg.js';
-import { candidateId, defaultSettings } from '../bench/engine/grid.js';
-import { summarize } from '../bench/engine/statistics.js';
-import type { BenchBackend, BenchResult, CandidateResult, Recommendation, SustainedResult } from '../bench/engine/types.js';
+import { niceTicks, renderChartSvg, spreadLabels } from '../packages/server/src/cli/bench/chart-svg.js';
+import { candidateId, defaultSettings } from '../packages/server/src/cli/bench/grid.js';
+import { summarize } from '../packages/server/src/cli/bench/statistics.js';
+import type { BenchBackend, BenchResult, CandidateResult, Recommendation, SustainedResult } from '../packages/server/src/cli/bench/types.js';
 
 const PANEL_TOP = 50;
 const PANEL_HEIGHT = 300;

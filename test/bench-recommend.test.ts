@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { candidateId } from '../bench/engine/grid.js';
-import { compareStrength, recommend, type RecommendationInput } from '../bench/engine/recommend.js';
-import { summarize } from '../bench/engine/statistics.js';
-import type { BenchBackend } from '../bench/engine/types.js';
+import { candidateId } from '../packages/server/src/cli/bench/grid.js';
+import { compareStrength, recommend, type RecommendationInput } from '../packages/server/src/cli/bench/recommend.js';
+import { summarize } from '../packages/server/src/cli/bench/statistics.js';
+import type { BenchBackend } from '../packages/server/src/cli/bench/types.js';
 import { meetsOwaspFloor } from '../packages/passlane/src/policy.js';
 
 /** A measured candidate with a fixed burst p95 and memory need. */

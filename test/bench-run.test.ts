@@ -7,11 +7,13 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runBenchCommand } from '../packages/server/src/cli/commands/bench.js';
 import { handler } from '../functions/bench.js';
-import { sustained } from '../bench/engine/measure.js';
-import { RssSampler } from '../bench/engine/process-meters.js';
-import type { BenchResult } from '../bench/engine/types.js';
+import { sustained } from '../packages/server/src/cli/bench/measure.js';
+import { RssSampler } from '../packages/server/src/cli/bench/process-meters.js';
+import type { BenchResult } from '../packages/server/src/cli/bench/types.js';
 import { runNode } from './support/run-process.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -44,8 +46,9 @@ describe('npm run bench (the CLI\'s bench command)', () => {
     const args = ['--conditions=passlane-source', '--import', 'tsx', 'packages/server/src/cli/passlane.ts', 'bench', '--quick', '--backend', 'native,wasm', '--argon2-memory', '64,128', '--passes', '1', '--lanes', '1'];
     args.push('--rounds', '3', '--concurrency', '2', '--clients', '1,2', '--max-seconds', '20', '--out', out);
     const run = await runNode(args, { cwd: ROOT });
-    expect(run.stderr).toMatch(/bench: rounds/); // progress, one line per phase when not a terminal
     expect(run.code).toBe(0);
+    // The versions it ran: the core's, found from the workspace (not `passlane unknown`).
+    expect(run.stdout).toMatch(/@node-rs\/argon2 \d+\.\d+\.\d+, passlane 0\.1\.0;/);
     expect(run.stdout).toMatch(/native m=64 t=1 p=1/);
     expect(run.stdout).toMatch(/WARNING \(native\)/);
     expect(run.stdout).toMatch(/note: a short run \(3 rounds, 2 bursts per candidate/);
@@ -58,6 +61,27 @@ describe('npm run bench (the CLI\'s bench command)', () => {
     expect(svg).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     expect(svg).not.toMatch(/<script|href=/);
     expect(await readFile(join(out, 'bench.md'), 'utf8')).toMatch(/!\[hash latency and throughput\]\(bench.svg\)/);
+  });
+});
+
+describe('passlane bench\'s progress', () => {
+  it('is one bar over the whole run with the time left, as passlane import draws it', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'passlane-bench-progress-'));
+    dirs.push(out);
+    const stdout = new PassThrough().resume();
+    const stderr = Object.assign(new PassThrough(), { isTTY: true, columns: 200 });
+    let drawn = '';
+    stderr.on('data', (chunk: Buffer) => (drawn += chunk.toString()));
+    let now = 0;
+    const args = ['--quick', '--backend', 'native', '--argon2-memory', '64,128', '--passes', '1', '--lanes', '1', '--rounds', '3', '--concurrency', '2', '--clients', '1', '--out', out];
+    // Each look at the clock a second later: every update is due a redraw.
+    expect(await runBenchCommand(args, { stdout, stderr, clock: () => (now += 1_000) })).toBe(0);
+    const bars = drawn.split('\r\x1b[2K').filter((line) => line !== '');
+    expect(bars.length).toBeGreaterThan(5);
+    const percents = bars.map((bar) => Number(/^\[[#-]{24}\]\s+(\d+)% /.exec(bar)?.[1]));
+    expect(percents).toEqual([...percents].sort((a, b) => a - b));
+    for (const phase of ['rounds', 'bursts', 'sustained']) expect(bars.some((bar) => bar.includes(`% ${phase} `))).toBe(true);
+    expect(bars.filter((bar) => /, ~\d+ (s|min) left$/.test(bar)).length).toBeGreaterThan(3);
   });
 });
 

@@ -1,17 +1,17 @@
 /**
- * Whether a bench recommendation survives its own noise (bench/engine/recommendation-stability.ts):
+ * Whether a bench recommendation survives its own noise (packages/server/src/cli/bench/recommendation-stability.ts):
  * the recommendation rerun on resampled bursts and machine speeds, reported as stable, or as a
  * WARNING naming the candidates it is tied with. Fixed samples, no timing.
  */
 import { describe, expect, it } from 'vitest';
-import { candidateId } from '../bench/engine/grid.js';
-import { recommend, type RecommendationInput } from '../bench/engine/recommend.js';
-import { recommendationStability, speedFactors, type StabilityInput } from '../bench/engine/recommendation-stability.js';
-import { recommendationLines } from '../bench/engine/report-text.js';
-import { combineRemoteResults } from '../bench/engine/remote/combine.js';
-import { DEFAULT_LAMBDA_PRICES } from '../bench/engine/remote/lambda-pricing.js';
-import { bootstrapP95Interval, summarize } from '../bench/engine/statistics.js';
-import type { BenchResult, Recommendation } from '../bench/engine/types.js';
+import { candidateId } from '../packages/server/src/cli/bench/grid.js';
+import { recommend, type RecommendationInput } from '../packages/server/src/cli/bench/recommend.js';
+import { recommendationStability, speedFactors, type StabilityInput } from '../packages/server/src/cli/bench/recommendation-stability.js';
+import { recommendationLines } from '../packages/server/src/cli/bench/report-text.js';
+import { combineRemoteResults } from '../packages/server/src/cli/bench/remote/combine.js';
+import { DEFAULT_LAMBDA_PRICES } from '../packages/server/src/cli/bench/remote/lambda-pricing.js';
+import { bootstrapP95Interval, summarize } from '../packages/server/src/cli/bench/statistics.js';
+import type { BenchResult, Recommendation } from '../packages/server/src/cli/bench/types.js';
 
 /** Ten latencies of one burst of 10, evenly from `from` to `to` ms. */
 const burstOf = (from: number, to: number) => Array.from({ length: 10 }, (_, i) => from + ((to - from) * i) / 9);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../bench/engine/prng.js';
-import { bootstrapMedianInterval, median, p95, quantile, summarize } from '../bench/engine/statistics.js';
+import { mulberry32 } from '../packages/server/src/cli/bench/prng.js';
+import { bootstrapMedianInterval, median, p95, quantile, summarize } from '../packages/server/src/cli/bench/statistics.js';
 
 describe('bench statistics', () => {
   it('median of odd, even, unsorted and single inputs', () => {

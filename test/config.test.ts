@@ -245,6 +245,14 @@ describe('readConfig', () => {
     expect(configError(() => readServerConfig({ [variable]: value })).variable).toBe(variable);
   });
 
+  it('says a JWK is expected, and that passlane keygen makes one, for a PEM key or other text', () => {
+    const pem = '-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2VwBCIEIKeySecretMaterial\n-----END PRIVATE KEY-----';
+    const fromPem = configError(() => readConfig({ PASSLANE_JWT_PRIVATE_KEY: pem }));
+    expect(fromPem.message).toMatch(/^PASSLANE_JWT_PRIVATE_KEY is a PEM key; it must be a private JWK \(a JSON object\): `passlane keygen` makes one/);
+    expect(fromPem.message).not.toContain('KeySecretMaterial');
+    expect(configError(() => readConfig({ PASSLANE_JWT_PRIVATE_KEY: 'secret' })).message).toMatch(/is not valid JSON; it must be a private JWK .*passlane keygen/);
+  });
+
   it('never quotes a key in its errors', () => {
     const secret = 'MC4CAQAwBQYDK2VwBCIEIKeySecretMaterial';
     for (const value of [`{"d":"${secret}",`, `["${secret}"]`]) {
@@ -408,7 +416,7 @@ describe('the repository', () => {
 /** Every .ts file under the folders that make up the service. */
 async function sources(): Promise<Array<{ path: string; text: string }>> {
   const files: Array<{ path: string; text: string }> = [];
-  for (const folder of ['packages/passlane/src', 'packages/server/src', 'functions', 'bench/engine']) {
+  for (const folder of ['packages/passlane/src', 'packages/server/src', 'functions']) {
     for (const entry of await readdir(join(root, folder), { recursive: true, withFileTypes: true })) {
       if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
       const path = join(entry.parentPath, entry.name);
@@ -436,7 +444,7 @@ describe('one configuration module, one reader per runtime, one wiring', () => {
   ];
   // Runtime detection (is this Lambda?) and the benchmark's description of the machine it
   // measures (memory size, region, thread pool): the platform, not passlane's configuration.
-  const PLATFORM = (path: string) => path === 'packages/passlane/src/detect-runtime.ts' || path === 'functions/bench.ts' || path.startsWith('bench/engine/');
+  const PLATFORM = (path: string) => path === 'packages/passlane/src/detect-runtime.ts' || path === 'functions/bench.ts' || path.startsWith('packages/server/src/cli/bench/');
   const ALLOWED = (path: string) => path.startsWith('packages/server/src/config/') || RUNTIME_READERS.includes(path) || PLATFORM(path);
 
   const reads = (text: string) =>

@@ -44,6 +44,10 @@ describe('links between the repository\'s Markdown files', () => {
     expect(markdownFiles).toContain('README.md');
   });
 
+  it('keeps the root README to a first hour: 300 lines at most (the rest is linked)', () => {
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(300);
+  });
+
   it.each(markdownFiles)('%s: every relative link resolves', (file) => {
     const broken: string[] = [];
     for (const link of linksOf(readFileSync(join(ROOT, file), 'utf8'))) {

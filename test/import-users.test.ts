@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -197,7 +197,7 @@ describe.each(dynamoDbServers)('passlane import on $name', ({ start }) => {
     expect(run.stdout + run.stderr).not.toContain('@');
   });
 
-  it('makes the rejects file owner-only even when it exists already, and refuses an unwritable one before importing', async () => {
+  it('makes the rejects file owner-only even when it exists already, removes it when nothing is rejected, and refuses an unwritable one before importing', async () => {
     const tag = randomUUID().slice(0, 8);
     const path = join(dir, `mode-${tag}.jsonl`);
     writeFileSync(path, `${JSON.stringify({ email: `mode-${tag}@example.com`, hash: 'not a hash' })}\n`);
@@ -211,6 +211,13 @@ describe.each(dynamoDbServers)('passlane import on $name', ({ start }) => {
 
     const good = join(dir, `unwritable-${tag}.jsonl`);
     writeFileSync(good, `${JSON.stringify({ email: `unwritable-${tag}@example.com`, hash: bcrypt.hash })}\n`);
+    // Nothing rejected: no rejects file, and the earlier run's is gone rather than left to mislead.
+    const cleanFile = join(dir, `clean-${tag}.jsonl`);
+    writeFileSync(cleanFile, `${JSON.stringify({ email: `clean-${tag}@example.com`, hash: bcrypt.hash })}\n`);
+    const clean = await importCommand([cleanFile, '--rejects', rejectsPath, '--json'], env);
+    expect(clean.code).toBe(0);
+    expect(JSON.parse(clean.stdout)).not.toHaveProperty('rejectsFile');
+    expect(existsSync(rejectsPath)).toBe(false);
     const refused = await importCommand([good, '--rejects', join(dir, 'no-such-dir', 'rejects.jsonl')], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/cannot write the rejects file/);
@@ -306,6 +313,11 @@ describe('passlane import and rehash: what to fix, and how far they got', () => 
     expect(line, noRegion.stderr).toBeDefined();
     expect(noRegion.stdout).toMatch(new RegExp(`^Stopped at line ${line} after \\d+\\.\\d s: 0 imported, 0 skipped \\(account exists\\), 0 rejected$`, 'm'));
     expect(noRegion.stderr).toContain("Set AWS_REGION to the table's region (and AWS credentials), or DYNAMODB_ENDPOINT=http://127.0.0.1:8000 to use the DynamoDB `npm start` runs.");
+
+    // The README's `passlane inventory` without npm start's endpoint: the same words.
+    const inventory = await runPasslane(['inventory'], { env: noAws });
+    expect(inventory.code).toBe(2);
+    expect(inventory.stderr).toContain("Set AWS_REGION to the table's region (and AWS credentials), or DYNAMODB_ENDPOINT=http://127.0.0.1:8000 to use the DynamoDB `npm start` runs.");
 
     const noCredentials = await runPasslane(['rehash'], { env: { ...noAws, AWS_REGION: 'eu-west-1' } });
     expect(noCredentials.code).toBe(2);

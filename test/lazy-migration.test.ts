@@ -17,7 +17,7 @@ vi.hoisted(() => {
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
 });
-import { startLocalLambdaApi, type LocalLambdaApi } from '../bench/engine/remote/local-lambda-api.js';
+import { startLocalLambdaApi, type LocalLambdaApi } from '../packages/server/src/cli/bench/remote/local-lambda-api.js';
 import { ConfigError } from '../packages/server/src/config/config-error.js';
 import { DEFAULT_RECOVERY_CONFIG } from '../packages/server/src/features/recovery/settings.js';
 import { loadSecrets } from '../packages/server/src/runtimes/lambda/load-secrets.js';

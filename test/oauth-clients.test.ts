@@ -1,6 +1,7 @@
 /**
  * OAuth 2.0 client libraries nobody here wrote, against `npm start`'s server (startLocalServer)
- * with its defaults: no issuer configured, so the tokens' `iss` is the server's own URL, and the
+ * with its defaults: no issuer configured, so the tokens' `iss` is the server's own URL (the
+ * README's http://localhost:<port>, which the console and the mails' links use too), and the
  * clients are given nothing but that URL (and the one client's id). oauth4webapi discovers
  * through RFC 8414's document, openid-client through both (OIDC's by default), then each runs
  * the refresh grant: the new pair, and every refusal as the library's typed OAuth error with
@@ -9,9 +10,11 @@
  * oauth4webapi's RFC 9068 validator.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createVerifier, type DecodedJwt } from 'fast-jwt';
 import buildGetJwks from 'get-jwks';
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
@@ -76,9 +79,23 @@ function expectPasslaneClaims(claims: Record<string, unknown>): void {
   expect(claims).not.toHaveProperty('scope'); // none configured
 }
 
-it('issues tokens from its own URL: the issuer a client is given is the URL it listens on', () => {
+it('issues tokens from the address the README gives (http://localhost:<port>), the URL a client is given', () => {
   expect(server.issuer).toBe(server.url);
-  expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  expect(server.url).toMatch(/^http:\/\/localhost:\d+$/);
+  // The README's API, on this server's port: what every client below starts from.
+  const readme = readFileSync(join(fileURLToPath(new URL('..', import.meta.url)), 'README.md'), 'utf8');
+  expect(readme).toContain('API=http://localhost:3000');
+  expect(server.url.replace(/:\d+$/, ':3000')).toBe('http://localhost:3000');
+});
+
+it('answers on both loopback addresses, whichever one `localhost` resolves to first', async () => {
+  const port = new URL(server.url).port;
+  for (const address of ['127.0.0.1', '[::1]']) {
+    const discovery = await fetch(`http://${address}:${port}/.well-known/oauth-authorization-server`);
+    expect(discovery.status, address).toBe(200);
+    // The issuer stays the one origin, whichever address the request came in on.
+    expect(((await discovery.json()) as { issuer: string }).issuer).toBe(server.url);
+  }
 });
 
 describe('oauth4webapi', () => {

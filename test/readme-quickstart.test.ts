@@ -7,7 +7,10 @@
  * Chromium, whose pages confirm the address and choose the new password the README names. After
  * each step the server's request lines must be exactly the ones expected (so a path, a method or
  * a field the README gets wrong shows as the wrong status), no answer may be an error, and the
- * console never holds the address or a password. The last case walks a copy of the README with
+ * console never holds the address or a password. The two-factor blocks' `CODE=123456` lines are
+ * what the reader's authenticator app shows: the walk puts there the enrolled secret's code
+ * (test/support/totp-app.mjs), the next time step's for each later line, as a reader waits for
+ * the app's next code (a code works once). The last case walks a copy of the README with
  * one path changed, and the walk must fail.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -26,6 +29,12 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 /** What the README's blocks call the server; the walk puts the fresh server's address there. */
 const README_API = 'http://localhost:3000';
+const TOTP_APP = fileURLToPath(new URL('./support/totp-app.mjs', import.meta.url));
+
+/** The README's `CODE=<six digits>` lines, made the app's code of `$ENROL`'s secret, `step` steps from now. */
+function withTheAppsCodes(script: string, nextStep: () => number): string {
+  return script.replace(/^CODE=\d{6}\b/gm, () => `CODE=$(node '${TOTP_APP}' "$(echo "$ENROL" | field secret)" ${nextStep()})`);
+}
 
 interface Block {
   name: string;
@@ -110,12 +119,15 @@ async function walkQuickstart(markdown: string, walk: Walk, browser?: (step: str
     { block: 'sessions-verify', requests: ['GET /sessions 200', 'POST /email/verify/resend 202'], browser: ['POST /email/verify 204'] },
     { block: 'logout-reset', requests: ['POST /logout 204', 'POST /password/reset 202'], browser: ['POST /password/reset/confirm 204'] },
     { block: 'login-again', requests: ['POST /login 200', 'GET /sessions 200'] },
+    { block: 'mfa-enrol', requests: ['POST /mfa/totp 200', 'POST /mfa/totp/confirm 200'] },
+    { block: 'mfa-login', requests: ['POST /login 401', 'POST /login/mfa 200'] },
   ];
+  let appSteps = 0;
   expect(blocks.map((block) => block.name), 'the README\'s quickstart blocks').toEqual(steps.map((step) => step.block));
   expect(blocks[0]!.script, 'the first block names the server').toContain(`API=${README_API}`);
   for (const [index, step] of steps.entries()) {
     const from = walk.console.length;
-    const output = await walk.shell.run(blocks[index]!.script.replaceAll(README_API, walk.server.url));
+    const output = await walk.shell.run(withTheAppsCodes(blocks[index]!.script.replaceAll(README_API, walk.server.url), () => appSteps++));
     const requests = requestsSince(walk, from);
     if (JSON.stringify(requests) !== JSON.stringify(step.requests)) {
       throw new Error(`README block "${step.block}": the server answered ${JSON.stringify(requests)}, expected ${JSON.stringify(step.requests)}; output:\n${output}`);
@@ -160,45 +172,64 @@ describe.skipIf(chromiumMissing)('the README\'s quickstart', () => {
     await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
-  it('runs as written on a fresh npm start: register, login, refresh, sessions, verify and reset through the pages, login', async () => {
-    const newPassword = /choose a new password there, say\s+`([^`]+)`/.exec(README)?.[1];
+  const newPassword = /choose a new password there, say\s+`([^`]+)`/.exec(README)?.[1];
+
+  /** What the README says to do in the browser after a step: open the mailed link, confirm or choose `newPassword`. */
+  function openTheLinks(walk: Walk): (step: string) => Promise<void> {
+    const port = new URL(walk.server.url).port;
+    const status = async (url: string, act: (page: import('playwright-core').Page) => Promise<void>, expected: RegExp) => {
+      const page = await context.newPage();
+      await page.goto(url);
+      await act(page);
+      await expect.poll(() => page.locator('#status').textContent(), { timeout: 20_000 }).toMatch(expected);
+      await page.close();
+    };
+    return async (step) => {
+      const kind = step === 'sessions-verify' ? 'email verification' : 'password reset';
+      const { file, link } = mailedLink(walk, kind);
+      // Where the README says mail goes, linking to this server's own port and page.
+      expect(file).toMatch(new RegExp(`${walk.server.dataDir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/outbox/[^/]+\\.eml$`));
+      expect(existsSync(file)).toBe(true);
+      if (kind === 'email verification') {
+        expect(link).toMatch(new RegExp(`^http://localhost:${port}/verify-email#token=`));
+        await status(link, (page) => page.getByRole('button', { name: 'Confirm this address' }).click(), /^Your email address is confirmed\./);
+      } else {
+        expect(link).toMatch(new RegExp(`^http://localhost:${port}/reset-password#token=`));
+        await status(
+          link,
+          async (page) => {
+            await page.locator('input[name=password]').fill(newPassword!);
+            await page.locator('input[name=repeat]').fill(newPassword!);
+            await page.getByRole('button', { name: 'Set the new password' }).click();
+          },
+          /^Your password is changed/,
+        );
+      }
+    };
+  }
+
+  it('runs as written on a fresh npm start: register, login, refresh, sessions, verify and reset through the pages, login, a second factor', async () => {
     expect(newPassword, 'the README names the new password to choose').toBeDefined();
     const walk = await startWalk(dirs);
     try {
-      const port = new URL(walk.server.url).port;
-      const status = async (url: string, act: (page: import('playwright-core').Page) => Promise<void>, expected: RegExp) => {
-        const page = await context.newPage();
-        await page.goto(url);
-        await act(page);
-        await expect.poll(() => page.locator('#status').textContent(), { timeout: 20_000 }).toMatch(expected);
-        await page.close();
-      };
-      await walkQuickstart(README, walk, async (step) => {
-        const kind = step === 'sessions-verify' ? 'email verification' : 'password reset';
-        const { file, link } = mailedLink(walk, kind);
-        // Where the README says mail goes, linking to this server's own port and page.
-        expect(file).toMatch(new RegExp(`${walk.server.dataDir.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}/outbox/[^/]+\\.eml$`));
-        expect(existsSync(file)).toBe(true);
-        if (kind === 'email verification') {
-          expect(link).toMatch(new RegExp(`^http://localhost:${port}/verify-email#token=`));
-          await status(link, (page) => page.getByRole('button', { name: 'Confirm this address' }).click(), /^Your email address is confirmed\./);
-        } else {
-          expect(link).toMatch(new RegExp(`^http://localhost:${port}/reset-password#token=`));
-          await status(
-            link,
-            async (page) => {
-              await page.locator('input[name=password]').fill(newPassword!);
-              await page.locator('input[name=repeat]').fill(newPassword!);
-              await page.getByRole('button', { name: 'Set the new password' }).click();
-            },
-            /^Your password is changed/,
-          );
-        }
-      });
-      // The captures held what the README says: a session's access token after the last login.
-      expect(await walk.shell.variable('ACCESS_TOKEN')).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
+      await walkQuickstart(README, walk, openTheLinks(walk));
+      // The captures held what the README says: a session's access token after the last login, with its second factor.
+      const accessToken = await walk.shell.variable('ACCESS_TOKEN');
+      expect(accessToken).toMatch(/^eyJ[\w-]+\.[\w-]+\.[\w-]+$/);
+      expect((JSON.parse(Buffer.from(accessToken.split('.')[1]!, 'base64url').toString()) as { amr: string[] }).amr).toEqual(expect.arrayContaining(['pwd', 'otp']));
       const console = walk.console.join('\n');
       for (const secret of ['ada@example.com', 'correct horse battery staple', newPassword!]) expect(console).not.toContain(secret);
+    } finally {
+      await stopWalk(walk);
+    }
+  });
+
+  it('fails when the two-factor login reuses the code the confirmation spent (a copy without the next code)', async () => {
+    const changed = README.replace(/^CODE=\d{6} +# the app's next code.*\n/m, '');
+    expect(changed).not.toBe(README);
+    const walk = await startWalk(dirs);
+    try {
+      await expect(walkQuickstart(changed, walk, openTheLinks(walk))).rejects.toThrow(/README block "mfa-login": the server answered \["POST \/login 401","POST \/login\/mfa 401"\]/);
     } finally {
       await stopWalk(walk);
     }

@@ -4,8 +4,8 @@
  * latency, and every non-200 by status: 429 (rate limit) and 503 (hasher overloaded) are the
  * expected answers to overload, so they are counted, not thrown.
  */
-import { RssSampler, cpuMsSince } from '../engine/process-meters.js';
-import { summarize, type Summary } from '../engine/statistics.js';
+import { RssSampler, cpuMsSince } from '../../packages/server/src/cli/bench/process-meters.js';
+import { summarize, type Summary } from '../../packages/server/src/cli/bench/statistics.js';
 
 export interface LoginLoadOptions {
   /** Base URL, e.g. http://127.0.0.1:3000 */

@@ -33,7 +33,7 @@ export class PasslaneStack extends Stack {
     new CfnOutput(this, 'JwksUrl', { value: this.auth.jwksUrl });
     new CfnOutput(this, 'UsersTableName', { value: this.auth.table.tableName });
     new CfnOutput(this, 'AuthorizerFunctionArn', { value: this.auth.authorizerFunction.functionArn });
-    // For `passlane bench --remote <name>` (bench/engine/README.md) and for invoking the rehash job.
+    // For `passlane bench --remote <name>` (packages/server/src/cli/bench/README.md) and for invoking the rehash job.
     new CfnOutput(this, 'BenchFunctionName', { value: this.auth.functions.bench!.functionName });
     new CfnOutput(this, 'RehashFunctionName', { value: this.auth.functions.rehash!.functionName });
   }

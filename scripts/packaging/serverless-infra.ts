@@ -21,6 +21,7 @@ import {
   COMMON_ENVIRONMENT,
   HANDLER,
   kebabCase,
+  LOG_RETENTION_DAYS,
   PASSLANE_FUNCTIONS,
   SECRETS,
   SETTINGS,
@@ -264,6 +265,7 @@ const end = (section: string) => `# end of generated: ${section}`;
 /** serverless.yml with its generated sections replaced; the markers must be there, each once. */
 export function withGeneratedSections(serviceYml: string, functions: readonly FunctionDescription[] = PASSLANE_FUNCTIONS): string {
   const sections: Array<[string, string, string]> = [
+    ['log retention', '  ', `  logRetentionInDays: ${LOG_RETENTION_DAYS}\n`],
     ['environment', '  ', renderEnvironmentSection()],
     ['functions', '', renderFunctionsSection(functions)],
   ];

@@ -80,15 +80,15 @@ export const DEFAULT_STORED_HASH_LIMITS: Readonly<StoredHashLimits> = Object.fre
   scryptMaxR: 8,
   scryptMaxP: 10,
   // Both run in pure JavaScript (the same code on every runtime) and cost more per round for
-  // longer passwords. Measured here: SHA-512-crypt 4 µs a round for a short password, 23 µs at
-  // 511 bytes (libxcrypt's maximum), so 1,000,000 rounds take 4 to 23 s; it admits passlib's and
-  // Ansible's defaults (535,000 for sha256_crypt, 656,000 for sha512_crypt).
+  // longer passwords: 1,000,000 rounds take seconds (docs/measurements.md, "Hash speeds behind
+  // the verify budget"); it admits passlib's and Ansible's defaults (535,000 for sha256_crypt,
+  // 656,000 for sha512_crypt).
   shaCryptMaxRounds: 1_000_000,
   // phpass and Drupal are bounded by their work, which counts the password's length: the count
   // may be anything the originals write.
   phpassMaxLog2Rounds: 30,
   // 2^18 rounds at 1,024 bytes (17 MD5 blocks each), the bound before the password was counted:
-  // 3.5 to 5.5 s measured here (0.8 µs a block in long rounds, 1.2 µs for a one-block round).
+  // a few seconds (docs/measurements.md, "Hash speeds behind the verify budget").
   // Every password up to 1,024 bytes verifies against each application's default (WordPress
   // 2^13, Drupal 7 2^15, Drupal 8 2^16); passlib's 2^19 against those up to 487 bytes.
   phpassMaxWork: 2 ** 18 * 17,

@@ -15,10 +15,10 @@ export interface VerifyBudget {
 }
 
 /**
- * Hash speeds at one full vCPU, slower than measured on current x86_64 and arm64 (argon2 about
- * 2,000 KiB-passes/ms, bcrypt 0.07 ms per 2^cost, PBKDF2-HMAC-SHA-512 0.7 µs per iteration, the
- * slowest digest), so a bound never admits what the real hardware cannot do in time. Lambda
- * gives a function CPU in proportion to memory, a full vCPU at 1,769 MiB.
+ * Hash speeds at one full vCPU, slower than measured on current x86_64 and arm64 (the figures:
+ * docs/measurements.md, "Hash speeds behind the verify budget"), so a bound never admits what the
+ * real hardware cannot do in time. Lambda gives a function CPU in proportion to memory, a full
+ * vCPU at 1,769 MiB.
  */
 const FULL_VCPU_MIB = 1769;
 const ARGON2_KIB_PASSES_PER_MS = 1000;
@@ -27,19 +27,16 @@ const PBKDF2_MS_PER_ITERATION = 0.001;
 /**
  * SHA-crypt runs in JavaScript (@noble/hashes) and hashes the password again each round, so a
  * round costs more the longer the password: this is per round at the longest password that
- * reaches it. Measured once (Node 20, x86_64 EPYC, best of 3): SHA-512-crypt 23 µs at 511 bytes
- * (libxcrypt refuses longer; 4 µs at 8), SHA-256-crypt 12 µs. Rounded up by about 1.7.
+ * reaches it (511 bytes: libxcrypt refuses longer), the measured SHA-512-crypt round rounded up
+ * by about 1.7 (docs/measurements.md).
  */
 const SHA_CRYPT_MS_PER_ROUND = 0.04;
 /**
  * phpass and Drupal are bounded by their work (rounds × 64-byte blocks a round hashes, see
- * phpass.ts), so the password's length counts where it is known. Per block, measured (Node 20,
- * x86_64 EPYC, best of 3): MD5 1.2 to 1.4 µs in a one-block round (passwords under 40 bytes,
- * the call's own cost included), 0.8 µs at 1,024 bytes; SHA-512 2.1 µs for a one-block round (two
- * of these blocks), 1.6 µs a 128-byte block at 512 bytes. Assumed: 1.75 µs, 1.3 to 2.2 times
- * those, which keeps 17 blocks (1,024 bytes, the default maxBytes) within the 0.03 ms a round
- * assumed before the password's length counted: every record a budget admitted then still
- * verifies every password up to 1,024 bytes.
+ * phpass.ts), so the password's length counts where it is known. Per block, 1.3 to 2.2 times the
+ * measured MD5 and SHA-512 blocks (docs/measurements.md), which keeps 17 blocks (1,024 bytes, the
+ * default maxBytes) within the 0.03 ms a round assumed before the password's length counted:
+ * every record a budget admitted then still verifies every password up to 1,024 bytes.
  */
 const PHPASS_MS_PER_BLOCK = 0.00175;
 /** crypt_private's fewest rounds (2^7) at phpass's longest password (4,096 bytes, 65 blocks). */

@@ -735,7 +735,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
   {
     name: 'bench',
     entry: 'functions/bench.ts',
-    why: 'No route: `passlane bench --remote` invokes it across memory sizes (bench/engine/README.md). Hashes random passwords in memory: no table, no secrets.',
+    why: 'No route: `passlane bench --remote` invokes it across memory sizes (packages/server/src/cli/bench/README.md). Hashes random passwords in memory: no table, no secrets.',
     memory: 1769,
     timeout: 900,
     routes: [],
@@ -744,19 +744,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
   },
 ];
 
-export function functionNamed(name: string, functions: readonly FunctionDescription[] = PASSLANE_FUNCTIONS): FunctionDescription {
-  const found = functions.find((fn) => fn.name === name);
-  if (found === undefined) throw new Error(`no function ${JSON.stringify(name)} in the description`);
-  return found;
-}
-
 /** `openidConfiguration` -> `OpenidConfiguration`: the prefix of its logical ids (as osls forms them). */
 export const capitalized = (name: string): string => `${name[0]!.toUpperCase()}${name.slice(1)}`;
 
 /** `openidConfiguration` -> `openid-configuration`: its inline policy's name. */
 export const kebabCase = (name: string): string => name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
-
-/** The secrets a function's grants name, in order. */
-export function secretsRead(fn: FunctionDescription): SecretName[] {
-  return fn.grants.flatMap((grant) => (grant.kind === 'parameters' ? grant.secrets : []));
-}

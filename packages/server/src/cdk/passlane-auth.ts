@@ -42,6 +42,7 @@ import {
   HANDLER,
   HASHER_MEMORY_MB,
   kebabCase,
+  LOG_RETENTION_DAYS,
   PASSLANE_FUNCTIONS,
   SETTINGS,
   TABLE_INDEX,
@@ -151,7 +152,7 @@ export interface PasslaneAuthProps {
   readonly argon2?: { readonly backend?: 'auto' | 'native' | 'wasm' };
   readonly rateLimits?: PasslaneRateLimits;
   readonly migration?: PasslaneMigration;
-  /** Function and access logs. @default one month (30 days) */
+  /** Function and access logs. @default LOG_RETENTION_DAYS (30 days), as serverless.yml */
   readonly logRetention?: RetentionDays;
   /** @default `passlane-<stage>` */
   readonly apiName?: string;
@@ -291,7 +292,8 @@ export class PasslaneAuth extends Construct {
     const stack = Stack.of(this);
     const architecture = props.architecture ?? 'arm64';
     const stage = props.stage ?? 'dev';
-    const retention = props.logRetention ?? RetentionDays.ONE_MONTH;
+    // The description's retention, which serverless.yml's generated section also writes.
+    const retention: RetentionDays = props.logRetention ?? LOG_RETENTION_DAYS;
     const zips = bundleZips(resolve(props.bundleDirectory ?? join('.package', architecture)), architecture, functions);
 
     this.table = new Table(this, 'Table', {

@@ -76,15 +76,33 @@ export function readSigningKeyConfig(env: Env): SigningKeyConfig {
     config.publicJwks = publicJwks;
   }
 
-  const privateJwk = json(env, 'PASSLANE_JWT_PRIVATE_KEY');
+  const privateJwk = privateKeyJwk(env);
   if (privateJwk === undefined) return config;
-  if (!isObject(privateJwk)) throw new ConfigError('PASSLANE_JWT_PRIVATE_KEY', 'must be a JWK (a JSON object)');
   const kid = text(env, 'PASSLANE_JWT_KEY_ID');
   if (kid !== undefined && privateJwk.kid !== undefined && privateJwk.kid !== kid) {
     throw new ConfigError('PASSLANE_JWT_KEY_ID', 'differs from the "kid" inside PASSLANE_JWT_PRIVATE_KEY; set only one');
   }
   config.privateJwk = { ...privateJwk, kid: privateJwk.kid ?? kid } as JWK;
   return config;
+}
+
+const JWK_EXPECTED = 'must be a private JWK (a JSON object): `passlane keygen` makes one';
+
+/** PASSLANE_JWT_PRIVATE_KEY as a JWK object; a PEM key or other text is named as such, never quoted. */
+function privateKeyJwk(env: Env): Record<string, unknown> | undefined {
+  const value = text(env, 'PASSLANE_JWT_PRIVATE_KEY');
+  if (value === undefined) return undefined;
+  if (value.trimStart().startsWith('-----BEGIN')) {
+    throw new ConfigError('PASSLANE_JWT_PRIVATE_KEY', `is a PEM key; it ${JWK_EXPECTED} (or convert yours: jose's importPKCS8, then exportJWK)`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    throw new ConfigError('PASSLANE_JWT_PRIVATE_KEY', `is not valid JSON; it ${JWK_EXPECTED}`);
+  }
+  if (!isObject(parsed)) throw new ConfigError('PASSLANE_JWT_PRIVATE_KEY', JWK_EXPECTED);
+  return parsed;
 }
 
 /** A JWKS (`{"keys":[...]}`) or a bare array of JWKs. */

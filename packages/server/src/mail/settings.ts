@@ -46,8 +46,6 @@ export interface MailConfig {
   ses: SesSettings;
 }
 
-/** The default app URL of a local server on the default PORT (3000). */
-export const DEFAULT_LOCAL_APP_URL = 'http://localhost:3000';
 export const DEFAULT_SERVICE_NAME = 'passlane';
 export const DEFAULT_APP_PATHS: Readonly<MailConfig['paths']> = {
   passwordReset: '/reset-password',

@@ -63,5 +63,5 @@ forgotten on \`DELETE /devices/{id}\`, a sign-out of the others or of all, and a
 and after PASSLANE_DEVICE_TTL_S (180 days) without a good login.
 `,
   license: { name: 'MIT', identifier: 'MIT' },
-  servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start' }],
+  servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
 } as const;

@@ -1,21 +1,22 @@
 /**
  * `passlane bench` (also `npm run bench`, which runs this CLI): the argon2 parameter bench on this
  * machine, or with --remote on deployed bench functions across Lambda memory sizes.
- * See bench/engine/README.md.
+ * See packages/server/src/cli/bench/README.md.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { renderChartSvg } from '../../../../../bench/engine/chart-svg.js';
-import { defaultSettings, parseNumberList, validateSettings } from '../../../../../bench/engine/grid.js';
-import type { BenchEvent } from '../../../../../bench/engine/lambda-event.js';
-import { createProgressBar, type ProgressStream } from '../../../../../bench/engine/progress-bar.js';
-import { DEFAULT_LAMBDA_PRICES, type LambdaArchitecture, type LambdaPrices } from '../../../../../bench/engine/remote/lambda-pricing.js';
-import { formatRemoteMarkdown, formatRemoteTerminal } from '../../../../../bench/engine/remote/report-remote.js';
-import { runRemoteBench } from '../../../../../bench/engine/remote/run-remote.js';
-import { formatMarkdownReport, formatTerminalReport } from '../../../../../bench/engine/report-text.js';
-import { runBench } from '../../../../../bench/engine/run-bench.js';
-import type { BenchBackend, BenchSettings } from '../../../../../bench/engine/types.js';
+import type { CommandIo } from './command-io.js';
+import { createProgress, type ProgressSnapshot } from './progress.js';
+import { renderChartSvg } from '../bench/chart-svg.js';
+import { defaultSettings, parseNumberList, validateSettings } from '../bench/grid.js';
+import type { BenchEvent } from '../bench/lambda-event.js';
+import { DEFAULT_LAMBDA_PRICES, type LambdaArchitecture, type LambdaPrices } from '../bench/remote/lambda-pricing.js';
+import { formatRemoteMarkdown, formatRemoteTerminal } from '../bench/remote/report-remote.js';
+import { runRemoteBench } from '../bench/remote/run-remote.js';
+import { formatMarkdownReport, formatTerminalReport } from '../bench/report-text.js';
+import { runBench, type BenchProgress } from '../bench/run-bench.js';
+import type { BenchBackend, BenchSettings } from '../bench/types.js';
 
 export const BENCH_USAGE = `usage: passlane bench [--quick] [--backend native,wasm] [--memory KiB,..] [--passes 1,2] [--lanes 1]
                       [--budget-ms 300] [--concurrency 10] [--memory-budget-mib 1024]
@@ -123,13 +124,29 @@ function pricesFromFlags(values: Values): LambdaPrices {
   };
 }
 
-/** Structurally the CLI's CommandIo (packages/server/src/cli/commands/command-io.ts), so passlane.ts can dispatch here. */
-export interface BenchCommandIo {
-  stdout: NodeJS.WritableStream;
-  stderr: ProgressStream;
-}
+/** What the bench touches of the CLI's CommandIo: its streams, and the clock its progress reads. */
+export type BenchCommandIo = Pick<CommandIo, 'stdout' | 'stderr' | 'clock'>;
 
 const defaultIo: BenchCommandIo = { stdout: process.stdout, stderr: process.stderr };
+
+/**
+ * Where each phase sits in the whole run, as shares of its time: run-bench.ts gives the rounds
+ * up to half of the time bound and the bursts up to 80%, then the sustained load the rest.
+ */
+const PHASE_SPANS: Record<BenchProgress['phase'], readonly [number, number]> = {
+  'warm-up': [0, 0.05],
+  rounds: [0.05, 0.5],
+  bursts: [0.5, 0.8],
+  sustained: [0.8, 1],
+  done: [1, 1],
+};
+
+/** The run's progress as one bar: the phase's span filled by its share done. */
+export function benchSnapshot(progress: BenchProgress): ProgressSnapshot {
+  const [from, to] = PHASE_SPANS[progress.phase];
+  const share = Math.min(1, progress.done / Math.max(1, progress.total));
+  return { fraction: from + (to - from) * share, text: `${progress.phase} ${progress.done}/${progress.total}${progress.label ? ` ${progress.label}` : ''}` };
+}
 
 /** For `passlane bench`: usage errors print the usage and exit 2, like the other subcommands. */
 export async function benchCommand(argv: string[], io: BenchCommandIo = defaultIo): Promise<number> {
@@ -171,9 +188,9 @@ export async function runBenchCommand(argv: string[], io: BenchCommandIo = defau
   } catch (error) {
     throw new BenchUsageError(error instanceof Error ? error.message : String(error));
   }
-  const bar = createProgressBar(io.stderr);
-  const result = await runBench(settings, { onProgress: (p) => bar.update(p) });
-  bar.done();
+  const progress = createProgress(io, io.clock);
+  const result = await runBench(settings, { onProgress: (p) => progress.update(() => benchSnapshot(p)) });
+  progress.done();
   print(formatTerminalReport(result));
   const files = [
     await write('bench.json', `${JSON.stringify(result, null, 2)}\n`),
@@ -202,7 +219,7 @@ async function runRemote(
   const event = eventFromFlags(values);
 
   // Loaded here: the SDK is only needed for remote runs.
-  const { createSdkLambdaControl } = await import('../../../../../bench/engine/remote/sdk-lambda-control.js');
+  const { createSdkLambdaControl } = await import('../bench/remote/sdk-lambda-control.js');
   const control = createSdkLambdaControl({ ...(values.region && { region: values.region }), ...(values.endpoint && { endpoint: values.endpoint }) });
   try {
     const result = await runRemoteBench(control, {

@@ -14,12 +14,14 @@ import { openBulkTools } from './bulk-tools.js';
 export const IMPORT_USAGE = `usage: passlane import FILE [--format jsonl|csv] [--rejects PATH] [--concurrency N]
                        [--max-writes-per-second N] [--json]
 FILE: JSON lines or CSV (by extension, or --format) with email, hash, and optional userId, createdAt.
-Existing accounts are never overwritten (counted as skipped); rejected rows go to FILE.rejects.jsonl.
+Existing accounts are never overwritten (counted as skipped); rejected rows go to FILE.rejects.jsonl
+(no file when none was rejected).
 Table and endpoint as the server: PASSLANE_TABLE, DYNAMODB_ENDPOINT, AWS_REGION.
 Exit: 0 all rows imported or skipped, 1 rows rejected or import stopped, 2 usage, 130 interrupted.`;
 
 interface ImportSummary extends ImportCounts {
-  rejectsFile: string;
+  /** Where the rejected rows are; absent when none was rejected (the file is removed). */
+  rejectsFile?: string;
   rejectedByCode: Record<string, number>;
   /** False when stopped early (Ctrl-C or a storage failure): run the same file again to finish. */
   complete: boolean;
@@ -94,7 +96,7 @@ export async function runImportCommand(args: string[], io: CommandIo): Promise<n
   const interrupted = io.signal?.aborted === true;
   const summary: ImportSummary = {
     ...counts,
-    rejectsFile: rejectsPath,
+    ...(counts.rejected > 0 && { rejectsFile: rejectsPath }),
     rejectedByCode,
     complete: failure === undefined && !interrupted,
     durationMs: Date.now() - startedAt,

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { MAX_SEGMENTS } from '../../features/rehash/job-cursor.js';
 import { takeInventory, type Inventory, type UpgradeStatus } from '../../features/rehash/take-inventory.js';
 import { CommandUsageError, describeFailure, parseCommandArgs, integerOption, writeLine, type CommandIo } from './command-io.js';
+import { storageHint } from './storage-hint.js';
 import { formatTable } from './format-table.js';
 import { createProgress, ratePerSecond } from './progress.js';
 import { buildAccountTools } from '../../wiring/build-dependencies.js';
@@ -49,6 +50,9 @@ export async function runInventoryCommand(args: string[], io: CommandIo): Promis
     });
   } catch (error) {
     writeLine(io.stderr, `passlane inventory: ${describeFailure(error)}`);
+    // What to set, as import and rehash say it (`Region is missing` alone names no variable).
+    const hint = storageHint(error, tools.config.storage);
+    if (hint !== undefined) writeLine(io.stderr, hint);
     return 2;
   } finally {
     progress.done();

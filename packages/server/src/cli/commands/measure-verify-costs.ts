@@ -1,4 +1,4 @@
-import { median } from '../../../../../bench/engine/statistics.js';
+import { median } from '../bench/statistics.js';
 import { CURRENT_COST_SHAPE, PasslaneError, type PasswordHasher } from 'passlane/common';
 
 /**

@@ -47,7 +47,8 @@ interface HonoLambdaEnv {
  * One function's handler for the given routes (one route per function in serverless.yml, so each
  * function keeps its own permissions and secrets). Each of `services` is built on its first use
  * and kept for the container's life (a failed build is not kept: the next invocation tries
- * again), so a cold start pays only for what its route touches (lambda-services.ts). The
+ * again), so a cold start pays only for what its route touches (each entry in functions/ names
+ * its services, e.g. functions/login.ts). The
  * origins browsers may call it from are PASSLANE_CORS_ORIGINS unless given: read at the cold
  * start, so a bad value fails it, as every setting does.
  */

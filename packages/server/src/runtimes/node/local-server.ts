@@ -1,6 +1,6 @@
 /**
- * `npm start`: the API on http://127.0.0.1:3000 through the Node host (node-server.ts), the same
- * app every host serves. Storage is an embedded dynalite persisted under the data directory, or
+ * `npm start`: the API on http://localhost:3000 (127.0.0.1 and ::1) through the Node host
+ * (node-server.ts), the same app every host serves. Storage is an embedded dynalite persisted under the data directory, or
  * DYNAMODB_ENDPOINT when set. Mail goes to `<data dir>/outbox/*.eml` and its links to this server,
  * which serves pages for them (local-pages.ts) unless PASSLANE_APP_URL names the user's own app.
  * The console gets one readable line per request and log entry (local-log.ts). The tokens' issuer
@@ -50,6 +50,7 @@ export interface LocalServerOptions {
 }
 
 export interface LocalServer {
+  /** http://localhost:<port> for a loopback or wildcard host (localServerUrl), else the host's own. */
   url: string;
   /** The access tokens' `iss`: PASSLANE_JWT_ISSUER, else `url`, where discovery starts. */
   issuer: string;
@@ -88,18 +89,23 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   let built: (value: NodeFetch | Promise<never>) => void = () => {};
   const api = new Promise<NodeFetch>((resolveApi) => (built = resolveApi));
   api.catch(() => {}); // a failed build is thrown below; requests meanwhile just fail
+  const listenerFetch: NodeFetch = async (request, context) => (await api)(request, context);
   let listener: NodeHost;
   try {
-    listener = await listenOnNode(async (request, context) => (await api)(request, context), { port, host }).catch((error: unknown) => {
+    listener = await listenOnNode(listenerFetch, { port, host }).catch((error: unknown) => {
       throw listenError(error, 'PORT', host, port);
     });
   } catch (error) {
     await dynalite?.stop();
     throw error;
   }
-  // The URL it listens on (what the banner prints and a client is given): the issuer must be the
-  // URL discovery starts from, exactly, and `localhost` may resolve to an address it does not listen on.
-  const issuer = text(env, 'PASSLANE_JWT_ISSUER') ?? listener.url;
+  // One origin for all a developer is given: the banner, the README, the mails' links, the passkey
+  // pages and the tokens' issuer (which OAuth discovery compares exactly with the URL it starts
+  // from) say http://localhost:<port> for a loopback host. `localhost` may resolve to ::1 first,
+  // so the server listens on the other loopback address too, where this machine has one.
+  const url = localServerUrl(host, listener.port);
+  const alsoListening = url.startsWith('http://localhost:') ? await listenOnOtherLoopback(listener, host, listenerFetch) : undefined;
+  const issuer = text(env, 'PASSLANE_JWT_ISSUER') ?? url;
   const handlerEnv: Env = {
     // A developer's server: discovery may name the address it was reached at (not in deployments).
     PASSLANE_DISCOVERY_TRUST_HOST: 'true',
@@ -117,10 +123,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
 
   let served: Served;
   try {
-    served = await serveApi(handlerEnv, options.logs ?? config.logFormat ?? 'json', options.output, localServerUrl(host, listener.port));
+    served = await serveApi(handlerEnv, options.logs ?? config.logFormat ?? 'json', options.output, url);
     built(served.fetch);
   } catch (error) {
     built(Promise.reject(error));
+    await alsoListening?.close();
     await listener.close();
     await dynalite?.stop();
     throw error;
@@ -128,7 +135,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
 
   let stopped: Promise<void> | undefined;
   return {
-    url: listener.url,
+    url,
     issuer,
     dynamoDbEndpoint,
     dataDir,
@@ -137,6 +144,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     outboxDir: served.outboxDir,
     stop: () =>
       (stopped ??= (async () => {
+        await alsoListening?.close();
         await listener.close();
         await dynalite?.stop();
       })()),
@@ -184,6 +192,17 @@ async function serveApi(env: Env, logs: 'text' | 'json', output: LocalLogOutput 
     pages,
     outboxDir: config.mail.transport === 'outbox' ? config.mail.outboxDir : undefined,
   };
+}
+
+/**
+ * The same server on the other loopback address (::1 beside 127.0.0.1 or 0.0.0.0, 127.0.0.1
+ * beside ::1) and port, so `localhost` reaches it whichever address it resolves to first. Best
+ * effort: a machine without IPv6, or that address's port taken, leaves the one listener.
+ */
+async function listenOnOtherLoopback(listener: NodeHost, host: string, fetch: NodeFetch): Promise<NodeHost | undefined> {
+  const other = host === '::1' || host === '[::1]' ? '127.0.0.1' : host === '127.0.0.1' || host === '0.0.0.0' ? '::1' : undefined;
+  if (other === undefined) return undefined;
+  return listenOnNode(fetch, { port: listener.port, host: other }).catch(() => undefined);
 }
 
 /** A port or address the server cannot listen on, named by the variable that sets it. */

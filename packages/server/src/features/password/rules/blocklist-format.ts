@@ -207,7 +207,7 @@ export function hasKey(list: CodedBlocklist, key: number): boolean {
   return found;
 }
 
-/** Every key, in order, checking the whole stream (tests, tools). */
+/** Every key, in order, checking the whole stream: scripts/build-blocklist.ts checks what it writes with it (and tests). */
 export function decodeBlocklist(bytes: Uint8Array): { keys: Float64Array; range: number; riceBits: number } {
   const list = openBlocklist(bytes);
   const keys = new Float64Array(list.count);

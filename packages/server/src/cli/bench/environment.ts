@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
-import { detectRuntime } from '../../packages/passlane/src/detect-runtime.js';
+import { dirname, join } from 'node:path';
+import { detectRuntime } from 'passlane/runtime';
 import type { EnvironmentInfo } from './types.js';
 
 const MiB = 1024 * 1024;
@@ -23,23 +24,28 @@ export function readCgroupMemoryLimitMiB(read: (path: string) => string = (p) =>
   return undefined;
 }
 
+/**
+ * An installed package's version: its package.json, found by walking up from the file its name
+ * resolves to (exports maps hide `<name>/package.json`; in a clone `passlane` resolves to the
+ * workspace). 'unknown' where nothing is installed beside the code (a bundled Lambda zip).
+ */
 function packageVersion(name: string): string {
   try {
-    return (createRequire(import.meta.url)(`${name}/package.json`) as { version: string }).version;
+    let dir = dirname(createRequire(import.meta.url).resolve(name));
+    for (;;) {
+      try {
+        const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+        if (pkg.name === name && pkg.version) return pkg.version;
+      } catch {
+        // no package.json here: further up
+      }
+      const parent = dirname(dir);
+      if (parent === dir) return 'unknown';
+      dir = parent;
+    }
   } catch {
-    return 'unknown'; // bundled (esbuild) or exports hide package.json
+    return 'unknown';
   }
-}
-
-function passlaneVersion(): string {
-  // Two levels up from src/bench/ under tsx and from dist/cli/ in the CLI bundle; absent in a Lambda zip.
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name?: string; version?: string };
-    if (pkg.name === 'passlane' && pkg.version) return pkg.version;
-  } catch {
-    // not there
-  }
-  return 'unknown';
 }
 
 export const lambdaArchitectureOf = (arch: string): string => (arch === 'x64' ? 'x86_64' : arch);
@@ -65,7 +71,7 @@ export function describeEnvironment(options: { lambdaMemorySizeMB?: number } = {
     uvThreadpoolSize: uvThreadpoolSize(),
     loadAverage1m: os.loadavg()[0] ?? 0,
     libraries: {
-      passlane: passlaneVersion(),
+      passlane: packageVersion('passlane'),
       '@node-rs/argon2': packageVersion('@node-rs/argon2'),
       v8: process.versions.v8,
     },

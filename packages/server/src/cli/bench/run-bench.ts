@@ -3,7 +3,7 @@
  * the recommendation, then sustained load on the recommended candidates. Shared by the CLI
  * (`passlane bench`, which `npm run bench` runs) and the Lambda function (functions/bench.ts).
  */
-import { meetsOwaspFloor } from '../../packages/passlane/src/policy.js';
+import { meetsOwaspFloor } from 'passlane/common';
 import { loadBenchHashers, type BenchHasher } from './bench-hashers.js';
 import { describeEnvironment } from './environment.js';
 import { buildCandidates, defaultSettings, validateSettings } from './grid.js';

@@ -6,7 +6,7 @@
  * Nothing below OWASP's table is ever recommended; when nothing fits, the answer is the OWASP
  * configuration passlane uses by default, with a warning, never something weaker.
  */
-import { DEFAULT_ARGON2_POLICY, meetsOwaspFloor } from '../../packages/passlane/src/policy.js';
+import { DEFAULT_ARGON2_POLICY, meetsOwaspFloor } from 'passlane/common';
 import type { Argon2Params, BenchBackend, CandidateResult, Recommendation, Rejection } from './types.js';
 
 export interface RecommendationInput {

@@ -1,9 +1,9 @@
 /**
  * The raw argon2id call of each backend, without the hasher's limiter, salt generation or PHC
- * encoding: the bench measures the hash itself. Imported dynamically, so a missing native
- * binding fails only when the native backend is asked for.
+ * encoding: the bench measures the hash itself (the core's `passlane/backends`, which imports each
+ * when asked for, so a missing native binding fails only when the native backend is asked for).
  */
-import type { HashingBackend } from '../../packages/passlane/src/backends/types.js';
+import { loadNativeBackend, loadWasmBackend, type HashingBackend } from 'passlane/backends';
 import type { Argon2Params, BenchBackend } from './types.js';
 
 export interface BenchHasher {
@@ -26,16 +26,7 @@ export function benchHasherFor(backend: HashingBackend): BenchHasher {
 export async function loadBenchHashers(backends: BenchBackend[], retainMemoryKiB: number): Promise<BenchHasher[]> {
   const out: BenchHasher[] = [];
   for (const name of backends) {
-    if (name === 'native') {
-      const { createNativeBackend } = await import('../../packages/passlane/src/backends/native.js');
-      out.push(benchHasherFor(createNativeBackend()));
-    } else {
-      const [{ createWasmBackend }, { loadArgon2WasmModule }] = await Promise.all([
-        import('../../packages/passlane/src/backends/wasm.js'),
-        import('../../packages/passlane/src/backends/wasm/load-wasm-module-node.js'),
-      ]);
-      out.push(benchHasherFor(await createWasmBackend(await loadArgon2WasmModule(), { retainMemoryKiB })));
-    }
+    out.push(benchHasherFor(name === 'native' ? await loadNativeBackend() : await loadWasmBackend({ retainMemoryKiB })));
   }
   return out;
 }
