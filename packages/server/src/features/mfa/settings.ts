@@ -51,4 +51,3 @@ export const MFA_LIMITS = {
   undoLinkSeconds: 7 * 86_400,
 } as const;
 
-export const DEFAULT_MFA_ISSUER = 'passlane';
