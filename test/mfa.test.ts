@@ -43,6 +43,7 @@ import { createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.j
 import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { authenticatorApp as appOf } from './support/authenticator-app.js';
+import { mfaStoreChangedAfterRead } from './support/store-race.js';
 
 const PASSWORD = 'correct horse battery staple';
 const SOURCE = '198.51.100.7';
@@ -310,8 +311,8 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     const accountKey = deps.fingerprint(email);
     const app = authenticatorApp((await enrolTotp(deps, { accessToken: first.accessToken })).otpauthUri);
     // Right after confirm's read ("no factor yet"), another session registers a passkey.
-    let meanwhile: (() => Promise<unknown>) | undefined = () =>
-      new PasskeyStore(client, tableName).add(accountKey, {
+    const registerElsewhere = async () => {
+      await new PasskeyStore(client, tableName).add(accountKey, {
         userId: decodeJwt(first.accessToken).sub!,
         credentialId: 'concurrent',
         passkey: { publicKey: new Uint8Array(8), counter: 0, transports: [], backupEligible: false, backedUp: false, name: 'Theirs', createdAt: 1, aaguid: '' },
@@ -319,18 +320,8 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
         hadPasskeys: false,
         recoveryCodes: ['hash'],
       });
-    const racing = {
-      ...deps,
-      mfa: Object.assign(Object.create(store) as MfaStore, {
-        read: async (key: string) => {
-          const read = await store.read(key);
-          const hook = meanwhile;
-          meanwhile = undefined;
-          await hook?.();
-          return read;
-        },
-      }),
     };
+    const racing = { ...deps, mfa: mfaStoreChangedAfterRead(store, registerElsewhere) };
     expect(await failureOf(confirmTotp(racing, { accessToken: first.accessToken, code: app.codeAt(clock.now()) }))).toBeInstanceOf(ReauthenticationRequiredError);
     const factors = await store.read(accountKey);
     expect(factors?.totpSecret).toBeUndefined();

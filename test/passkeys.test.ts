@@ -26,6 +26,7 @@ import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { softwareAuthenticator } from './support/software-authenticator.js';
+import { mfaStoreChangedAfterRead } from './support/store-race.js';
 
 const PASSWORD = 'correct horse battery staple';
 const SOURCE = '198.51.100.7';
@@ -372,17 +373,8 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
       await store.putPending(accountKey, decodeJwt(account.token).sub!, sealed, Math.floor(clock.now().getTime() / 1000) + 600);
       await store.activate(accountKey, sealed, Math.floor(clock.now().getTime() / 30_000), Math.floor(clock.now().getTime() / 1000), ['hash']);
     };
-    let meanwhile: (() => Promise<void>) | undefined = turnOnTotp;
     const real = deps.mfa;
-    deps.mfa = Object.assign(Object.create(store) as MfaStore, {
-      read: async (key: string) => {
-        const read = await store.read(key);
-        const hook = meanwhile;
-        meanwhile = undefined;
-        await hook?.();
-        return read;
-      },
-    });
+    deps.mfa = mfaStoreChangedAfterRead(store, turnOnTotp);
     const late = await call('POST', '/passkeys/registration', { token: account.token, body: { response } });
     deps.mfa = real;
     expect(late).toMatchObject({ status: 403, body: { error: { code: 'reauthentication_required' } } });

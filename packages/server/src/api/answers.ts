@@ -27,6 +27,12 @@ export const RETRY_AFTER: HeaderDoc = {
   schema: { type: 'integer', minimum: 1 },
 };
 
+/** A body of `{ email }` alone that is not one (the reset and device approval requests). */
+export const BAD_EMAIL_REQUEST: AnswerDoc = {
+  description: '`invalid_json`: the body is not valid UTF-8 JSON. `invalid_request`: the body is not an object, or `email` is missing, not a string or not an address.',
+  codes: ['invalid_json', 'invalid_request'],
+};
+
 export const BAD_REQUEST: AnswerDoc = {
   name: 'BadRequest',
   description: `\`invalid_json\`: the body is not valid UTF-8 JSON. \`invalid_request\`: the body is not an

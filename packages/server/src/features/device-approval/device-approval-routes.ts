@@ -5,7 +5,7 @@ import { DeviceApprovalAsked, DeviceApprovalConfirmation, DeviceApprovalRequest,
 import { requestDeviceApproval } from './request-device-approval.js';
 import { ACCEPTED } from '../recovery/recovery-routes.js';
 import { deviceCookie } from '../login/device-cookie.js';
-import { NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { BAD_EMAIL_REQUEST, NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse } from '../../api/responses.js';
 
@@ -41,11 +41,7 @@ PASSLANE_DEVICE_APPROVAL_TTL_S (15 minutes), once, and only beside this client's
         },
         body: { name: 'DeviceApprovalAsked', schema: DeviceApprovalAsked },
       },
-      400: {
-        description:
-          '`invalid_json`: the body is not valid UTF-8 JSON. `invalid_request`: the body is not an object, or `email` is missing, not a string or not an address.',
-        codes: ['invalid_json', 'invalid_request'],
-      },
+      400: BAD_EMAIL_REQUEST,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },

@@ -4,7 +4,7 @@ import { Accepted, EmailVerification, PasswordResetConfirmation, PasswordResetRe
 import { requestPasswordReset } from './request-password-reset.js';
 import { resendVerification, verifyEmail } from './verify-email.js';
 import { SESSION_INSUFFICIENT_SCOPE } from '../sessions/session-schemas.js';
-import { NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { BAD_EMAIL_REQUEST, NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { bearerToken } from '../../api/bearer-token.js';
 import type { NamedSchema } from '../../api/operation-doc.js';
 import { defineRoute } from '../../api/route.js';
@@ -35,11 +35,7 @@ the answer.
     security: 'none',
     answers: {
       202: { description: 'Accepted, whether or not an account has this email.', headers: { 'Cache-Control': NO_STORE }, body: ACCEPTED_BODY },
-      400: {
-        description:
-          '`invalid_json`: the body is not valid UTF-8 JSON. `invalid_request`: the body is not an object, or `email` is missing, not a string or not an address.',
-        codes: ['invalid_json', 'invalid_request'],
-      },
+      400: BAD_EMAIL_REQUEST,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
