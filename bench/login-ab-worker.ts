@@ -4,7 +4,7 @@
  * with and without it, so both run the same code in the same warm process and only the one seam
  * differs:
  *
- * - the DynamoDB short path (src/storage/direct-requests.ts): the login handler over the
+ * - the DynamoDB short path (src/runtimes/lambda/direct-requests.ts): the login handler over the
  *   functions' client, and over a plain SDK client of the same configuration;
  * - the Lambda host's streamless bodies (src/runtimes/lambda/text-response.ts): hono's Lambda
  *   adapter over the API, with the seam's held body and TextResponses, and without (a web
@@ -30,7 +30,8 @@ import type { TokenService } from '../packages/server/src/features/tokens/token-
 import { lambdaHandler, type LambdaHttpEvent, type LambdaHttpResponse } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { streamlessBodies } from '../packages/server/src/runtimes/lambda/text-response.js';
 import { nodePlatform, nodePlatformWithoutBlocklist } from '../packages/server/src/runtimes/node/node-platform.js';
-import { dynamoDbClientConfig, newDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { dynamoDbClientConfig } from '../packages/server/src/storage/dynamodb-client.js';
+import { newLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import { ensureTable, USER_KEY_PREFIX } from '../packages/server/src/storage/table.js';
 import { buildAuthDependencies, buildRegisterDependencies, buildTokenService, type AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import type { Platform } from '../packages/server/src/wiring/platform.js';
@@ -141,7 +142,7 @@ const operations: Record<AbKind, () => Promise<number>> = {
 
 async function init(email: string, password: string): Promise<AbReplies['init']> {
   const config = readConfig(process.env);
-  const direct = newDynamoDbClient(config.storage);
+  const direct = newLambdaDynamoDbClient(config.storage, true);
   const withClient = (client: DynamoDBClient): Platform => ({ ...nodePlatformWithoutBlocklist, dynamoDb: () => client });
   await ensureTable(direct, config.storage.table, { maxWaitSeconds: 30 });
 

@@ -7,7 +7,7 @@
  *   npx tsx bench/login-ab.ts [--quick] [--rounds 30] [--batch 10] [--warmup 1000]
  *
  * The pairs (bench/login-ab-worker.ts builds both sides of each from the same bundle):
- * - DynamoDB short path (src/storage/direct-requests.ts): logins through the login handler over
+ * - DynamoDB short path (src/runtimes/lambda/direct-requests.ts): logins through the login handler over
  *   the functions' client against the same handler over a plain SDK client; bare GetItems too;
  * - the SDK's middleware cache (`cacheMiddleware`): bare GetItems of plain SDK clients;
  * - streamless bodies (src/runtimes/lambda/text-response.ts): logins through hono's Lambda adapter

@@ -9,13 +9,13 @@ import { readStorageConfig } from '../packages/server/src/config/storage-config.
 import { readTokenConfig } from '../packages/server/src/config/token-config.js';
 import { readMfaConfig } from '../packages/server/src/config/mfa-config.js';
 import { lambdaEnv } from '../packages/server/src/runtimes/lambda/lambda-env.js';
-import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import { buildAuthorizerDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
 export const handler = lambdaAuthorizer(async () => {
   const env = lambdaEnv();
   return buildAuthorizerDependencies(
     { storage: readStorageConfig(env), tokens: readTokenConfig(env), authorizer: readAuthorizerConfig(env), mfa: readMfaConfig(env) },
-    { dynamoDb: createDynamoDbClient },
+    { dynamoDb: createLambdaDynamoDbClient },
   );
 });

@@ -10,9 +10,10 @@ import type { LoginServices, MfaLoginServices } from '../packages/server/src/fea
 import type { AnyRoute } from '../packages/server/src/api/route.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
+import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import { nodePlatformWithoutBlocklist } from '../packages/server/src/runtimes/node/node-platform-base.js';
 import { buildLoginDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
-const dependencies = async () => buildLoginDependencies(await configWithSecrets(), nodePlatformWithoutBlocklist);
+const dependencies = async () => buildLoginDependencies(await configWithSecrets(), { ...nodePlatformWithoutBlocklist, dynamoDb: createLambdaDynamoDbClient });
 
 export const handler = lambdaHandler<LoginServices & MfaLoginServices>([loginRoute, loginMfaRoute] as AnyRoute<LoginServices & MfaLoginServices>[], { login: dependencies, mfaLogin: dependencies });

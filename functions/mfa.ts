@@ -8,12 +8,12 @@ import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-han
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
 import { logger } from '../packages/server/src/observability/logger.js';
 import { auditToPowertools } from '../packages/server/src/observability/audit.js';
-import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import { buildMfaDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
 // No hasher in this platform: the bundle carries no argon2 or bcrypt binary.
 const log = { info: (message: string, fields?: Record<string, unknown>) => logger.info(message, fields ?? {}), warn: (message: string, fields?: Record<string, unknown>) => logger.warn(message, fields ?? {}) };
 
 export const handler = lambdaHandler([enrolTotpRoute, confirmTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute], {
-  mfa: async () => buildMfaDependencies(await configWithSecrets(), { dynamoDb: createDynamoDbClient, audit: auditToPowertools, mail: { log } }),
+  mfa: async () => buildMfaDependencies(await configWithSecrets(), { dynamoDb: createLambdaDynamoDbClient, audit: auditToPowertools, mail: { log } }),
 });

@@ -10,10 +10,10 @@ import { auditToPowertools } from '../packages/server/src/observability/audit.js
 import { logger } from '../packages/server/src/observability/logger.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
-import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import { buildPasskeyLoginDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
 const log = { info: (message: string, fields?: Record<string, unknown>) => logger.info(message, fields ?? {}), warn: (message: string, fields?: Record<string, unknown>) => logger.warn(message, fields ?? {}) };
-const platform = { dynamoDb: createDynamoDbClient, jwsSigner: createNodeJwsSigner, audit: auditToPowertools, mail: { log } };
+const platform = { dynamoDb: createLambdaDynamoDbClient, jwsSigner: createNodeJwsSigner, audit: auditToPowertools, mail: { log } };
 
 export const handler = lambdaHandler([passkeyLoginOptionsRoute, passkeyLoginRoute], { passkeyLogin: async () => buildPasskeyLoginDependencies(await configWithSecrets(), platform) });

@@ -16,11 +16,11 @@ import { auditToPowertools } from '../packages/server/src/observability/audit.js
 import { logger } from '../packages/server/src/observability/logger.js';
 import { lambdaEnv } from '../packages/server/src/runtimes/lambda/lambda-env.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
-import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import { buildPasskeyDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
 const log = { info: (message: string, fields?: Record<string, unknown>) => logger.info(message, fields ?? {}), warn: (message: string, fields?: Record<string, unknown>) => logger.warn(message, fields ?? {}) };
 
 export const handler = lambdaHandler([passkeyRegistrationOptionsRoute, registerPasskeyRoute, listPasskeysRoute, renamePasskeyRoute, removePasskeyRoute], {
-  passkeys: async () => buildPasskeyDependencies(readConfig(lambdaEnv()), { dynamoDb: createDynamoDbClient, audit: auditToPowertools, mail: { log } }),
+  passkeys: async () => buildPasskeyDependencies(readConfig(lambdaEnv()), { dynamoDb: createLambdaDynamoDbClient, audit: auditToPowertools, mail: { log } }),
 });

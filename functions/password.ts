@@ -5,9 +5,10 @@
 import { changePasswordRoute } from '../packages/server/src/features/password/change-password-route.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
+import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import { nodePlatform } from '../packages/server/src/runtimes/node/node-platform.js';
 import { buildPasswordChangeDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
 export const handler = lambdaHandler([changePasswordRoute], {
-  password: async () => buildPasswordChangeDependencies(await configWithSecrets(), nodePlatform),
+  password: async () => buildPasswordChangeDependencies(await configWithSecrets(), { ...nodePlatform, dynamoDb: createLambdaDynamoDbClient }),
 });

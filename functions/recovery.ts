@@ -12,10 +12,11 @@ import type { RecoveryServices } from '../packages/server/src/features/recovery/
 import type { AnyRoute } from '../packages/server/src/api/route.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
+import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import { nodePlatform } from '../packages/server/src/runtimes/node/node-platform.js';
 import { buildRecoveryDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
-const dependencies = async () => buildRecoveryDependencies(await configWithSecrets(), nodePlatform);
+const dependencies = async () => buildRecoveryDependencies(await configWithSecrets(), { ...nodePlatform, dynamoDb: createLambdaDynamoDbClient });
 
 export const handler = lambdaHandler<RecoveryServices & DeviceApprovalServices>(
   [requestPasswordResetRoute, confirmPasswordResetRoute, verifyEmailRoute, resendVerificationRoute, requestDeviceApprovalRoute, confirmDeviceApprovalRoute] as AnyRoute<

@@ -2,9 +2,10 @@
 import { registerRoute } from '../packages/server/src/features/register/register-route.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
+import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import { nodePlatform } from '../packages/server/src/runtimes/node/node-platform.js';
 import { buildRegisterDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
 export const handler = lambdaHandler([registerRoute], {
-  register: async () => buildRegisterDependencies(await configWithSecrets(), nodePlatform),
+  register: async () => buildRegisterDependencies(await configWithSecrets(), { ...nodePlatform, dynamoDb: createLambdaDynamoDbClient }),
 });

@@ -11,9 +11,9 @@ import { readConfig } from '../packages/server/src/config/read-config.js';
 import { auditToPowertools } from '../packages/server/src/observability/audit.js';
 import { lambdaEnv } from '../packages/server/src/runtimes/lambda/lambda-env.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
-import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import { buildSessionManagementDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
 export const handler = lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute, deleteDeviceRoute], {
-  sessions: async () => buildSessionManagementDependencies(readConfig(lambdaEnv()), { dynamoDb: createDynamoDbClient, audit: auditToPowertools }),
+  sessions: async () => buildSessionManagementDependencies(readConfig(lambdaEnv()), { dynamoDb: createLambdaDynamoDbClient, audit: auditToPowertools }),
 });

@@ -8,9 +8,9 @@ import { createNodeJwsSigner } from '../packages/server/src/features/tokens/node
 import { auditToPowertools } from '../packages/server/src/observability/audit.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
-import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import { buildRefreshDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
 export const handler = lambdaHandler([tokenRoute], {
-  refresh: async () => buildRefreshDependencies(await configWithSecrets(), { dynamoDb: createDynamoDbClient, audit: auditToPowertools, jwsSigner: createNodeJwsSigner }),
+  refresh: async () => buildRefreshDependencies(await configWithSecrets(), { dynamoDb: createLambdaDynamoDbClient, audit: auditToPowertools, jwsSigner: createNodeJwsSigner }),
 });

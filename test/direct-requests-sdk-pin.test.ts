@@ -1,5 +1,5 @@
 /**
- * What the DynamoDB short path (packages/server/src/storage/direct-requests.ts) reads of the AWS SDK's internals,
+ * What the DynamoDB short path (packages/server/src/runtimes/lambda/direct-requests.ts) reads of the AWS SDK's internals,
  * pinned against the installed SDK, so an SDK upgrade that changes any of it fails here, saying
  * what changed, instead of in production: the @smithy packages it imports (the SDK's own copies,
  * at the versions packages/server/package.json pins), each field of the client's resolved configuration it reads
@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { DynamoDBClient, GetItemCommand, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendItemRequestsDirectly } from '../packages/server/src/storage/direct-requests.js';
+import { sendItemRequestsDirectly } from '../packages/server/src/runtimes/lambda/direct-requests.js';
 import { DYNAMODB_MAX_ATTEMPTS, dynamoDbClientConfig } from '../packages/server/src/storage/dynamodb-client.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');

@@ -1,5 +1,5 @@
 /**
- * The short path for item requests (packages/server/src/storage/direct-requests.ts) against both real servers:
+ * The short path for item requests (packages/server/src/runtimes/lambda/direct-requests.ts) against both real servers:
  * every operation it serves answers what the SDK's full path answers, errors carry the SDK's
  * names and fields, and the SDK's retry strategy decides retries (through a fault-injecting
  * proxy in front of dynalite).
@@ -9,18 +9,24 @@ import { Readable } from 'node:stream';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   BatchGetItemCommand,
+  ConditionalCheckFailedException,
   DeleteItemCommand,
+  DynamoDBServiceException,
   DescribeTableCommand,
   DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
+  ResourceNotFoundException,
   UpdateItemCommand,
   type AttributeValue,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sendItemRequestsDirectly } from '../packages/server/src/storage/direct-requests.js';
-import { dynamoDbClientConfig, newDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { sendItemRequestsDirectly } from '../packages/server/src/runtimes/lambda/direct-requests.js';
+import { dynamoDbClientConfig } from '../packages/server/src/storage/dynamodb-client.js';
+import { newLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
+import { readLambdaFastPaths } from '../packages/server/src/runtimes/lambda/fast-paths.js';
+import { ConfigError } from '../packages/server/src/config/config-error.js';
 import { ensureTable } from '../packages/server/src/storage/table.js';
 import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
 
@@ -66,7 +72,7 @@ describe.each(dynamoDbServers)('direct item requests on $name', ({ name, start }
   beforeAll(async () => {
     server = await start();
     sdk = new DynamoDBClient(dynamoDbClientConfig({ endpoint: server.endpoint }));
-    direct = newDynamoDbClient({ endpoint: server.endpoint });
+    direct = newLambdaDynamoDbClient({ endpoint: server.endpoint }, true);
     leftToSdk = countSerialized(direct);
     await ensureTable(sdk, table);
   });
@@ -141,6 +147,9 @@ describe.each(dynamoDbServers)('direct item requests on $name', ({ name, start }
     const [viaDirect, viaSdk] = [await errorOf(direct.send(conditional)), await errorOf(sdk.send(conditional))];
     expect(viaDirect?.name).toBe('ConditionalCheckFailedException');
     expect(viaDirect?.name).toBe(viaSdk?.name);
+    // The SDK's own classes, so that callers' `instanceof` checks hold on either path.
+    expect(viaDirect).toBeInstanceOf(ConditionalCheckFailedException);
+    expect(Object.getPrototypeOf(viaDirect)).toBe(Object.getPrototypeOf(viaSdk));
     expect(viaDirect?.Item).toEqual(viaSdk?.Item);
     // dynalite predates ReturnValuesOnConditionCheckFailure and answers without the item.
     if (name !== 'dynalite') expect(viaDirect?.Item).toEqual({ pk: { S: pk }, owner: { S: 'first' } });
@@ -150,11 +159,15 @@ describe.each(dynamoDbServers)('direct item requests on $name', ({ name, start }
     const [missingDirect, missingSdk] = [await errorOf(direct.send(missing)), await errorOf(sdk.send(missing))];
     expect(missingDirect?.name).toBe('ResourceNotFoundException');
     expect(missingDirect?.name).toBe(missingSdk?.name);
+    expect(missingDirect).toBeInstanceOf(ResourceNotFoundException);
 
     const invalid = new UpdateItemCommand({ TableName: table, Key: { pk: { S: pk } }, UpdateExpression: 'SET = nonsense' });
     const [invalidDirect, invalidSdk] = [await errorOf(direct.send(invalid)), await errorOf(sdk.send(invalid))];
     expect(invalidDirect?.name).toBe('ValidationException');
     expect(invalidDirect?.name).toBe(invalidSdk?.name);
+    // No class of its own in the SDK: its base class, as the SDK answers it.
+    expect(invalidDirect).toBeInstanceOf(DynamoDBServiceException);
+    expect(Object.getPrototypeOf(invalidDirect)).toBe(Object.getPrototypeOf(invalidSdk));
     expect(leftToSdk).toEqual([]);
   });
 });
@@ -202,7 +215,7 @@ describe('retries of direct item requests', () => {
   const read = (client: DynamoDBClient) => client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'here' } }, ConsistentRead: true }));
 
   it('retries throttling and server errors with the SDK strategy, up to its 3 attempts', async () => {
-    const client = newDynamoDbClient({ endpoint: proxyEndpoint });
+    const client = newLambdaDynamoDbClient({ endpoint: proxyEndpoint }, true);
     try {
       faults.push({ status: 400, type: 'ProvisionedThroughputExceededException' }, { status: 502 });
       requests = 0;
@@ -223,7 +236,7 @@ describe('retries of direct item requests', () => {
   });
 
   it('does not retry what retrying cannot fix', async () => {
-    const client = newDynamoDbClient({ endpoint: proxyEndpoint });
+    const client = newLambdaDynamoDbClient({ endpoint: proxyEndpoint }, true);
     try {
       for (const type of ['ValidationException', 'ConditionalCheckFailedException', 'AccessDeniedException']) {
         faults.push({ status: 400, type });
@@ -245,15 +258,16 @@ describe('retries of direct item requests', () => {
  * signature's scope and the body can be read. Everything above the handler is the real code.
  */
 describe('direct item requests to AWS endpoints', () => {
-  type Captured = { protocol: string; hostname: string; port?: number; path: string; headers: Record<string, string>; body: string };
+  type Captured = { protocol: string; hostname: string; port?: number; path: string; headers: Record<string, string>; body: string; abortSignal?: unknown };
+  const ITEM_ANSWER = { status: 200, body: { Item: { pk: { S: 'answer' }, bytes: { B: 'AAEC' } } } };
 
-  function capturingClient(options: { region: string; useFipsEndpoint?: boolean }) {
+  function capturingClient(options: { region: string; useFipsEndpoint?: boolean }, answer: { status: number; body: object } = ITEM_ANSWER) {
     const sent: Captured[] = [];
     const requestHandler = {
-      handle: async (request: Captured) => {
-        sent.push(request);
-        const body = Readable.from([Buffer.from(JSON.stringify({ Item: { pk: { S: 'answer' }, bytes: { B: 'AAEC' } } }))]);
-        return { response: { statusCode: 200, headers: { 'x-amzn-requestid': 'req-1' }, body } };
+      handle: async (request: Captured, handlerOptions?: { abortSignal?: unknown }) => {
+        sent.push({ ...request, abortSignal: handlerOptions?.abortSignal });
+        const body = Readable.from([Buffer.from(JSON.stringify(answer.body))]);
+        return { response: { statusCode: answer.status, headers: { 'x-amzn-requestid': 'req-1', 'content-type': 'application/x-amz-json-1.0' }, body } };
       },
       updateHttpClientConfig: () => undefined,
       httpHandlerConfigs: () => ({}),
@@ -282,5 +296,64 @@ describe('direct item requests to AWS endpoints', () => {
     expect(request!.headers.authorization).toMatch(new RegExp(`^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/\\d{8}/${options.region}/dynamodb/aws4_request, SignedHeaders=[a-z0-9;-]*host;[a-z0-9;-]*x-amz-target, Signature=[0-9a-f]{64}$`));
     client.destroy();
   });
+
+  it('answers a failed condition as the SDK’s ConditionalCheckFailedException, its Item on it', async () => {
+    // What attempt-counters.ts reads: ReturnValuesOnConditionCheckFailure's item on the error
+    // (dynalite above answers without it, so a canned answer here).
+    const item = { pk: { S: 'counter#1' }, count: { N: '3' } };
+    const { client } = capturingClient({ region: 'us-east-1' }, { status: 400, body: { __type: 'com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException', message: 'The conditional request failed', Item: item } });
+    const error = await client.send(new PutItemCommand({ TableName: 'passlane', Item: item, ConditionExpression: 'attribute_not_exists(pk)', ReturnValuesOnConditionCheckFailure: 'ALL_OLD' })).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(error).toBeInstanceOf(ConditionalCheckFailedException);
+    expect(error).toMatchObject({ name: 'ConditionalCheckFailedException', message: 'The conditional request failed', $fault: 'client', Item: item });
+    expect((error as ConditionalCheckFailedException).$metadata).toMatchObject({ httpStatusCode: 400, requestId: 'req-1', attempts: 1 });
+    client.destroy();
+  });
+
+  it('answers an error the SDK has no class for as a DynamoDBServiceException of its name', async () => {
+    const { client } = capturingClient({ region: 'us-east-1' }, { status: 400, body: { __type: 'com.amazon.coral.validate#ValidationException', message: 'bad', Extra: 1 } });
+    const error = await client.send(new GetItemCommand({ TableName: 'passlane', Key: { pk: { S: 'x' } } })).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(error).toBeInstanceOf(DynamoDBServiceException);
+    expect(error).toMatchObject({ name: 'ValidationException', message: 'bad', $fault: 'client', Extra: 1 });
+    client.destroy();
+  });
+
+  it('leaves a call with an abortSignal to the SDK’s own path, which hands the signal to the HTTP handler', async () => {
+    const { client, sent } = capturingClient({ region: 'us-east-1' });
+    const controller = new AbortController();
+    const input = { TableName: 'passlane', Key: { pk: { S: 'user#abc' } } };
+    expect((await client.send(new GetItemCommand(input), { abortSignal: controller.signal })).Item).toEqual({ pk: { S: 'answer' }, bytes: { B: new Uint8Array([0, 1, 2]) } });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.abortSignal).toBe(controller.signal);
+    expect(sent[0]!.headers['user-agent']).not.toBe('passlane (direct item requests)');
+    // Without one, the same client takes the short path.
+    await client.send(new GetItemCommand(input));
+    expect(sent[1]!.headers['user-agent']).toBe('passlane (direct item requests)');
+    client.destroy();
+  });
 });
 
+describe('the Lambda fast paths’ switch', () => {
+  it('is on unless PASSLANE_LAMBDA_FAST_PATHS is off, and refuses anything else', () => {
+    expect(readLambdaFastPaths({})).toBe(true);
+    expect(readLambdaFastPaths({ PASSLANE_LAMBDA_FAST_PATHS: '' })).toBe(true);
+    expect(readLambdaFastPaths({ PASSLANE_LAMBDA_FAST_PATHS: 'on' })).toBe(true);
+    expect(readLambdaFastPaths({ PASSLANE_LAMBDA_FAST_PATHS: 'off' })).toBe(false);
+    expect(() => readLambdaFastPaths({ PASSLANE_LAMBDA_FAST_PATHS: 'no' })).toThrow(ConfigError);
+  });
+
+  it('leaves the functions’ client the plain SDK one when off', () => {
+    const on = newLambdaDynamoDbClient({ endpoint: 'http://127.0.0.1:1' }, true);
+    const off = newLambdaDynamoDbClient({ endpoint: 'http://127.0.0.1:1' }, false);
+    const plain = new DynamoDBClient(dynamoDbClientConfig({ endpoint: 'http://127.0.0.1:1' }));
+    const names = (client: DynamoDBClient) => client.middlewareStack.identify();
+    expect(names(on).length).toBe(names(plain).length + 1);
+    expect(names(off)).toEqual(names(plain));
+    for (const client of [on, off, plain]) client.destroy();
+  });
+});

@@ -3,7 +3,8 @@ import { createServer, type Socket } from 'node:net';
 import { DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStorageConfig } from '../packages/server/src/config/storage-config.js';
-import { createDynamoDbClient, dynamoDbClientConfig, newDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { createDynamoDbClient, dynamoDbClientConfig } from '../packages/server/src/storage/dynamodb-client.js';
+import { newLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import {
   AccountExistsError,
   HashChangedError,
@@ -27,7 +28,7 @@ describe.each(dynamoDbServers)('AccountStore on $name', ({ name, start }) => {
   beforeAll(async () => {
     server = await start();
     // A fresh client as the functions build it (not the per-container cache) so afterAll can destroy it.
-    client = newDynamoDbClient({ endpoint: server.endpoint });
+    client = newLambdaDynamoDbClient({ endpoint: server.endpoint }, true);
     await ensureTable(client, tableName);
     store = new AccountStore(client, tableName);
     counters = new RateLimitStore(client, tableName);
@@ -91,7 +92,7 @@ describe.each(dynamoDbServers)('AccountStore on $name', ({ name, start }) => {
   });
 
   it('tells its own landed retry from a duplicate by the item the failed condition returns', async () => {
-    const recorded = newDynamoDbClient({ endpoint: server.endpoint });
+    const recorded = newLambdaDynamoDbClient({ endpoint: server.endpoint }, true);
     const calls: AwsRequest[] = [];
     attachRecorder(recorded, { partitionKey: 'pk', indexPartitionKeys: {} }, () => ({ record: (call) => calls.push(call) }));
     const recordedStore = new AccountStore(recorded, tableName);
@@ -186,7 +187,7 @@ describe.each(dynamoDbServers)('AccountStore on $name', ({ name, start }) => {
 
 // The functions' client (item requests by the short path) and the SDK's own, as the CLI jobs use it.
 const clientKinds = [
-  { kind: 'the functions’ client', create: (endpoint: string) => newDynamoDbClient({ endpoint }) },
+  { kind: 'the functions’ client', create: (endpoint: string) => newLambdaDynamoDbClient({ endpoint }, true) },
   { kind: 'the SDK client', create: (endpoint: string) => new DynamoDBClient(dynamoDbClientConfig({ endpoint })) },
 ];
 

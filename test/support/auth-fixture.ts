@@ -1,7 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createPasswordHasher, type PasswordHasher } from '../../packages/passlane/src/index.js';
 import { dynamoDbClientConfig } from '../../packages/server/src/storage/dynamodb-client.js';
-import { sendItemRequestsDirectly } from '../../packages/server/src/storage/direct-requests.js';
+import { sendItemRequestsDirectly } from '../../packages/server/src/runtimes/lambda/direct-requests.js';
 import { ensureTable } from '../../packages/server/src/storage/table.js';
 import { AccountStore } from '../../packages/server/src/storage/account-store.js';
 import { JobCursorStore } from '../../packages/server/src/storage/job-cursor-store.js';

@@ -1,6 +1,5 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
 import type { DynamoDbConnection } from './settings.js';
-import { sendItemRequestsDirectly } from './direct-requests.js';
 import { cachedPerConnection, connectionSettings } from '../shared/aws-connection.js';
 
 /**
@@ -44,14 +43,12 @@ export function dynamoDbClientConfig(storage: DynamoDbConnection): DynamoDBClien
 }
 
 /**
- * A client for the functions: the SDK client, with the item operations of every request (reads,
- * puts, updates, deletes, queries) sent by the short path in direct-requests.ts. Uncached: tests
- * that add middleware build their own.
+ * The plain SDK client with this configuration, for every host and library user. (The Lambda
+ * functions' own adds a fast path: runtimes/lambda/fast-paths.ts.) Uncached: tests that add
+ * middleware build their own.
  */
 export function newDynamoDbClient(storage: DynamoDbConnection): DynamoDBClient {
-  const client = new DynamoDBClient(dynamoDbClientConfig(storage));
-  sendItemRequestsDirectly(client);
-  return client;
+  return new DynamoDBClient(dynamoDbClientConfig(storage));
 }
 
 /** One client per container and configuration (aws-connection.ts). */

@@ -1,9 +1,23 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  ConditionalCheckFailedException,
+  DynamoDBServiceException,
+  InternalServerError,
+  InvalidEndpointException,
+  ItemCollectionSizeLimitExceededException,
+  ProvisionedThroughputExceededException,
+  ReplicatedWriteConflictException,
+  RequestLimitExceeded,
+  ResourceNotFoundException,
+  ThrottlingException,
+  TransactionConflictException,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { isServerError, isThrottlingError, isTransientError } from '@smithy/core/retry';
 import { SignatureV4 } from '@smithy/signature-v4';
 
 /**
- * The item operations the functions make on every request (the login's read and session write,
+ * One of the Lambda platform's fast paths (fast-paths.ts switches them on, and
+ * PASSLANE_LAMBDA_FAST_PATHS=off off): the item operations the functions make on every request (the login's read and session write,
  * registration's put, ...), sent by a short path instead of the SDK's full one, which spends
  * CPU on per-request work these operations do not need (schema serde, endpoint rules,
  * auth-scheme selection, user agent, its middleware chain); docs/measurements.md ("Login CPU") has what
@@ -19,13 +33,16 @@ import { SignatureV4 } from '@smithy/signature-v4';
  * client), and AWS's SigV4 signer. The rest is ~100 lines: build the request, read the answer,
  * name the error. What it reads of the SDK's internals (ResolvedConfig below, the middleware
  * step, the @smithy packages) is pinned by test/direct-requests-sdk-pin.test.ts, which fails on
- * an SDK upgrade that changes any of it.
+ * an SDK upgrade that changes any of it; that the SDK still hands each middleware a
+ * call's `abortSignal` (SMITHY_CONTEXT_KEY below), test/direct-requests.test.ts.
  *
  * Left to the SDK: every other operation (table management, Scan, transactions). Not
  * reproduced: clock-skew correction, Retry-After hints, account-based endpoints (the SDK's
  * `<account>.ddb.<region>` hosts, which it picks when the credentials carry an account id; the
- * regional endpoint used here serves every account), and per-call options
- * (`send(command, { abortSignal })` never reaches a middleware; no store passes any).
+ * regional endpoint used here serves every account). A call with per-call options that carries an
+ * `abortSignal` goes down the SDK's own path, which honours it. Errors are the SDK's own classes
+ * (`instanceof ConditionalCheckFailedException` holds), with the answer's fields on them as the
+ * SDK puts them (`Item` of ReturnValuesOnConditionCheckFailure).
  */
 const DIRECT_OPERATIONS: ReadonlySet<string> = new Set(['GetItem', 'BatchGetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query']);
 
@@ -88,25 +105,38 @@ interface Target {
   host: string;
 }
 
-/** An error DynamoDB answered, named as the SDK names it (`ConditionalCheckFailedException`, ...). */
-class DynamoDbServiceError extends Error {
-  readonly $fault: 'client' | 'server';
-  readonly $metadata: { httpStatusCode: number; requestId?: string; attempts: number };
-  [field: string]: unknown;
+type ServiceErrorClass = new (options: { message: string; $metadata: ServiceErrorMetadata } & Record<string, unknown>) => DynamoDBServiceException;
 
-  constructor(name: string, message: string, status: number, requestId: string | undefined, fields: Record<string, unknown>) {
-    super(message);
-    // The answer's other fields: `Item` (ReturnValuesOnConditionCheckFailure), `CancellationReasons`.
-    Object.assign(this, fields);
-    this.name = name;
-    this.$fault = status >= 500 ? 'server' : 'client';
-    this.$metadata = { httpStatusCode: status, requestId, attempts: 1 };
-  }
+interface ServiceErrorMetadata {
+  httpStatusCode: number;
+  requestId?: string;
+  attempts: number;
 }
 
 /**
- * Serves DIRECT_OPERATIONS of this client by the short path: the one switch, turned on in one
- * place (newDynamoDbClient). Call once per client, before its first request.
+ * The SDK's exception classes for the errors DIRECT_OPERATIONS can answer, by DynamoDB's name
+ * (its `__type` after the `#`); other names become a DynamoDBServiceException of that name, as
+ * the SDK's own deserialiser does for errors it has no class for.
+ */
+const SERVICE_ERRORS: ReadonlyMap<string, ServiceErrorClass> = new Map<string, ServiceErrorClass>([
+  ['ConditionalCheckFailedException', ConditionalCheckFailedException],
+  ['InternalServerError', InternalServerError],
+  ['InvalidEndpointException', InvalidEndpointException],
+  ['ItemCollectionSizeLimitExceededException', ItemCollectionSizeLimitExceededException],
+  ['ProvisionedThroughputExceededException', ProvisionedThroughputExceededException],
+  ['ReplicatedWriteConflictException', ReplicatedWriteConflictException],
+  ['RequestLimitExceeded', RequestLimitExceeded],
+  ['ResourceNotFoundException', ResourceNotFoundException],
+  ['ThrottlingException', ThrottlingException],
+  ['TransactionConflictException', TransactionConflictException],
+] as [string, ServiceErrorClass][]);
+
+/** The key of the per-call context the SDK gives each middleware (`SMITHY_CONTEXT_KEY` in @smithy/types). */
+const SMITHY_CONTEXT_KEY = '__smithy_context';
+
+/**
+ * Serves DIRECT_OPERATIONS of this client by the short path: the one switch, turned on for the
+ * Lambda functions' clients (fast-paths.ts). Call once per client, before its first request.
  */
 export function sendItemRequestsDirectly(client: DynamoDBClient): void {
   const config = client.config as unknown as ResolvedConfig;
@@ -114,10 +144,12 @@ export function sendItemRequestsDirectly(client: DynamoDBClient): void {
   let target: Promise<Target> | undefined;
 
   type Next = (args: { input: object }) => Promise<unknown>;
-  type Context = { commandName?: string };
+  type Context = { commandName?: string; [SMITHY_CONTEXT_KEY]?: { abortSignal?: unknown } };
   const middleware = (next: Next, context: Context) => async (args: { input: object }) => {
     const operation = context.commandName?.slice(0, -'Command'.length);
     if (operation === undefined || !DIRECT_OPERATIONS.has(operation)) return next(args);
+    // Cancellable calls (none of the stores' own) are the SDK's to cancel.
+    if (context[SMITHY_CONTEXT_KEY]?.abortSignal !== undefined) return next(args);
     target ??= resolveTarget(config).catch((error: unknown) => {
       target = undefined;
       throw error;
@@ -194,12 +226,19 @@ async function sendOnce(config: ResolvedConfig, target: Target, operation: strin
 }
 
 /** `{"__type": "com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException", "message": ...}` */
-function serviceError(status: number, requestId: string | undefined, body: Record<string, unknown> | undefined, attempt: number): DynamoDbServiceError {
+function serviceError(status: number, requestId: string | undefined, body: Record<string, unknown> | undefined, attempt: number): DynamoDBServiceException {
   const { __type: type, message, Message, ...fields } = body ?? {};
   const name = typeof type === 'string' && type !== '' ? type.slice(type.indexOf('#') + 1) : status >= 500 ? 'InternalServerError' : 'UnknownError';
   const text = typeof message === 'string' ? message : typeof Message === 'string' ? Message : `HTTP ${status}`;
-  const error = new DynamoDbServiceError(name, text, status, requestId, fields);
-  error.$metadata.attempts = attempt;
+  const $metadata: ServiceErrorMetadata = { httpStatusCode: status, requestId, attempts: attempt };
+  const known = SERVICE_ERRORS.get(name);
+  const error =
+    known !== undefined
+      ? new known({ message: text, $metadata, ...fields })
+      : new DynamoDBServiceException({ name, message: text, $fault: status >= 500 ? 'server' : 'client', $metadata });
+  // The answer's other fields (`Item`, `CancellationReasons`), also where a class names none of
+  // them: what the SDK's decorateServiceException does.
+  for (const [field, value] of Object.entries(fields)) if ((error as unknown as Record<string, unknown>)[field] === undefined) (error as unknown as Record<string, unknown>)[field] = value;
   return error;
 }
 
