@@ -27,6 +27,7 @@ import { createAuthDependencies, type AppDependencies } from './support/app-depe
 import { ConfigError } from '../packages/server/src/config/config-error.js';
 import { readRateLimits } from '../packages/server/src/config/rate-limit-config.js';
 import type { HttpResponse, LambdaHttpEvent } from './support/lambda-handlers.js';
+import { TextResponse } from '../packages/server/src/runtimes/lambda/text-response.js';
 import { metrics } from '../packages/server/src/observability/metrics.js';
 import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
 import { ensureTable } from '../packages/server/src/storage/table.js';
@@ -225,6 +226,24 @@ describe.each(dynamoDbServers)('HTTP handlers on $name', ({ start }) => {
       const again = await call('login', kind, { path: '/login', body: { email, password: PASSWORD }, cookies: ['theme=dark', setCookie!.split(';')[0]!] });
       // A known device keeps its token; an unknown client would have been given a new one.
       expect(again.body.deviceToken).toBe(deviceToken);
+    });
+
+    it('registers and logs in with PASSLANE_LAMBDA_FAST_PATHS=off: bodies through web Requests and Responses', async () => {
+      vi.stubEnv('PASSLANE_LAMBDA_FAST_PATHS', 'off');
+      try {
+        // Read when a handler is made, as a function's module is at its cold start.
+        const plain = handlersFor(deps);
+        const heldText = vi.spyOn(TextResponse.prototype, 'text');
+        const email = uniqueEmail();
+        const registered = parse(await plain.register(httpEvent(kind, { path: '/register', body: { email, password: PASSWORD }, base64: true }), lambdaContext()));
+        expect(registered).toMatchObject({ status: 201, body: { userId: expect.any(String) } });
+        const loggedIn = parse(await plain.login(httpEvent(kind, { path: '/login', body: { email, password: PASSWORD } }), lambdaContext()));
+        expect(loggedIn).toMatchObject({ status: 200, body: { tokenType: 'Bearer' } });
+        expect(loggedIn.headers['cache-control']).toBe('no-store');
+        expect(heldText).not.toHaveBeenCalled();
+      } finally {
+        vi.unstubAllEnvs();
+      }
     });
 
     it('accepts a base64-encoded body', async () => {

@@ -2,7 +2,8 @@
  * The AWS Lambda host: API Gateway HTTP API (payload 2.0), REST API (1.0) and Function URL events
  * become `app.fetch` calls through hono's Lambda adapter. middy stays at the Lambda boundary for
  * Powertools: the logger's Lambda context and the EMF metrics flush. Bodies go in and out
- * without a stream (streamlessBodies, text-response.ts).
+ * without a stream (streamlessBodies, text-response.ts), one of the fast paths
+ * PASSLANE_LAMBDA_FAST_PATHS=off turns off (fast-paths.ts).
  */
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
@@ -20,6 +21,7 @@ import { apiLog, logger } from '../../observability/logger.js';
 import { metrics } from '../../observability/metrics.js';
 import { InvalidRequestError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { onceUntilFailure } from '../../shared/once-until-failure.js';
+import { readLambdaFastPaths } from './fast-paths.js';
 import { lambdaEnv } from './lambda-env.js';
 import { streamlessBodies } from './text-response.js';
 
@@ -53,7 +55,7 @@ interface HonoLambdaEnv {
  * start, so a bad value fails it, as every setting does.
  */
 export function lambdaHandler<S extends object>(routes: readonly AnyRoute<S>[], services: S, options: { cors?: CorsConfig } = {}) {
-  const streamless = streamlessBodies();
+  const streamless = readLambdaFastPaths(lambdaEnv()) ? streamlessBodies() : undefined;
   const built = builtOnce(services);
   const cors = options.cors ?? readCorsConfig(lambdaEnv());
   const app = createApi(routes, {
@@ -65,8 +67,7 @@ export function lambdaHandler<S extends object>(routes: readonly AnyRoute<S>[], 
       const requestId = (c.env as HonoLambdaEnv | undefined)?.requestContext?.requestId;
       return { sourceIp: getConnInfo(c).remote.address || undefined, requestId: requestId || undefined };
     },
-    body: streamless.body,
-    respond: streamless.respond,
+    ...(streamless !== undefined && { body: streamless.body, respond: streamless.respond }),
     log: apiLog,
   });
   const serve = handle(app);
@@ -74,7 +75,7 @@ export function lambdaHandler<S extends object>(routes: readonly AnyRoute<S>[], 
   const errorBody = routes.length > 0 && routes.every((route) => route.errorBody === 'oauth') ? 'oauth' : 'api';
   return (
     middy<LambdaHttpEvent, LambdaHttpResponse>(async (event: LambdaHttpEvent, context: LambdaContext) => {
-      return singleValueHeaders(await serve(streamless.withoutBody(event) as unknown as Parameters<typeof serve>[0], context));
+      return singleValueHeaders(await serve((streamless === undefined ? event : streamless.withoutBody(event)) as unknown as Parameters<typeof serve>[0], context));
     })
       // logEvent: false even if POWERTOOLS_LOGGER_LOG_EVENT is set: the event holds passwords.
       .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
