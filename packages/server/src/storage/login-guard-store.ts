@@ -57,7 +57,7 @@ export interface ReservationLimits {
   accountExpiresAt: number;
   /** The failures of the email from this source that earn no wait, the wait after more (0: none), and when they are forgotten. */
   freeFailures: number;
-  blockedUntilAfter(failures: number): number;
+  blockedUntilAfter: (failures: number) => number;
   accountSourceExpiresAt: number;
   /** Failed logins of the source, on any email, per window. */
   perSource: number;
@@ -198,7 +198,7 @@ export class LoginGuardStore {
       reserveUnderCap(this.client, this.tableName, { key: keys.account, attribute: 'failures', cap: limits.accountCeiling, nowSeconds, expiresAt: limits.accountExpiresAt, expiry: 'sliding' }),
       accountSource === undefined
         ? undefined
-        : reserveWithWait(this.client, this.tableName, accountSource, state.accountSource, { nowSeconds, free: limits.freeFailures, blockedUntilAfter: (failures) => limits.blockedUntilAfter(failures) }),
+        : reserveWithWait(this.client, this.tableName, accountSource, state.accountSource, { nowSeconds, free: limits.freeFailures, blockedUntilAfter: limits.blockedUntilAfter }),
       keys.source === undefined || heldSource !== undefined
         ? undefined
         : reserveUnderCap(this.client, this.tableName, { key: keys.source, attribute: 'count', cap: limits.perSource, nowSeconds, expiresAt: state.source.windowEnd, expiry: 'fixed' }),

@@ -6,7 +6,7 @@ import { StorageUnavailableError } from '../../storage/errors.js';
 import type { GiveBack, LoginGuardStore, LoginReservation, LoginState, LoginTarget } from '../../storage/login-guard-store.js';
 import type { SessionStore } from '../../storage/session-store.js';
 import type { KnownDevice } from '../sessions/known-device.js';
-import { blockedUntilAfter, freeFailures, limitReached, reservationLimits } from './login-guard.js';
+import { limitReached, reservationLimits } from './login-guard.js';
 import type { RateLimits } from './settings.js';
 
 /** What counting a login's attempts takes. */
@@ -36,19 +36,32 @@ export async function reserveLoginAttempt(
 ): Promise<HeldAttempt> {
   const nowSeconds = epochSeconds(target.now);
   const limited = limitReached(state, deps.rateLimits, nowSeconds, device?.device);
-  if (limited !== undefined) refuse(deps, target, limited.scope, limited.retryAfterSeconds);
+  if (limited !== undefined) refuse(deps, target.accountKey, limited.scope, limited.retryAfterSeconds);
+  const limits = reservationLimits(deps.rateLimits, nowSeconds);
   if (device !== undefined) {
-    const reserved = await deps.sessions.reserveDeviceAttempt(target.accountKey, device.device, {
-      nowSeconds,
-      free: freeFailures(deps.rateLimits),
-      blockedUntilAfter: (failures) => blockedUntilAfter(failures, deps.rateLimits, nowSeconds),
-    });
-    if (isRefused(reserved)) return refuse(deps, target, 'device', reserved.refusedUntil - nowSeconds);
+    // A device waits as one source on the account does.
+    const reserved = await deps.sessions.reserveDeviceAttempt(target.accountKey, device.device, { nowSeconds, free: limits.freeFailures, blockedUntilAfter: limits.blockedUntilAfter });
+    if (isRefused(reserved)) return refuse(deps, target.accountKey, 'device', reserved.refusedUntil - nowSeconds);
     return { device, reserved, state };
   }
-  const reservation = await deps.loginGuard.reserve(target, state, reservationLimits(deps.rateLimits, nowSeconds), heldSource);
-  if ('refused' in reservation) return refuse(deps, target, reservation.refused, reservation.until - nowSeconds);
+  const reservation = await deps.loginGuard.reserve(target, state, limits, heldSource);
+  if ('refused' in reservation) return refuse(deps, target.accountKey, reservation.refused, reservation.until - nowSeconds);
   return { reservation };
+}
+
+/**
+ * An attempt of a source on no account yet (a passkey login, before its credential names one),
+ * reserved in the source's window: 429 when the window is full. Undefined when the host knows no
+ * source. Given to reserveLoginAttempt once an account is known, so it is not counted twice.
+ */
+export async function reserveSourceAttempt(
+  deps: { loginGuard: Pick<LoginGuardStore, 'reserveSource'>; rateLimits: RateLimits; audit: Audit },
+  sourceKey: string | undefined,
+  now: Date,
+): Promise<{ key: string } | undefined> {
+  const source = await deps.loginGuard.reserveSource(sourceKey, now, deps.rateLimits.perSource);
+  if (source !== undefined && 'refused' in source) return refuse(deps, undefined, 'source', source.until - epochSeconds(now));
+  return source;
 }
 
 /**
@@ -72,7 +85,7 @@ export async function releaseLoginAttempt(deps: LoginAttemptDependencies, target
   });
 }
 
-function refuse(deps: Pick<LoginAttemptDependencies, 'audit'>, target: LoginTarget, scope: LimitScope, retryAfterSeconds: number): never {
-  deps.audit({ type: 'auth.rate_limited', scope, emailFingerprint: target.accountKey });
+function refuse(deps: Pick<LoginAttemptDependencies, 'audit'>, emailFingerprint: string | undefined, scope: LimitScope, retryAfterSeconds: number): never {
+  deps.audit({ type: 'auth.rate_limited', scope, ...(emailFingerprint !== undefined && { emailFingerprint }) });
   throw new RateLimitedError(Math.max(1, retryAfterSeconds));
 }

@@ -71,12 +71,12 @@ export function reservationLimits(limits: RateLimits, nowSeconds: number): Reser
 }
 
 /** Failures of one email from one source (or of one device) that earn no wait: the one that reaches the limit sets the first. */
-export function freeFailures(limits: RateLimits): number {
+function freeFailures(limits: RateLimits): number {
   return Math.max(0, limits.login.failuresPerAccountSource - 1);
 }
 
 /** Until when the next attempt waits after `failures` (this one counted): a known device's as one source's on the account. */
-export function blockedUntilAfter(failures: number, limits: RateLimits, nowSeconds: number): number {
+function blockedUntilAfter(failures: number, limits: RateLimits, nowSeconds: number): number {
   const { failuresPerAccountSource, delayBaseSeconds, delayMaxSeconds } = limits.login;
   const over = failures - failuresPerAccountSource;
   // 2^over overflows nothing: over is capped before the power (the delay is capped anyway).

@@ -2,13 +2,13 @@ import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON 
 import { base64url } from 'jose';
 import type { PasskeyFailureReason } from '../../accounts/audit-events.js';
 import { enforceRateLimits } from '../../accounts/enforce-rate-limits.js';
-import { EmailNotVerifiedError, InvalidPasskeyError, RateLimitedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
+import { EmailNotVerifiedError, InvalidPasskeyError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 import type { LoginTarget } from '../../storage/login-guard-store.js';
 import { answerLogin, startLoginSession, type LoginRequest, type LoginResponse } from '../login/login.js';
-import { releaseLoginAttempt, reserveLoginAttempt } from '../login/login-attempt.js';
+import { releaseLoginAttempt, reserveLoginAttempt, reserveSourceAttempt } from '../login/login-attempt.js';
 import { noticeFactorFailure, reserveFactorAttempt } from '../mfa/factor-failures.js';
 import { mailMfaChangeTo } from '../mfa/mail-mfa-change.js';
 import { sendVerification } from '../recovery/send-verification.js';
@@ -59,8 +59,7 @@ export async function loginWithPasskey(deps: PasskeyLoginDependencies, request: 
     const sourceKey = sourceKeyOf(request.sourceIp);
     const { response } = request;
     // Counted before the credential is looked up: an unknown one is the source's failure.
-    const source = await deps.loginGuard.reserveSource(sourceKey, now, deps.rateLimits.perSource);
-    if (source !== undefined && 'refused' in source) return refuseLimited(deps, source.until - nowSeconds);
+    const source = await reserveSourceAttempt(deps, sourceKey, now);
     const lookup = await deps.passkeys.readLookup(response.id);
     if (lookup === undefined) return refuse(deps, 'unknown_credential');
     const target: LoginTarget = { email: lookup.email, accountKey: lookup.accountKey, sourceKey, now };
@@ -111,11 +110,6 @@ export async function loginWithPasskey(deps: PasskeyLoginDependencies, request: 
     deps.audit({ type: 'auth.login_succeeded', userId: user.userId });
     return await answerLogin(deps, user, session);
   });
-}
-
-function refuseLimited(deps: PasskeyLoginDependencies, retryAfterSeconds: number): never {
-  deps.audit({ type: 'auth.rate_limited', scope: 'source' });
-  throw new RateLimitedError(Math.max(1, retryAfterSeconds));
 }
 
 function refuse(deps: PasskeyLoginDependencies, reason: PasskeyFailureReason, userId?: string): never {
