@@ -99,6 +99,29 @@ export async function deleteAtCount(client: DynamoDBClient, tableName: string, c
   }
 }
 
+/**
+ * One attempt more on a count kept in an item of its own kind (an MFA token's codes, a factor's
+ * wrong attempts, a one-time token's guesses, a device approval's clients), while it is below
+ * `limit` and `condition` holds (the item is still the one checked): the count with this
+ * attempt, or undefined when refused (used up, gone, or replaced).
+ */
+export async function addBelowLimit(
+  client: DynamoDBClient,
+  tableName: string,
+  operation: string,
+  counter: { key: string; attribute: string; limit: number; condition: string; values?: Record<string, AttributeValue> },
+): Promise<number | undefined> {
+  const added = await conditionalWrite(client, tableName, operation, {
+    Key: { pk: { S: counter.key } },
+    UpdateExpression: 'ADD #count :one',
+    ConditionExpression: `${counter.condition} AND (attribute_not_exists(#count) OR #count < :limit)`,
+    ExpressionAttributeNames: { '#count': counter.attribute },
+    ExpressionAttributeValues: { ':one': { N: '1' }, ':limit': { N: String(counter.limit) }, ...counter.values },
+    ReturnValues: 'UPDATED_NEW',
+  });
+  return 'written' in added ? countAttribute(added.written, counter.attribute, 'counter') : undefined;
+}
+
 /** A counter of failures that, past its free ones, makes each next attempt wait (`blockedUntil`, epoch s). */
 export interface WaitCount {
   failures: number;

@@ -1,4 +1,5 @@
-import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { addBelowLimit } from './attempt-counters.js';
 import { isConditionalCheckFailed } from './checks.js';
 import { StorageUnavailableError } from './errors.js';
 import { textAttribute, wholeNumberAttribute } from './item-attributes.js';
@@ -101,23 +102,14 @@ export class DeviceApprovalStore {
    * The count with this one, or undefined when the approval is used, voided or gone.
    */
   async reserveClientCheck(accountKey: string, tokenHash: string, limit: number): Promise<number | undefined> {
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: { S: deviceApprovalKey(accountKey, tokenHash) } },
-          UpdateExpression: 'ADD wrongClients :one',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(wrongClients) OR wrongClients < :limit)',
-          ExpressionAttributeValues: { ':one': { N: '1' }, ':limit': { N: String(limit) } },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return Number(Attributes?.wrongClients?.N ?? '0');
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw new StorageUnavailableError('reserveDeviceApprovalCheck', error);
-    }
+    return addBelowLimit(this.client, this.tableName, 'reserveDeviceApprovalCheck', {
+      key: deviceApprovalKey(accountKey, tokenHash),
+      attribute: 'wrongClients',
+      limit,
+      condition: 'attribute_exists(pk)',
+    });
   }
+
 }
 
 export function deviceApprovalKey(accountKey: string, tokenHash: string): string {

@@ -1,5 +1,6 @@
-import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, type AttributeValue, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { isConditionalCheckFailed } from './checks.js';
+import { addBelowLimit } from './attempt-counters.js';
 import { conditionalUpdate } from './conditional-update.js';
 import { StorageUnavailableError } from './errors.js';
 import { countAttribute, textAttribute, wholeNumberAttribute } from './item-attributes.js';
@@ -237,25 +238,9 @@ export class MfaStore {
     }
   }
 
-  /** ADD 1 to a count while it is below `limit` on an item that exists: the new count, or undefined. */
-  private async reserve(operation: string, key: string, attribute: string, limit: number): Promise<number | undefined> {
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: { S: key } },
-          UpdateExpression: 'ADD #count :one',
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#count) OR #count < :limit)',
-          ExpressionAttributeNames: { '#count': attribute },
-          ExpressionAttributeValues: { ':one': { N: '1' }, ':limit': { N: String(limit) } },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return wholeNumberAttribute(Attributes ?? {}, attribute, 'mfa');
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw new StorageUnavailableError(operation, error);
-    }
+  /** One more on a count of an item that exists, while below `limit`: the new count, or undefined. */
+  private reserve(operation: string, key: string, attribute: string, limit: number): Promise<number | undefined> {
+    return addBelowLimit(this.client, this.tableName, operation, { key, attribute, limit, condition: 'attribute_exists(pk)' });
   }
 
   private conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {

@@ -1,4 +1,5 @@
-import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { addBelowLimit } from './attempt-counters.js';
 import { conditionalUpdate } from './conditional-update.js';
 import { isConditionalCheckFailed } from './checks.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
@@ -120,22 +121,13 @@ export class OneTimeTokenStore {
    * count with this one, or undefined when the token is used up, used or replaced.
    */
   async reserveGuess(purpose: OneTimeTokenPurpose, accountKey: string, tokenHash: string, limit: number): Promise<number | undefined> {
-    try {
-      const { Attributes } = await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: { S: tokenKey(purpose, accountKey) } },
-          UpdateExpression: 'ADD wrongGuesses :one',
-          ConditionExpression: 'tokenHash = :hash AND wrongGuesses < :limit',
-          ExpressionAttributeValues: { ':one': { N: '1' }, ':hash': { S: tokenHash }, ':limit': { N: String(limit) } },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return Number(Attributes?.wrongGuesses?.N ?? '0');
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw new StorageUnavailableError('reserveOneTimeTokenGuess', error);
-    }
+    return addBelowLimit(this.client, this.tableName, 'reserveOneTimeTokenGuess', {
+      key: tokenKey(purpose, accountKey),
+      attribute: 'wrongGuesses',
+      limit,
+      condition: 'tokenHash = :hash',
+      values: { ':hash': { S: tokenHash } },
+    });
   }
 
   /** A right secret's reservation given back: only wrong ones count toward the limit (best left at 0 otherwise). */
