@@ -1,4 +1,3 @@
-import { approvalCookie, presentedClientSecrets } from './approval-cookie.js';
 import { approveDevice } from './approve-device.js';
 import type { DeviceApprovalServices } from './dependencies.js';
 import { DeviceApprovalAsked, DeviceApprovalConfirmation, DeviceApprovalRequest, DeviceApproved } from './device-approval-schemas.js';
@@ -8,6 +7,9 @@ import { deviceCookie } from '../login/device-cookie.js';
 import { BAD_EMAIL_REQUEST, NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse } from '../../api/responses.js';
+import { hostCookie, presentedSecrets } from '../../api/host-cookies.js';
+import { parseOneTimeToken } from '../recovery/one-time-token.js';
+import { MAX_PRESENTED_CLIENT_SECRETS } from './client-secret.js';
 
 /** POST /devices/approval `{ email }` -> 202 with a client secret (and its cookie), whether or not the account exists. */
 export const requestDeviceApprovalRoute = defineRoute<DeviceApprovalServices, typeof DeviceApprovalRequest>({
@@ -113,3 +115,22 @@ valid UTF-8 JSON.
     return jsonResponse(200, approved, cookie === undefined ? {} : { 'set-cookie': cookie });
   },
 });
+
+/**
+ * The asking client's secret as HTTP carries it: a browser keeps it in a `__Host-` cookie per
+ * account (HttpOnly, Secure, SameSite=Strict, as the device cookie: no script reads it, no other
+ * site sends it, no sibling host sets it), so the approval page posts the link's token and the
+ * browser adds the secret by itself; other clients send the answer's `clientSecret` back in the
+ * body. The use case is given both and picks the one of the account.
+ */
+const APPROVAL_COOKIE_PREFIX = '__Host-passlane-approval-';
+
+function presentedClientSecrets(request: Request, field: unknown): string[] {
+  return presentedSecrets(request, field, APPROVAL_COOKIE_PREFIX, MAX_PRESENTED_CLIENT_SECRETS);
+}
+
+/** The Set-Cookie value keeping the client secret for as long as the approval can be used. */
+function approvalCookie(clientSecret: string, maxAgeSeconds: number): string | undefined {
+  const parsed = parseOneTimeToken(clientSecret);
+  return parsed === undefined ? undefined : hostCookie(`${APPROVAL_COOKIE_PREFIX}${parsed.accountKey}`, clientSecret, maxAgeSeconds);
+}

@@ -1,0 +1,27 @@
+import { parse, serialize } from 'hono/utils/cookie';
+
+/**
+ * Secrets a client presents in two ways: other clients in a body field, browsers in `__Host-`
+ * cookies named `<prefix><account key>` (one per account they hold one for). Only a string in the
+ * field counts; at most `max` are taken, so a request cannot make the use case check many.
+ */
+export function presentedSecrets(request: Request, field: unknown, prefix: string, max: number): string[] {
+  const secrets: string[] = [];
+  if (typeof field === 'string') secrets.push(field);
+  const header = request.headers.get('cookie');
+  if (header !== null) {
+    for (const [name, value] of Object.entries(parse(header))) {
+      if (name.startsWith(prefix)) secrets.push(value);
+    }
+  }
+  return secrets.slice(0, max);
+}
+
+/**
+ * The Set-Cookie value keeping a secret in the browser: HttpOnly, Secure, SameSite=Strict, Path=/
+ * (no script reads it, no other site sends it, no sibling host sets it). serialize() enforces the
+ * `__Host-` prefix's rules (Secure, Path=/, no Domain).
+ */
+export function hostCookie(name: string, value: string, maxAgeSeconds: number): string {
+  return serialize(name, value, { path: '/', secure: true, httpOnly: true, sameSite: 'Strict', maxAge: maxAgeSeconds });
+}
