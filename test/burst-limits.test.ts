@@ -53,10 +53,8 @@ async function burst(attempts: number, attempt: (i: number) => Promise<unknown>)
 }
 
 
-function tally(outcomes: unknown[]) {
-  const of = (type: abstract new (...args: never[]) => unknown) => outcomes.filter((outcome) => outcome instanceof type).length;
-  return { limited: of(RateLimitedError), succeeded: outcomes.filter((outcome) => outcome === undefined).length, outcomes };
-}
+/** How many attempts a limit refused (429). */
+const limitedOf = (outcomes: unknown[]) => outcomes.filter((outcome) => outcome instanceof RateLimitedError).length;
 
 describe.each(dynamoDbServers)('limits under a burst on $name', ({ start }) => {
   let server: Awaited<ReturnType<typeof start>>;
@@ -79,7 +77,7 @@ describe.each(dynamoDbServers)('limits under a burst on $name', ({ start }) => {
   it('checks at most 5 passwords of one email from one source; the rest are 429 before any hash', async () => {
     const { deps, email, verifies, dispose } = await account({ rateLimits: limits(OPEN, ONE_SOURCE) });
     const outcomes = await burst(BURST, () => login(deps, { email, password: WRONG, sourceIp: SOURCE }));
-    const { limited } = tally(outcomes);
+    const limited = limitedOf(outcomes);
     const wrong = outcomes.filter((outcome) => outcome instanceof InvalidCredentialsError).length;
     expect(verifies()).toBe(wrong);
     expect(wrong).toBe(5);
@@ -92,7 +90,7 @@ describe.each(dynamoDbServers)('limits under a burst on $name', ({ start }) => {
   it('checks at most the account-wide ceiling of one email from 200 sources', async () => {
     const { deps, email, verifies, dispose } = await account({ rateLimits: limits(OPEN, { accountFailureCeiling: 20 }) });
     const all = await burst(BURST, (i) => login(deps, { email, password: WRONG, sourceIp: sourceNo(i) }));
-    const { limited } = tally(all);
+    const limited = limitedOf(all);
     expect(verifies()).toBe(20);
     expect(limited).toBe(BURST - 20);
     dispose();
@@ -100,7 +98,7 @@ describe.each(dynamoDbServers)('limits under a burst on $name', ({ start }) => {
 
   it('checks at most the per-source limit of one source across 200 emails (unknown ones included)', async () => {
     const { deps, verifies, dispose } = await account({ rateLimits: limits({ perSource: 20 }, OPEN_LOGIN) });
-    const { limited } = tally(await burst(BURST, () => login(deps, { email: uniqueEmail(), password: WRONG, sourceIp: SOURCE })));
+    const limited = limitedOf(await burst(BURST, () => login(deps, { email: uniqueEmail(), password: WRONG, sourceIp: SOURCE })));
     expect(verifies()).toBe(20);
     expect(limited).toBe(BURST - 20);
     dispose();
@@ -111,7 +109,7 @@ describe.each(dynamoDbServers)('limits under a burst on $name', ({ start }) => {
     const { deps, email, verifies, dispose } = await account({ rateLimits: limits(OPEN, ONE_SOURCE) });
     const { deviceToken } = await login(deps, { email, password: PASSWORD, sourceIp: SOURCE });
     const before = verifies();
-    const { limited } = tally(await burst(BURST, (i) => login(deps, { email, password: WRONG, sourceIp: sourceNo(i), deviceTokens: [deviceToken] })));
+    const limited = limitedOf(await burst(BURST, (i) => login(deps, { email, password: WRONG, sourceIp: sourceNo(i), deviceTokens: [deviceToken] })));
     expect(verifies() - before).toBe(5);
     expect(limited).toBe(BURST - 5);
     dispose();
@@ -185,7 +183,7 @@ describe.each(dynamoDbServers)('limits under a burst on $name', ({ start }) => {
     expect(verifies() - before).toBe(minted);
     // The first login and the enrolment's left none behind: the run's 20 attempts, then its lock.
     expect(minted).toBe(20);
-    expect(tally(outcomes).limited).toBe(BURST - 20);
+    expect(limitedOf(outcomes)).toBe(BURST - 20);
     dispose();
   });
 
@@ -205,7 +203,7 @@ describe.each(dynamoDbServers)('limits under a burst on $name', ({ start }) => {
     const checked = events.filter((event: AuditEvent) => event.type === 'auth.passkey_login_failed').length;
     expect(outcomes.filter((outcome) => outcome instanceof InvalidPasskeyError)).toHaveLength(checked);
     expect(checked).toBe(5);
-    expect(tally(outcomes).limited).toBe(BURST - 5);
+    expect(limitedOf(outcomes)).toBe(BURST - 5);
     dispose();
   });
 
