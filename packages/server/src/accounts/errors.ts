@@ -37,6 +37,7 @@ export type ErrorCode =
   | 'passkey_limit_reached'
   | 'passkeys_not_configured'
   | 'email_not_verified'
+  | 'account_disabled'
   | 'not_found'
   | 'session_not_found'
   | 'device_not_found'
@@ -195,6 +196,13 @@ export class InvalidOneTimeTokenError extends PasslaneServerError {
 export class EmailNotVerifiedError extends PasslaneServerError {
   constructor() {
     super('email_not_verified', 'the email address is not verified yet; a new verification link has been sent');
+  }
+}
+
+/** A right secret on an account an operator disabled: told only after the secret verified, so strangers learn nothing. */
+export class AccountDisabledError extends PasslaneServerError {
+  constructor() {
+    super('account_disabled', 'this account is disabled; contact support');
   }
 }
 

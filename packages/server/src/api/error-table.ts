@@ -85,6 +85,7 @@ export const ERROR_TABLE = {
   // The deployment names no relying party: the routes exist, the feature is off (RFC 9110 §15.6.2).
   passkeys_not_configured: { status: 501 },
   email_not_verified: { status: 403 },
+  account_disabled: { status: 403 },
   not_found: { status: 404 },
   session_not_found: { status: 404 },
   device_not_found: { status: 404 },

@@ -27,6 +27,8 @@ export interface UserRecord {
   passwordChangedAt?: Date;
   /** True once the owner followed a verification link; absent on accounts made before verification was on. */
   emailVerified?: boolean;
+  /** Set by an operator's disable (cleared by enable): no login, refresh or access token of the account is honoured. */
+  disabledAt?: Date;
 }
 
 export interface NewUser {
@@ -331,6 +333,7 @@ export function toUserRecord(item: Record<string, AttributeValue>): UserRecord {
     record.passwordChangedAt = requiredDate(item, 'passwordChangedAt');
   }
   if (item.emailVerified?.BOOL !== undefined) record.emailVerified = item.emailVerified.BOOL;
+  if (item.disabledAt !== undefined) record.disabledAt = requiredDate(item, 'disabledAt');
   return record;
 }
 
