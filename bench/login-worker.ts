@@ -8,6 +8,8 @@
  * refresh token of the session being refreshed stays in this process.
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { pathToFileURL } from 'node:url';
 import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { generateHOTP } from '@oslojs/otp';
@@ -52,7 +54,9 @@ export type WorkerRequest =
   | { op: 'enrol-totp' }
   /** Registers a passkey of a software authenticator for the `passkey` and `passkey-mfa` accounts, writing what a registration writes. */
   | { op: 'enrol-passkeys' }
-  | { op: 'batch'; kind: WorkerKind; n: number; expect: number };
+  | { op: 'batch'; kind: WorkerKind; n: number; expect: number }
+  /** A batch under V8's sampling profiler (every `intervalUs`), its profile written to `file` (bench/login-profile.ts). */
+  | { op: 'profile'; kind: WorkerKind; n: number; expect: number; file: string; intervalUs: number };
 
 /** What each request answers when it succeeds. */
 export interface WorkerReplies {
@@ -62,6 +66,7 @@ export interface WorkerReplies {
   'fill-sessions': { ok: true; perAccount: number };
   'enrol-totp': { ok: true };
   'enrol-passkeys': { ok: true };
+  profile: WorkerReplies['batch'];
   batch: {
     ok: true;
     cpuMs: number[];
@@ -360,6 +365,21 @@ async function handle(request: WorkerRequest): Promise<WorkerReply> {
     }
     case 'batch':
       return { ok: true, ...(await measure(request.kind, request.n, request.expect)) } satisfies WorkerReplies['batch'];
+    case 'profile': {
+      const session = new Session();
+      session.connect();
+      try {
+        await session.post('Profiler.enable');
+        await session.post('Profiler.setSamplingInterval', { interval: request.intervalUs });
+        await session.post('Profiler.start');
+        const batch = await measure(request.kind, request.n, request.expect);
+        const { profile } = await session.post('Profiler.stop');
+        writeFileSync(request.file, JSON.stringify(profile));
+        return { ok: true, ...batch } satisfies WorkerReplies['profile'];
+      } finally {
+        session.disconnect();
+      }
+    }
   }
 }
 

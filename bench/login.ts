@@ -159,7 +159,7 @@ export class Child {
   }
 }
 
-class Worker extends Child {
+export class Worker extends Child {
   async request<R extends WorkerRequest>(request: R): Promise<WorkerReplies[R['op']]> {
     const answer = this.next<WorkerReply>();
     this.child.send(request);
@@ -196,8 +196,15 @@ export async function startDynalite(): Promise<{ endpoint: string; counts(): Pro
   };
 }
 
-/** Login, token, register, passkeyLogin and the probe, bundled as `npm run package` bundles functions. */
-async function buildBundles(buildDir: string, arch: LambdaArchitecture): Promise<{ login: string; token: string; register: string; passkeyLogin: string }> {
+/**
+ * Login, token, register, passkeyLogin and the probe, bundled as `npm run package` bundles
+ * functions; with `sourcemap`, each with its source maps beside it (bench/login-profile.ts).
+ */
+export async function buildBundles(
+  buildDir: string,
+  arch: LambdaArchitecture,
+  options: { sourcemap?: boolean } = {},
+): Promise<{ login: string; token: string; register: string; passkeyLogin: string }> {
   const bindings = resolveBindingPackages(root, arch, join(root, '.package', 'native-cache'));
   const fn = (name: string): LambdaFunction => {
     const found = LAMBDA_FUNCTIONS.find((f) => f.name === name);
@@ -205,21 +212,22 @@ async function buildBundles(buildDir: string, arch: LambdaArchitecture): Promise
     return found;
   };
   const probe: LambdaFunction = { name: 'bench-login-worker', entry: 'bench/login-worker.ts' };
-  const build = (f: LambdaFunction) => bundleFunction(f, { root, outDir: join(buildDir, f.name), arch, bindings });
+  const build = (f: LambdaFunction) => bundleFunction(f, { root, outDir: join(buildDir, f.name), arch, bindings, sourcemap: options.sourcemap === true });
   const [, , , , probeBundle] = await Promise.all([build(fn('login')), build(fn('token')), build(fn('register')), build(fn('passkeyLogin')), build(probe)]);
   for (const target of ['login', 'register']) {
     for (const file of probeBundle.files) {
       const from = join(buildDir, probe.name, file);
-      const to = join(buildDir, target, file === BUNDLE_FILE ? WORKER_FILE : file);
-      // Chunks are named by content hash and the binary by name: a file already there is this one.
+      const to = join(buildDir, target, file === BUNDLE_FILE ? WORKER_FILE : file === `${BUNDLE_FILE}.map` ? `${WORKER_FILE}.map` : file);
+      // Chunks are named by content hash and the binary by name: a file already there is this one
+      // (a chunk's source map may differ in its paths only, and is left as it is).
       if (!existsSync(to)) copyFileSync(from, to);
-      else if (!readFileSync(from).equals(readFileSync(to))) throw new Error(`${file} differs between the probe and the ${target} bundle`);
+      else if (!file.endsWith('.map') && !readFileSync(from).equals(readFileSync(to))) throw new Error(`${file} differs between the probe and the ${target} bundle`);
     }
   }
   return { login: join(buildDir, 'login'), token: join(buildDir, 'token'), register: join(buildDir, 'register'), passkeyLogin: join(buildDir, 'passkeyLogin') };
 }
 
-function startWorker(name: string, dir: string, env: Record<string, string | undefined>): Worker {
+export function startWorker(name: string, dir: string, env: Record<string, string | undefined>): Worker {
   const child = spawn(process.execPath, [join(dir, WORKER_FILE)], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   return new Worker(name, child);
 }

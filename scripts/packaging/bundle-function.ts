@@ -29,6 +29,11 @@ export interface BundleOptions {
    * unbundled one. The option exists to measure that trade-off.
    */
   externalAwsSdk?: boolean;
+  /**
+   * Writes a source map beside each output (`index.mjs.map`), for the benches that profile a
+   * bundle (bench/profile-summary.ts). Off for what ships: the zips hold no maps.
+   */
+  sourcemap?: boolean;
 }
 
 export interface BundleResult {
@@ -36,6 +41,8 @@ export interface BundleResult {
   files: string[];
   nativeBinaries: string[];
   hasWasm: boolean;
+  /** esbuild's account of the build: each output's bytes by input module (bench/cold-start-breakdown.ts reads it). */
+  metafile: Metafile;
 }
 
 export async function bundleFunction(fn: LambdaFunction, options: BundleOptions): Promise<BundleResult> {
@@ -70,6 +77,7 @@ export async function bundleFunction(fn: LambdaFunction, options: BundleOptions)
     external: options.externalAwsSdk ? ['@aws-sdk/*'] : [],
     plugins: [bindingsForArchitecture(options.bindings)],
     metafile: true,
+    ...(options.sourcemap && { sourcemap: true }),
     logLevel: 'warning',
   });
   const outputs = outputsOf(result.metafile, root, outDir, fn.entry);
@@ -77,7 +85,7 @@ export async function bundleFunction(fn: LambdaFunction, options: BundleOptions)
   for (const file of nativeBinaries) checkMachine(join(outDir, file), options.arch);
   const hasWasm = wasmLoaderIsLive(result.metafile);
   if (hasWasm) copyFileSync(join(root, WASM_FILE), join(outDir, basename(WASM_FILE)));
-  return { files: [...outputs, ...(hasWasm ? [basename(WASM_FILE)] : [])].sort(), nativeBinaries, hasWasm };
+  return { files: [...outputs, ...(hasWasm ? [basename(WASM_FILE)] : [])].sort(), nativeBinaries, hasWasm, metafile: result.metafile };
 }
 
 /**
@@ -122,7 +130,7 @@ function outputsOf(metafile: Metafile, root: string, outDir: string, entry: stri
   if (entryOutput === undefined) throw new Error(`esbuild wrote no output for ${entry}`);
   visit(entryOutput);
   return Object.keys(outputs)
-    .filter((file) => !file.endsWith('.mjs') || reachable.has(file))
+    .filter((file) => (file.endsWith('.mjs.map') ? reachable.has(file.slice(0, -'.map'.length)) : !file.endsWith('.mjs') || reachable.has(file)))
     .map((file) => relative(outDir, join(root, file)));
 }
 
