@@ -6,7 +6,6 @@
  */
 import { availableParallelism } from 'node:os';
 import { createPasswordHasherWith, type PasswordHasher, type PasswordHasherOptions } from './create-password-hasher.js';
-import { createWasmBackend } from './backends/wasm.js';
 
 export interface NodePasswordHasherOptions extends PasswordHasherOptions {
   /** A precompiled argon2 module; by default the bundled `argon2.wasm` is read and compiled. */
@@ -20,9 +19,13 @@ export function createPasswordHasher(options: NodePasswordHasherOptions = {}): P
   const maxConcurrent = options.concurrency?.maxConcurrent ?? availableParallelism();
   return createPasswordHasherWith({ ...options, concurrency: { ...options.concurrency, maxConcurrent } }, {
     native: async () => (await import('./backends/native.js')).createNativeBackend(),
+    // The WASM backend (its glue, bcryptjs, scrypt in JavaScript) only on fallback, like its
+    // loader: a bundle whose native binding loads never reads or compiles it.
     wasm: async (wasmOptions) => {
-      const module =
-        options.wasmModule ?? (await (await import('./backends/wasm/load-wasm-module-node.js')).loadArgon2WasmModule());
+      const [{ createWasmBackend }, module] = await Promise.all([
+        import('./backends/wasm.js'),
+        options.wasmModule ?? import('./backends/wasm/load-wasm-module-node.js').then((loader) => loader.loadArgon2WasmModule()),
+      ]);
       return createWasmBackend(module, wasmOptions);
     },
   });
