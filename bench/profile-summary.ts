@@ -196,7 +196,11 @@ export function summarise(profile: CpuProfile, options: { wall?: boolean } = {})
     const self = byId.get(id)!.callFrame.functionName;
     const at = origin(target);
     let group = groupOf(at.source, self.startsWith('(') ? self : at.functionName);
-    if (at.source.startsWith('node:')) group = `${group}, for ${callerGroup(target)}`;
+    if (at.source.startsWith('node:')) {
+      const caller = callerGroup(target);
+      // Called from the event loop itself: a socket's data, a timer, the promise jobs.
+      group = caller === 'no caller of ours' ? 'Node event loop (sockets, timers, promise jobs)' : `${group}, for ${caller}`;
+    }
     if (group === '(idle)') {
       idleMs += ms;
       continue;
