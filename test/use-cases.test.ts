@@ -227,6 +227,7 @@ describe('token check', () => {
       fingerprint: () => 'f',
       rateLimits: limits(),
       audit: () => {},
+      now: () => new Date(),
     });
     const request = { accessToken: 'a.b.c', currentPassword: PASSWORD, newPassword: NEW_PASSWORD };
     await expect(changePasswordWithToken(fails(new InvalidTokenError('expired')), request)).rejects.toBeInstanceOf(UnauthenticatedError);
@@ -262,6 +263,7 @@ describe('storage outage', () => {
       tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => ({ userId: 'u', issuedAt: new Date(), amr: [] }) },
       rateLimits: limits(),
       audit: () => {},
+      now: () => new Date(),
     };
     for (const run of [login, register]) {
       const error = await run(deps, { email: uniqueEmail(), password: PASSWORD, sourceIp: '192.0.2.1' }).catch((e: unknown) => e);

@@ -17,6 +17,25 @@ export interface RouteInput<S, B extends BodySchema | undefined = undefined, C =
   services: S;
 }
 
+/**
+ * Who may call a route, by the request's Bearer access token (`Route.authenticate`):
+ * - `session`: a live session, of a token with the scope PASSLANE_REQUIRED_SCOPE names and,
+ *   with PASSLANE_REQUIRE_MFA, whose login used a second factor;
+ * - `factor-session`: the same but PASSLANE_REQUIRE_MFA: the routes where an account gets its
+ *   second factor (and lists its passkeys) cannot demand one;
+ * - `recent`: a `factor-session` whose login was within the last few minutes (changing factors);
+ * - `recent-with-factor`: a `recent` one whose login used a second factor (taking one away).
+ */
+export type Authentication = 'session' | 'factor-session' | 'recent' | 'recent-with-factor';
+
+/** Who is behind an access token, as an `Authentication` demands; refused with the error it answers. */
+export type Authenticator<C> = (authentication: Authentication, accessToken: string | undefined) => Promise<C>;
+
+/** The service a route with `authenticate` asks for besides its feature's: its callers' check. */
+export interface AuthenticatorServices<C> {
+  authenticator(): Promise<Authenticator<C>>;
+}
+
 /** A route's JSON body: its schema, checked before the handler runs, and its name in the API's document. */
 export interface RouteBody<B extends BodySchema> {
   name: string;
@@ -48,11 +67,17 @@ export interface Route<S, B extends BodySchema | undefined = undefined, C = unde
    */
   body?: B extends BodySchema ? RouteBody<B> : undefined;
   /**
-   * Who asks (a Bearer token's live session), decided after the body is read and before its
-   * schema runs: a caller without a session is told so, not what the body lacks. Handed to the
-   * handler as `caller`.
+   * Whether this deployment serves the route at all (passkeys: only with a relying party),
+   * checked before anything else, the caller included, is read.
    */
-  authenticate?(input: { request: Request; services: S }): Promise<C>;
+  offered?(services: S): Promise<void>;
+  /**
+   * Who may call it (`Authentication`): the services' `authenticator` checks the Bearer token
+   * after the body is read and before its schema runs, so a caller without a session is told
+   * so, not what the body lacks; handed to the handler as `caller`. It also makes the
+   * document's `security` bearer.
+   */
+  authenticate?: Authentication;
   /**
    * How its errors are answered, including the toolkit's for its path (405, 413, 415, 500):
    * `api` (the default) the API's `{"error":{"code","message"}}`; `oauth` RFC 6749 §5.2's flat
@@ -69,6 +94,9 @@ export interface Route<S, B extends BodySchema | undefined = undefined, C = unde
 /** Any route over the services `S`, whatever its body and caller: what a list of routes holds. */
 export type AnyRoute<S> = Route<S, BodySchema | undefined, unknown>;
 
-export function defineRoute<S, B extends BodySchema | undefined = undefined, C = undefined>(route: Route<S, B, C>): Route<S, B, C> {
+/** A route with a caller (`C`) declares `authenticate`, and its services hold that caller's check. */
+type Authenticated<S, C> = undefined extends C ? unknown : S extends AuthenticatorServices<C> ? { authenticate: Authentication } : { authenticate: never };
+
+export function defineRoute<S, B extends BodySchema | undefined = undefined, C = undefined>(route: Route<S, B, C> & Authenticated<S, C>): Route<S, B, C> {
   return route;
 }

@@ -5,7 +5,8 @@ import type { PasswordServices } from '../features/password/dependencies.js';
 import type { RecoveryServices } from '../features/recovery/dependencies.js';
 import type { DeviceApprovalServices } from '../features/device-approval/dependencies.js';
 import type { RegisterServices } from '../features/register/dependencies.js';
-import type { RefreshServices, SessionServices } from '../features/sessions/dependencies.js';
+import type { CallerServices, RefreshServices, SessionServices } from '../features/sessions/dependencies.js';
+import { sessionAuthenticator, type CallerCheckDependencies } from '../features/mfa/session-authenticator.js';
 import type { PublicTokenServices } from '../features/tokens/dependencies.js';
 import type { AppDependencies } from './build-dependencies.js';
 
@@ -26,6 +27,7 @@ export type ApiServices = LoginServices &
   DeviceApprovalServices &
   RefreshServices &
   SessionServices &
+  CallerServices &
   PublicTokenServices;
 
 /** The API's services over dependencies already built (long-lived hosts build them once at start). */
@@ -43,6 +45,15 @@ export function servicesOf(deps: AppDependencies): ApiServices {
     deviceApproval: async () => deps,
     refresh: async () => deps,
     sessions: async () => deps,
+    authenticator: async () => sessionAuthenticator(deps),
     publicTokens: async () => deps.tokens,
   };
+}
+
+/**
+ * The callers' check over a function's own dependencies (functions/*.ts): `dependencies` should
+ * be built once (onceUntilFailure), so the check and the route share one build.
+ */
+export function authenticatorOver(dependencies: () => Promise<CallerCheckDependencies>): CallerServices['authenticator'] {
+  return async () => sessionAuthenticator(await dependencies());
 }

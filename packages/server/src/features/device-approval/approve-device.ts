@@ -41,7 +41,7 @@ export async function approveDevice(deps: DeviceApprovalConfirmDependencies, inp
       deps.audit({ type: 'auth.one_time_token_rejected', purpose: 'device_approval', reason });
       throw new InvalidOneTimeTokenError();
     };
-    const nowSeconds = epochSeconds(deps.now?.() ?? new Date());
+    const nowSeconds = epochSeconds(deps.now());
     const token = parseOneTimeToken(input.token);
     if (token === undefined) return reject('malformed');
     const { accountKey } = token;

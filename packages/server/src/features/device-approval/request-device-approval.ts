@@ -36,7 +36,7 @@ export async function requestDeviceApproval(deps: DeviceApprovalRequestDependenc
 }
 
 async function sendApprovalIfAllowed(deps: DeviceApprovalRequestDependencies, email: string, accountKey: string, clientHash: string, sourceIp: string | undefined) {
-  const now = deps.now?.() ?? new Date();
+  const now = deps.now();
   const { perSource, windowSeconds } = deps.rateLimits;
   const [account, source, user, sessions] = await Promise.all([
     deps.counters.hit({ key: `device-approval#account#${accountKey}`, limit: deps.deviceApproval.mailsPerAccountPerHour, windowSeconds: 3600, now }),

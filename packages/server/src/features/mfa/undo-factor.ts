@@ -29,7 +29,7 @@ const MAX_ATTEMPTS = 3;
  */
 export async function undoFactor(deps: FactorUndoDependencies, input: { token: string }): Promise<FactorUndone> {
   return translateErrors(async () => {
-    const now = deps.now?.() ?? new Date();
+    const now = deps.now();
     const reject = (reason: 'malformed' | 'unknown' | 'expired' | 'used'): never => {
       deps.audit({ type: 'auth.one_time_token_rejected', purpose: 'undo', reason });
       throw new InvalidOneTimeTokenError();

@@ -51,7 +51,7 @@ export async function changePassword(deps: PasswordChangeDependencies, request: 
           expectedHash: user.passwordHash,
           newHash,
           reason: 'password-change',
-          now: deps.now?.(),
+          now: deps.now(),
         });
         deps.audit({ type: 'auth.password_changed', userId: user.userId });
         const accountKey = deps.fingerprint(user.email);

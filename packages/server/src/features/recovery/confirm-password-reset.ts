@@ -30,7 +30,7 @@ export async function confirmPasswordReset(deps: PasswordResetDependencies, requ
       const user = await deps.users.getUserByEmail(email);
       if (user === undefined) throw new InvalidOneTimeTokenError();
       try {
-        await deps.users.replacePasswordHash({ email, expectedHash: user.passwordHash, newHash, reason: 'password-reset', now: deps.now?.() });
+        await deps.users.replacePasswordHash({ email, expectedHash: user.passwordHash, newHash, reason: 'password-reset', now: deps.now() });
       } catch (error) {
         // A login's upgrade of the old hash landed in between: read again and replace that.
         if (!(error instanceof HashChangedError)) throw error;
@@ -40,7 +40,7 @@ export async function confirmPasswordReset(deps: PasswordResetDependencies, requ
       deps.audit({ type: 'auth.password_reset', userId: user.userId });
       await endOtherSessions(deps, { accountKey: checked.accountKey, userId: user.userId });
       await Promise.all([deps.loginGuard.clearAccountFailures(checked.accountKey, sourceKeyOf(request.sourceIp)), deps.mfa.clearFactorFailures(checked.accountKey)]);
-      if (user.emailVerified !== true) await deps.users.markEmailVerified(email, deps.now?.());
+      if (user.emailVerified !== true) await deps.users.markEmailVerified(email, deps.now());
       // After the mark: an outstanding verification link has nothing left to prove, and if the
       // mark failed (storage down) that link still works. A reset link requested since this one was used
       // goes too: no link mailed before the new password outlives it.

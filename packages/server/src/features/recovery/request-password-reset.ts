@@ -26,7 +26,7 @@ export async function requestPasswordReset(deps: PasswordResetRequestDependencie
 }
 
 async function sendResetIfAllowed(deps: PasswordResetRequestDependencies, email: string, accountKey: string, sourceIp: string | undefined) {
-  const now = deps.now?.() ?? new Date();
+  const now = deps.now();
   const { perSource, windowSeconds } = deps.rateLimits;
   const [account, source, user] = await Promise.all([
     deps.counters.hit({ key: `reset#account#${accountKey}`, limit: deps.recovery.mailsPerAccountPerHour, windowSeconds: 3600, now }),

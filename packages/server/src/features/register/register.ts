@@ -59,7 +59,7 @@ export async function register(deps: RegisterDependencies, request: RegisterRequ
 async function createAccount(deps: RegisterDependencies, input: { email: string; userId: string; passwordHash: string; verifying: boolean }): Promise<boolean> {
   const { email, userId, passwordHash, verifying } = input;
   try {
-    await deps.users.createUser({ email, userId, passwordHash, createdAt: deps.now?.() ?? new Date(), ...(verifying && { emailVerified: false }) });
+    await deps.users.createUser({ email, userId, passwordHash, createdAt: deps.now(), ...(verifying && { emailVerified: false }) });
     return true;
   } catch (error) {
     if (error instanceof AccountExistsError) return false;
@@ -75,7 +75,7 @@ async function tellOwnerOfAttempt(deps: RegisterDependencies, email: string): Pr
     key: `register-mail#account#${accountKey}`,
     limit: deps.recovery.mailsPerAccountPerHour,
     windowSeconds: 3600,
-    now: deps.now?.(),
+    now: deps.now(),
   });
   if (!budget.allowed) return;
   await deps.mail.registrationAttempt(email).catch((error: unknown) => {

@@ -1,4 +1,6 @@
 import type { Audit } from '../../accounts/audit-events.js';
+import type { AuthenticatorServices } from '../../api/route.js';
+import type { AuthenticatedSession } from './authenticate-session.js';
 import type { AttemptLimits } from '../../accounts/settings.js';
 import type { SessionStore } from '../../storage/session-store.js';
 import type { AccessTokens } from '../tokens/dependencies.js';
@@ -37,7 +39,7 @@ export interface RefreshDependencies {
   /** The window a source's failed refreshes are counted in. */
   rateLimits: Pick<AttemptLimits, 'windowSeconds'>;
   audit: Audit;
-  now?: () => Date;
+  now: () => Date;
 }
 
 /**
@@ -47,7 +49,7 @@ export interface RefreshDependencies {
 export type SessionManagementDependencies = SessionCheckDependencies & {
   sessions: Pick<SessionStore, 'read' | 'end'>;
   audit: Audit;
-  now?: () => Date;
+  now: () => Date;
 };
 
 /** POST /token's service. */
@@ -59,3 +61,9 @@ export interface RefreshServices {
 export interface SessionServices {
   sessions(): Promise<SessionManagementDependencies>;
 }
+
+/**
+ * The callers' check of every route that declares `authenticate` (api/route.ts): who is behind
+ * the Bearer token, handed to its handler as an `AuthenticatedSession` (mfa/session-authenticator.ts).
+ */
+export type CallerServices = AuthenticatorServices<AuthenticatedSession>;

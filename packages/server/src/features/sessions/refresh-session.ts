@@ -56,7 +56,7 @@ export async function refreshSession(deps: RefreshDependencies, request: Refresh
 
   return translateErrors(async () => {
     for (let decision = 1; decision <= MAX_DECISIONS; decision++) {
-      const now = deps.now?.() ?? new Date();
+      const now = deps.now();
       const nowSeconds = epochSeconds(now);
       const source = sourceWindow(request.sourceIp, nowSeconds, deps.rateLimits.windowSeconds);
       const { sessions, sourceFailures } = await deps.sessions.readForRefresh(token?.accountKey, source);
