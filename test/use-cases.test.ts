@@ -4,7 +4,6 @@ import {
   InvalidCredentialsError,
   InvalidRequestError,
   RateLimitedError,
-  TemporarilyUnavailableError,
   UnauthenticatedError,
 } from '../packages/server/src/accounts/errors.js';
 import { login } from '../packages/server/src/features/login/login.js';
@@ -265,10 +264,13 @@ describe('storage outage', () => {
       audit: () => {},
       now: () => new Date(),
     };
+    const { mapError } = await import('../packages/server/src/api/map-error.js');
     for (const run of [login, register]) {
       const error = await run(deps, { email: uniqueEmail(), password: PASSWORD, sourceIp: '192.0.2.1' }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(TemporarilyUnavailableError);
-      expect((error as TemporarilyUnavailableError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      // What a client is answered: the API's edge translates the storage fault (register throws it as it is).
+      const answer = mapError(error);
+      expect(answer).toMatchObject({ status: 503, code: 'temporarily_unavailable' });
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }
     // The read (login) or the rate-limit write (register) fails first, so no hash was spent on a
     // request that could not be decided.

@@ -30,7 +30,13 @@ export type ApiServices = LoginServices &
   CallerServices &
   PublicTokenServices;
 
-/** The API's services over dependencies already built (long-lived hosts build them once at start). */
+/**
+ * The API's services over dependencies already built (long-lived hosts build them once at start).
+ * Plainly: here every feature gets all the dependencies (`AppDependencies` holds every feature's
+ * type), since one process serves every route and builds each part once anyway. Only the Lambda
+ * functions (functions/*.ts) build for a feature what its type asks for (`buildMfaDependencies`,
+ * ...), because each is its own bundle, role and secrets.
+ */
 export function servicesOf(deps: AppDependencies): ApiServices {
   return {
     login: async () => deps,

@@ -15,8 +15,8 @@ import { matchTotp, newTotpSecret, totpUri } from './totp.js';
 import { base32 } from './base32.js';
 
 /**
- * The account owner's TOTP, each step behind the caller's live session with a recent login
- * (recent-login.ts): enrol (a pending secret), confirm (active; the account's first factor comes
+ * The account owner's TOTP, each step for a caller whose live session has a recent login (its
+ * route's `authenticate`, recent-login.ts): enrol (a pending secret), confirm (active; the account's first factor comes
  * with recovery codes, shown once), new recovery codes, removal (with a second factor too). Once
  * the account has a factor, only a login that used one changes factors (`requireFactorLoginOnceEnrolled`).
  * The recovery codes belong to the account's factors as a whole: they stay while a passkey
