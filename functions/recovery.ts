@@ -9,7 +9,7 @@ import { confirmDeviceApprovalRoute, requestDeviceApprovalRoute } from '../packa
 import { confirmPasswordResetRoute, requestPasswordResetRoute, resendVerificationRoute, verifyEmailRoute } from '../packages/server/src/features/recovery/recovery-routes.js';
 import type { DeviceApprovalServices } from '../packages/server/src/features/device-approval/dependencies.js';
 import type { RecoveryServices } from '../packages/server/src/features/recovery/dependencies.js';
-import type { CallerServices } from '../packages/server/src/features/sessions/dependencies.js';
+import type { CallerServices } from '../packages/server/src/features/sessions/caller-services.js';
 import type { AnyRoute } from '../packages/server/src/api/route.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';

@@ -29,7 +29,7 @@ import { openIdConfigurationRoute } from '../../packages/server/src/features/tok
 import type { PublicTokenService } from '../../packages/server/src/features/tokens/token-service.js';
 import { lambdaHandler } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { authenticatorOver } from '../../packages/server/src/wiring/api-services.js';
-import type { CallerServices } from '../../packages/server/src/features/sessions/dependencies.js';
+import type { CallerServices } from '../../packages/server/src/features/sessions/caller-services.js';
 
 export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
 

@@ -3,6 +3,9 @@ import type { ErrorBodyName } from './error-table.js';
 import type { OperationDoc } from './operation-doc.js';
 import type { BodyOf, BodySchema } from './request-body.js';
 import type { ApiResponse } from './responses.js';
+import type { Authentication, Authenticator } from '../accounts/authentication.js';
+
+export type { Authentication, Authenticator } from '../accounts/authentication.js';
 
 /** What a route's handler is given: nothing is read from module state. */
 export interface RouteInput<S, B extends BodySchema | undefined = undefined, C = undefined> {
@@ -16,20 +19,6 @@ export interface RouteInput<S, B extends BodySchema | undefined = undefined, C =
   origin: RequestOrigin;
   services: S;
 }
-
-/**
- * Who may call a route, by the request's Bearer access token (`Route.authenticate`):
- * - `session`: a live session, of a token with the scope PASSLANE_REQUIRED_SCOPE names and,
- *   with PASSLANE_REQUIRE_MFA, whose login used a second factor;
- * - `factor-session`: the same but PASSLANE_REQUIRE_MFA: the routes where an account gets its
- *   second factor (and lists its passkeys) cannot demand one;
- * - `recent`: a `factor-session` whose login was within the last few minutes (changing factors);
- * - `recent-with-factor`: a `recent` one whose login used a second factor (taking one away).
- */
-export type Authentication = 'session' | 'factor-session' | 'recent' | 'recent-with-factor';
-
-/** Who is behind an access token, as an `Authentication` demands; refused with the error it answers. */
-export type Authenticator<C> = (authentication: Authentication, accessToken: string | undefined) => Promise<C>;
 
 /** The service a route with `authenticate` asks for besides its feature's: its callers' check. */
 export interface AuthenticatorServices<C> {

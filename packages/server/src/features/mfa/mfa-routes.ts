@@ -3,7 +3,7 @@ import type { AnswerDoc } from '../../api/operation-doc.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse, noContent } from '../../api/responses.js';
 import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
-import type { CallerServices } from '../sessions/dependencies.js';
+import type { CallerServices } from '../sessions/caller-services.js';
 import { SESSION_UNAUTHENTICATED } from '../sessions/session-schemas.js';
 import type { MfaServices } from './dependencies.js';
 import { confirmTotp, enrolTotp, regenerateRecoveryCodes, removeTotp } from './manage-totp.js';

@@ -1,5 +1,5 @@
 import type { Audit } from '../../accounts/audit-events.js';
-import type { Authenticator } from '../../api/route.js';
+import type { Authenticator } from '../../accounts/authentication.js';
 import { authenticateSession, type AuthenticatedSession } from '../sessions/authenticate-session.js';
 import type { SessionCheckDependencies } from '../sessions/dependencies.js';
 import { recentCaller, recentMfaCaller } from './recent-login.js';
@@ -8,7 +8,7 @@ import { recentCaller, recentMfaCaller } from './recent-login.js';
 export type CallerCheckDependencies = SessionCheckDependencies & { audit: Audit; now: () => Date };
 
 /**
- * The callers' check a route's `authenticate` names (api/route.ts `Authentication`), for the API
+ * The callers' check a route's `authenticate` names (`Authentication`, accounts/authentication.ts), for the API
  * to run before the route's handler. Here rather than in sessions: the recent-login checks are
  * the factor routes' (recent-login.ts), and this feature already builds on sessions.
  */

@@ -9,7 +9,7 @@ import { loggedInResponse, loginRoute } from '../login/login-route.js';
 import { LoggedIn } from '../login/login-schemas.js';
 import { MFA_REAUTHENTICATION } from '../mfa/mfa-schemas.js';
 import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
-import type { CallerServices } from '../sessions/dependencies.js';
+import type { CallerServices } from '../sessions/caller-services.js';
 import { SESSION_UNAUTHENTICATED } from '../sessions/session-schemas.js';
 import { configuredRelyingParty } from './configured.js';
 import type { PasskeyLoginServices, PasskeyServices } from './dependencies.js';

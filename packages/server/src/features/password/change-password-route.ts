@@ -2,7 +2,7 @@ import { changePassword } from './change-password.js';
 import type { PasswordServices } from './dependencies.js';
 import { PasswordChange } from './password-schemas.js';
 import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
-import type { CallerServices } from '../sessions/dependencies.js';
+import type { CallerServices } from '../sessions/caller-services.js';
 import { SESSION_INSUFFICIENT_SCOPE } from '../sessions/session-schemas.js';
 import { BAD_REQUEST, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';

@@ -4,7 +4,7 @@ import { Accepted, EmailVerification, PasswordResetConfirmation, PasswordResetRe
 import { requestPasswordReset } from './request-password-reset.js';
 import { resendVerification, verifyEmail } from './verify-email.js';
 import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
-import type { CallerServices } from '../sessions/dependencies.js';
+import type { CallerServices } from '../sessions/caller-services.js';
 import { SESSION_INSUFFICIENT_SCOPE } from '../sessions/session-schemas.js';
 import { BAD_EMAIL_REQUEST, NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import type { NamedSchema } from '../../api/operation-doc.js';

@@ -1,6 +1,4 @@
 import type { Audit } from '../../accounts/audit-events.js';
-import type { AuthenticatorServices } from '../../api/route.js';
-import type { AuthenticatedSession } from './authenticate-session.js';
 import type { AttemptLimits } from '../../accounts/settings.js';
 import type { SessionStore } from '../../storage/session-store.js';
 import type { AccessTokens } from '../tokens/dependencies.js';
@@ -62,8 +60,3 @@ export interface SessionServices {
   sessions(): Promise<SessionManagementDependencies>;
 }
 
-/**
- * The callers' check of every route that declares `authenticate` (api/route.ts): who is behind
- * the Bearer token, handed to its handler as an `AuthenticatedSession` (mfa/session-authenticator.ts).
- */
-export type CallerServices = AuthenticatorServices<AuthenticatedSession>;

@@ -1,6 +1,7 @@
 import { logout, LOGOUT_SCOPES } from './end-sessions.js';
 import type { AuthenticatedSession } from './authenticate-session.js';
-import type { CallerServices, SessionServices } from './dependencies.js';
+import type { SessionServices } from './dependencies.js';
+import type { CallerServices } from './caller-services.js';
 import { SESSION_INSUFFICIENT_SCOPE, SESSION_UNAUTHENTICATED } from './session-schemas.js';
 import { NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
