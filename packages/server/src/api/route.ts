@@ -83,8 +83,8 @@ export interface Route<S, B extends BodySchema | undefined = undefined, C = unde
 /** Any route over the services `S`, whatever its body and caller: what a list of routes holds. */
 export type AnyRoute<S> = Route<S, BodySchema | undefined, unknown>;
 
-/** A route with a caller (`C`) declares `authenticate`, and its services hold that caller's check. */
-type Authenticated<S, C> = undefined extends C ? unknown : S extends AuthenticatorServices<C> ? { authenticate: Authentication } : { authenticate: never };
+/** A route with a caller (`C`) declares `authenticate`, and its services hold that caller's check; one without declares none. */
+type Authenticated<S, C> = undefined extends C ? { authenticate?: undefined } : S extends AuthenticatorServices<C> ? { authenticate: Authentication } : { authenticate: never };
 
 export function defineRoute<S, B extends BodySchema | undefined = undefined, C = undefined>(route: Route<S, B, C> & Authenticated<S, C>): Route<S, B, C> {
   return route;
