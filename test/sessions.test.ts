@@ -241,7 +241,10 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     await asCaller(deps, kept.accessToken, 'session', (caller) => logout(deps, { caller, scope: 'global' }));
     expect(await failureOf(refresh(deps, kept.refreshToken))).toBeInstanceOf(InvalidGrantError);
     expect(await failureOf(refresh(deps, fourth.refreshToken))).toBeInstanceOf(InvalidGrantError);
-    expect(await failureOf(asCaller(deps, fourth.accessToken, 'session', (caller) => logout(deps, { caller, scope: 'everything' })))).toBeInstanceOf(InvalidRequestError);
+    // Who asks comes first (the route's `authenticate`): an ended session learns nothing of its scope.
+    expect(await failureOf(asCaller(deps, fourth.accessToken, 'session', (caller) => logout(deps, { caller, scope: 'everything' })))).toBeInstanceOf(UnauthenticatedError);
+    const fifth = await signIn();
+    expect(await failureOf(asCaller(deps, fifth.accessToken, 'session', (caller) => logout(deps, { caller, scope: 'everything' })))).toBeInstanceOf(InvalidRequestError);
     dispose();
   });
 
