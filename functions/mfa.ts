@@ -9,11 +9,13 @@ import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret
 import { logger } from '../packages/server/src/observability/logger.js';
 import { auditToPowertools } from '../packages/server/src/observability/audit.js';
 import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
+import { authenticatorOver } from '../packages/server/src/wiring/api-services.js';
+import { onceUntilFailure } from '../packages/server/src/shared/once-until-failure.js';
 import { buildMfaDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
 // No hasher in this platform: the bundle carries no argon2 or bcrypt binary.
 const log = { info: (message: string, fields?: Record<string, unknown>) => logger.info(message, fields ?? {}), warn: (message: string, fields?: Record<string, unknown>) => logger.warn(message, fields ?? {}) };
 
-export const handler = lambdaHandler([enrolTotpRoute, confirmTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute], {
-  mfa: async () => buildMfaDependencies(await configWithSecrets(), { dynamoDb: createLambdaDynamoDbClient, audit: auditToPowertools, mail: { log } }),
-});
+const mfa = onceUntilFailure(async () => buildMfaDependencies(await configWithSecrets(), { dynamoDb: createLambdaDynamoDbClient, audit: auditToPowertools, mail: { log } }));
+
+export const handler = lambdaHandler([enrolTotpRoute, confirmTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute], { mfa, authenticator: authenticatorOver(mfa) });

@@ -17,10 +17,15 @@ import { logger } from '../packages/server/src/observability/logger.js';
 import { lambdaEnv } from '../packages/server/src/runtimes/lambda/lambda-env.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
+import { authenticatorOver } from '../packages/server/src/wiring/api-services.js';
+import { onceUntilFailure } from '../packages/server/src/shared/once-until-failure.js';
 import { buildPasskeyDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
 const log = { info: (message: string, fields?: Record<string, unknown>) => logger.info(message, fields ?? {}), warn: (message: string, fields?: Record<string, unknown>) => logger.warn(message, fields ?? {}) };
 
+const passkeys = onceUntilFailure(async () => buildPasskeyDependencies(readConfig(lambdaEnv()), { dynamoDb: createLambdaDynamoDbClient, audit: auditToPowertools, mail: { log } }));
+
 export const handler = lambdaHandler([passkeyRegistrationOptionsRoute, registerPasskeyRoute, listPasskeysRoute, renamePasskeyRoute, removePasskeyRoute], {
-  passkeys: async () => buildPasskeyDependencies(readConfig(lambdaEnv()), { dynamoDb: createLambdaDynamoDbClient, audit: auditToPowertools, mail: { log } }),
+  passkeys,
+  authenticator: authenticatorOver(passkeys),
 });

@@ -7,8 +7,10 @@ import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-han
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
 import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import { nodePlatform } from '../packages/server/src/runtimes/node/node-platform.js';
+import { authenticatorOver } from '../packages/server/src/wiring/api-services.js';
+import { onceUntilFailure } from '../packages/server/src/shared/once-until-failure.js';
 import { buildPasswordChangeDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
-export const handler = lambdaHandler([changePasswordRoute], {
-  password: async () => buildPasswordChangeDependencies(await configWithSecrets(), { ...nodePlatform, dynamoDb: createLambdaDynamoDbClient }),
-});
+const password = onceUntilFailure(async () => buildPasswordChangeDependencies(await configWithSecrets(), { ...nodePlatform, dynamoDb: createLambdaDynamoDbClient }));
+
+export const handler = lambdaHandler([changePasswordRoute], { password, authenticator: authenticatorOver(password) });

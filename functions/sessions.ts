@@ -12,8 +12,10 @@ import { auditToPowertools } from '../packages/server/src/observability/audit.js
 import { lambdaEnv } from '../packages/server/src/runtimes/lambda/lambda-env.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
+import { authenticatorOver } from '../packages/server/src/wiring/api-services.js';
+import { onceUntilFailure } from '../packages/server/src/shared/once-until-failure.js';
 import { buildSessionManagementDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
-export const handler = lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute, deleteDeviceRoute], {
-  sessions: async () => buildSessionManagementDependencies(readConfig(lambdaEnv()), { dynamoDb: createLambdaDynamoDbClient, audit: auditToPowertools }),
-});
+const sessions = onceUntilFailure(async () => buildSessionManagementDependencies(readConfig(lambdaEnv()), { dynamoDb: createLambdaDynamoDbClient, audit: auditToPowertools }));
+
+export const handler = lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute, deleteDeviceRoute], { sessions, authenticator: authenticatorOver(sessions) });

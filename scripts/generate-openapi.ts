@@ -20,11 +20,11 @@ import { toJsonSchemaDefs, type JsonSchema } from '@valibot/to-json-schema';
 import type { GenericSchema } from 'valibot';
 import { Document } from 'yaml';
 import type { AnswerDoc, HeaderDoc, NamedSchema, OperationDoc, ParameterDoc, PlainSchema } from '../packages/server/src/api/operation-doc.js';
-import { PRAGMA_NO_CACHE, toolkitAnswers } from '../packages/server/src/api/answers.js';
+import { authenticationCodes, PRAGMA_NO_CACHE, toolkitAnswers } from '../packages/server/src/api/answers.js';
 import { ERROR_BODY, OAUTH_ERROR_BODY } from '../packages/server/src/api/error-body.js';
 import { ERROR_TABLE, type ErrorAnswer, type ErrorBodyName } from '../packages/server/src/api/error-table.js';
 import type { ErrorCode } from '../packages/server/src/accounts/errors.js';
-import type { AnyRoute } from '../packages/server/src/api/route.js';
+import type { AnyRoute, Authentication } from '../packages/server/src/api/route.js';
 import { API_DOCUMENT } from '../packages/server/src/wiring/api-document.js';
 import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
 
@@ -79,12 +79,15 @@ export function renderOpenApi(routes: readonly AnyRoute<unknown>[] = API_ROUTES 
     const doc: OperationDoc = route.doc;
     const at = `${route.method} ${route.path}`;
     const body = route.body === undefined ? undefined : schemaRef(route.body);
+    // A route that declares who may call it takes a Bearer token, and its answers list what the check answers.
+    const security = route.authenticate !== undefined ? 'bearer' : doc.security;
+    if (route.authenticate !== undefined) checkAuthenticationAnswers(route.authenticate, doc, at);
     const media = route.body?.form === true ? ['application/json', 'application/x-www-form-urlencoded'] : ['application/json'];
     return {
       operationId: doc.operationId,
       summary: doc.summary,
       ...(doc.description !== undefined && { description: doc.description }),
-      ...(doc.security !== undefined && { security: doc.security === 'bearer' ? [{ bearerAuth: [] }] : [] }),
+      ...(security !== undefined && { security: security === 'bearer' ? [{ bearerAuth: [] }] : [] }),
       ...(doc.parameters !== undefined && { parameters: doc.parameters.map(parameter) }),
       ...(body !== undefined && { requestBody: { required: true, content: Object.fromEntries(media.map((type) => [type, { schema: body }])) } }),
       responses: Object.fromEntries(
@@ -172,6 +175,15 @@ function checkCodes(status: number, answer: AnswerDoc, at: string): void {
   if (answer.codes === undefined || answer.codes.length === 0) throw new Error(`${at} ${status}: an error answer lists its codes`);
   for (const code of answer.codes) {
     if (ERROR_TABLE[code].status !== status) throw new Error(`${at} ${status}: ${code} is answered ${ERROR_TABLE[code].status} (api/error-table.ts)`);
+  }
+}
+
+/** A route that declares `authenticate` documents every code its check answers (api/answers.ts `authenticationCodes`). */
+function checkAuthenticationAnswers(authentication: Authentication, doc: OperationDoc, at: string): void {
+  for (const [status, codes] of Object.entries(authenticationCodes(authentication))) {
+    const listed = doc.answers[Number(status)]?.codes ?? [];
+    const missing = codes.filter((code) => !listed.includes(code));
+    if (missing.length > 0) throw new Error(`${at} ${status}: its authenticate ('${authentication}') answers ${missing.join(', ')}, which its document leaves out`);
   }
 }
 

@@ -28,7 +28,7 @@ import { register } from '../packages/server/src/features/register/register.js';
 import { SessionVerdictCache } from '../packages/server/src/features/sessions/session-verdict-cache.js';
 import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
 import { buildAuthorizerDependencies } from '../packages/server/src/wiring/build-dependencies.js';
-import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
+import { createAuthFixture, uniqueEmail, asCaller } from './support/auth-fixture.js';
 import { httpApiAuthorizerEvent, METHOD_ARN, restRequestAuthorizerEvent, restTokenAuthorizerEvent } from './support/authorizer-events.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { lambdaContext } from './support/lambda-context.js';
@@ -138,10 +138,10 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
     expect(logLines().filter((line) => line.message === 'access denied').map((line) => line.reason)).toContain('insufficient_user_authentication');
 
     // TOTP enrolled with that (recent) login, then a login finished with a code.
-    const { otpauthUri } = await enrolTotp(auth, { accessToken: first.accessToken });
+    const { otpauthUri } = await asCaller(auth, first.accessToken, 'recent', (caller) => enrolTotp(auth, { caller }));
     const secret = base32Bytes(new URL(otpauthUri).searchParams.get('secret')!);
     const codeAt = (now: Date) => totpCode(secret, now.getTime());
-    await confirmTotp(auth, { accessToken: first.accessToken, code: codeAt(clock.now()) });
+    await asCaller(auth, first.accessToken, 'recent', (caller) => confirmTotp(auth, { caller, code: codeAt(clock.now()) }));
     clock.advance(30);
     const challenge = (await login(auth, { email, password: PASSWORD, sourceIp: '198.51.100.7' }).catch((error: unknown) => error)) as MfaRequiredError;
     const withMfa = await loginWithSecondFactor(auth, { mfaToken: challenge.mfaToken, method: 'totp', code: codeAt(clock.now()), sourceIp: '198.51.100.7' });
@@ -152,7 +152,7 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
   it('denies the token of a session that ended (logout): a simple denial, REST\'s Unauthorized', async () => {
     const { auth, first, signIn, authorize, dispose } = await signedIn({ cacheSeconds: 0 });
     expect(await authorize(httpApiAuthorizerEvent(bearer(first.accessToken)))).toMatchObject({ isAuthorized: true });
-    await logout(auth, { accessToken: first.accessToken });
+    await asCaller(auth, first.accessToken, 'session', (caller) => logout(auth, { caller }));
 
     expect(await authorize(httpApiAuthorizerEvent(bearer(first.accessToken)))).toEqual({ isAuthorized: false });
     await expect(authorize(restTokenAuthorizerEvent(bearer(first.accessToken)))).rejects.toThrow(/^Unauthorized$/);
@@ -194,7 +194,7 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
     expect(reads.count).toBe(1);
 
     // Ended, but this container read it live 1 s ago: still allowed until the verdict is 5 s old.
-    await logout(auth, { accessToken: first.accessToken });
+    await asCaller(auth, first.accessToken, 'session', (caller) => logout(auth, { caller }));
     clock.advance(4);
     expect(await authorize(event())).toMatchObject({ isAuthorized: true });
     expect(reads.count).toBe(1);

@@ -27,7 +27,7 @@ import { approveDevice } from '../packages/server/src/features/device-approval/a
 import { requestDeviceApproval } from '../packages/server/src/features/device-approval/request-device-approval.js';
 import type { AppDependencies } from '../packages/server/src/wiring/index.js';
 import { authenticatorApp } from './support/authenticator-app.js';
-import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
+import { countingHasher, createAuthFixture, limits, uniqueEmail, asCaller } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { softwareAuthenticator } from './support/software-authenticator.js';
@@ -122,8 +122,8 @@ describe.each(dynamoDbServers)('limits under a burst on $name', ({ start }) => {
     const fixture = await account({ now: clock.now, rateLimits });
     const { deps, email } = fixture;
     const first = await login(deps, { email, password: PASSWORD, sourceIp: SOURCE });
-    const app = authenticatorApp((await enrolTotp(deps, { accessToken: first.accessToken })).otpauthUri);
-    const { recoveryCodes } = await confirmTotp(deps, { accessToken: first.accessToken, code: app.codeAt(clock.now()) });
+    const app = authenticatorApp((await asCaller(deps, first.accessToken, 'recent', (caller) => enrolTotp(deps, { caller }))).otpauthUri);
+    const { recoveryCodes } = await asCaller(deps, first.accessToken, 'recent', (caller) => confirmTotp(deps, { caller, code: app.codeAt(clock.now()) }));
     clock.advance(30);
     let opened = 0;
     const open = deps.secretBox.open.bind(deps.secretBox);
@@ -193,8 +193,9 @@ describe.each(dynamoDbServers)('limits under a burst on $name', ({ start }) => {
     const { deps, email, events, dispose } = fixture;
     const first = await login(deps, { email, password: PASSWORD, sourceIp: SOURCE });
     const owner = softwareAuthenticator({ origin: ORIGIN });
-    const creation = await passkeyRegistrationOptions(deps, { accessToken: first.accessToken });
-    await registerPasskey(deps, { accessToken: first.accessToken, response: await owner.register(creation) });
+    const creation = await asCaller(deps, first.accessToken, 'recent', (caller) => passkeyRegistrationOptions(deps, { caller }));
+    const response = await owner.register(creation);
+    await asCaller(deps, first.accessToken, 'recent', (caller) => registerPasskey(deps, { caller, response }));
     // Answers from another origin: each one's signature is checked, and refused.
     const assertions = await Promise.all(
       Array.from({ length: BURST }, async () => owner.authenticate(await passkeyLoginOptions(deps, { sourceIp: sourceNo(9) }), { origin: 'https://evil.example.net' })),

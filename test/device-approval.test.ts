@@ -17,7 +17,7 @@ import { listSessions } from '../packages/server/src/features/sessions/list-sess
 import { DEFAULT_SESSION_CONFIG } from '../packages/server/src/features/sessions/settings.js';
 import { sessionsKey } from '../packages/server/src/storage/session-store.js';
 import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
-import { changePasswordWithToken, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
+import { changePasswordWithToken, createAuthFixture, limits, uniqueEmail, asCaller } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 
@@ -80,7 +80,7 @@ describe.each(dynamoDbServers)('device approval on $name', ({ start }) => {
     // ... and the right one signs in, the ceiling notwithstanding; the device is the one approved.
     const inside = await attempt(PASSWORD, [deviceToken]);
     expect(inside.deviceToken).toBe(deviceToken);
-    const { devices } = await listSessions(deps, { accessToken: inside.accessToken });
+    const { devices } = await asCaller(deps, inside.accessToken, 'session', (caller) => listSessions(deps, { caller }));
     expect(devices).toEqual([expect.objectContaining({ current: true, network: '198.51.100.0/24' })]);
     // Nothing audited holds the address, a link or a secret.
     const audited = JSON.stringify(events);

@@ -14,7 +14,7 @@ import { takeInventory } from '../packages/server/src/features/rehash/take-inven
 import { authenticateSession } from '../packages/server/src/features/sessions/authenticate-session.js';
 import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { base32Bytes, totpCode } from './support/authenticator-app.js';
-import { createAuthFixture, sessionToken, uniqueEmail } from './support/auth-fixture.js';
+import { createAuthFixture, sessionToken, uniqueEmail, asCaller } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { softwareAuthenticator } from './support/software-authenticator.js';
 
@@ -43,8 +43,8 @@ describe.each(dynamoDbServers)('inventory of second factors on $name', ({ start 
     const inventory = async () => (await takeInventory({ hasher: deps.hasher, users }, { segments: 2 })).factors;
     // TOTP (with its recovery codes).
     const totp = await signedIn(deps);
-    const enrolment = await enrolTotp(deps, { accessToken: totp.accessToken });
-    await confirmTotp(deps, { accessToken: totp.accessToken, code: totpCode(base32Bytes(enrolment.secret), Date.now()) });
+    const enrolment = await asCaller(deps, totp.accessToken, 'recent', (caller) => enrolTotp(deps, { caller }));
+    await asCaller(deps, totp.accessToken, 'recent', (caller) => confirmTotp(deps, { caller, code: totpCode(base32Bytes(enrolment.secret), Date.now()) }));
     // Two passkeys (the first came with recovery codes).
     const owner = await signedIn(deps);
     const authenticator = softwareAuthenticator({ origin: ORIGIN });
@@ -53,12 +53,12 @@ describe.each(dynamoDbServers)('inventory of second factors on $name', ({ start 
     const withPasskey = () => sessionToken(deps, owner, ['hwk', 'user', 'mfa']);
     for (const [name, accessToken] of [['Laptop', async () => owner.accessToken], ['Phone', withPasskey]] as const) {
       const token = await accessToken();
-      const options = await passkeyRegistrationOptions(deps, { accessToken: token });
+      const options = await asCaller(deps, token, 'recent', (caller) => passkeyRegistrationOptions(deps, { caller }));
       const response = await authenticator.register(options as PublicKeyCredentialCreationOptionsJSON);
-      ids.push((await registerPasskey(deps, { accessToken: token, response, name })).passkey.id);
+      ids.push((await asCaller(deps, token, 'recent', (caller) => registerPasskey(deps, { caller, response, name }))).passkey.id);
     }
     // A pending enrolment and a plain account: no factor.
-    await enrolTotp(deps, { accessToken: (await signedIn(deps)).accessToken });
+    await asCaller(deps, (await signedIn(deps)).accessToken, 'recent', (caller) => enrolTotp(deps, { caller }));
     await signedIn(deps);
 
     expect(await inventory()).toEqual({ totp: 1, passkeyAccounts: 1, passkeys: 2, recoveryCodes: 2 });

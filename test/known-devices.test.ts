@@ -13,7 +13,7 @@ import { DeviceNotFoundError, InvalidCredentialsError, RateLimitedError } from '
 import { listSessions } from '../packages/server/src/features/sessions/list-sessions.js';
 import { login, type LoginResponse } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
-import { changePasswordWithToken, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
+import { changePasswordWithToken, createAuthFixture, limits, uniqueEmail, asCaller } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 
@@ -146,16 +146,16 @@ describe.each(dynamoDbServers)('known devices on $name', ({ start }) => {
     const { deps, attempt, dispose } = await account({ rateLimits: limits({}, { accountFailureCeiling: 2 }) });
     const first: LoginResponse = await attempt(PASSWORD, OWNER);
     const second: LoginResponse = await attempt(PASSWORD, NAT);
-    const listed = await listSessions(deps, { accessToken: first.accessToken });
+    const listed = await asCaller(deps, first.accessToken, 'session', (caller) => listSessions(deps, { caller }));
     expect(listed.devices).toHaveLength(2);
     const mine = listed.devices.find((device) => device.current)!;
     const id = parseDeviceToken(first.deviceToken)!;
     expect(mine.id).toBe(`${id.accountKey}.${id.deviceId}`);
     expect(JSON.stringify(listed)).not.toContain(first.deviceToken.split('.')[2]);
     const theirs = listed.devices.find((device) => !device.current)!;
-    await deleteDevice(deps, { accessToken: first.accessToken, id: theirs.id });
-    expect(await failureOf(deleteDevice(deps, { accessToken: first.accessToken, id: theirs.id }))).toBeInstanceOf(DeviceNotFoundError);
-    expect((await listSessions(deps, { accessToken: first.accessToken })).devices.map((device) => device.id)).toEqual([mine.id]);
+    await asCaller(deps, first.accessToken, 'session', (caller) => deleteDevice(deps, { caller, id: theirs.id }));
+    expect(await failureOf(asCaller(deps, first.accessToken, 'session', (caller) => deleteDevice(deps, { caller, id: theirs.id })))).toBeInstanceOf(DeviceNotFoundError);
+    expect((await asCaller(deps, first.accessToken, 'session', (caller) => listSessions(deps, { caller }))).devices.map((device) => device.id)).toEqual([mine.id]);
     // The forgotten device is held to the account's lock like any other client.
     for (let i = 0; i < 2; i++) expect(await failureOf(attempt(WRONG, `192.0.2.${i}`))).toBeInstanceOf(InvalidCredentialsError);
     expect(await failureOf(attempt(PASSWORD, NAT, [second.deviceToken]))).toBeInstanceOf(RateLimitedError);
@@ -169,14 +169,14 @@ describe.each(dynamoDbServers)('known devices on $name', ({ start }) => {
     const thief = await attempt(PASSWORD, NAT);
     const newPassword = 'a brand new passphrase';
     await changePasswordWithToken(deps, { accessToken: owner.accessToken, currentPassword: PASSWORD, newPassword, sourceIp: OWNER });
-    expect((await listSessions(deps, { accessToken: owner.accessToken })).devices).toHaveLength(1);
+    expect((await asCaller(deps, owner.accessToken, 'session', (caller) => listSessions(deps, { caller }))).devices).toHaveLength(1);
     // The thief's device token no longer spares them the account's lock.
     for (let i = 0; i < 2; i++) expect(await failureOf(attempt(WRONG, `192.0.2.${i}`))).toBeInstanceOf(InvalidCredentialsError);
     expect(await failureOf(attempt(newPassword, NAT, [thief.deviceToken]))).toBeInstanceOf(RateLimitedError);
     const again = await attempt(newPassword, OWNER, [owner.deviceToken]);
     expect(again.deviceToken).toBe(owner.deviceToken);
 
-    await logout(deps, { accessToken: again.accessToken, scope: 'global' });
+    await asCaller(deps, again.accessToken, 'session', (caller) => logout(deps, { caller, scope: 'global' }));
     for (let i = 0; i < 2; i++) expect(await failureOf(attempt(WRONG, `192.0.2.${i}`))).toBeInstanceOf(InvalidCredentialsError);
     expect(await failureOf(attempt(newPassword, OWNER, [owner.deviceToken]))).toBeInstanceOf(RateLimitedError);
     dispose();

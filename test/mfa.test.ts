@@ -39,7 +39,7 @@ import { buildSecretBox, LOCAL_MFA_KEYS_FILE, type AppDependencies } from '../pa
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import { MfaKeyError } from '../packages/server/src/features/mfa/secret-box.js';
 import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
-import { createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
+import { createAuthFixture, limits, uniqueEmail, asCaller } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { authenticatorApp as appOf } from './support/authenticator-app.js';
@@ -92,9 +92,9 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
   async function enrolled(overrides: Partial<AppDependencies> = {}) {
     const account = await signedIn(overrides);
     const { deps, first, clock } = account;
-    const enrolment = await enrolTotp(deps, { accessToken: first.accessToken });
+    const enrolment = await asCaller(deps, first.accessToken, 'recent', (caller) => enrolTotp(deps, { caller }));
     const app = authenticatorApp(enrolment.otpauthUri);
-    const { recoveryCodes } = await confirmTotp(deps, { accessToken: first.accessToken, code: app.codeAt(clock.now()) });
+    const { recoveryCodes } = await asCaller(deps, first.accessToken, 'recent', (caller) => confirmTotp(deps, { caller, code: app.codeAt(clock.now()) }));
     /** A login with the password and a code of the next step: a session that used the factor, as changing factors needs. */
     const factorLogin = async () => {
       clock.advance(30);
@@ -191,7 +191,7 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
 
   it('new recovery codes end the old ones', async () => {
     const { deps, recoveryCodes, passwordStep, mailbox, factorLogin, dispose } = await enrolled();
-    const renewed = await regenerateRecoveryCodes(deps, { accessToken: (await factorLogin()).accessToken });
+    const renewed = await asCaller(deps, (await factorLogin()).accessToken, 'recent', (caller) => regenerateRecoveryCodes(deps, { caller }));
     expect(renewed.recoveryCodes).toHaveLength(10);
     expect(mailbox.sent.at(-1)).toMatchObject({ kind: 'mfa_changed', change: 'recovery_codes_regenerated' });
     const challenge = await mfaToken(passwordStep);
@@ -250,10 +250,10 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
   it('changing factors needs a login within 5 minutes; enrolling again needs removal first', async () => {
     const { deps, clock, factorLogin, dispose } = await enrolled();
     const second = await factorLogin();
-    expect(await failureOf(enrolTotp(deps, { accessToken: second.accessToken }))).toBeInstanceOf(MfaAlreadyEnabledError);
+    expect(await failureOf(asCaller(deps, second.accessToken, 'recent', (caller) => enrolTotp(deps, { caller })))).toBeInstanceOf(MfaAlreadyEnabledError);
     clock.advance(301);
-    expect(await failureOf(regenerateRecoveryCodes(deps, { accessToken: second.accessToken }))).toBeInstanceOf(ReauthenticationRequiredError);
-    expect(await failureOf(removeTotp(deps, { accessToken: second.accessToken, method: 'totp', code: '000000' }))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(await failureOf(asCaller(deps, second.accessToken, 'recent', (caller) => regenerateRecoveryCodes(deps, { caller })))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(await failureOf(asCaller(deps, second.accessToken, 'recent-with-factor', (caller) => removeTotp(deps, { caller, method: 'totp', code: '000000' })))).toBeInstanceOf(ReauthenticationRequiredError);
     dispose();
   });
 
@@ -261,8 +261,8 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     const { deps, clock, app, passwordStep, mailbox, factorLogin, dispose } = await enrolled();
     const second = await factorLogin();
     clock.advance(30);
-    expect(await failureOf(removeTotp(deps, { accessToken: second.accessToken, method: 'totp', code: '000000' }))).toBeInstanceOf(InvalidMfaCodeError);
-    await removeTotp(deps, { accessToken: second.accessToken, method: 'totp', code: app.codeAt(clock.now()) });
+    expect(await failureOf(asCaller(deps, second.accessToken, 'recent-with-factor', (caller) => removeTotp(deps, { caller, method: 'totp', code: '000000' })))).toBeInstanceOf(InvalidMfaCodeError);
+    await asCaller(deps, second.accessToken, 'recent-with-factor', (caller) => removeTotp(deps, { caller, method: 'totp', code: app.codeAt(clock.now()) }));
     expect(mailbox.sent.at(-1)).toMatchObject({ kind: 'mfa_changed', change: 'totp_removed' });
     expect(decodeJwt((await passwordStep()).accessToken).amr).toEqual(['pwd']);
     dispose();
@@ -271,8 +271,8 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
   it('with MFA required, a password-only token is refused on Bearer routes but may enrol', async () => {
     const { deps, first, clock, passwordStep, dispose } = await signedIn({ requireMfa: true });
     expect(await failureOf(authenticateSession(deps, first.accessToken, clock.now()))).toBeInstanceOf(InsufficientUserAuthenticationError);
-    const app = authenticatorApp((await enrolTotp(deps, { accessToken: first.accessToken })).otpauthUri);
-    await confirmTotp(deps, { accessToken: first.accessToken, code: app.codeAt(clock.now()) });
+    const app = authenticatorApp((await asCaller(deps, first.accessToken, 'recent', (caller) => enrolTotp(deps, { caller }))).otpauthUri);
+    await asCaller(deps, first.accessToken, 'recent', (caller) => confirmTotp(deps, { caller, code: app.codeAt(clock.now()) }));
     clock.advance(30);
     const loggedIn = await loginWithSecondFactor(deps, { mfaToken: (await mfaToken(passwordStep)).mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
     await authenticateSession(deps, loggedIn.accessToken, clock.now());
@@ -283,21 +283,21 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     const { deps, first, clock, app, events, factorLogin, dispose } = await enrolled();
     // The session that turned TOTP on goes on, still password-only, and may change nothing now.
     expect(decodeJwt((await refreshSession(deps, { refreshToken: first.refreshToken, sourceIp: SOURCE })).accessToken).amr).toEqual(['pwd']);
-    expect(await failureOf(enrolTotp(deps, { accessToken: first.accessToken }))).toBeInstanceOf(ReauthenticationRequiredError);
-    expect(await failureOf(confirmTotp(deps, { accessToken: first.accessToken, code: app.codeAt(clock.now()) }))).toBeInstanceOf(ReauthenticationRequiredError);
-    expect(await failureOf(regenerateRecoveryCodes(deps, { accessToken: first.accessToken }))).toBeInstanceOf(ReauthenticationRequiredError);
-    expect(await failureOf(removeTotp(deps, { accessToken: first.accessToken, method: 'totp', code: app.codeAt(clock.now()) }))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(await failureOf(asCaller(deps, first.accessToken, 'recent', (caller) => enrolTotp(deps, { caller })))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(await failureOf(asCaller(deps, first.accessToken, 'recent', (caller) => confirmTotp(deps, { caller, code: app.codeAt(clock.now()) })))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(await failureOf(asCaller(deps, first.accessToken, 'recent', (caller) => regenerateRecoveryCodes(deps, { caller })))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(await failureOf(asCaller(deps, first.accessToken, 'recent-with-factor', (caller) => removeTotp(deps, { caller, method: 'totp', code: app.codeAt(clock.now()) })))).toBeInstanceOf(ReauthenticationRequiredError);
     expect(events.filter((event) => event.type === 'auth.mfa_failed' && event.reason === 'mfa_login_required')).toHaveLength(4);
     // A login with the factor may.
-    expect((await regenerateRecoveryCodes(deps, { accessToken: (await factorLogin()).accessToken })).recoveryCodes).toHaveLength(10);
+    expect((await asCaller(deps, (await factorLogin()).accessToken, 'recent', (caller) => regenerateRecoveryCodes(deps, { caller }))).recoveryCodes).toHaveLength(10);
     dispose();
   });
 
   it('turning a factor on ends the other password-only sessions, not the enabling one, and says how many', async () => {
     const { deps, first, clock, passwordStep, events, dispose } = await signedIn();
     const [other, third] = [await passwordStep(), await passwordStep()];
-    const app = authenticatorApp((await enrolTotp(deps, { accessToken: first.accessToken })).otpauthUri);
-    const confirmed = await confirmTotp(deps, { accessToken: first.accessToken, code: app.codeAt(clock.now()) });
+    const app = authenticatorApp((await asCaller(deps, first.accessToken, 'recent', (caller) => enrolTotp(deps, { caller }))).otpauthUri);
+    const confirmed = await asCaller(deps, first.accessToken, 'recent', (caller) => confirmTotp(deps, { caller, code: app.codeAt(clock.now()) }));
     expect(confirmed.sessionsEnded).toBe(2);
     for (const ended of [other, third]) expect(await failureOf(authenticateSession(deps, ended.accessToken, clock.now()))).toBeInstanceOf(UnauthenticatedError);
     expect((await authenticateSession(deps, first.accessToken, clock.now())).session.amr ?? ['pwd']).toEqual(['pwd']);
@@ -309,7 +309,7 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     const { deps, client, tableName, first, clock, email, dispose } = await signedIn();
     const store = new MfaStore(client, tableName);
     const accountKey = deps.fingerprint(email);
-    const app = authenticatorApp((await enrolTotp(deps, { accessToken: first.accessToken })).otpauthUri);
+    const app = authenticatorApp((await asCaller(deps, first.accessToken, 'recent', (caller) => enrolTotp(deps, { caller }))).otpauthUri);
     // Right after confirm's read ("no factor yet"), another session registers a passkey.
     const registerElsewhere = async () => {
       await new PasskeyStore(client, tableName).add(accountKey, {
@@ -322,7 +322,7 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
       });
     };
     const racing = { ...deps, mfa: mfaStoreChangedAfterRead(store, registerElsewhere) };
-    expect(await failureOf(confirmTotp(racing, { accessToken: first.accessToken, code: app.codeAt(clock.now()) }))).toBeInstanceOf(ReauthenticationRequiredError);
+    expect(await failureOf(asCaller(racing, first.accessToken, 'recent', (caller) => confirmTotp(racing, { caller, code: app.codeAt(clock.now()) })))).toBeInstanceOf(ReauthenticationRequiredError);
     const factors = await store.read(accountKey);
     expect(factors?.totpSecret).toBeUndefined();
     expect(factors?.recoveryCodes).toEqual(['hash']);
@@ -364,10 +364,10 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     // The owner replaces TOTP: the old link's factor is gone, the new one is theirs.
     const second = await factorLogin();
     clock.advance(30);
-    await removeTotp(deps, { accessToken: second.accessToken, method: 'totp', code: app.codeAt(clock.now()) });
+    await asCaller(deps, second.accessToken, 'recent-with-factor', (caller) => removeTotp(deps, { caller, method: 'totp', code: app.codeAt(clock.now()) }));
     const third = await login(deps, { email, password: PASSWORD, sourceIp: SOURCE });
-    const renewed = authenticatorApp((await enrolTotp(deps, { accessToken: third.accessToken })).otpauthUri);
-    await confirmTotp(deps, { accessToken: third.accessToken, code: renewed.codeAt(clock.now()) });
+    const renewed = authenticatorApp((await asCaller(deps, third.accessToken, 'recent', (caller) => enrolTotp(deps, { caller }))).otpauthUri);
+    await asCaller(deps, third.accessToken, 'recent', (caller) => confirmTotp(deps, { caller, code: renewed.codeAt(clock.now()) }));
     const secret = (await deps.mfa.read(deps.fingerprint(email)))?.totpSecret;
     expect(await undoFactor(deps, { token: undo.token })).toEqual({ factorRemoved: false });
     expect((await deps.mfa.read(deps.fingerprint(email)))?.totpSecret).toBe(secret);
@@ -384,12 +384,12 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     await register(deps, { email: uniqueEmail(), password: PASSWORD });
     // A pending enrolment is no factor yet.
     const pending = await signedInOn(deps);
-    await enrolTotp(deps, { accessToken: pending.accessToken });
+    await asCaller(deps, pending.accessToken, 'recent', (caller) => enrolTotp(deps, { caller }));
     let inventory = await takeInventory({ hasher: deps.hasher, users }, { segments: 2 });
     expect(inventory.total).toBe(3);
     expect(inventory.factors).toMatchObject({ totp: 1 });
     clock.advance(30);
-    await removeTotp(deps, { accessToken: second.accessToken, method: 'totp', code: app.codeAt(clock.now()) });
+    await asCaller(deps, second.accessToken, 'recent-with-factor', (caller) => removeTotp(deps, { caller, method: 'totp', code: app.codeAt(clock.now()) }));
     inventory = await takeInventory({ hasher: deps.hasher, users }, { segments: 2 });
     expect(inventory.factors).toMatchObject({ totp: 0 });
     dispose();

@@ -22,7 +22,7 @@ import { base32Bytes, totpCode } from './support/authenticator-app.js';
 import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
 import { servicesOf, type ApiServices } from '../packages/server/src/wiring/api-services.js';
 import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
-import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
+import { createAuthFixture, uniqueEmail, asCaller } from './support/auth-fixture.js';
 import { movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { softwareAuthenticator } from './support/software-authenticator.js';
@@ -158,10 +158,10 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
 
   /** TOTP enrolled from the URI on the account (use-case level), and a code at a time. */
   async function withTotp(account: Awaited<ReturnType<typeof signedIn>>) {
-    const enrolment = await enrolTotp(account.deps, { accessToken: account.token });
+    const enrolment = await asCaller(account.deps, account.token, 'recent', (caller) => enrolTotp(account.deps, { caller }));
     const secret = base32Bytes(new URL(enrolment.otpauthUri).searchParams.get('secret')!);
     const codeAt = (now: Date) => totpCode(secret, now.getTime());
-    const confirmed = await confirmTotp(account.deps, { accessToken: account.token, code: codeAt(account.clock.now()) });
+    const confirmed = await asCaller(account.deps, account.token, 'recent', (caller) => confirmTotp(account.deps, { caller, code: codeAt(account.clock.now()) }));
     return { codeAt, confirmed };
   }
 

@@ -26,7 +26,7 @@ import { refreshSession } from '../packages/server/src/features/sessions/refresh
 import { register } from '../packages/server/src/features/register/register.js';
 import { requestPasswordReset } from '../packages/server/src/features/recovery/request-password-reset.js';
 import { resendVerification, verifyEmail } from '../packages/server/src/features/recovery/verify-email.js';
-import { changePasswordWithToken, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
+import { changePasswordWithToken, createAuthFixture, limits, uniqueEmail, asCaller } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { movableClock, failureOf } from './support/clock.js';
 
@@ -165,8 +165,8 @@ describe.each(dynamoDbServers)('password reset on $name', ({ start }) => {
     const { deps, email, dispose } = await withAccount();
     const { accessToken } = await signIn(deps, email, PASSWORD);
     const { logout } = await import('../packages/server/src/features/sessions/end-sessions.js');
-    await logout(deps, { accessToken });
-    expect(await failureOf(resendVerification(deps, { accessToken }))).toBeInstanceOf(UnauthenticatedError);
+    await asCaller(deps, accessToken, 'session', (caller) => logout(deps, { caller }));
+    expect(await failureOf(asCaller(deps, accessToken, 'session', (caller) => resendVerification(deps, { caller })))).toBeInstanceOf(UnauthenticatedError);
     dispose();
   });
 
@@ -317,10 +317,10 @@ describe.each(dynamoDbServers)('email verification on $name', ({ start }) => {
     const email = uniqueEmail();
     await register(deps, { email, password: PASSWORD });
     const { accessToken } = await signIn(deps, email, PASSWORD);
-    await resendVerification(deps, { accessToken });
+    await asCaller(deps, accessToken, 'session', (caller) => resendVerification(deps, { caller }));
     expect(mailbox.sent.filter((m) => m.kind === 'email_verification')).toHaveLength(2);
     await verifyEmail(deps, { token: mailbox.last('email_verification')!.token });
-    await resendVerification(deps, { accessToken });
+    await asCaller(deps, accessToken, 'session', (caller) => resendVerification(deps, { caller }));
     expect(mailbox.sent.filter((m) => m.kind === 'email_verification')).toHaveLength(2);
     dispose();
   });
@@ -335,7 +335,7 @@ describe.each(dynamoDbServers)('email verification on $name', ({ start }) => {
     expect(await failureOf(verifyEmail(deps, { token: link }))).toBeInstanceOf(InvalidOneTimeTokenError);
     expect((await users.getUserByEmail(email))!.emailVerified).not.toBe(true);
     // The session that changed it goes on, and asks for a new link.
-    await resendVerification(deps, { accessToken });
+    await asCaller(deps, accessToken, 'session', (caller) => resendVerification(deps, { caller }));
     await verifyEmail(deps, { token: mailbox.last('email_verification')!.token });
     expect((await users.getUserByEmail(email))!.emailVerified).toBe(true);
     dispose();

@@ -26,7 +26,7 @@ import { TokenRequest } from '../packages/server/src/features/sessions/session-s
 import { parseBody } from '../packages/server/src/api/request-body.js';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { decodeJwt } from 'jose';
-import { changePasswordWithToken, countingHasher, createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
+import { changePasswordWithToken, countingHasher, createAuthFixture, uniqueEmail, asCaller } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { movableClock, failureOf } from './support/clock.js';
 
@@ -199,17 +199,17 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     const { deps, first, signIn, clock, dispose } = await signedIn();
     clock.advance(5);
     const phone = await signIn('Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1', '2001:db8:1:2::9');
-    const { sessions } = await listSessions(deps, { accessToken: first.accessToken });
+    const { sessions } = await asCaller(deps, first.accessToken, 'session', (caller) => listSessions(deps, { caller }));
     expect(sessions).toHaveLength(2);
     expect(sessions[0]).toMatchObject({ client: 'Safari', network: '2001:db8:1::/48', current: false });
     expect(sessions[1]).toMatchObject({ client: 'Chrome', network: '198.51.100.0/24', current: true });
     expect(JSON.stringify(sessions)).not.toContain(phone.refreshToken.split('.')[2]);
 
-    await deleteSession(deps, { accessToken: first.accessToken, id: sessions[0]!.id });
+    await asCaller(deps, first.accessToken, 'session', (caller) => deleteSession(deps, { caller, id: sessions[0]!.id }));
     expect(await failureOf(refresh(deps, phone.refreshToken))).toBeInstanceOf(InvalidGrantError);
-    expect(await failureOf(deleteSession(deps, { accessToken: first.accessToken, id: sessions[0]!.id }))).toBeInstanceOf(SessionNotFoundError);
-    expect(await failureOf(deleteSession(deps, { accessToken: first.accessToken, id: 'nope' }))).toBeInstanceOf(SessionNotFoundError);
-    expect((await listSessions(deps, { accessToken: first.accessToken })).sessions).toHaveLength(1);
+    expect(await failureOf(asCaller(deps, first.accessToken, 'session', (caller) => deleteSession(deps, { caller, id: sessions[0]!.id })))).toBeInstanceOf(SessionNotFoundError);
+    expect(await failureOf(asCaller(deps, first.accessToken, 'session', (caller) => deleteSession(deps, { caller, id: 'nope' })))).toBeInstanceOf(SessionNotFoundError);
+    expect((await asCaller(deps, first.accessToken, 'session', (caller) => listSessions(deps, { caller }))).sessions).toHaveLength(1);
     dispose();
   });
 
@@ -219,8 +219,8 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     await register(a.deps, { email: other, password: PASSWORD });
     const b = await login(a.deps, { email: other, password: PASSWORD });
     const bId = (await a.deps.tokens.verify(b.accessToken)).sessionId!;
-    expect(await failureOf(deleteSession(a.deps, { accessToken: a.first.accessToken, id: bId }))).toBeInstanceOf(SessionNotFoundError);
-    expect((await listSessions(a.deps, { accessToken: b.accessToken })).sessions.map((s) => s.id)).toEqual([bId]);
+    expect(await failureOf(asCaller(a.deps, a.first.accessToken, 'session', (caller) => deleteSession(a.deps, { caller, id: bId })))).toBeInstanceOf(SessionNotFoundError);
+    expect((await asCaller(a.deps, b.accessToken, 'session', (caller) => listSessions(a.deps, { caller }))).sessions.map((s) => s.id)).toEqual([bId]);
     await refresh(a.deps, b.refreshToken);
     a.dispose();
   });
@@ -229,19 +229,22 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     const { deps, first, signIn, dispose } = await signedIn();
     const second = await signIn();
     const third = await signIn();
-    await logout(deps, { accessToken: third.accessToken });
+    await asCaller(deps, third.accessToken, 'session', (caller) => logout(deps, { caller }));
     expect(await failureOf(refresh(deps, third.refreshToken))).toBeInstanceOf(InvalidGrantError);
-    expect(await failureOf(logout(deps, { accessToken: third.accessToken }))).toBeInstanceOf(UnauthenticatedError);
+    expect(await failureOf(asCaller(deps, third.accessToken, 'session', (caller) => logout(deps, { caller })))).toBeInstanceOf(UnauthenticatedError);
 
-    await logout(deps, { accessToken: first.accessToken, scope: 'others' });
+    await asCaller(deps, first.accessToken, 'session', (caller) => logout(deps, { caller, scope: 'others' }));
     expect(await failureOf(refresh(deps, second.refreshToken))).toBeInstanceOf(InvalidGrantError);
     const kept = await refresh(deps, first.refreshToken);
 
     const fourth = await signIn();
-    await logout(deps, { accessToken: kept.accessToken, scope: 'global' });
+    await asCaller(deps, kept.accessToken, 'session', (caller) => logout(deps, { caller, scope: 'global' }));
     expect(await failureOf(refresh(deps, kept.refreshToken))).toBeInstanceOf(InvalidGrantError);
     expect(await failureOf(refresh(deps, fourth.refreshToken))).toBeInstanceOf(InvalidGrantError);
-    expect(await failureOf(logout(deps, { accessToken: fourth.accessToken, scope: 'everything' }))).toBeInstanceOf(InvalidRequestError);
+    // Who asks comes first (the route's `authenticate`): an ended session learns nothing of its scope.
+    expect(await failureOf(asCaller(deps, fourth.accessToken, 'session', (caller) => logout(deps, { caller, scope: 'everything' })))).toBeInstanceOf(UnauthenticatedError);
+    const fifth = await signIn();
+    expect(await failureOf(asCaller(deps, fifth.accessToken, 'session', (caller) => logout(deps, { caller, scope: 'everything' })))).toBeInstanceOf(InvalidRequestError);
     dispose();
   });
 
@@ -259,7 +262,7 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     const counting = countingHasher();
     const { deps, first, signIn, users, email, dispose } = await signedIn({ hasher: counting.hasher });
     const held = await signIn(); // what an attacker kept of another session
-    await logout(deps, { accessToken: first.accessToken, scope: 'global' });
+    await asCaller(deps, first.accessToken, 'session', (caller) => logout(deps, { caller, scope: 'global' }));
     const storedBefore = (await users.getUserByEmail(email))!.passwordHash;
     const hashesBefore = { ...counting.calls };
     for (const accessToken of [held.accessToken, first.accessToken]) {
@@ -282,7 +285,7 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
       later.push(await signIn());
     }
     expect(await failureOf(refresh(deps, first.refreshToken))).toBeInstanceOf(InvalidGrantError);
-    const { sessions } = await listSessions(deps, { accessToken: later[2]!.accessToken });
+    const { sessions } = await asCaller(deps, later[2]!.accessToken, 'session', (caller) => listSessions(deps, { caller }));
     expect(sessions).toHaveLength(3);
     expect(events.some((event) => event.type === 'auth.sessions_ended' && event.reason === 'evicted')).toBe(true);
     dispose();

@@ -4,7 +4,6 @@ import {
   InvalidCredentialsError,
   InvalidRequestError,
   RateLimitedError,
-  TemporarilyUnavailableError,
   UnauthenticatedError,
 } from '../packages/server/src/accounts/errors.js';
 import { login } from '../packages/server/src/features/login/login.js';
@@ -227,6 +226,7 @@ describe('token check', () => {
       fingerprint: () => 'f',
       rateLimits: limits(),
       audit: () => {},
+      now: () => new Date(),
     });
     const request = { accessToken: 'a.b.c', currentPassword: PASSWORD, newPassword: NEW_PASSWORD };
     await expect(changePasswordWithToken(fails(new InvalidTokenError('expired')), request)).rejects.toBeInstanceOf(UnauthenticatedError);
@@ -262,11 +262,15 @@ describe('storage outage', () => {
       tokens: { issue: async () => ({ accessToken: 'x', tokenType: 'Bearer' as const, expiresIn: 1 }), verify: async () => ({ userId: 'u', issuedAt: new Date(), amr: [] }) },
       rateLimits: limits(),
       audit: () => {},
+      now: () => new Date(),
     };
+    const { mapError } = await import('../packages/server/src/api/map-error.js');
     for (const run of [login, register]) {
       const error = await run(deps, { email: uniqueEmail(), password: PASSWORD, sourceIp: '192.0.2.1' }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(TemporarilyUnavailableError);
-      expect((error as TemporarilyUnavailableError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      // What a client is answered: the API's edge translates the storage fault (register throws it as it is).
+      const answer = mapError(error);
+      expect(answer).toMatchObject({ status: 503, code: 'temporarily_unavailable' });
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
     }
     // The read (login) or the rate-limit write (register) fails first, so no hash was spent on a
     // request that could not be decided.

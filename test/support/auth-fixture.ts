@@ -22,12 +22,14 @@ import { createKeyring, generateSigningKey } from '../../packages/server/src/fea
 import { createTokenService } from '../../packages/server/src/features/tokens/token-service.js';
 import type { AuditEvent } from '../../packages/server/src/accounts/audit-events.js';
 import { startSession } from '../../packages/server/src/features/sessions/start-session.js';
-import { authenticateSession } from '../../packages/server/src/features/sessions/authenticate-session.js';
 import { changePassword } from '../../packages/server/src/features/password/change-password.js';
 import type { PasswordChangeDependencies } from '../../packages/server/src/features/password/dependencies.js';
 import { createEmailFingerprint } from '../../packages/server/src/accounts/fingerprint.js';
 import type { AccountMail, MfaChange } from '../../packages/server/src/mail/account-mail.js';
 import type { AppDependencies } from '../../packages/server/src/wiring/build-dependencies.js';
+import type { Authentication } from '../../packages/server/src/api/route.js';
+import type { AuthenticatedSession } from '../../packages/server/src/features/sessions/authenticate-session.js';
+import { sessionAuthenticator, type CallerCheckDependencies } from '../../packages/server/src/features/mfa/session-authenticator.js';
 import type { RateLimits } from '../../packages/server/src/features/login/settings.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
@@ -71,6 +73,7 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     recovery: { ...DEFAULT_RECOVERY_CONFIG },
     rateLimits: generousLimits(),
     audit: (event) => events.push(event),
+    now: () => new Date(),
     ...overrides,
   };
   return { deps, users, counters, cursors, events, mailbox, client, tableName, dispose: () => client.destroy() };
@@ -145,6 +148,13 @@ export async function changePasswordWithToken(
   request: { accessToken: string | undefined; currentPassword?: string; newPassword?: string; sourceIp?: string },
 ): Promise<void> {
   const { accessToken, currentPassword = '', newPassword = '', sourceIp } = request;
-  const caller = await authenticateSession(deps, accessToken, deps.now?.());
-  await changePassword(deps, { caller, currentPassword, newPassword, ...(sourceIp !== undefined && { sourceIp }) });
+  await asCaller(deps, accessToken, 'session', (caller) => changePassword(deps, { caller, currentPassword, newPassword, ...(sourceIp !== undefined && { sourceIp }) }));
+}
+
+/**
+ * What the API does for a route that declares `authenticate`, for tests that call use cases
+ * directly: the caller of `accessToken` checked as the route demands, then the use case with it.
+ */
+export async function asCaller<T>(deps: CallerCheckDependencies, accessToken: string | undefined, authentication: Authentication, run: (caller: AuthenticatedSession) => Promise<T>): Promise<T> {
+  return run(await sessionAuthenticator(deps)(authentication, accessToken));
 }

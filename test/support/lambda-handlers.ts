@@ -28,6 +28,8 @@ import { jwksRoute } from '../../packages/server/src/features/tokens/jwks-route.
 import { openIdConfigurationRoute } from '../../packages/server/src/features/tokens/openid-configuration-route.js';
 import type { PublicTokenService } from '../../packages/server/src/features/tokens/token-service.js';
 import { lambdaHandler } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
+import { authenticatorOver } from '../../packages/server/src/wiring/api-services.js';
+import type { CallerServices } from '../../packages/server/src/features/sessions/caller-services.js';
 
 export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
 
@@ -38,24 +40,24 @@ export const createRegisterHandler = (get: Get<RegisterDependencies>) => lambdaH
 export const createLoginHandler = (get: Get<MfaLoginDependencies>) =>
   lambdaHandler<LoginServices & MfaLoginServices>([loginRoute, loginMfaRoute] as AnyRoute<LoginServices & MfaLoginServices>[], { login: get, mfaLogin: get });
 /** The MFA function (functions/mfa.ts). */
-export const createMfaHandler = (get: Get<MfaDependencies>) => lambdaHandler([enrolTotpRoute, confirmTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute], { mfa: get });
+export const createMfaHandler = (get: Get<MfaDependencies>) => lambdaHandler([enrolTotpRoute, confirmTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute], { mfa: get, authenticator: authenticatorOver(get) });
 /** The factorUndo function (functions/factor-undo.ts): a factor's "this wasn't me" link. */
 export const createFactorUndoHandler = (get: Get<FactorUndoDependencies>) => lambdaHandler([undoFactorRoute], { factorUndo: get });
 /** The passkeys function (functions/passkeys.ts): registration, list, rename, removal. */
 export const createPasskeysHandler = (get: Get<PasskeyDependencies>) =>
-  lambdaHandler([passkeyRegistrationOptionsRoute, registerPasskeyRoute, listPasskeysRoute, renamePasskeyRoute, removePasskeyRoute], { passkeys: get });
+  lambdaHandler([passkeyRegistrationOptionsRoute, registerPasskeyRoute, listPasskeysRoute, renamePasskeyRoute, removePasskeyRoute], { passkeys: get, authenticator: authenticatorOver(get) });
 /** The passkeyLogin function (functions/passkey-login.ts): the options and the passwordless login. */
 export const createPasskeyLoginHandler = (get: Get<PasskeyLoginDependencies>) => lambdaHandler([passkeyLoginOptionsRoute, passkeyLoginRoute], { passkeyLogin: get });
-export const createPasswordHandler = (get: Get<PasswordChangeDependencies>) => lambdaHandler([changePasswordRoute], { password: get });
+export const createPasswordHandler = (get: Get<PasswordChangeDependencies>) => lambdaHandler([changePasswordRoute], { password: get, authenticator: authenticatorOver(get) });
 export const createTokenHandler = (get: Get<RefreshDependencies>) => lambdaHandler([tokenRoute], { refresh: get });
-export const createSessionsHandler = (get: Get<SessionManagementDependencies>) => lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessions: get });
+export const createSessionsHandler = (get: Get<SessionManagementDependencies>) => lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessions: get, authenticator: authenticatorOver(get) });
 /** The recovery function (functions/recovery.ts): reset, its confirmation, email verification and its resend, the device approval and its confirmation. */
 export const createRecoveryHandler = (get: Get<RecoveryDependencies & DeviceApprovalDependencies>) =>
-  lambdaHandler<RecoveryServices & DeviceApprovalServices>(
+  lambdaHandler<RecoveryServices & DeviceApprovalServices & CallerServices>(
     [requestPasswordResetRoute, confirmPasswordResetRoute, verifyEmailRoute, resendVerificationRoute, requestDeviceApprovalRoute, confirmDeviceApprovalRoute] as AnyRoute<
-      RecoveryServices & DeviceApprovalServices
+      RecoveryServices & DeviceApprovalServices & CallerServices
     >[],
-    { recovery: get, deviceApproval: get },
+    { recovery: get, deviceApproval: get, authenticator: authenticatorOver(get) },
   );
 export const createJwksHandler = (get: Get<Pick<PublicTokenService, 'jwks'>>) => lambdaHandler([jwksRoute], { publicTokens: get as Get<PublicTokenService> });
 /** The discovery function (functions/openid-configuration.ts): the OpenID document and RFC 8414's. */

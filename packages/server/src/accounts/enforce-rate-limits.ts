@@ -9,7 +9,7 @@ export interface AttemptCounterDependencies {
   counters: Pick<RateLimitStore, 'hit'>;
   rateLimits: AttemptLimits;
   audit: Audit;
-  now?: () => Date;
+  now: () => Date;
 }
 
 /**
@@ -24,7 +24,7 @@ export async function enforceRateLimits(
   target: { accountKey?: string; emailFingerprint?: string; sourceIp?: string; action: string },
 ): Promise<void> {
   const { perSource, passwordChangePerAccount, windowSeconds } = deps.rateLimits;
-  const now = deps.now?.();
+  const now = deps.now();
   const source = sourceKeyOf(target.sourceIp);
   const [account, ip] = await Promise.all([
     target.accountKey === undefined

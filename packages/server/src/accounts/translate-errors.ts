@@ -8,8 +8,9 @@ export const STORAGE_RETRY_AFTER_SECONDS = 2;
 /**
  * The lower layers' errors that have an answer, as the server's own: a password the hasher
  * refuses is an invalid request, an overloaded hasher or unavailable storage is "try again".
- * Anything else is returned as it is. The one translation: use cases apply it to their steps
- * (translateErrors), and the API to whatever escaped one (map-error.ts).
+ * Anything else is returned as it is. Use cases throw their errors as they are: this is applied
+ * once, where an error meets its host (the API's map-error.ts); the CLI and the jobs name the
+ * lower layers' errors themselves (cli/commands/command-io.ts, storage-hint.ts).
  */
 export function translateError(error: unknown): unknown {
   if (error instanceof InvalidPasswordError) return new InvalidRequestError(error.message, 'password');
@@ -18,7 +19,11 @@ export function translateError(error: unknown): unknown {
   return error;
 }
 
-/** Runs a use case's step, throwing its errors translated (translateError). */
+/**
+ * Runs a use case's step, throwing its errors translated (translateError).
+ * @deprecated Use cases no longer translate (the API edge does); only the login's files, being
+ * rewritten, still call it, and it goes with them.
+ */
 export async function translateErrors<T>(step: () => Promise<T>): Promise<T> {
   try {
     return await step();

@@ -1,5 +1,7 @@
 import { MAX_JSON_BODY_BYTES } from './read-json-body.js';
+import type { ErrorCode } from '../accounts/errors.js';
 import type { AnswerDoc, HeaderDoc, OperationDoc } from './operation-doc.js';
+import type { Authentication } from './route.js';
 
 /**
  * The answers and headers routes share in the API's document (operation-doc.ts): those of the
@@ -98,4 +100,15 @@ export const INTERNAL_ERROR: AnswerDoc = {
 export function toolkitAnswers(hasBody: boolean): OperationDoc['answers'] {
   const envelope: OperationDoc['answers'] = hasBody ? { 413: PAYLOAD_TOO_LARGE, 415: UNSUPPORTED_MEDIA_TYPE } : {};
   return { 405: METHOD_NOT_ALLOWED, ...envelope, 500: INTERNAL_ERROR };
+}
+
+/**
+ * The codes a route's `authenticate` may answer, by status, which its document's answers must
+ * list (scripts/generate-openapi.ts refuses a route that leaves one out): a token refused, a
+ * scope missing, and what the declaration adds (PASSLANE_REQUIRE_MFA's second factor on
+ * `session`; a login too old, or without the factor, on the recent ones).
+ */
+export function authenticationCodes(authentication: Authentication): { 401: readonly ErrorCode[]; 403: readonly ErrorCode[] } {
+  const added: ErrorCode[] = authentication === 'session' ? ['insufficient_user_authentication'] : authentication === 'factor-session' ? [] : ['reauthentication_required'];
+  return { 401: ['unauthenticated'], 403: ['insufficient_scope', ...added] };
 }

@@ -9,7 +9,8 @@ import { mapError, toErrorResponse } from './map-error.js';
 import { readJsonBody } from './read-json-body.js';
 import { toWebResponse, type ApiResponse } from './responses.js';
 import { parseBody } from './request-body.js';
-import type { AnyRoute } from './route.js';
+import type { AnyRoute, Authentication, AuthenticatorServices } from './route.js';
+import { bearerToken } from './bearer-token.js';
 import type { ApiHost, ApiLog, RequestOrigin } from './api-host.js';
 import { DEFAULT_CORS_CONFIG } from './settings.js';
 
@@ -63,9 +64,10 @@ export function createApi<S>(routes: readonly AnyRoute<S>[], host: ApiHost<S>): 
       try {
         const request = c.req.raw;
         const services = host.services(c);
-        // The envelope first (content type, size, UTF-8 JSON), then who asks, then the body's fields.
+        // Whether it is served here, the envelope (content type, size, UTF-8 JSON), who asks, the body's fields.
+        await route.offered?.(services);
         const read = route.body === undefined ? undefined : await readJsonBody(request, { form: route.body.form === true, held: host.body?.(c) });
-        const caller = route.authenticate === undefined ? undefined : await route.authenticate({ request, services });
+        const caller = route.authenticate === undefined ? undefined : await callerOf(route.authenticate, request, services);
         const body = route.body === undefined ? undefined : parseBody(route.body.schema, read);
         const answer = await route.handle({ request, body, caller, params: c.req.param() as Record<string, string>, origin: c.var.origin, services });
         return answer instanceof Response ? answer : respond(answer);
@@ -94,6 +96,12 @@ export function createApi<S>(routes: readonly AnyRoute<S>[], host: ApiHost<S>): 
   app.notFound(() => respond(toErrorResponse(mapError(new HttpError('not_found', 'no such route')))));
   app.onError((error, c) => respond(respondToError(error, logged(c), host.log)));
   return app;
+}
+
+/** The caller as the route's declaration demands, from its services' authenticator (the route's type says it has one). */
+async function callerOf(authentication: Authentication, request: Request, services: unknown): Promise<unknown> {
+  const authenticator = await (services as AuthenticatorServices<unknown>).authenticator();
+  return authenticator(authentication, bearerToken(request.headers.get('authorization') ?? undefined));
 }
 
 /**

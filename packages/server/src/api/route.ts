@@ -3,6 +3,9 @@ import type { ErrorBodyName } from './error-table.js';
 import type { OperationDoc } from './operation-doc.js';
 import type { BodyOf, BodySchema } from './request-body.js';
 import type { ApiResponse } from './responses.js';
+import type { Authentication, Authenticator } from '../accounts/authentication.js';
+
+export type { Authentication, Authenticator } from '../accounts/authentication.js';
 
 /** What a route's handler is given: nothing is read from module state. */
 export interface RouteInput<S, B extends BodySchema | undefined = undefined, C = undefined> {
@@ -15,6 +18,11 @@ export interface RouteInput<S, B extends BodySchema | undefined = undefined, C =
   params: Record<string, string>;
   origin: RequestOrigin;
   services: S;
+}
+
+/** The service a route with `authenticate` asks for besides its feature's: its callers' check. */
+export interface AuthenticatorServices<C> {
+  authenticator(): Promise<Authenticator<C>>;
 }
 
 /** A route's JSON body: its schema, checked before the handler runs, and its name in the API's document. */
@@ -48,11 +56,17 @@ export interface Route<S, B extends BodySchema | undefined = undefined, C = unde
    */
   body?: B extends BodySchema ? RouteBody<B> : undefined;
   /**
-   * Who asks (a Bearer token's live session), decided after the body is read and before its
-   * schema runs: a caller without a session is told so, not what the body lacks. Handed to the
-   * handler as `caller`.
+   * Whether this deployment serves the route at all (passkeys: only with a relying party),
+   * checked before anything else, the caller included, is read.
    */
-  authenticate?(input: { request: Request; services: S }): Promise<C>;
+  offered?(services: S): Promise<void>;
+  /**
+   * Who may call it (`Authentication`): the services' `authenticator` checks the Bearer token
+   * after the body is read and before its schema runs, so a caller without a session is told
+   * so, not what the body lacks; handed to the handler as `caller`. It also makes the
+   * document's `security` bearer.
+   */
+  authenticate?: Authentication;
   /**
    * How its errors are answered, including the toolkit's for its path (405, 413, 415, 500):
    * `api` (the default) the API's `{"error":{"code","message"}}`; `oauth` RFC 6749 §5.2's flat
@@ -69,6 +83,9 @@ export interface Route<S, B extends BodySchema | undefined = undefined, C = unde
 /** Any route over the services `S`, whatever its body and caller: what a list of routes holds. */
 export type AnyRoute<S> = Route<S, BodySchema | undefined, unknown>;
 
-export function defineRoute<S, B extends BodySchema | undefined = undefined, C = undefined>(route: Route<S, B, C>): Route<S, B, C> {
+/** A route with a caller (`C`) declares `authenticate`, and its services hold that caller's check; one without declares none. */
+type Authenticated<S, C> = undefined extends C ? { authenticate?: undefined } : S extends AuthenticatorServices<C> ? { authenticate: Authentication } : { authenticate: never };
+
+export function defineRoute<S, B extends BodySchema | undefined = undefined, C = undefined>(route: Route<S, B, C> & Authenticated<S, C>): Route<S, B, C> {
   return route;
 }

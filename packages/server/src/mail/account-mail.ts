@@ -11,6 +11,7 @@ import { createOutboxMailSender } from './outbox-sender.js';
 import { createSesMailSender } from './ses-sender.js';
 import type { MailConfig, SesConnection } from './settings.js';
 import { loadTemplateDir } from './template-files.js';
+import { systemClock } from '../shared/system-clock.js';
 import {
   mailLink,
   renderDeviceApprovalMail,
@@ -95,6 +96,7 @@ export function createMailSender(config: MailConfig, options: MailWiringOptions 
         dir: config.outboxDir,
         from: config.from ?? { name: config.serviceName, address: 'no-reply@localhost' },
         ...(options.print && { print: options.print }),
+        now: systemClock,
       });
     case 'none':
       return {

@@ -17,7 +17,7 @@ export interface OutboxMailSenderOptions {
   from: MailAddress;
   /** The console line; default console.log. */
   print?: (line: string) => void;
-  now?: () => Date;
+  now: () => Date;
 }
 
 const LABELS: Record<MailKind, string> = {
@@ -37,7 +37,7 @@ export function createOutboxMailSender(options: OutboxMailSenderOptions): MailSe
   const fs = process.getBuiltinModule('node:fs/promises');
   const path = process.getBuiltinModule('node:path');
   const print = options.print ?? ((line: string) => console.log(line));
-  const now = options.now ?? (() => new Date());
+  const { now } = options;
   const domain = options.from.address.split('@')[1] ?? 'localhost';
   // The file system's code (EACCES, ENOENT), else the error's name (Deno's NotCapable, without --allow-write there).
   const unwritable = (error: unknown) =>

@@ -6,6 +6,8 @@ import type { RecoveryServices } from '../features/recovery/dependencies.js';
 import type { DeviceApprovalServices } from '../features/device-approval/dependencies.js';
 import type { RegisterServices } from '../features/register/dependencies.js';
 import type { RefreshServices, SessionServices } from '../features/sessions/dependencies.js';
+import type { CallerServices } from '../features/sessions/caller-services.js';
+import { sessionAuthenticator, type CallerCheckDependencies } from '../features/mfa/session-authenticator.js';
 import type { PublicTokenServices } from '../features/tokens/dependencies.js';
 import type { AppDependencies } from './build-dependencies.js';
 
@@ -26,9 +28,16 @@ export type ApiServices = LoginServices &
   DeviceApprovalServices &
   RefreshServices &
   SessionServices &
+  CallerServices &
   PublicTokenServices;
 
-/** The API's services over dependencies already built (long-lived hosts build them once at start). */
+/**
+ * The API's services over dependencies already built (long-lived hosts build them once at start).
+ * Plainly: here every feature gets all the dependencies (`AppDependencies` holds every feature's
+ * type), since one process serves every route and builds each part once anyway. Only the Lambda
+ * functions (functions/*.ts) build for a feature what its type asks for (`buildMfaDependencies`,
+ * ...), because each is its own bundle, role and secrets.
+ */
 export function servicesOf(deps: AppDependencies): ApiServices {
   return {
     login: async () => deps,
@@ -43,6 +52,15 @@ export function servicesOf(deps: AppDependencies): ApiServices {
     deviceApproval: async () => deps,
     refresh: async () => deps,
     sessions: async () => deps,
+    authenticator: async () => sessionAuthenticator(deps),
     publicTokens: async () => deps.tokens,
   };
+}
+
+/**
+ * The callers' check over a function's own dependencies (functions/*.ts): `dependencies` should
+ * be built once (onceUntilFailure), so the check and the route share one build.
+ */
+export function authenticatorOver(dependencies: () => Promise<CallerCheckDependencies>): CallerServices['authenticator'] {
+  return async () => sessionAuthenticator(await dependencies());
 }

@@ -43,6 +43,7 @@ import { createLoginFailureTiming } from '../features/login/login-failure-timing
 import { createEmailFingerprint, type EmailFingerprint } from '../accounts/fingerprint.js';
 import { localSecretsRefusedOn, readOrCreateLocalSecret } from '../shared/local-secret-file.js';
 import { buildMigrationSource } from './build-migration-source.js';
+import { systemClock } from '../shared/system-clock.js';
 import type { Platform } from './platform.js';
 
 /**
@@ -123,6 +124,7 @@ async function buildAccountParts(config: PasslaneConfig, platform: Platform, ove
     // One per container: it remembers how long recent reset and registration answers took.
     replyTiming: createFailureTiming(),
     audit: platform.audit,
+    now: systemClock,
     ...(migration && { migration }),
     ...overrides,
   };
@@ -248,6 +250,7 @@ export async function buildMfaDependencies(config: PasslaneConfig, platform: Pic
     mfaConfig: config.mfa,
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
+    now: systemClock,
   };
 }
 
@@ -269,6 +272,7 @@ export function buildFactorUndoDependencies(config: PasslaneConfig, platform: Pi
     recovery: config.recovery,
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
+    now: systemClock,
   };
 }
 
@@ -290,6 +294,7 @@ export async function buildPasskeyDependencies(config: PasslaneConfig, platform:
     ...(config.webauthn !== undefined && { webauthn: config.webauthn }),
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
+    now: systemClock,
   };
 }
 
@@ -342,6 +347,7 @@ function sessionParts(config: Pick<PasslaneConfig, 'storage' | 'sessions' | 'rat
     sessionConfig: config.sessions,
     rateLimits: config.rateLimits,
     audit: platform.audit,
+    now: systemClock,
   };
 }
 
@@ -358,6 +364,7 @@ export async function buildAuthorizerDependencies(
     tokens: await buildPublicTokenService(config),
     sessions: new SessionStore(platform.dynamoDb(config.storage), config.storage.table),
     cache: new SessionVerdictCache({ ttlSeconds: config.authorizer.cacheSeconds, maxEntries: DEFAULT_VERDICT_CACHE_ENTRIES }),
+    now: systemClock,
   };
 }
 

@@ -9,6 +9,7 @@ import { trackConsumedBytes } from './import-progress.js';
 import { createProgress, ratePerSecond } from './progress.js';
 import { storageFailureOf, storageHint } from './storage-hint.js';
 import { buildAccountTools } from '../../wiring/build-dependencies.js';
+import { systemClock } from '../../shared/system-clock.js';
 import { openBulkTools } from './bulk-tools.js';
 
 export const IMPORT_USAGE = `usage: passlane import FILE [--format jsonl|csv] [--rejects PATH] [--concurrency N]
@@ -63,7 +64,7 @@ export async function runImportCommand(args: string[], io: CommandIo): Promise<n
   }
   const tracked = trackConsumedBytes(input.records);
   try {
-    counts = await importUsers({ hasher, users }, tracked.records, {
+    counts = await importUsers({ hasher, users, now: systemClock }, tracked.records, {
       concurrency,
       maxWritesPerSecond,
       signal: io.signal,

@@ -6,7 +6,6 @@ import { devicesToForget } from '../sessions/start-session.js';
 import { isAskingClient } from './client-secret.js';
 import type { DeviceApprovalConfirmDependencies } from './dependencies.js';
 import { ConcurrentUpdateError, InvalidOneTimeTokenError } from '../../accounts/errors.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 import { SessionsChangedError, type StoredDevice } from '../../storage/session-store.js';
 
@@ -36,34 +35,32 @@ const MAX_ATTEMPTS = 3;
  * since it was asked for. The device is written without a session, conditionally as a login's.
  */
 export async function approveDevice(deps: DeviceApprovalConfirmDependencies, input: ApproveDeviceInput): Promise<ApprovedDevice> {
-  return translateErrors(async () => {
-    const reject = (reason: DeviceApprovalRejection): never => {
-      deps.audit({ type: 'auth.one_time_token_rejected', purpose: 'device_approval', reason });
-      throw new InvalidOneTimeTokenError();
-    };
-    const nowSeconds = epochSeconds(deps.now?.() ?? new Date());
-    const token = parseOneTimeToken(input.token);
-    if (token === undefined) return reject('malformed');
-    const { accountKey } = token;
-    const tokenHash = secretHash(token.secret);
-    const stored = await deps.deviceApprovals.read(accountKey, tokenHash);
-    // A stand-in for an email without an account was never mailed: nobody can hold its link.
-    if (stored?.accountUserId === undefined) return reject('unknown');
-    if (stored.expiresAt <= nowSeconds) return reject('expired');
-    // Counted before the comparison (LIMITS.md, "Count before checking"): the link in other clients is compared a few times at most.
-    const checks = await deps.deviceApprovals.reserveClientCheck(accountKey, tokenHash, deps.deviceApproval.wrongClientLimit);
-    if (checks === undefined) return reject('used');
-    if (!isAskingClient(accountKey, stored.clientHash, input.clientSecrets)) {
-      // The last check it allowed: the approval is void.
-      if (checks >= deps.deviceApproval.wrongClientLimit) await deps.deviceApprovals.consume(accountKey, tokenHash);
-      return reject('wrong_client');
-    }
-    if (!(await deps.deviceApprovals.consume(accountKey, tokenHash))) return reject('used');
-    const device = approvedDevice(accountKey, stored.accountUserId, input, nowSeconds, deps.sessionConfig.deviceSeconds);
-    if (!(await addDevice(deps, accountKey, stored.epoch, device.value, nowSeconds))) return reject('stale');
-    deps.audit({ type: 'auth.device_approved', userId: stored.accountUserId });
-    return { deviceToken: device.token, deviceExpiresIn: deps.sessionConfig.deviceSeconds };
-  });
+  const reject = (reason: DeviceApprovalRejection): never => {
+    deps.audit({ type: 'auth.one_time_token_rejected', purpose: 'device_approval', reason });
+    throw new InvalidOneTimeTokenError();
+  };
+  const nowSeconds = epochSeconds(deps.now());
+  const token = parseOneTimeToken(input.token);
+  if (token === undefined) return reject('malformed');
+  const { accountKey } = token;
+  const tokenHash = secretHash(token.secret);
+  const stored = await deps.deviceApprovals.read(accountKey, tokenHash);
+  // A stand-in for an email without an account was never mailed: nobody can hold its link.
+  if (stored?.accountUserId === undefined) return reject('unknown');
+  if (stored.expiresAt <= nowSeconds) return reject('expired');
+  // Counted before the comparison (LIMITS.md, "Count before checking"): the link in other clients is compared a few times at most.
+  const checks = await deps.deviceApprovals.reserveClientCheck(accountKey, tokenHash, deps.deviceApproval.wrongClientLimit);
+  if (checks === undefined) return reject('used');
+  if (!isAskingClient(accountKey, stored.clientHash, input.clientSecrets)) {
+    // The last check it allowed: the approval is void.
+    if (checks >= deps.deviceApproval.wrongClientLimit) await deps.deviceApprovals.consume(accountKey, tokenHash);
+    return reject('wrong_client');
+  }
+  if (!(await deps.deviceApprovals.consume(accountKey, tokenHash))) return reject('used');
+  const device = approvedDevice(accountKey, stored.accountUserId, input, nowSeconds, deps.sessionConfig.deviceSeconds);
+  if (!(await addDevice(deps, accountKey, stored.epoch, device.value, nowSeconds))) return reject('stale');
+  deps.audit({ type: 'auth.device_approved', userId: stored.accountUserId });
+  return { deviceToken: device.token, deviceExpiresIn: deps.sessionConfig.deviceSeconds };
 }
 
 type DeviceApprovalRejection = 'malformed' | 'unknown' | 'expired' | 'wrong_client' | 'used' | 'stale';

@@ -25,7 +25,7 @@ export interface DeviceApprovalRequestDependencies {
   audit: Audit;
   /** Pads every answer to the slowest seen, so the mail's round trip tells no known address from an unknown one. */
   replyTiming?: FailureTiming;
-  now?: () => Date;
+  now: () => Date;
 }
 
 /** POST /devices/approval/confirm (approve-device.ts). */
@@ -36,7 +36,7 @@ export interface DeviceApprovalConfirmDependencies {
   sessionConfig: Pick<SessionConfig, 'deviceSeconds' | 'devicesPerAccount'>;
   deviceApproval: DeviceApprovalConfig;
   audit: Audit;
-  now?: () => Date;
+  now: () => Date;
 }
 
 /**

@@ -4,7 +4,6 @@ import { secretHash } from '../sessions/refresh-token.js';
 import type { DeviceApprovalRequestDependencies } from './dependencies.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 /** What the asking client keeps: its half of the approval, and how long it is good for. */
@@ -23,20 +22,18 @@ export interface RequestedApproval {
  */
 export async function requestDeviceApproval(deps: DeviceApprovalRequestDependencies, request: { email: string; sourceIp?: string }): Promise<RequestedApproval> {
   const email = canonicalEmail(request.email);
-  return translateErrors(async () => {
-    const timing = deps.replyTiming?.start();
-    const accountKey = deps.fingerprint(email);
-    // Made whatever happens below, so every answer carries one.
-    const client = newOneTimeToken(accountKey);
-    const outcome = await sendApprovalIfAllowed(deps, email, accountKey, secretHash(client.secret), request.sourceIp);
-    deps.audit({ type: 'auth.device_approval_requested', outcome, emailFingerprint: accountKey });
-    await deps.replyTiming?.pad(timing?.done() ?? 0);
-    return { clientSecret: formatOneTimeToken(client), expiresIn: deps.deviceApproval.tokenSeconds };
-  });
+  const timing = deps.replyTiming?.start();
+  const accountKey = deps.fingerprint(email);
+  // Made whatever happens below, so every answer carries one.
+  const client = newOneTimeToken(accountKey);
+  const outcome = await sendApprovalIfAllowed(deps, email, accountKey, secretHash(client.secret), request.sourceIp);
+  deps.audit({ type: 'auth.device_approval_requested', outcome, emailFingerprint: accountKey });
+  await deps.replyTiming?.pad(timing?.done() ?? 0);
+  return { clientSecret: formatOneTimeToken(client), expiresIn: deps.deviceApproval.tokenSeconds };
 }
 
 async function sendApprovalIfAllowed(deps: DeviceApprovalRequestDependencies, email: string, accountKey: string, clientHash: string, sourceIp: string | undefined) {
-  const now = deps.now?.() ?? new Date();
+  const now = deps.now();
   const { perSource, windowSeconds } = deps.rateLimits;
   const [account, source, user, sessions] = await Promise.all([
     deps.counters.hit({ key: `device-approval#account#${accountKey}`, limit: deps.deviceApproval.mailsPerAccountPerHour, windowSeconds: 3600, now }),

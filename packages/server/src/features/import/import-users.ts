@@ -13,7 +13,7 @@ export interface ImportUsersDependencies {
   hasher: Pick<PasswordHasher, 'describe'>;
   users: Pick<AccountStore, 'getUserByEmail' | 'getUserById' | 'createUser'>;
   newUserId?: () => string;
-  now?: () => Date;
+  now: () => Date;
 }
 
 export interface ImportUsersOptions {
@@ -53,7 +53,7 @@ export async function importUsers(
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) throw new RangeError('concurrency must be a positive integer');
   const pacer = createWritePacer(options.maxWritesPerSecond ?? DEFAULT_IMPORT_WRITES_PER_SECOND);
   const newUserId = deps.newUserId ?? (() => crypto.randomUUID());
-  const now = deps.now ?? (() => new Date());
+  const { now } = deps;
   const counts: ImportCounts = { rows: 0, imported: 0, skipped: 0, rejected: 0 };
   let aborted: ImportAbortedError | undefined;
 

@@ -48,7 +48,7 @@ export type MfaDependencies = SessionCheckDependencies &
     /** Attempts at DELETE /mfa/totp, counted per account (MFA_LIMITS.removalAttempts). */
     counters: Pick<RateLimitStore, 'hit'>;
     mfaConfig: Pick<MfaConfig, 'issuer'>;
-    now?: () => Date;
+    now: () => Date;
   };
 
 /**
@@ -65,7 +65,7 @@ export interface FactorUndoDependencies extends EndOtherSessionsDependencies {
   mail: Pick<AccountMail, 'passwordReset'>;
   /** How long the reset link mailed works. */
   recovery: Pick<RecoveryConfig, 'resetTokenSeconds'>;
-  now?: () => Date;
+  now: () => Date;
 }
 
 /** The /mfa routes' service. */

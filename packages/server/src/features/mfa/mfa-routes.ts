@@ -1,8 +1,9 @@
 import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
-import { bearerToken } from '../../api/bearer-token.js';
 import type { AnswerDoc } from '../../api/operation-doc.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse, noContent } from '../../api/responses.js';
+import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
+import type { CallerServices } from '../sessions/caller-services.js';
 import { SESSION_UNAUTHENTICATED } from '../sessions/session-schemas.js';
 import type { MfaServices } from './dependencies.js';
 import { confirmTotp, enrolTotp, regenerateRecoveryCodes, removeTotp } from './manage-totp.js';
@@ -26,13 +27,12 @@ function unauthenticatedOr(wrongCode: string): AnswerDoc {
   };
 }
 
-const accessTokenOf = (request: Request) => bearerToken(request.headers.get('authorization') ?? undefined);
-
 /** POST /mfa/totp with a Bearer token of a recent login -> 200 { secret, otpauthUri, expiresIn }. */
-export const enrolTotpRoute = defineRoute<MfaServices>({
+export const enrolTotpRoute = defineRoute<MfaServices & CallerServices, undefined, AuthenticatedSession>({
   name: 'mfa_totp_enrol',
   method: 'POST',
   path: '/mfa/totp',
+  authenticate: 'recent',
   doc: {
     operationId: 'enrolTotp',
     summary: 'Start enrolling an authenticator app (TOTP)',
@@ -42,7 +42,6 @@ account has a second factor (TOTP or a passkey), one that used it. RFC 6238:
 SHA-1, 6 digits, 30-second steps. The URI carries the account's email as its label: it is
 answered to the owner only and never logged.
 `,
-    security: 'bearer',
     answers: {
       200: { description: 'Pending; show the URI as a QR code.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'TotpEnrolled', schema: TotpEnrolled } },
       401: SESSION_UNAUTHENTICATED,
@@ -51,14 +50,15 @@ answered to the owner only and never logged.
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
-  handle: async ({ request, services }) => jsonResponse(200, await enrolTotp(await services.mfa(), { accessToken: accessTokenOf(request) })),
+  handle: async ({ caller, services }) => jsonResponse(200, await enrolTotp(await services.mfa(), { caller })),
 });
 
 /** POST /mfa/totp/confirm { code } -> 200 { recoveryCodes }: TOTP active. */
-export const confirmTotpRoute = defineRoute<MfaServices, typeof TotpConfirm>({
+export const confirmTotpRoute = defineRoute<MfaServices & CallerServices, typeof TotpConfirm, AuthenticatedSession>({
   name: 'mfa_totp_confirm',
   method: 'POST',
   path: '/mfa/totp/confirm',
+  authenticate: 'recent',
   body: { name: 'TotpConfirm', schema: TotpConfirm },
   doc: {
     operationId: 'confirmTotp',
@@ -71,7 +71,6 @@ concurrently is not bypassed). Every other session of the account whose login us
 (\`sessionsEnded\`); this one goes on, still without \`mfa\`. The owner is mailed, with a link that
 undoes it (\`POST /mfa/undo\`, 7 days).
 `,
-    security: 'bearer',
     answers: {
       200: { description: 'Active.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'TotpConfirmed', schema: TotpConfirmed } },
       400: BAD_REQUEST,
@@ -81,20 +80,20 @@ undoes it (\`POST /mfa/undo\`, 7 days).
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
-  handle: async ({ request, body, services }) => jsonResponse(200, await confirmTotp(await services.mfa(), { accessToken: accessTokenOf(request), code: body.code })),
+  handle: async ({ caller, body, services }) => jsonResponse(200, await confirmTotp(await services.mfa(), { caller, code: body.code })),
 });
 
 /** POST /mfa/recovery-codes -> 200 { recoveryCodes }: new ones, the old ones dead. */
-export const regenerateRecoveryCodesRoute = defineRoute<MfaServices>({
+export const regenerateRecoveryCodesRoute = defineRoute<MfaServices & CallerServices, undefined, AuthenticatedSession>({
   name: 'mfa_recovery_codes',
   method: 'POST',
   path: '/mfa/recovery-codes',
+  authenticate: 'recent',
   doc: {
     operationId: 'regenerateRecoveryCodes',
     summary: 'Replace the recovery codes',
     description:
       'Needs a login within the last 5 minutes that used a second factor (`mfa` in its `amr`) and an active factor (TOTP or a passkey); every earlier code stops working. Shown once. The owner is mailed.',
-    security: 'bearer',
     answers: {
       200: { description: 'The new codes.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'RecoveryCodes', schema: RecoveryCodes } },
       401: SESSION_UNAUTHENTICATED,
@@ -103,14 +102,15 @@ export const regenerateRecoveryCodesRoute = defineRoute<MfaServices>({
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
-  handle: async ({ request, services }) => jsonResponse(200, await regenerateRecoveryCodes(await services.mfa(), { accessToken: accessTokenOf(request) })),
+  handle: async ({ caller, services }) => jsonResponse(200, await regenerateRecoveryCodes(await services.mfa(), { caller })),
 });
 
 /** DELETE /mfa/totp { method, code } -> 204: TOTP and the recovery codes removed. */
-export const removeTotpRoute = defineRoute<MfaServices, typeof TotpRemoval>({
+export const removeTotpRoute = defineRoute<MfaServices & CallerServices, typeof TotpRemoval, AuthenticatedSession>({
   name: 'mfa_totp_remove',
   method: 'DELETE',
   path: '/mfa/totp',
+  authenticate: 'recent-with-factor',
   body: { name: 'TotpRemoval', schema: TotpRemoval },
   doc: {
     operationId: 'removeTotp',
@@ -120,7 +120,6 @@ second factor now: a current TOTP code or a recovery
 code. Attempts are counted per account: 5 per 15 minutes, then \`429 rate_limited\`. The
 recovery codes stay while the account has a passkey. The owner is mailed.
 `,
-    security: 'bearer',
     answers: {
       204: { description: 'Removed: logins need the password alone again.', headers: { 'Cache-Control': NO_STORE } },
       400: BAD_REQUEST,
@@ -131,8 +130,8 @@ recovery codes stay while the account has a passkey. The owner is mailed.
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
-  handle: async ({ request, body, services }) => {
-    await removeTotp(await services.mfa(), { accessToken: accessTokenOf(request), method: body.method, code: body.code });
+  handle: async ({ caller, body, services }) => {
+    await removeTotp(await services.mfa(), { caller, method: body.method, code: body.code });
     return noContent();
   },
 });

@@ -1,6 +1,5 @@
 import { InvalidOneTimeTokenError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { PASSWORD_RESET_REQUIRED } from '../../accounts/password-reset-required.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 import { HashChangedError } from '../../storage/errors.js';
 import type { StoredFactorUndo } from '../../storage/factor-undo-store.js';
@@ -28,30 +27,28 @@ const MAX_ATTEMPTS = 3;
  * by which a mailbox sets a password (its rules, its limits, its voiding of older links).
  */
 export async function undoFactor(deps: FactorUndoDependencies, input: { token: string }): Promise<FactorUndone> {
-  return translateErrors(async () => {
-    const now = deps.now?.() ?? new Date();
-    const reject = (reason: 'malformed' | 'unknown' | 'expired' | 'used'): never => {
-      deps.audit({ type: 'auth.one_time_token_rejected', purpose: 'undo', reason });
-      throw new InvalidOneTimeTokenError();
-    };
-    const token = parseOneTimeToken(input.token);
-    if (token === undefined) return reject('malformed');
-    const { accountKey } = token;
-    const tokenHash = secretHash(token.secret);
-    // Keyed by the secret's hash: a wrong secret finds nothing (factor-undo-store.ts).
-    const undo = await deps.factorUndos.read(accountKey, tokenHash);
-    if (undo === undefined) return reject('unknown');
-    if (undo.expiresAt <= epochSeconds(now)) return reject('expired');
-    // Every step is idempotent and the link is used last: a failure midway (storage down) leaves
-    // it working for a retry, and of two racing uses both do the same once, one is told `invalid_token`.
-    const factorRemoved = await removeFactor(deps, accountKey, undo);
-    await lockPassword(deps, undo.email, now);
-    await endOtherSessions(deps, { accountKey, userId: undo.userId, reason: 'factor_undone' });
-    if (!(await deps.factorUndos.consume(accountKey, tokenHash))) return reject('used');
-    deps.audit({ type: 'auth.factor_undone', userId: undo.userId, factor: undo.factor.kind, removed: factorRemoved });
-    await mailResetLink(deps, accountKey, undo.email, now);
-    return { factorRemoved };
-  });
+  const now = deps.now();
+  const reject = (reason: 'malformed' | 'unknown' | 'expired' | 'used'): never => {
+    deps.audit({ type: 'auth.one_time_token_rejected', purpose: 'undo', reason });
+    throw new InvalidOneTimeTokenError();
+  };
+  const token = parseOneTimeToken(input.token);
+  if (token === undefined) return reject('malformed');
+  const { accountKey } = token;
+  const tokenHash = secretHash(token.secret);
+  // Keyed by the secret's hash: a wrong secret finds nothing (factor-undo-store.ts).
+  const undo = await deps.factorUndos.read(accountKey, tokenHash);
+  if (undo === undefined) return reject('unknown');
+  if (undo.expiresAt <= epochSeconds(now)) return reject('expired');
+  // Every step is idempotent and the link is used last: a failure midway (storage down) leaves
+  // it working for a retry, and of two racing uses both do the same once, one is told `invalid_token`.
+  const factorRemoved = await removeFactor(deps, accountKey, undo);
+  await lockPassword(deps, undo.email, now);
+  await endOtherSessions(deps, { accountKey, userId: undo.userId, reason: 'factor_undone' });
+  if (!(await deps.factorUndos.consume(accountKey, tokenHash))) return reject('used');
+  deps.audit({ type: 'auth.factor_undone', userId: undo.userId, factor: undo.factor.kind, removed: factorRemoved });
+  await mailResetLink(deps, accountKey, undo.email, now);
+  return { factorRemoved };
 }
 
 /** The factor the link names, if it is still there; true when removed. The last factor takes the recovery codes. */

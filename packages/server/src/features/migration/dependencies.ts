@@ -13,5 +13,5 @@ export interface MigrationDependencies {
   fingerprint: EmailFingerprint;
   audit: Audit;
   newUserId?: () => string;
-  now?: () => Date;
+  now: () => Date;
 }

@@ -85,7 +85,7 @@ export async function createMigratedAccount(
 ): Promise<UserRecord | 'taken'> {
   const passwordHash = await deps.hasher.hash(input.password, { upgrade: true });
   const userId = deps.newUserId?.() ?? crypto.randomUUID();
-  const createdAt = deps.now?.() ?? new Date();
+  const createdAt = deps.now();
   const emailVerified = input.emailVerified ?? (deps.recovery.emailVerification ? false : undefined);
   const user: UserRecord = { userId, email: input.email, passwordHash, createdAt, ...(emailVerified !== undefined && { emailVerified }) };
   try {

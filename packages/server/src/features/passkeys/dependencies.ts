@@ -22,7 +22,7 @@ export type PasskeyDependencies = SessionCheckDependencies &
     mail: Pick<AccountMail, 'mfaChanged' | 'factorAdded'>;
     passkeys: Pick<PasskeyStore, 'add' | 'rename' | 'remove' | 'putLookup' | 'deleteLookup' | 'putChallenge' | 'consumeChallenge'>;
     webauthn?: WebAuthnConfig;
-    now?: () => Date;
+    now: () => Date;
   };
 
 /**

@@ -1,6 +1,5 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
-import { bearerToken } from '../../api/bearer-token.js';
 import type { AnswerDoc } from '../../api/operation-doc.js';
 import { FACTOR_SUSPENDED } from '../mfa/mfa-schemas.js';
 import { defineRoute } from '../../api/route.js';
@@ -9,7 +8,10 @@ import { presentedDeviceTokens } from '../login/device-cookie.js';
 import { loggedInResponse, loginRoute } from '../login/login-route.js';
 import { LoggedIn } from '../login/login-schemas.js';
 import { MFA_REAUTHENTICATION } from '../mfa/mfa-schemas.js';
+import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
+import type { CallerServices } from '../sessions/caller-services.js';
 import { SESSION_UNAUTHENTICATED } from '../sessions/session-schemas.js';
+import { configuredRelyingParty } from './configured.js';
 import type { PasskeyLoginServices, PasskeyServices } from './dependencies.js';
 import { listPasskeys, removePasskey, renamePasskey } from './manage-passkeys.js';
 import { loginWithPasskey, passkeyLoginOptions } from './passkey-login.js';
@@ -43,13 +45,18 @@ const NOT_FOUND: AnswerDoc = { description: "`passkey_not_found`: no passkey of 
 
 const ID_PARAMETER = [{ name: 'id', in: 'path' as const, required: true, description: "A passkey's `id` from `GET /passkeys` (its credential id).", schema: { type: 'string' as const } }];
 
-const accessTokenOf = (request: Request) => bearerToken(request.headers.get('authorization') ?? undefined);
+/** The management routes are served only where a relying party is configured: `passkeys_not_configured` before the token is read. */
+const offered = async (services: PasskeyServices): Promise<void> => {
+  configuredRelyingParty(await services.passkeys());
+};
 
 /** POST /passkeys/registration/options -> 200 creation options (a challenge for 5 minutes, one use). */
-export const passkeyRegistrationOptionsRoute = defineRoute<PasskeyServices>({
+export const passkeyRegistrationOptionsRoute = defineRoute<PasskeyServices & CallerServices, undefined, AuthenticatedSession>({
   name: 'passkey_registration_options',
   method: 'POST',
   path: '/passkeys/registration/options',
+  offered,
+  authenticate: 'recent',
   doc: {
     operationId: 'passkeyRegistrationOptions',
     summary: 'Start registering a passkey',
@@ -58,7 +65,6 @@ required), user verification preferred, attestation \`none\`, the account's pass
 Its challenge is good for 5 minutes and one registration. Needs a login within the last 5 minutes,
 and once the account has a second factor (TOTP or a passkey), one that used it.
 `,
-    security: 'bearer',
     answers: {
       200: { description: 'The options; answer with `POST /passkeys/registration`.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'PasskeyCreationOptions', schema: CreationOptions } },
       401: SESSION_UNAUTHENTICATED,
@@ -68,14 +74,16 @@ and once the account has a second factor (TOTP or a passkey), one that used it.
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
-  handle: async ({ request, services }) => jsonResponse(200, await passkeyRegistrationOptions(await services.passkeys(), { accessToken: accessTokenOf(request) })),
+  handle: async ({ caller, services }) => jsonResponse(200, await passkeyRegistrationOptions(await services.passkeys(), { caller })),
 });
 
 /** POST /passkeys/registration { response, name? } -> 201 { passkey, recoveryCodes? }. */
-export const registerPasskeyRoute = defineRoute<PasskeyServices, typeof PasskeyRegistration>({
+export const registerPasskeyRoute = defineRoute<PasskeyServices & CallerServices, typeof PasskeyRegistration, AuthenticatedSession>({
   name: 'passkey_registration',
   method: 'POST',
   path: '/passkeys/registration',
+  offered,
+  authenticate: 'recent',
   body: { name: 'PasskeyRegistration', schema: PasskeyRegistration },
   doc: {
     operationId: 'registerPasskey',
@@ -87,7 +95,6 @@ write itself, so a factor enrolled concurrently is not bypassed). Every other se
 account whose login used no factor ends (\`sessionsEnded\`); this one goes on, still without
 \`mfa\`. The owner is mailed, with a link that undoes it (\`POST /mfa/undo\`, 7 days).
 `,
-    security: 'bearer',
     answers: {
       201: { description: 'Registered.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'PasskeyRegistered', schema: PasskeyRegistered } },
       400: BAD_REQUEST,
@@ -103,11 +110,11 @@ account whose login used no factor ends (\`sessionsEnded\`); this one goes on, s
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
-  handle: async ({ request, body, services }) =>
+  handle: async ({ caller, body, services }) =>
     jsonResponse(
       201,
       await registerPasskey(await services.passkeys(), {
-        accessToken: accessTokenOf(request),
+        caller,
         response: body.response as unknown as RegistrationResponseJSON,
         ...(body.name !== undefined && { name: body.name }),
       }),
@@ -115,15 +122,16 @@ account whose login used no factor ends (\`sessionsEnded\`); this one goes on, s
 });
 
 /** GET /passkeys -> 200 { passkeys }. */
-export const listPasskeysRoute = defineRoute<PasskeyServices>({
+export const listPasskeysRoute = defineRoute<PasskeyServices & CallerServices, undefined, AuthenticatedSession>({
   name: 'passkeys',
   method: 'GET',
   path: '/passkeys',
+  offered,
+  authenticate: 'factor-session',
   doc: {
     operationId: 'listPasskeys',
     summary: "List the account's passkeys",
     description: 'Oldest first; never a public key.',
-    security: 'bearer',
     answers: {
       200: { description: 'The passkeys.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'PasskeyList', schema: PasskeyList } },
       401: SESSION_UNAUTHENTICATED,
@@ -132,20 +140,21 @@ export const listPasskeysRoute = defineRoute<PasskeyServices>({
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
-  handle: async ({ request, services }) => jsonResponse(200, await listPasskeys(await services.passkeys(), { accessToken: accessTokenOf(request) })),
+  handle: async ({ caller, services }) => jsonResponse(200, await listPasskeys(await services.passkeys(), { caller })),
 });
 
 /** PATCH /passkeys/{id} { name } -> 200 { passkey }. */
-export const renamePasskeyRoute = defineRoute<PasskeyServices, typeof PasskeyRename>({
+export const renamePasskeyRoute = defineRoute<PasskeyServices & CallerServices, typeof PasskeyRename, AuthenticatedSession>({
   name: 'passkey_rename',
   method: 'PATCH',
   path: '/passkeys/:id',
+  offered,
+  authenticate: 'recent-with-factor',
   body: { name: 'PasskeyRename', schema: PasskeyRename },
   doc: {
     operationId: 'renamePasskey',
     summary: 'Rename a passkey',
     description: 'A label for its owner (1 to 64 characters). Needs a login within the last 5 minutes that used a second factor (`mfa` in its `amr`).',
-    security: 'bearer',
     parameters: ID_PARAMETER,
     answers: {
       200: { description: 'Renamed.', headers: { 'Cache-Control': NO_STORE }, body: { name: 'PasskeyAnswer', schema: PasskeyAnswer } },
@@ -157,15 +166,16 @@ export const renamePasskeyRoute = defineRoute<PasskeyServices, typeof PasskeyRen
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
-  handle: async ({ request, params, body, services }) =>
-    jsonResponse(200, await renamePasskey(await services.passkeys(), { accessToken: accessTokenOf(request), id: params.id ?? '', name: body.name })),
+  handle: async ({ caller, params, body, services }) => jsonResponse(200, await renamePasskey(await services.passkeys(), { caller, id: params.id ?? '', name: body.name })),
 });
 
 /** DELETE /passkeys/{id} -> 204, with a recent login that used a second factor. */
-export const removePasskeyRoute = defineRoute<PasskeyServices>({
+export const removePasskeyRoute = defineRoute<PasskeyServices & CallerServices, undefined, AuthenticatedSession>({
   name: 'passkey_remove',
   method: 'DELETE',
   path: '/passkeys/:id',
+  offered,
+  authenticate: 'recent-with-factor',
   doc: {
     operationId: 'removePasskey',
     summary: 'Remove a passkey',
@@ -173,7 +183,6 @@ export const removePasskeyRoute = defineRoute<PasskeyServices>({
 password alone cannot take a factor away. The account's last factor takes the recovery codes
 with it. The owner is mailed.
 `,
-    security: 'bearer',
     parameters: ID_PARAMETER,
     answers: {
       204: { description: 'Removed.', headers: { 'Cache-Control': NO_STORE } },
@@ -191,8 +200,8 @@ factor; log in again with one (a passkey, TOTP or a recovery code) and retry.
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
-  handle: async ({ request, params, services }) => {
-    await removePasskey(await services.passkeys(), { accessToken: accessTokenOf(request), id: params.id ?? '' });
+  handle: async ({ caller, params, services }) => {
+    await removePasskey(await services.passkeys(), { caller, id: params.id ?? '' });
     return noContent();
   },
 });

@@ -1,14 +1,13 @@
 import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { PasskeyFailureReason } from '../../accounts/audit-events.js';
 import { InvalidPasskeyError, PasskeyLimitReachedError, TemporarilyUnavailableError, UnauthenticatedError } from '../../accounts/errors.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 import { hasActiveFactor } from '../../storage/mfa-store.js';
 import type { StoredPasskey } from '../../storage/passkey-store.js';
 import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
 import { endPasswordOnlySessions } from '../mfa/end-password-only-sessions.js';
 import { mailFactorAdded } from '../mfa/mail-factor-added.js';
-import { recentCaller, requireFactorLoginOnceEnrolled } from '../mfa/recent-login.js';
+import { requireFactorLoginOnceEnrolled } from '../mfa/recent-login.js';
 import { newRecoveryCodes, recoveryCodeHash } from '../mfa/recovery-codes.js';
 import { MFA_LIMITS } from '../mfa/settings.js';
 import { answeredChallenge, challengeHash } from './challenge.js';
@@ -32,38 +31,36 @@ import { webAuthnUserHandle } from './webauthn-user.js';
 const ALGORITHMS = [-8, -7, -257];
 
 /** POST /passkeys/registration/options: creation options for navigator.credentials.create(). */
-export async function passkeyRegistrationOptions(deps: PasskeyDependencies, input: { accessToken: string | undefined }): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  return translateErrors(async () => {
-    const webauthn = configuredRelyingParty(deps);
-    const now = deps.now?.() ?? new Date();
-    const caller = await recentCaller(deps, input.accessToken, now);
-    const [user, factors] = await Promise.all([deps.users.getUserById(caller.userId), deps.mfa.read(caller.accountKey)]);
-    if (user === undefined) throw new UnauthenticatedError('the account no longer exists');
-    requireFactorLoginOnceEnrolled(deps, caller, factors);
-    const passkeys = factors?.passkeys ?? new Map<string, StoredPasskey>();
-    if (passkeys.size >= PASSKEY_LIMITS.perAccount) throw new PasskeyLimitReachedError(PASSKEY_LIMITS.perAccount);
-    const { generateRegistrationOptions } = await import('@simplewebauthn/server');
-    const options = await generateRegistrationOptions({
-      rpName: webauthn.rpName,
-      rpID: webauthn.rpId,
-      userID: webAuthnUserHandle(caller.userId),
-      // The owner's own answer: what their authenticator lists the passkey under.
-      userName: user.email,
-      userDisplayName: user.email,
-      timeout: PASSKEY_LIMITS.challengeSeconds * 1000,
-      attestationType: 'none',
-      excludeCredentials: [...passkeys].map(([id, passkey]) => ({ id, transports: passkey.transports })),
-      authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
-      supportedAlgorithmIDs: ALGORITHMS,
-    });
-    await deps.passkeys.putChallenge(challengeHash(options.challenge), {
-      purpose: 'registration',
-      userId: caller.userId,
-      accountKey: caller.accountKey,
-      expiresAt: epochSeconds(now) + PASSKEY_LIMITS.challengeSeconds,
-    });
-    return options;
+export async function passkeyRegistrationOptions(deps: PasskeyDependencies, input: { caller: AuthenticatedSession }): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const webauthn = configuredRelyingParty(deps);
+  const now = deps.now();
+  const { caller } = input;
+  const [user, factors] = await Promise.all([deps.users.getUserById(caller.userId), deps.mfa.read(caller.accountKey)]);
+  if (user === undefined) throw new UnauthenticatedError('the account no longer exists');
+  requireFactorLoginOnceEnrolled(deps, caller, factors);
+  const passkeys = factors?.passkeys ?? new Map<string, StoredPasskey>();
+  if (passkeys.size >= PASSKEY_LIMITS.perAccount) throw new PasskeyLimitReachedError(PASSKEY_LIMITS.perAccount);
+  const { generateRegistrationOptions } = await import('@simplewebauthn/server');
+  const options = await generateRegistrationOptions({
+    rpName: webauthn.rpName,
+    rpID: webauthn.rpId,
+    userID: webAuthnUserHandle(caller.userId),
+    // The owner's own answer: what their authenticator lists the passkey under.
+    userName: user.email,
+    userDisplayName: user.email,
+    timeout: PASSKEY_LIMITS.challengeSeconds * 1000,
+    attestationType: 'none',
+    excludeCredentials: [...passkeys].map(([id, passkey]) => ({ id, transports: passkey.transports })),
+    authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
+    supportedAlgorithmIDs: ALGORITHMS,
   });
+  await deps.passkeys.putChallenge(challengeHash(options.challenge), {
+    purpose: 'registration',
+    userId: caller.userId,
+    accountKey: caller.accountKey,
+    expiresAt: epochSeconds(now) + PASSKEY_LIMITS.challengeSeconds,
+  });
+  return options;
 }
 
 export interface PasskeyRegistered {
@@ -86,63 +83,61 @@ const MAX_ATTEMPTS = 3;
  */
 export async function registerPasskey(
   deps: PasskeyDependencies,
-  input: { accessToken: string | undefined; response: RegistrationResponseJSON; name?: string },
+  input: { caller: AuthenticatedSession; response: RegistrationResponseJSON; name?: string },
 ): Promise<PasskeyRegistered> {
-  return translateErrors(async () => {
-    const webauthn = configuredRelyingParty(deps);
-    const now = deps.now?.() ?? new Date();
-    const caller = await recentCaller(deps, input.accessToken, now);
-    const refuse = (reason: PasskeyFailureReason): never => {
-      deps.audit({ type: 'auth.passkey_registration_failed', reason, userId: caller.userId });
-      throw new InvalidPasskeyError();
-    };
-    const challenge = answeredChallenge(input.response.response.clientDataJSON);
-    const stored = challenge === undefined ? undefined : await deps.passkeys.consumeChallenge(challengeHash(challenge));
-    if (challenge === undefined || stored === undefined || stored.purpose !== 'registration' || stored.accountKey !== caller.accountKey) return refuse('unknown_challenge');
-    if (stored.expiresAt <= epochSeconds(now)) return refuse('expired_challenge');
-    const { verifyRegistrationResponse } = await import('@simplewebauthn/server');
-    let info;
-    try {
-      const verified = await verifyRegistrationResponse({
-        response: input.response,
-        expectedChallenge: challenge,
-        expectedOrigin: [...webauthn.origins],
-        expectedRPID: webauthn.rpId,
-        requireUserVerification: false,
-        supportedAlgorithmIDs: ALGORITHMS,
-      });
-      if (!verified.verified) return refuse('not_verified');
-      info = verified.registrationInfo;
-    } catch {
-      return refuse('not_verified');
-    }
-    const credentialId = info.credential.id;
-    const passkey: StoredPasskey = {
-      publicKey: info.credential.publicKey,
-      counter: info.credential.counter,
-      transports: (input.response.response.transports ?? []).slice(0, 10),
-      backupEligible: info.credentialDeviceType === 'multiDevice',
-      backedUp: info.credentialBackedUp,
-      name: input.name ?? DEFAULT_PASSKEY_NAME,
-      createdAt: epochSeconds(now),
-      aaguid: info.aaguid,
-    };
-    const user = await deps.users.getUserById(caller.userId);
-    if (user === undefined) throw new UnauthenticatedError('the account no longer exists');
-    if (!(await deps.passkeys.putLookup(credentialId, { userId: caller.userId, accountKey: caller.accountKey, email: user.email }))) return refuse('credential_taken');
-    let codes: string[] | undefined;
-    try {
-      codes = await addToFactors(deps, caller, credentialId, passkey);
-    } catch (error) {
-      await deps.passkeys.deleteLookup(credentialId, caller.accountKey);
-      throw error;
-    }
-    deps.audit({ type: 'auth.passkey_registered', userId: caller.userId, synced: passkey.backupEligible });
-    const sessionsEnded = await endPasswordOnlySessions(deps, { accountKey: caller.accountKey, userId: caller.userId, keep: caller.session.sessionId });
-    // The account was read above for its email: no second lookup by userId for the mail.
-    await mailFactorAdded(deps, { userId: caller.userId, accountKey: caller.accountKey, email: user.email, change: 'passkey_added', factor: { kind: 'passkey', credentialId }, now });
-    return { passkey: passkeyView(credentialId, passkey), ...(codes !== undefined && { recoveryCodes: codes }), sessionsEnded };
-  });
+  const webauthn = configuredRelyingParty(deps);
+  const now = deps.now();
+  const { caller } = input;
+  const refuse = (reason: PasskeyFailureReason): never => {
+    deps.audit({ type: 'auth.passkey_registration_failed', reason, userId: caller.userId });
+    throw new InvalidPasskeyError();
+  };
+  const challenge = answeredChallenge(input.response.response.clientDataJSON);
+  const stored = challenge === undefined ? undefined : await deps.passkeys.consumeChallenge(challengeHash(challenge));
+  if (challenge === undefined || stored === undefined || stored.purpose !== 'registration' || stored.accountKey !== caller.accountKey) return refuse('unknown_challenge');
+  if (stored.expiresAt <= epochSeconds(now)) return refuse('expired_challenge');
+  const { verifyRegistrationResponse } = await import('@simplewebauthn/server');
+  let info;
+  try {
+    const verified = await verifyRegistrationResponse({
+      response: input.response,
+      expectedChallenge: challenge,
+      expectedOrigin: [...webauthn.origins],
+      expectedRPID: webauthn.rpId,
+      requireUserVerification: false,
+      supportedAlgorithmIDs: ALGORITHMS,
+    });
+    if (!verified.verified) return refuse('not_verified');
+    info = verified.registrationInfo;
+  } catch {
+    return refuse('not_verified');
+  }
+  const credentialId = info.credential.id;
+  const passkey: StoredPasskey = {
+    publicKey: info.credential.publicKey,
+    counter: info.credential.counter,
+    transports: (input.response.response.transports ?? []).slice(0, 10),
+    backupEligible: info.credentialDeviceType === 'multiDevice',
+    backedUp: info.credentialBackedUp,
+    name: input.name ?? DEFAULT_PASSKEY_NAME,
+    createdAt: epochSeconds(now),
+    aaguid: info.aaguid,
+  };
+  const user = await deps.users.getUserById(caller.userId);
+  if (user === undefined) throw new UnauthenticatedError('the account no longer exists');
+  if (!(await deps.passkeys.putLookup(credentialId, { userId: caller.userId, accountKey: caller.accountKey, email: user.email }))) return refuse('credential_taken');
+  let codes: string[] | undefined;
+  try {
+    codes = await addToFactors(deps, caller, credentialId, passkey);
+  } catch (error) {
+    await deps.passkeys.deleteLookup(credentialId, caller.accountKey);
+    throw error;
+  }
+  deps.audit({ type: 'auth.passkey_registered', userId: caller.userId, synced: passkey.backupEligible });
+  const sessionsEnded = await endPasswordOnlySessions(deps, { accountKey: caller.accountKey, userId: caller.userId, keep: caller.session.sessionId });
+  // The account was read above for its email: no second lookup by userId for the mail.
+  await mailFactorAdded(deps, { userId: caller.userId, accountKey: caller.accountKey, email: user.email, change: 'passkey_added', factor: { kind: 'passkey', credentialId }, now });
+  return { passkey: passkeyView(credentialId, passkey), ...(codes !== undefined && { recoveryCodes: codes }), sessionsEnded };
 }
 
 /**

@@ -1,25 +1,21 @@
 import { changePassword } from './change-password.js';
 import type { PasswordServices } from './dependencies.js';
 import { PasswordChange } from './password-schemas.js';
-import { authenticateSession, type AuthenticatedSession } from '../sessions/authenticate-session.js';
+import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
+import type { CallerServices } from '../sessions/caller-services.js';
 import { SESSION_INSUFFICIENT_SCOPE } from '../sessions/session-schemas.js';
 import { BAD_REQUEST, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
-import { bearerToken } from '../../api/bearer-token.js';
 import { defineRoute } from '../../api/route.js';
 import { noContent } from '../../api/responses.js';
 
 /** POST /password with a Bearer token: { currentPassword, newPassword } -> 204. */
-export const changePasswordRoute = defineRoute<PasswordServices, typeof PasswordChange, AuthenticatedSession>({
+export const changePasswordRoute = defineRoute<PasswordServices & CallerServices, typeof PasswordChange, AuthenticatedSession>({
   name: 'password',
   method: 'POST',
   path: '/password',
   body: { name: 'PasswordChange', schema: PasswordChange },
   // The token before the body's fields: a caller without a live session is told only that.
-  authenticate: async ({ request, services }) => {
-    const deps = await services.password();
-    return translateErrors(() => authenticateSession(deps, bearerToken(request.headers.get('authorization') ?? undefined), deps.now?.()));
-  },
+  authenticate: 'session',
   doc: {
     operationId: 'changePassword',
     summary: "Change the password of the token's account",
@@ -27,7 +23,6 @@ export const changePasswordRoute = defineRoute<PasswordServices, typeof Password
 of the token that changed it goes on. Reset and verification links mailed before stop
 working.
 `,
-    security: 'bearer',
     answers: {
       204: { description: 'Password changed.' },
       400: BAD_REQUEST,

@@ -8,12 +8,11 @@ import { ConcurrentUpdateError, InvalidCredentialsError, UnauthenticatedError } 
 import { enforceRateLimits } from '../../accounts/enforce-rate-limits.js';
 import { endOtherSessions } from '../sessions/end-sessions.js';
 import { PASSWORD_RESET_REQUIRED } from '../../accounts/password-reset-required.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
 
 export interface ChangePasswordRequest {
   /**
-   * Who asks: the session of the Bearer token, still live (authenticateSession), which POST
-   * /password checks before the body's fields.
+   * Who asks: the session of the Bearer token, still live, which POST /password's
+   * `authenticate: 'session'` checks before the body's fields.
    */
   caller: AuthenticatedSession;
   currentPassword: string;
@@ -28,46 +27,44 @@ export interface ChangePasswordRequest {
  * and its outstanding reset and verification links are voided.
  */
 export async function changePassword(deps: PasswordChangeDependencies, request: ChangePasswordRequest): Promise<void> {
-  return translateErrors(async () => {
-    const { caller, currentPassword, newPassword } = request;
-    let newHash: string | undefined;
-    // A login-time upgrade of the same password may land between our read and our write; then
-    // read again and re-check, rather than fail the user's change. A real concurrent change
-    // makes the current password wrong on the re-check.
-    for (let attempt = 1; ; attempt++) {
-      const user = await readAuthorisedUser(deps, caller.userId, request.sourceIp);
-      // A factor undone from the mailbox locked the password: no current one is right until a reset.
-      const current = user.passwordHash === PASSWORD_RESET_REQUIRED ? { ok: false } : await verifyStoredHash(deps, user, currentPassword);
-      if (!current.ok) {
-        deps.audit({ type: 'auth.password_change_failed', userId: user.userId, reason: 'wrong_password' });
-        throw new InvalidCredentialsError();
-      }
-      // After the current password verified: only its holder learns what the rules think of the new one.
-      if (newHash === undefined) await checkNewPassword(deps, newPassword, { email: user.email, action: 'password_change', userId: user.userId });
-      newHash ??= await deps.hasher.hash(newPassword);
-      try {
-        await deps.users.replacePasswordHash({
-          email: user.email,
-          expectedHash: user.passwordHash,
-          newHash,
-          reason: 'password-change',
-          now: deps.now?.(),
-        });
-        deps.audit({ type: 'auth.password_changed', userId: user.userId });
-        const accountKey = deps.fingerprint(user.email);
-        // A new password ends every other session (whoever knew the old one is signed out), voids
-        // any reset or verification link mailed before (whoever reads the mailbox cannot undo
-        // the change), and ends the account's run of failed logins (and so its lock). The
-        // session that changed it goes on.
-        await endOtherSessions(deps, { accountKey, userId: user.userId, ...(caller.accountKey === accountKey && { keep: caller.session.sessionId }) });
-        await Promise.all([deps.loginGuard.clearAccountFailures(accountKey), deps.oneTimeTokens.discardAll(accountKey)]);
-        return;
-      } catch (error) {
-        if (!(error instanceof HashChangedError)) throw error;
-        if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError();
-      }
+  const { caller, currentPassword, newPassword } = request;
+  let newHash: string | undefined;
+  // A login-time upgrade of the same password may land between our read and our write; then
+  // read again and re-check, rather than fail the user's change. A real concurrent change
+  // makes the current password wrong on the re-check.
+  for (let attempt = 1; ; attempt++) {
+    const user = await readAuthorisedUser(deps, caller.userId, request.sourceIp);
+    // A factor undone from the mailbox locked the password: no current one is right until a reset.
+    const current = user.passwordHash === PASSWORD_RESET_REQUIRED ? { ok: false } : await verifyStoredHash(deps, user, currentPassword);
+    if (!current.ok) {
+      deps.audit({ type: 'auth.password_change_failed', userId: user.userId, reason: 'wrong_password' });
+      throw new InvalidCredentialsError();
     }
-  });
+    // After the current password verified: only its holder learns what the rules think of the new one.
+    if (newHash === undefined) await checkNewPassword(deps, newPassword, { email: user.email, action: 'password_change', userId: user.userId });
+    newHash ??= await deps.hasher.hash(newPassword);
+    try {
+      await deps.users.replacePasswordHash({
+        email: user.email,
+        expectedHash: user.passwordHash,
+        newHash,
+        reason: 'password-change',
+        now: deps.now(),
+      });
+      deps.audit({ type: 'auth.password_changed', userId: user.userId });
+      const accountKey = deps.fingerprint(user.email);
+      // A new password ends every other session (whoever knew the old one is signed out), voids
+      // any reset or verification link mailed before (whoever reads the mailbox cannot undo
+      // the change), and ends the account's run of failed logins (and so its lock). The
+      // session that changed it goes on.
+      await endOtherSessions(deps, { accountKey, userId: user.userId, ...(caller.accountKey === accountKey && { keep: caller.session.sessionId }) });
+      await Promise.all([deps.loginGuard.clearAccountFailures(accountKey), deps.oneTimeTokens.discardAll(accountKey)]);
+      return;
+    } catch (error) {
+      if (!(error instanceof HashChangedError)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError();
+    }
+  }
 }
 
 const MAX_ATTEMPTS = 3;

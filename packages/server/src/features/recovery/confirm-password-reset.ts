@@ -4,7 +4,6 @@ import { checkNewPassword } from '../password/check-new-password.js';
 import { endOtherSessions } from '../sessions/end-sessions.js';
 import { ConcurrentUpdateError, InvalidOneTimeTokenError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
 import { checkOneTimeToken, consumeOneTimeToken } from './use-one-time-token.js';
 
 const MAX_ATTEMPTS = 3;
@@ -18,34 +17,32 @@ const MAX_ATTEMPTS = 3;
  */
 export async function confirmPasswordReset(deps: PasswordResetDependencies, request: { token: string; newPassword: string; sourceIp?: string }): Promise<void> {
   const { newPassword } = request;
-  return translateErrors(async () => {
-    const checked = await checkOneTimeToken(deps, 'reset', request.token);
-    // The rules every new password passes (src/passwords), before any hash is spent on it.
-    await checkNewPassword(deps, newPassword, { email: checked.stored.email, action: 'password_reset' });
-    deps.hasher.checkPassword(newPassword);
-    const newHash = await deps.hasher.hash(newPassword);
-    await consumeOneTimeToken(deps, 'reset', checked);
-    const { email } = checked.stored;
-    for (let attempt = 1; ; attempt++) {
-      const user = await deps.users.getUserByEmail(email);
-      if (user === undefined) throw new InvalidOneTimeTokenError();
-      try {
-        await deps.users.replacePasswordHash({ email, expectedHash: user.passwordHash, newHash, reason: 'password-reset', now: deps.now?.() });
-      } catch (error) {
-        // A login's upgrade of the old hash landed in between: read again and replace that.
-        if (!(error instanceof HashChangedError)) throw error;
-        if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError();
-        continue;
-      }
-      deps.audit({ type: 'auth.password_reset', userId: user.userId });
-      await endOtherSessions(deps, { accountKey: checked.accountKey, userId: user.userId });
-      await Promise.all([deps.loginGuard.clearAccountFailures(checked.accountKey, sourceKeyOf(request.sourceIp)), deps.mfa.clearFactorFailures(checked.accountKey)]);
-      if (user.emailVerified !== true) await deps.users.markEmailVerified(email, deps.now?.());
-      // After the mark: an outstanding verification link has nothing left to prove, and if the
-      // mark failed (storage down) that link still works. A reset link requested since this one was used
-      // goes too: no link mailed before the new password outlives it.
-      await deps.oneTimeTokens.discardAll(checked.accountKey);
-      return;
+  const checked = await checkOneTimeToken(deps, 'reset', request.token);
+  // The rules every new password passes (src/passwords), before any hash is spent on it.
+  await checkNewPassword(deps, newPassword, { email: checked.stored.email, action: 'password_reset' });
+  deps.hasher.checkPassword(newPassword);
+  const newHash = await deps.hasher.hash(newPassword);
+  await consumeOneTimeToken(deps, 'reset', checked);
+  const { email } = checked.stored;
+  for (let attempt = 1; ; attempt++) {
+    const user = await deps.users.getUserByEmail(email);
+    if (user === undefined) throw new InvalidOneTimeTokenError();
+    try {
+      await deps.users.replacePasswordHash({ email, expectedHash: user.passwordHash, newHash, reason: 'password-reset', now: deps.now() });
+    } catch (error) {
+      // A login's upgrade of the old hash landed in between: read again and replace that.
+      if (!(error instanceof HashChangedError)) throw error;
+      if (attempt >= MAX_ATTEMPTS) throw new ConcurrentUpdateError();
+      continue;
     }
-  });
+    deps.audit({ type: 'auth.password_reset', userId: user.userId });
+    await endOtherSessions(deps, { accountKey: checked.accountKey, userId: user.userId });
+    await Promise.all([deps.loginGuard.clearAccountFailures(checked.accountKey, sourceKeyOf(request.sourceIp)), deps.mfa.clearFactorFailures(checked.accountKey)]);
+    if (user.emailVerified !== true) await deps.users.markEmailVerified(email, deps.now());
+    // After the mark: an outstanding verification link has nothing left to prove, and if the
+    // mark failed (storage down) that link still works. A reset link requested since this one was used
+    // goes too: no link mailed before the new password outlives it.
+    await deps.oneTimeTokens.discardAll(checked.accountKey);
+    return;
+  }
 }

@@ -22,7 +22,7 @@ export interface VerificationMailDependencies {
   /** The account's hourly mail budget. */
   counters: Pick<RateLimitStore, 'hit'>;
   audit: Audit;
-  now?: () => Date;
+  now: () => Date;
 }
 
 /** A presented link's token checked and used (use-one-time-token.ts). */
@@ -30,7 +30,7 @@ export interface OneTimeTokenDependencies {
   oneTimeTokens: Pick<OneTimeTokenStore, 'read' | 'reserveGuess' | 'giveBackGuess' | 'consume'>;
   recovery: RecoveryConfig;
   audit: Audit;
-  now?: () => Date;
+  now: () => Date;
 }
 
 /** POST /password/reset (request-password-reset.ts). */
@@ -46,7 +46,7 @@ export interface PasswordResetRequestDependencies {
   audit: Audit;
   /** Pads every answer to the slowest seen, so the mail's round trip tells no known address from an unknown one. */
   replyTiming?: FailureTiming;
-  now?: () => Date;
+  now: () => Date;
 }
 
 /** POST /password/reset/confirm (confirm-password-reset.ts). */

@@ -3,9 +3,10 @@ import type { RecoveryServices } from './dependencies.js';
 import { Accepted, EmailVerification, PasswordResetConfirmation, PasswordResetRequest } from './recovery-schemas.js';
 import { requestPasswordReset } from './request-password-reset.js';
 import { resendVerification, verifyEmail } from './verify-email.js';
+import type { AuthenticatedSession } from '../sessions/authenticate-session.js';
+import type { CallerServices } from '../sessions/caller-services.js';
 import { SESSION_INSUFFICIENT_SCOPE } from '../sessions/session-schemas.js';
 import { BAD_EMAIL_REQUEST, NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
-import { bearerToken } from '../../api/bearer-token.js';
 import type { NamedSchema } from '../../api/operation-doc.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse, noContent } from '../../api/responses.js';
@@ -116,10 +117,11 @@ UTF-8 JSON.
 });
 
 /** POST /email/verify/resend with a Bearer token -> 202 (nothing is sent for a verified address). */
-export const resendVerificationRoute = defineRoute<RecoveryServices>({
+export const resendVerificationRoute = defineRoute<RecoveryServices & CallerServices, undefined, AuthenticatedSession>({
   name: 'email-verify-resend',
   method: 'POST',
   path: '/email/verify/resend',
+  authenticate: 'session',
   doc: {
     operationId: 'resendVerification',
     summary: "Mail a new verification link to the token's account",
@@ -127,7 +129,6 @@ export const resendVerificationRoute = defineRoute<RecoveryServices>({
 (within the account's hourly mail budget, silently). Nothing is sent when the email is
 verified already; the answer is the same. No request body.
 `,
-    security: 'bearer',
     answers: {
       202: { description: 'Accepted.', headers: { 'Cache-Control': NO_STORE }, body: ACCEPTED_BODY },
       401: {
@@ -140,8 +141,8 @@ verified already; the answer is the same. No request body.
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
-  handle: async ({ request, services }) => {
-    await resendVerification(await services.recovery(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined) });
+  handle: async ({ caller, services }) => {
+    await resendVerification(await services.recovery(), { caller });
     return jsonResponse(202, ACCEPTED);
   },
 });

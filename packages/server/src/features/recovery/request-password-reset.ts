@@ -3,7 +3,6 @@ import { secretHash } from '../sessions/refresh-token.js';
 import type { PasswordResetRequestDependencies } from './dependencies.js';
 import { mailFailureCode } from './mail-failure.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
@@ -16,17 +15,15 @@ import { epochSeconds } from '../../shared/epoch-seconds.js';
  */
 export async function requestPasswordReset(deps: PasswordResetRequestDependencies, request: { email: string; sourceIp?: string }): Promise<void> {
   const email = canonicalEmail(request.email);
-  return translateErrors(async () => {
-    const timing = deps.replyTiming?.start();
-    const accountKey = deps.fingerprint(email);
-    const outcome = await sendResetIfAllowed(deps, email, accountKey, request.sourceIp);
-    deps.audit({ type: 'auth.password_reset_requested', outcome, emailFingerprint: accountKey });
-    await deps.replyTiming?.pad(timing?.done() ?? 0);
-  });
+  const timing = deps.replyTiming?.start();
+  const accountKey = deps.fingerprint(email);
+  const outcome = await sendResetIfAllowed(deps, email, accountKey, request.sourceIp);
+  deps.audit({ type: 'auth.password_reset_requested', outcome, emailFingerprint: accountKey });
+  await deps.replyTiming?.pad(timing?.done() ?? 0);
 }
 
 async function sendResetIfAllowed(deps: PasswordResetRequestDependencies, email: string, accountKey: string, sourceIp: string | undefined) {
-  const now = deps.now?.() ?? new Date();
+  const now = deps.now();
   const { perSource, windowSeconds } = deps.rateLimits;
   const [account, source, user] = await Promise.all([
     deps.counters.hit({ key: `reset#account#${accountKey}`, limit: deps.recovery.mailsPerAccountPerHour, windowSeconds: 3600, now }),

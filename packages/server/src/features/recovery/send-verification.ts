@@ -13,7 +13,7 @@ export async function sendVerification(
   deps: VerificationMailDependencies,
   account: { email: string; accountKey: string; userId?: string },
 ): Promise<void> {
-  const now = deps.now?.() ?? new Date();
+  const now = deps.now();
   const budget = await deps.counters.hit({ key: `verify-mail#account#${account.accountKey}`, limit: deps.recovery.mailsPerAccountPerHour, windowSeconds: 3600, now });
   if (!budget.allowed) return;
   const token = newOneTimeToken(account.accountKey);

@@ -31,7 +31,7 @@ export async function checkOneTimeToken(
   if (token === undefined) return reject('malformed');
   const stored = await deps.oneTimeTokens.read(purpose, token.accountKey);
   if (stored === undefined) return reject('unknown');
-  if (stored.expiresAt <= epochSeconds(deps.now?.() ?? new Date())) return reject('expired');
+  if (stored.expiresAt <= epochSeconds(deps.now())) return reject('expired');
   // Counted before the comparison: a burst of guesses compares no more than the limit allows.
   const guesses = await deps.oneTimeTokens.reserveGuess(purpose, token.accountKey, stored.tokenHash, deps.recovery.wrongTokenLimit);
   if (guesses === undefined) return reject('unknown');

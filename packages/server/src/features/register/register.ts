@@ -3,7 +3,6 @@ import type { RegisterDependencies } from './dependencies.js';
 import { checkNewPassword } from '../password/check-new-password.js';
 import { AccountExistsConflictError } from '../../accounts/errors.js';
 import { enforceRateLimits } from '../../accounts/enforce-rate-limits.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
 import { mailFailureCode } from '../recovery/mail-failure.js';
 import { oldSystemHolds } from '../migration/migrate-account.js';
 import { sendVerification } from '../recovery/send-verification.js';
@@ -31,35 +30,33 @@ export type RegisterResult = { userId: string } | { verification: 'sent' };
 export async function register(deps: RegisterDependencies, request: RegisterRequest): Promise<RegisterResult> {
   const email = canonicalEmail(request.email);
   const { password } = request;
-  return translateErrors(async () => {
-    await enforceRateLimits(deps, { action: 'register', sourceIp: request.sourceIp });
-    // Before the hash, and the same whether the email is taken or not: a refusal tells nothing about accounts.
-    await checkNewPassword(deps, password, { email, action: 'register' });
-    const verifying = deps.recovery.emailVerification;
-    const timing = verifying ? deps.replyTiming?.start() : undefined;
-    const passwordHash = await deps.hasher.hash(password);
-    const userId = deps.newUserId?.() ?? crypto.randomUUID();
-    // With lazy migration, an email the old system still holds is taken: its owner comes over by logging in.
-    const heldByOldSystem = deps.migration !== undefined && (await oldSystemHolds(deps, deps.migration, email));
-    if (heldByOldSystem || !(await createAccount(deps, { email, userId, passwordHash, verifying }))) {
-      if (!verifying) throw new AccountExistsConflictError();
-      await tellOwnerOfAttempt(deps, email);
-      await deps.replyTiming?.pad(timing?.done() ?? 0);
-      return { verification: 'sent' };
-    }
-    deps.audit({ type: 'auth.registered', userId });
-    if (!verifying) return { userId };
-    await sendVerification(deps, { email, accountKey: deps.fingerprint(email), userId });
+  await enforceRateLimits(deps, { action: 'register', sourceIp: request.sourceIp });
+  // Before the hash, and the same whether the email is taken or not: a refusal tells nothing about accounts.
+  await checkNewPassword(deps, password, { email, action: 'register' });
+  const verifying = deps.recovery.emailVerification;
+  const timing = verifying ? deps.replyTiming?.start() : undefined;
+  const passwordHash = await deps.hasher.hash(password);
+  const userId = deps.newUserId?.() ?? crypto.randomUUID();
+  // With lazy migration, an email the old system still holds is taken: its owner comes over by logging in.
+  const heldByOldSystem = deps.migration !== undefined && (await oldSystemHolds(deps, deps.migration, email));
+  if (heldByOldSystem || !(await createAccount(deps, { email, userId, passwordHash, verifying }))) {
+    if (!verifying) throw new AccountExistsConflictError();
+    await tellOwnerOfAttempt(deps, email);
     await deps.replyTiming?.pad(timing?.done() ?? 0);
     return { verification: 'sent' };
-  });
+  }
+  deps.audit({ type: 'auth.registered', userId });
+  if (!verifying) return { userId };
+  await sendVerification(deps, { email, accountKey: deps.fingerprint(email), userId });
+  await deps.replyTiming?.pad(timing?.done() ?? 0);
+  return { verification: 'sent' };
 }
 
 /** The conditional create; false when the email already has an account. */
 async function createAccount(deps: RegisterDependencies, input: { email: string; userId: string; passwordHash: string; verifying: boolean }): Promise<boolean> {
   const { email, userId, passwordHash, verifying } = input;
   try {
-    await deps.users.createUser({ email, userId, passwordHash, createdAt: deps.now?.() ?? new Date(), ...(verifying && { emailVerified: false }) });
+    await deps.users.createUser({ email, userId, passwordHash, createdAt: deps.now(), ...(verifying && { emailVerified: false }) });
     return true;
   } catch (error) {
     if (error instanceof AccountExistsError) return false;
@@ -75,7 +72,7 @@ async function tellOwnerOfAttempt(deps: RegisterDependencies, email: string): Pr
     key: `register-mail#account#${accountKey}`,
     limit: deps.recovery.mailsPerAccountPerHour,
     windowSeconds: 3600,
-    now: deps.now?.(),
+    now: deps.now(),
   });
   if (!budget.allowed) return;
   await deps.mail.registrationAttempt(email).catch((error: unknown) => {

@@ -16,7 +16,7 @@ export interface AuthorizeAccessDependencies {
   cache: SessionVerdictCache;
   /** PASSLANE_REQUIRE_MFA: deny tokens whose login used no second factor (`mfa` not in `amr`). */
   requireMfa?: boolean;
-  now?: () => Date;
+  now: () => Date;
 }
 
 /** Why access was refused: coarse, for logs; the caller answers every one the same way. */
@@ -36,7 +36,7 @@ export type AccessDecision =
  */
 export async function authorizeAccess(deps: AuthorizeAccessDependencies, accessToken: string | undefined): Promise<AccessDecision> {
   if (!accessToken) return { allowed: false, reason: 'no_token' };
-  const now = deps.now?.() ?? new Date();
+  const now = deps.now();
   let token: Pick<VerifiedAccessToken, 'userId' | 'expiresAt' | 'sessionId' | 'amr'>;
   try {
     token = await deps.tokens.verify(accessToken, { now });

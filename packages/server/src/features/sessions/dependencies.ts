@@ -37,7 +37,7 @@ export interface RefreshDependencies {
   /** The window a source's failed refreshes are counted in. */
   rateLimits: Pick<AttemptLimits, 'windowSeconds'>;
   audit: Audit;
-  now?: () => Date;
+  now: () => Date;
 }
 
 /**
@@ -47,7 +47,7 @@ export interface RefreshDependencies {
 export type SessionManagementDependencies = SessionCheckDependencies & {
   sessions: Pick<SessionStore, 'read' | 'end'>;
   audit: Audit;
-  now?: () => Date;
+  now: () => Date;
 };
 
 /** POST /token's service. */
@@ -59,3 +59,4 @@ export interface RefreshServices {
 export interface SessionServices {
   sessions(): Promise<SessionManagementDependencies>;
 }
+

@@ -2,17 +2,17 @@ import { parsePublicDeviceId } from './device-token.js';
 import { parsePublicSessionId } from './refresh-token.js';
 import { isKnownDevice, isLive, SessionsChangedError, type AccountSessions } from '../../storage/session-store.js';
 import type { DeviceForgetReason, SessionEndReason } from '../../accounts/audit-events.js';
-import { authenticateSession } from './authenticate-session.js';
+import type { AuthenticatedSession } from './authenticate-session.js';
 import type { EndOtherSessionsDependencies, SessionManagementDependencies } from './dependencies.js';
 import { DeviceNotFoundError, InvalidRequestError, SessionNotFoundError, TemporarilyUnavailableError } from '../../accounts/errors.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 export type LogoutScope = 'local' | 'others' | 'global';
 export const LOGOUT_SCOPES: readonly LogoutScope[] = ['local', 'others', 'global'];
 
 export interface LogoutRequest {
-  accessToken: string | undefined;
+  /** The token's session (its route's `authenticate`). */
+  caller: AuthenticatedSession;
   /** `local` (default): this session; `others`: every other session of the account; `global`: all of them. */
   scope?: string;
 }
@@ -27,46 +27,40 @@ export async function logout(deps: SessionManagementDependencies, request: Logou
   if (!(LOGOUT_SCOPES as readonly string[]).includes(scope)) {
     throw new InvalidRequestError(`scope must be one of ${LOGOUT_SCOPES.join(', ')}`, 'scope');
   }
-  return translateErrors(async () => {
-    const caller = await authenticateSession(deps, request.accessToken, deps.now?.());
-    const mine = sessionIdsOf(caller.read, caller.userId);
-    const ids = scope === 'local' ? [caller.session.sessionId] : scope === 'others' ? mine.filter((id) => id !== caller.session.sessionId) : mine;
-    const myDevices = deviceIdsOf(caller.read, caller.userId);
-    const devices = scope === 'local' ? [] : scope === 'others' ? myDevices.filter((id) => id !== caller.session.deviceId) : myDevices;
-    await deps.sessions.end(caller.read, ids, devices);
-    const reason: SessionEndReason = scope === 'local' ? 'logout' : scope === 'others' ? 'logout_others' : 'logout_global';
-    if (ids.length > 0) deps.audit({ type: 'auth.sessions_ended', userId: caller.userId, count: ids.length, reason });
-    const forgotten: DeviceForgetReason = scope === 'others' ? 'logout_others' : 'logout_global';
-    if (devices.length > 0) deps.audit({ type: 'auth.devices_forgotten', userId: caller.userId, count: devices.length, reason: forgotten });
-  });
+  const { caller } = request;
+  const mine = sessionIdsOf(caller.read, caller.userId);
+  const ids = scope === 'local' ? [caller.session.sessionId] : scope === 'others' ? mine.filter((id) => id !== caller.session.sessionId) : mine;
+  const myDevices = deviceIdsOf(caller.read, caller.userId);
+  const devices = scope === 'local' ? [] : scope === 'others' ? myDevices.filter((id) => id !== caller.session.deviceId) : myDevices;
+  await deps.sessions.end(caller.read, ids, devices);
+  const reason: SessionEndReason = scope === 'local' ? 'logout' : scope === 'others' ? 'logout_others' : 'logout_global';
+  if (ids.length > 0) deps.audit({ type: 'auth.sessions_ended', userId: caller.userId, count: ids.length, reason });
+  const forgotten: DeviceForgetReason = scope === 'others' ? 'logout_others' : 'logout_global';
+  if (devices.length > 0) deps.audit({ type: 'auth.devices_forgotten', userId: caller.userId, count: devices.length, reason: forgotten });
 }
 
 /** DELETE /sessions/{id}: ends one of the caller's account's sessions (its own too). */
-export async function deleteSession(deps: SessionManagementDependencies, request: { accessToken: string | undefined; id: string }): Promise<void> {
-  return translateErrors(async () => {
-    const caller = await authenticateSession(deps, request.accessToken, deps.now?.());
-    const target = parsePublicSessionId(request.id);
-    const session = target?.accountKey === caller.accountKey ? caller.read.sessions.get(target.sessionId) : undefined;
-    const nowSeconds = epochSeconds(deps.now?.() ?? new Date());
-    // Another account's session and an ended one look the same: not found.
-    if (session === undefined || session.userId !== caller.userId || !isLive(session, nowSeconds)) throw new SessionNotFoundError();
-    await deps.sessions.end(caller.read, [session.sessionId]);
-    deps.audit({ type: 'auth.sessions_ended', userId: caller.userId, count: 1, reason: 'deleted' });
-  });
+export async function deleteSession(deps: SessionManagementDependencies, request: { caller: AuthenticatedSession; id: string }): Promise<void> {
+  const { caller } = request;
+  const target = parsePublicSessionId(request.id);
+  const session = target?.accountKey === caller.accountKey ? caller.read.sessions.get(target.sessionId) : undefined;
+  const nowSeconds = epochSeconds(deps.now());
+  // Another account's session and an ended one look the same: not found.
+  if (session === undefined || session.userId !== caller.userId || !isLive(session, nowSeconds)) throw new SessionNotFoundError();
+  await deps.sessions.end(caller.read, [session.sessionId]);
+  deps.audit({ type: 'auth.sessions_ended', userId: caller.userId, count: 1, reason: 'deleted' });
 }
 
 /** DELETE /devices/{id}: forgets one of the caller's account's known devices (its sessions go on: end them from the list). */
-export async function deleteDevice(deps: SessionManagementDependencies, request: { accessToken: string | undefined; id: string }): Promise<void> {
-  return translateErrors(async () => {
-    const caller = await authenticateSession(deps, request.accessToken, deps.now?.());
-    const target = parsePublicDeviceId(request.id);
-    const device = target?.accountKey === caller.accountKey ? caller.read.devices.get(target.deviceId) : undefined;
-    const nowSeconds = epochSeconds(deps.now?.() ?? new Date());
-    // Another account's device and a forgotten one look the same: not found.
-    if (device === undefined || device.userId !== caller.userId || !isKnownDevice(device, nowSeconds)) throw new DeviceNotFoundError();
-    await deps.sessions.end(caller.read, [], [device.deviceId]);
-    deps.audit({ type: 'auth.devices_forgotten', userId: caller.userId, count: 1, reason: 'deleted' });
-  });
+export async function deleteDevice(deps: SessionManagementDependencies, request: { caller: AuthenticatedSession; id: string }): Promise<void> {
+  const { caller } = request;
+  const target = parsePublicDeviceId(request.id);
+  const device = target?.accountKey === caller.accountKey ? caller.read.devices.get(target.deviceId) : undefined;
+  const nowSeconds = epochSeconds(deps.now());
+  // Another account's device and a forgotten one look the same: not found.
+  if (device === undefined || device.userId !== caller.userId || !isKnownDevice(device, nowSeconds)) throw new DeviceNotFoundError();
+  await deps.sessions.end(caller.read, [], [device.deviceId]);
+  deps.audit({ type: 'auth.devices_forgotten', userId: caller.userId, count: 1, reason: 'deleted' });
 }
 
 /** Attempts at a purge that keeps losing to refreshes of the kept session or to other purges. */

@@ -1,9 +1,8 @@
 import { publicDeviceId } from './device-token.js';
 import { publicSessionId } from './refresh-token.js';
 import { isKnownDevice, isLive } from '../../storage/session-store.js';
-import { authenticateSession } from './authenticate-session.js';
+import type { AuthenticatedSession } from './authenticate-session.js';
 import type { SessionManagementDependencies } from './dependencies.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 /** What GET /sessions shows of a session: never a token or a hash. */
@@ -38,37 +37,35 @@ export interface DeviceSummary {
 /** GET /sessions: the account's live sessions and known devices, newest first. */
 export async function listSessions(
   deps: SessionManagementDependencies,
-  request: { accessToken: string | undefined },
+  request: { caller: AuthenticatedSession },
 ): Promise<{ sessions: SessionSummary[]; devices: DeviceSummary[] }> {
-  return translateErrors(async () => {
-    const now = deps.now?.() ?? new Date();
-    const caller = await authenticateSession(deps, request.accessToken, now);
-    const nowSeconds = epochSeconds(now);
-    const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
-    const sessions = [...caller.read.sessions.values()]
-      .filter((session) => session.userId === caller.userId && isLive(session, nowSeconds))
-      .sort((a, b) => b.createdAt - a.createdAt)
-      .map((session) => ({
-        id: publicSessionId(caller.accountKey, session.sessionId),
-        createdAt: iso(session.createdAt),
-        lastUsedAt: iso(session.lastUsedAt),
-        expiresAt: iso(Math.min(session.idleExpiresAt, session.expiresAt)),
-        ...(session.network !== undefined && { network: session.network }),
-        client: session.client,
-        current: session.sessionId === caller.session.sessionId,
-      }));
-    const devices = [...caller.read.devices.values()]
-      .filter((device) => device.userId === caller.userId && isKnownDevice(device, nowSeconds))
-      .sort((a, b) => b.lastUsedAt - a.lastUsedAt)
-      .map((device) => ({
-        id: publicDeviceId(caller.accountKey, device.deviceId),
-        createdAt: iso(device.createdAt),
-        lastUsedAt: iso(device.lastUsedAt),
-        expiresAt: iso(device.expiresAt),
-        ...(device.network !== undefined && { network: device.network }),
-        client: device.client,
-        current: device.deviceId === caller.session.deviceId,
-      }));
-    return { sessions, devices };
-  });
+  const now = deps.now();
+  const { caller } = request;
+  const nowSeconds = epochSeconds(now);
+  const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+  const sessions = [...caller.read.sessions.values()]
+    .filter((session) => session.userId === caller.userId && isLive(session, nowSeconds))
+    .sort((a, b) => b.createdAt - a.createdAt)
+    .map((session) => ({
+      id: publicSessionId(caller.accountKey, session.sessionId),
+      createdAt: iso(session.createdAt),
+      lastUsedAt: iso(session.lastUsedAt),
+      expiresAt: iso(Math.min(session.idleExpiresAt, session.expiresAt)),
+      ...(session.network !== undefined && { network: session.network }),
+      client: session.client,
+      current: session.sessionId === caller.session.sessionId,
+    }));
+  const devices = [...caller.read.devices.values()]
+    .filter((device) => device.userId === caller.userId && isKnownDevice(device, nowSeconds))
+    .sort((a, b) => b.lastUsedAt - a.lastUsedAt)
+    .map((device) => ({
+      id: publicDeviceId(caller.accountKey, device.deviceId),
+      createdAt: iso(device.createdAt),
+      lastUsedAt: iso(device.lastUsedAt),
+      expiresAt: iso(device.expiresAt),
+      ...(device.network !== undefined && { network: device.network }),
+      client: device.client,
+      current: device.deviceId === caller.session.deviceId,
+    }));
+  return { sessions, devices };
 }

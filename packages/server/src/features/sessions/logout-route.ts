@@ -1,20 +1,21 @@
 import { logout, LOGOUT_SCOPES } from './end-sessions.js';
+import type { AuthenticatedSession } from './authenticate-session.js';
 import type { SessionServices } from './dependencies.js';
+import type { CallerServices } from './caller-services.js';
 import { SESSION_INSUFFICIENT_SCOPE, SESSION_UNAUTHENTICATED } from './session-schemas.js';
 import { NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
-import { bearerToken } from '../../api/bearer-token.js';
 import { defineRoute } from '../../api/route.js';
 import { noContent } from '../../api/responses.js';
 
 /** POST /logout[?scope=others|global] with a Bearer token -> 204. */
-export const logoutRoute = defineRoute<SessionServices>({
+export const logoutRoute = defineRoute<SessionServices & CallerServices, undefined, AuthenticatedSession>({
   name: 'logout',
   method: 'POST',
   path: '/logout',
+  authenticate: 'session',
   doc: {
     operationId: 'logout',
     summary: "End this session, the account's other sessions, or all of them",
-    security: 'bearer',
     parameters: [
       {
         name: 'scope',
@@ -32,9 +33,9 @@ export const logoutRoute = defineRoute<SessionServices>({
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
-  handle: async ({ request, services }) => {
+  handle: async ({ request, caller, services }) => {
     const scope = new URL(request.url).searchParams.get('scope') ?? undefined;
-    await logout(await services.sessions(), { accessToken: bearerToken(request.headers.get('authorization') ?? undefined), scope });
+    await logout(await services.sessions(), { caller, scope });
     return noContent();
   },
 });

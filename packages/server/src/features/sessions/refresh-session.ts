@@ -15,7 +15,6 @@ import type { RefreshDependencies } from './dependencies.js';
 import { InvalidGrantError, RateLimitedError, RefreshTokenReusedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { refreshExpiresIn, sessionAuthentication } from './start-session.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 export interface RefreshRequest {
@@ -54,48 +53,46 @@ type Failure = 'malformed' | 'unknown_session' | 'expired' | 'mismatch';
 export async function refreshSession(deps: RefreshDependencies, request: RefreshRequest): Promise<RefreshResponse> {
   const token = parseRefreshToken(request.refreshToken);
 
-  return translateErrors(async () => {
-    for (let decision = 1; decision <= MAX_DECISIONS; decision++) {
-      const now = deps.now?.() ?? new Date();
-      const nowSeconds = epochSeconds(now);
-      const source = sourceWindow(request.sourceIp, nowSeconds, deps.rateLimits.windowSeconds);
-      const { sessions, sourceFailures } = await deps.sessions.readForRefresh(token?.accountKey, source);
-      // Only a failing refresh is held to its source's limit: a valid token is never refused for
-      // what others behind the same address (a NAT) sent, and a guess at 256 bits gains nothing.
-      const fail = async (reason: Failure): Promise<never> => {
-        if (sourceFailures >= deps.sessionConfig.refreshFailuresPerSource) {
-          deps.audit({ type: 'auth.rate_limited', scope: 'refresh_source' });
-          throw new RateLimitedError(source.windowEnd - nowSeconds);
-        }
-        await deps.sessions.recordRefreshFailure(source);
-        deps.audit({ type: 'auth.refresh_failed', reason });
-        throw new InvalidGrantError();
-      };
-      if (token === undefined || sessions === undefined) return fail('malformed');
-      const session = sessions.sessions.get(token.sessionId);
-      if (session === undefined) return fail('unknown_session');
-      if (!isLive(session, nowSeconds)) return fail('expired');
+  for (let decision = 1; decision <= MAX_DECISIONS; decision++) {
+    const now = deps.now();
+    const nowSeconds = epochSeconds(now);
+    const source = sourceWindow(request.sourceIp, nowSeconds, deps.rateLimits.windowSeconds);
+    const { sessions, sourceFailures } = await deps.sessions.readForRefresh(token?.accountKey, source);
+    // Only a failing refresh is held to its source's limit: a valid token is never refused for
+    // what others behind the same address (a NAT) sent, and a guess at 256 bits gains nothing.
+    const fail = async (reason: Failure): Promise<never> => {
+      if (sourceFailures >= deps.sessionConfig.refreshFailuresPerSource) {
+        deps.audit({ type: 'auth.rate_limited', scope: 'refresh_source' });
+        throw new RateLimitedError(source.windowEnd - nowSeconds);
+      }
+      await deps.sessions.recordRefreshFailure(source);
+      deps.audit({ type: 'auth.refresh_failed', reason });
+      throw new InvalidGrantError();
+    };
+    if (token === undefined || sessions === undefined) return fail('malformed');
+    const session = sessions.sessions.get(token.sessionId);
+    if (session === undefined) return fail('unknown_session');
+    if (!isLive(session, nowSeconds)) return fail('expired');
 
-      const presented = secretHash(token.secret);
-      if (sameHash(presented, session.tokenHash)) {
-        const rotated = await rotate(deps, token, session, presented, nowSeconds);
-        if (rotated === 'lost') continue;
-        return answer(deps, token, rotated.session, rotated.secret, now, false);
-      }
-      if (sameHash(presented, session.previousHash)) {
-        const { graceSeconds } = deps.sessionConfig;
-        if (graceSeconds > 0 && nowSeconds - (session.rotatedAt ?? 0) <= graceSeconds && session.sealedNext !== undefined) {
-          const next = openNextSecret(token.secret, session.sessionId, session.sealedNext);
-          if (next !== undefined && sameHash(secretHash(next), session.tokenHash)) return answer(deps, token, session, next, now, true);
-        }
-        return reused(deps, token, sessions, session, source);
-      }
-      if (session.spent.includes(spentMark(presented))) return reused(deps, token, sessions, session, source);
-      return fail('mismatch');
+    const presented = secretHash(token.secret);
+    if (sameHash(presented, session.tokenHash)) {
+      const rotated = await rotate(deps, token, session, presented, nowSeconds);
+      if (rotated === 'lost') continue;
+      return answer(deps, token, rotated.session, rotated.secret, now, false);
     }
-    // Rotations kept losing to others: only a client hammering one token gets here.
-    throw new TemporarilyUnavailableError(1);
-  });
+    if (sameHash(presented, session.previousHash)) {
+      const { graceSeconds } = deps.sessionConfig;
+      if (graceSeconds > 0 && nowSeconds - (session.rotatedAt ?? 0) <= graceSeconds && session.sealedNext !== undefined) {
+        const next = openNextSecret(token.secret, session.sessionId, session.sealedNext);
+        if (next !== undefined && sameHash(secretHash(next), session.tokenHash)) return answer(deps, token, session, next, now, true);
+      }
+      return reused(deps, token, sessions, session, source);
+    }
+    if (session.spent.includes(spentMark(presented))) return reused(deps, token, sessions, session, source);
+    return fail('mismatch');
+  }
+  // Rotations kept losing to others: only a client hammering one token gets here.
+  throw new TemporarilyUnavailableError(1);
 }
 
 /** The next generation of the session, written on the condition that it is still the one read. */

@@ -2,6 +2,7 @@ import { oncePerKeyUntilFailure } from '../../shared/once-until-failure.js';
 import type { PublicTokenService } from '../../features/tokens/token-service.js';
 import type { ApiServices } from '../../wiring/api-services.js';
 import { buildAuthDependencies, buildPublicTokenService, type AppDependencies } from '../../wiring/build-dependencies.js';
+import { sessionAuthenticator } from '../../features/mfa/session-authenticator.js';
 import { edgePlatform } from './edge-platform.js';
 import { log } from './edge-log.js';
 import { readWorkerConfig, type WorkerEnv } from './worker-env.js';
@@ -42,6 +43,7 @@ export function edgeServices(env: WorkerEnv): ApiServices {
     deviceApproval: () => getEdgeDependencies(env),
     refresh: () => getEdgeDependencies(env),
     sessions: () => getEdgeDependencies(env),
+    authenticator: async () => sessionAuthenticator(await getEdgeDependencies(env)),
     publicTokens: () => getEdgePublicTokens(env),
   };
 }
