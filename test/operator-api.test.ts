@@ -15,6 +15,8 @@ import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { serveOnNode, type NodeHost } from '../packages/server/src/runtimes/node/node-server.js';
 import { servedApi } from '../packages/server/src/wiring/operator-api.js';
+import { runAdminKeyCommand } from '../packages/server/src/cli/commands/admin-key.js';
+import { PassThrough } from 'node:stream';
 import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 
@@ -30,6 +32,24 @@ describe('admin keys', () => {
     expect(stored).not.toContain(key);
     expect(readAdminConfig({ PASSLANE_ADMIN_KEYS: stored })).toEqual({ adminKeys: [{ id: 'support-2026', sha256: adminKeyHash(key) }] });
     expect(() => newAdminKey('no spaces')).toThrow(RangeError);
+  });
+
+  it('passlane admin-key <id> prints a key once and the line that stores its hash; a bad id is a usage error', async () => {
+    const capture = () => {
+      const stream = new PassThrough();
+      const chunks: string[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+      return { stream, text: () => chunks.join('') };
+    };
+    const out = capture();
+    const err = capture();
+    expect(await runAdminKeyCommand(['support'], { stdout: out.stream, stderr: err.stream, env: {} })).toBe(0);
+    const key = /admin key .*: (passlane_admin_\S+)/.exec(out.text())![1]!;
+    const line = /PASSLANE_ADMIN_KEYS entry: (\S+)/.exec(out.text())![1]!;
+    expect(matchAdminKey(readAdminConfig({ PASSLANE_ADMIN_KEYS: line })!.adminKeys, key)?.id).toBe('support');
+    expect(await runAdminKeyCommand(['two words'], { stdout: out.stream, stderr: err.stream, env: {} })).toBe(2);
+    expect(await runAdminKeyCommand([], { stdout: out.stream, stderr: err.stream, env: {} })).toBe(2);
+    expect(err.text()).toMatch(/usage: passlane admin-key <id>/);
   });
 
   it('match only the key whose hash is stored', () => {
