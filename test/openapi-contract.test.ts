@@ -25,6 +25,7 @@ import {
   createPasskeyLoginHandler,
   createPasskeysHandler,
   createPasswordHandler,
+  createAccountHandler,
   createRecoveryHandler,
   createRegisterHandler,
   createSessionsHandler,
@@ -110,6 +111,7 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
     '/sessions/{id}': sessions,
     '/devices/{id}': sessions,
     '/password': createPasswordHandler(getDeps),
+    '/account': createAccountHandler(getDeps),
     '/password/reset': recovery,
     '/password/reset/confirm': recovery,
     '/email/verify': recovery,
@@ -137,6 +139,7 @@ function tokenMailbox(): AccountMail & { tokens: Array<{ kind: string; to: strin
     mfaChanged: async (to, change) => void tokens.push({ kind: `mfa_changed:${change}`, to }),
     deviceApproval: async (to, token) => void tokens.push({ kind: 'device_approval', to, token }),
     factorAdded: async (to, change, token) => void tokens.push({ kind: `factor_added:${change}`, to, token }),
+    accountChanged: async (to, change) => void tokens.push({ kind: `account_changed:${change}`, to }),
   };
 }
 

@@ -9,6 +9,7 @@ import type { RefreshServices, SessionServices } from '../features/sessions/depe
 import type { CallerServices } from '../features/sessions/caller-services.js';
 import { sessionAuthenticator, type CallerCheckDependencies } from '../features/mfa/session-authenticator.js';
 import type { PublicTokenServices } from '../features/tokens/dependencies.js';
+import type { AccountServices } from '../features/account/dependencies.js';
 import type { AppDependencies } from './build-dependencies.js';
 
 /**
@@ -29,6 +30,7 @@ export type ApiServices = LoginServices &
   RefreshServices &
   SessionServices &
   CallerServices &
+  AccountServices &
   PublicTokenServices;
 
 /**
@@ -53,6 +55,7 @@ export function servicesOf(deps: AppDependencies): ApiServices {
     refresh: async () => deps,
     sessions: async () => deps,
     authenticator: async () => sessionAuthenticator(deps),
+    account: async () => deps,
     publicTokens: async () => deps.tokens,
   };
 }

@@ -44,6 +44,7 @@ export function edgeServices(env: WorkerEnv): ApiServices {
     refresh: () => getEdgeDependencies(env),
     sessions: () => getEdgeDependencies(env),
     authenticator: async () => sessionAuthenticator(await getEdgeDependencies(env)),
+    account: async () => getEdgeDependencies(env),
     publicTokens: () => getEdgePublicTokens(env),
   };
 }
