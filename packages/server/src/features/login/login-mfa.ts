@@ -124,7 +124,7 @@ async function passkeyAmr(deps: MfaLoginDependencies, pending: StoredMfaLogin, f
   // Passkeys off here, no challenge in the token (none when it was made), or not the account's passkey: wrong.
   if (deps.webauthn === undefined || pending.webauthnChallenge === undefined || passkey === undefined) return undefined;
   // Imported here: a password login's cold start does not parse @simplewebauthn (login.ts `mfaChallenge`).
-  const { checkPasskeyAssertion } = await import('../passkeys/check-passkey-assertion.js');
+  const { checkPasskeyAssertion } = await import('../../webauthn/check-passkey-assertion.js');
   const verdict = await checkPasskeyAssertion(
     { passkeys: deps.passkeys, webauthn: deps.webauthn },
     { accountKey: pending.accountKey, passkey, response, expectedChallenge: pending.webauthnChallenge, requireUserVerification: false, now },

@@ -171,7 +171,7 @@ async function mfaChallenge(
   // Imported here, not at the top: a password login's cold start does not parse @simplewebauthn (the Lambda bundle keeps it in a chunk).
   const webauthn =
     deps.webauthn !== undefined && methods.includes('webauthn')
-      ? await (await import('../passkeys/check-passkey-assertion.js')).secondFactorOptions(deps.webauthn, factors.passkeys)
+      ? await (await import('../../webauthn/check-passkey-assertion.js')).secondFactorOptions(deps.webauthn, factors.passkeys)
       : undefined;
   const { token, hash } = newMfaToken();
   const now = deps.now?.() ?? new Date();

@@ -13,11 +13,11 @@ import { noticeFactorFailure, reserveFactorAttempt } from '../mfa/factor-failure
 import { mailMfaChangeTo } from '../mfa/mail-mfa-change.js';
 import { sendVerification } from '../recovery/send-verification.js';
 import { knownDevice } from '../sessions/known-device.js';
-import { answeredChallenge, challengeHash } from './challenge.js';
+import { answeredChallenge, challengeHash } from '../../webauthn/challenge.js';
 import { configuredRelyingParty } from './configured.js';
 import type { PasskeyLoginDependencies } from './dependencies.js';
 import { PASSKEY_LIMITS } from './settings.js';
-import { webAuthnUserHandle } from './webauthn-user.js';
+import { webAuthnUserHandle } from '../../webauthn/webauthn-user.js';
 
 /**
  * POST /passkey/login/options: request options for a discoverable credential (no
@@ -86,7 +86,7 @@ export async function loginWithPasskey(deps: PasskeyLoginDependencies, request: 
     const stored = challenge === undefined ? undefined : await deps.passkeys.consumeChallenge(challengeHash(challenge));
     if (challenge === undefined || stored === undefined || stored.purpose !== 'login') return failed('unknown_challenge');
     if (stored.expiresAt <= nowSeconds) return failed('expired_challenge');
-    const { checkPasskeyAssertion } = await import('./check-passkey-assertion.js');
+    const { checkPasskeyAssertion } = await import('../../webauthn/check-passkey-assertion.js');
     const verdict = await checkPasskeyAssertion(
       { passkeys: deps.passkeys, webauthn },
       { accountKey: lookup.accountKey, passkey, response, expectedChallenge: challenge, requireUserVerification: true, now },

@@ -14,15 +14,14 @@ import type { PasskeyLoginServices, PasskeyServices } from './dependencies.js';
 import { listPasskeys, removePasskey, renamePasskey } from './manage-passkeys.js';
 import { loginWithPasskey, passkeyLoginOptions } from './passkey-login.js';
 import {
-  CreationOptions,
   PasskeyAnswer,
   PasskeyList,
   PasskeyLoginRequest,
   PasskeyRegistered,
   PasskeyRegistration,
   PasskeyRename,
-  RequestOptions,
 } from './passkey-schemas.js';
+import { CreationOptions, RequestOptions } from '../../webauthn/webauthn-schemas.js';
 import { passkeyRegistrationOptions, registerPasskey } from './register-passkey.js';
 
 /** Every passkey route: the deployment names no relying party (PASSLANE_WEBAUTHN_RP_ID). */
