@@ -10,7 +10,7 @@ import { ConfigError } from '../packages/server/src/config/config-error.js';
 import { readAdminConfig } from '../packages/server/src/config/admin-config.js';
 import { adminKeyHash, matchAdminKey, newAdminKey } from '../packages/server/src/features/operators/admin-keys.js';
 import { iamPrincipalAuthentication } from '../packages/server/src/features/operators/operator-authentication.js';
-import { login } from '../packages/server/src/features/login/login.js';
+import { loginSession } from './support/login-results.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { serveOnNode, type NodeHost } from '../packages/server/src/runtimes/node/node-server.js';
 import { lambdaOperatorDependencies, servedApi } from '../packages/server/src/wiring/operator-api.js';
@@ -114,7 +114,7 @@ describe.each(dynamoDbServers)('the operator API on the Node host, on $name', ({
     const email = uniqueEmail();
     const registered = await register(fixture.deps, { email, password: PASSWORD });
     if (!('userId' in registered)) throw new Error('registration without verification answers the user id');
-    const signIn = () => login(fixture.deps, { email, password: PASSWORD, sourceIp: '198.51.100.7' });
+    const signIn = () => loginSession(fixture.deps, { email, password: PASSWORD, sourceIp: '198.51.100.7' });
     return { ...fixture, host, call, email, userId: registered.userId, signIn, close: async () => (await host.close(), await fixture.dispose()) };
   }
 
