@@ -10,7 +10,8 @@
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
-import { InvalidCredentialsError, TemporarilyUnavailableError } from '../packages/server/src/accounts/errors.js';
+import { mapError } from '../packages/server/src/api/map-error.js';
+import { InvalidCredentialsError } from '../packages/server/src/accounts/errors.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
@@ -63,7 +64,7 @@ describe('hot counter items', () => {
     // refused before any verify: no reservation, no guess.
     for (const email of [victim, user, uniqueEmail()]) {
       const refused = await attempt(email, email === user ? PASSWORD : WRONG, FLOOD);
-      expect(refused).toBeInstanceOf(TemporarilyUnavailableError);
+      expect(mapError(refused)).toMatchObject({ status: 503, code: 'temporarily_unavailable' });
     }
     expect(proxy.refused.length).toBeGreaterThan(0);
     expect(counting.calls.verify + counting.calls.verifyDummy).toBe(verifiesSoFar);
@@ -93,8 +94,8 @@ describe('hot counter items', () => {
     expect(await failureOf(loginSession(deps, { email, password: WRONG, sourceIp: '192.0.2.1' }))).toBeInstanceOf(InvalidCredentialsError);
     proxy.throttle((pk) => pk === `failures#acct#${deps.fingerprint(email)}`);
     const verifiesSoFar = counting.calls.verify + counting.calls.verifyDummy;
-    expect(await failureOf(loginSession(deps, { email, password: WRONG, sourceIp: '192.0.2.2' }))).toBeInstanceOf(TemporarilyUnavailableError);
-    expect(await failureOf(loginSession(deps, { email, password: PASSWORD, sourceIp: '192.0.2.3' }))).toBeInstanceOf(TemporarilyUnavailableError);
+    expect(mapError(await failureOf(loginSession(deps, { email, password: WRONG, sourceIp: '192.0.2.2' })))).toMatchObject({ status: 503 });
+    expect(mapError(await failureOf(loginSession(deps, { email, password: PASSWORD, sourceIp: '192.0.2.3' })))).toMatchObject({ status: 503 });
     expect(counting.calls.verify + counting.calls.verifyDummy).toBe(verifiesSoFar);
     // The owner's known device counts in the sessions item, not on the hot key.
     await loginSession(deps, { email, password: PASSWORD, sourceIp: OTHER, deviceTokens: [deviceToken] });

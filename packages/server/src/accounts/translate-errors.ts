@@ -18,16 +18,3 @@ export function translateError(error: unknown): unknown {
   if (error instanceof StorageUnavailableError) return new TemporarilyUnavailableError(STORAGE_RETRY_AFTER_SECONDS, { cause: error });
   return error;
 }
-
-/**
- * Runs a use case's step, throwing its errors translated (translateError).
- * @deprecated Use cases no longer translate (the API edge does); only the login's files, being
- * rewritten, still call it, and it goes with them.
- */
-export async function translateErrors<T>(step: () => Promise<T>): Promise<T> {
-  try {
-    return await step();
-  } catch (error) {
-    throw translateError(error);
-  }
-}

@@ -1,7 +1,6 @@
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { FactorSuspendedError, InvalidMfaCodeError, InvalidMfaTokenError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 import type { LoginTarget } from '../../storage/login-guard-store.js';
 import type { StoredMfa, StoredMfaLogin } from '../../storage/mfa-store.js';
@@ -38,14 +37,14 @@ export type MfaLoginRequest = SecondFactor &
  * (finish-login.ts), which answers as for a good POST /login. Decided once: the token is spent.
  */
 export async function loginWithSecondFactor(deps: MfaLoginDependencies, request: MfaLoginRequest): Promise<LoginResult> {
-  return translateErrors(() => decideLogin(deps, request, () => secondFactorVerdict(deps, request), 1));
+  return decideLogin(deps, request, () => secondFactorVerdict(deps, request), 1);
 }
 
 /** The second-factor strategy: the token, the attempt reserved three ways, the factor checked, the token spent. */
 async function secondFactorVerdict(deps: MfaLoginDependencies, request: MfaLoginRequest): Promise<LoginVerdict> {
   const hash = mfaTokenHash(request.mfaToken);
   const pending = hash === undefined ? undefined : await deps.mfa.readLogin(hash);
-  const now = deps.now?.() ?? new Date();
+  const now = deps.now();
   if (hash === undefined || pending === undefined) return refuseToken(deps, 'unknown_token');
   if (pending.expiresAt <= epochSeconds(now)) {
     await deps.mfa.consumeLogin(hash);

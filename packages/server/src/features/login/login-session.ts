@@ -19,7 +19,7 @@ export async function answerLogin(
   user: Pick<UserRecord, 'userId' | 'emailVerified'>,
   session: StartedSession,
 ): Promise<LoginResponse> {
-  const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, emailVerified: user.emailVerified === true, ...session.authentication, now: deps.now?.() });
+  const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, emailVerified: user.emailVerified === true, ...session.authentication, now: deps.now() });
   return {
     ...access,
     refreshToken: session.refreshToken,
@@ -48,7 +48,7 @@ export async function startLoginSession(
   for (let attempt = 1; ; attempt++) {
     try {
       const { sourceIp, userAgent } = request;
-      const now = deps.now?.() ?? new Date();
+      const now = deps.now();
       const device: KnownDevice | undefined = knownDevice(read, user.userId, request.deviceTokens, epochSeconds(now));
       const started = await startSession(deps, {
         userId: user.userId,
@@ -67,7 +67,7 @@ export async function startLoginSession(
       if (!(error instanceof SessionsChangedError)) throw error;
       if (attempt >= MAX_SESSION_ATTEMPTS) throw new TemporarilyUnavailableError(1, { cause: error });
     }
-    const fresh = await deps.loginGuard.read({ ...target, now: deps.now?.() ?? new Date() });
+    const fresh = await deps.loginGuard.read({ ...target, now: deps.now() });
     if (fresh.user?.passwordHash !== verifiedHash) return 'overtaken';
     read = fresh.sessions;
   }

@@ -1,4 +1,3 @@
-import { translateErrors } from '../../accounts/translate-errors.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';
 import type { LoginDependencies } from './dependencies.js';
 import { decideLogin } from './finish-login.js';
@@ -27,9 +26,7 @@ const MAX_DECISIONS = 3;
 export async function login(deps: LoginDependencies, request: LoginRequest): Promise<LoginResult> {
   const email = canonicalEmail(request.email);
   const { password } = request;
-  return translateErrors(async () => {
-    deps.hasher.checkPassword(password);
-    const fingerprint = deps.fingerprint(email);
-    return decideLogin(deps, request, () => passwordVerdict(deps, { email, password, fingerprint }, request), MAX_DECISIONS);
-  });
+  deps.hasher.checkPassword(password);
+  const fingerprint = deps.fingerprint(email);
+  return decideLogin(deps, request, () => passwordVerdict(deps, { email, password, fingerprint }, request), MAX_DECISIONS);
 }

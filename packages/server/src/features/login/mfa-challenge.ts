@@ -12,7 +12,7 @@ export interface MfaChallengeDependencies {
   mfa: Pick<MfaStore, 'putLogin'>;
   webauthn?: WebAuthnConfig;
   audit: Audit;
-  now?: () => Date;
+  now: () => Date;
 }
 
 /**
@@ -33,7 +33,7 @@ export async function mfaChallenge(
       ? await (await import('../../webauthn/check-passkey-assertion.js')).secondFactorOptions(deps.webauthn, factors.passkeys)
       : undefined;
   const { token, hash } = newMfaToken();
-  const now = deps.now?.() ?? new Date();
+  const now = deps.now();
   await deps.mfa.putLogin(hash, {
     userId: login.userId,
     email: login.email,

@@ -33,7 +33,7 @@ export async function passwordVerdict(
   client: LoginClient,
 ): Promise<LoginVerdict | 'overtaken'> {
   const { email, password, fingerprint } = login;
-  const now = deps.now?.() ?? new Date();
+  const now = deps.now();
   const target: LoginTarget = { email, accountKey: fingerprint, sourceKey: sourceKeyOf(client.sourceIp), now };
   const state = await deps.loginGuard.read(target, { breaker: deps.migration !== undefined });
   const device = knownDevice(state.sessions, state.user?.userId, client.deviceTokens, epochSeconds(now));
@@ -177,7 +177,7 @@ async function upgradeHash(deps: LoginDependencies, user: UserRecord, password: 
   const newHash = await deps.hasher.upgrade(user.passwordHash, password);
   if (newHash === undefined) return 'skipped';
   try {
-    await deps.users.replacePasswordHash({ email: user.email, expectedHash: user.passwordHash, newHash, reason: 'rehash', now: deps.now?.() });
+    await deps.users.replacePasswordHash({ email: user.email, expectedHash: user.passwordHash, newHash, reason: 'rehash', now: deps.now() });
     deps.audit({ type: 'auth.password_rehashed', userId: user.userId, from: describe(deps, user.passwordHash), to: describe(deps, newHash) });
     return { newHash };
   } catch (error) {

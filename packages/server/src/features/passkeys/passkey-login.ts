@@ -4,7 +4,6 @@ import type { PasskeyFailureReason } from '../../accounts/audit-events.js';
 import { enforceRateLimits } from '../../accounts/enforce-rate-limits.js';
 import { InvalidPasskeyError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
-import { translateErrors } from '../../accounts/translate-errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 import type { LoginTarget } from '../../storage/login-guard-store.js';
 import { decideLogin } from '../login/finish-login.js';
@@ -25,15 +24,13 @@ import { webAuthnUserHandle } from '../../webauthn/webauthn-user.js';
  * Unauthenticated and it writes a challenge, so it is counted per source like registration.
  */
 export async function passkeyLoginOptions(deps: PasskeyLoginDependencies, input: { sourceIp?: string }): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  return translateErrors(async () => {
-    const webauthn = configuredRelyingParty(deps);
-    await enforceRateLimits(deps, { action: 'passkey_options', sourceIp: input.sourceIp });
-    const now = deps.now?.() ?? new Date();
-    const { generateAuthenticationOptions } = await import('@simplewebauthn/server');
-    const options = await generateAuthenticationOptions({ rpID: webauthn.rpId, userVerification: 'required', timeout: PASSKEY_LIMITS.challengeSeconds * 1000 });
-    await deps.passkeys.putChallenge(challengeHash(options.challenge), { purpose: 'login', expiresAt: epochSeconds(now) + PASSKEY_LIMITS.challengeSeconds });
-    return options;
-  });
+  const webauthn = configuredRelyingParty(deps);
+  await enforceRateLimits(deps, { action: 'passkey_options', sourceIp: input.sourceIp });
+  const now = deps.now();
+  const { generateAuthenticationOptions } = await import('@simplewebauthn/server');
+  const options = await generateAuthenticationOptions({ rpID: webauthn.rpId, userVerification: 'required', timeout: PASSKEY_LIMITS.challengeSeconds * 1000 });
+  await deps.passkeys.putChallenge(challengeHash(options.challenge), { purpose: 'login', expiresAt: epochSeconds(now) + PASSKEY_LIMITS.challengeSeconds });
+  return options;
 }
 
 export interface PasskeyLoginRequest extends LoginClient {
@@ -53,13 +50,13 @@ export interface PasskeyLoginRequest extends LoginClient {
  * `invalid_passkey`. Decided once: the challenge is spent.
  */
 export async function loginWithPasskey(deps: PasskeyLoginDependencies, request: PasskeyLoginRequest): Promise<LoginResult> {
-  return translateErrors(() => decideLogin(deps, request, () => passkeyVerdict(deps, request), 1));
+  return decideLogin(deps, request, () => passkeyVerdict(deps, request), 1);
 }
 
 /** The passkey strategy: the source's attempt, the credential's account and its attempt, the challenge, the assertion. */
 async function passkeyVerdict(deps: PasskeyLoginDependencies, request: PasskeyLoginRequest): Promise<LoginVerdict> {
   const webauthn = configuredRelyingParty(deps);
-  const now = deps.now?.() ?? new Date();
+  const now = deps.now();
   const nowSeconds = epochSeconds(now);
   const sourceKey = sourceKeyOf(request.sourceIp);
   const { response } = request;
