@@ -137,6 +137,7 @@ function tokenMailbox(): AccountMail & { tokens: Array<{ kind: string; to: strin
     mfaChanged: async (to, change) => void tokens.push({ kind: `mfa_changed:${change}`, to }),
     deviceApproval: async (to, token) => void tokens.push({ kind: 'device_approval', to, token }),
     factorAdded: async (to, change, token) => void tokens.push({ kind: `factor_added:${change}`, to, token }),
+    accountChanged: async (to, change) => void tokens.push({ kind: `account_changed:${change}`, to }),
   };
 }
 

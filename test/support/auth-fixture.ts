@@ -26,7 +26,7 @@ import { authenticateSession } from '../../packages/server/src/features/sessions
 import { changePassword } from '../../packages/server/src/features/password/change-password.js';
 import type { PasswordChangeDependencies } from '../../packages/server/src/features/password/dependencies.js';
 import { createEmailFingerprint } from '../../packages/server/src/accounts/fingerprint.js';
-import type { AccountMail, MfaChange } from '../../packages/server/src/mail/account-mail.js';
+import type { AccountChange, AccountMail, MfaChange } from '../../packages/server/src/mail/account-mail.js';
 import type { AppDependencies } from '../../packages/server/src/wiring/build-dependencies.js';
 import type { RateLimits } from '../../packages/server/src/features/login/settings.js';
 
@@ -122,7 +122,13 @@ export const uniqueEmail = () => `user-${crypto.randomUUID()}@example.com`;
 
 /** A mail channel for use-case tests: what would have been sent, in memory (the real senders are tested in test/mail*.test.ts). */
 export function capturingMail() {
-  const sent: Array<{ kind: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added'; to: string; token?: string; expiresInSeconds?: number; change?: MfaChange }> = [];
+  const sent: Array<{
+    kind: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added' | 'account_changed';
+    to: string;
+    token?: string;
+    expiresInSeconds?: number;
+    change?: MfaChange | AccountChange;
+  }> = [];
   const mail: AccountMail = {
     passwordReset: async (to, token, expiresInSeconds) => void sent.push({ kind: 'password_reset', to, token, expiresInSeconds }),
     emailVerification: async (to, token, expiresInSeconds) => void sent.push({ kind: 'email_verification', to, token, expiresInSeconds }),
@@ -130,6 +136,7 @@ export function capturingMail() {
     mfaChanged: async (to, change) => void sent.push({ kind: 'mfa_changed', to, change }),
     deviceApproval: async (to, token, expiresInSeconds) => void sent.push({ kind: 'device_approval', to, token, expiresInSeconds }),
     factorAdded: async (to, change, token, expiresInSeconds) => void sent.push({ kind: 'factor_added', to, change, token, expiresInSeconds }),
+    accountChanged: async (to, change) => void sent.push({ kind: 'account_changed', to, change }),
   };
   // The link mails (password_reset, email_verification, device_approval, factor_added) carry a token: what a test posts back as one.
   const last = (kind: string) => sent.filter((m) => m.kind === kind).at(-1) as ((typeof sent)[number] & { token: string }) | undefined;

@@ -23,8 +23,17 @@ export type AuditEvent =
   | { type: 'auth.session_refreshed'; userId: string; sessionId: string; grace: boolean }
   | { type: 'auth.refresh_failed'; reason: 'malformed' | 'unknown_session' | 'expired' | 'mismatch' }
   | { type: 'auth.refresh_token_reused'; userId: string; sessionId: string }
-  | { type: 'auth.sessions_ended'; userId: string; count: number; reason: SessionEndReason }
-  | { type: 'auth.devices_forgotten'; userId: string; count: number; reason: DeviceForgetReason }
+  | { type: 'auth.sessions_ended'; userId: string; count: number; reason: SessionEndReason; actor?: Actor }
+  | { type: 'auth.devices_forgotten'; userId: string; count: number; reason: DeviceForgetReason; actor?: Actor }
+  /** The account and every item of it erased (features/account/delete-account.ts). */
+  | { type: 'auth.account_deleted'; userId: string; emailFingerprint: string; actor: Actor }
+  | { type: 'auth.account_disabled'; userId: string; actor: Actor }
+  | { type: 'auth.account_enabled'; userId: string; actor: Actor }
+  /** An operator took a factor away (the support path for a lost or an attacker's factor); `removed` false: it was not there. */
+  | { type: 'auth.factor_removed_by_operator'; userId: string; factor: 'totp' | 'recovery_codes' | 'passkey' | 'all'; removed: boolean; actor: Actor }
+  | { type: 'auth.password_reset_sent_by_operator'; userId: string; outcome: 'sent' | 'not_sent' | 'mail_failed'; actor: Actor }
+  /** An operator looked an account up (`find`, `show`) or listed accounts (`list`, with how many). */
+  | { type: 'auth.account_viewed'; action: 'find' | 'show' | 'list'; userId?: string; emailFingerprint?: string; count?: number; actor: Actor }
   | { type: 'auth.password_reset_requested'; outcome: 'sent' | 'not_sent' | 'mail_failed' | 'unknown_account' | 'rate_limited'; emailFingerprint: string }
   | { type: 'auth.password_reset'; userId: string }
   | {
@@ -37,7 +46,7 @@ export type AuditEvent =
   | { type: 'auth.email_verified'; userId: string }
   | { type: 'auth.registration_attempt_existing'; emailFingerprint: string }
   | { type: 'auth.login_unverified'; userId: string }
-  | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added'; code: string }
+  | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added' | 'account_changed'; code: string }
   | { type: 'auth.device_approval_requested'; outcome: 'sent' | 'not_sent' | 'mail_failed' | 'unknown_account' | 'rate_limited'; emailFingerprint: string }
   | { type: 'auth.device_approved'; userId: string }
   | { type: 'auth.mfa_enrolment_started'; userId: string; method: 'totp' }
@@ -94,10 +103,26 @@ export type PasswordRejectionReason = (typeof PASSWORD_REJECTION_REASONS)[number
 export type CheapRejectionReason = Extract<PasswordRejectionReason, 'too_short' | 'too_long' | 'context'>;
 
 /** Why sessions ended: a sign-out (of this, the others or all), one ended from the list, a password change, too many, a factor turned on (the password-only ones), a factor undone. */
-export type SessionEndReason = 'logout' | 'logout_others' | 'logout_global' | 'deleted' | 'password_changed' | 'evicted' | 'reused' | 'factor_enabled' | 'factor_undone';
+export type SessionEndReason =
+  | 'logout'
+  | 'logout_others'
+  | 'logout_global'
+  | 'deleted'
+  | 'password_changed'
+  | 'evicted'
+  | 'reused'
+  | 'factor_enabled'
+  | 'factor_undone'
+  | AccountEndReason;
+
+/** Every session and device of an account ended at once (features/account): the account disabled or deleted, or all ended on request. */
+export type AccountEndReason = 'account_disabled' | 'account_deleted' | 'all_ended';
+
+/** Who acted on an account: its owner (a live session), or an operator (an IAM principal's ARN, an admin key's id: never a secret). */
+export type Actor = { kind: 'owner' } | { kind: 'operator'; id: string };
 
 /** Why known devices were forgotten: one removed from the list, a sign-out of the others or of all, a new password (change or reset). */
-export type DeviceForgetReason = 'deleted' | 'logout_others' | 'logout_global' | 'password_changed' | 'factor_undone';
+export type DeviceForgetReason = 'deleted' | 'logout_others' | 'logout_global' | 'password_changed' | 'factor_undone' | AccountEndReason;
 
 /**
  * Why lazy migration's old system gave no answer (features/migration/migration-source.ts):

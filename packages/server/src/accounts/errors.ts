@@ -41,6 +41,7 @@ export type ErrorCode =
   | 'not_found'
   | 'session_not_found'
   | 'device_not_found'
+  | 'user_not_found'
   | 'method_not_allowed'
   | 'account_exists'
   | 'conflict'
@@ -203,6 +204,13 @@ export class EmailNotVerifiedError extends PasslaneServerError {
 export class AccountDisabledError extends PasslaneServerError {
   constructor() {
     super('account_disabled', 'this account is disabled; contact support');
+  }
+}
+
+/** An operator named no account: no account has that id (or address). Operators only: the public API never tells. */
+export class UserNotFoundError extends PasslaneServerError {
+  constructor() {
+    super('user_not_found', 'no account has that id or address');
   }
 }
 

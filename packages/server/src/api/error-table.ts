@@ -89,6 +89,7 @@ export const ERROR_TABLE = {
   not_found: { status: 404 },
   session_not_found: { status: 404 },
   device_not_found: { status: 404 },
+  user_not_found: { status: 404 },
   method_not_allowed: { status: 405, headers: ['allow'], oauth: 'invalid_request' },
   account_exists: { status: 409 },
   conflict: { status: 409 },

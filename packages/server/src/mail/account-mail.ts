@@ -17,6 +17,7 @@ import {
   renderEmailVerificationMail,
   renderPasswordResetMail,
   renderFactorAddedMail,
+  renderAccountChangedMail,
   renderMfaChangedMail,
   renderRegistrationAttemptMail,
   withOverrides,
@@ -41,7 +42,18 @@ export interface AccountMail {
   deviceApproval(to: string, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
   /** A factor was added (features/mfa/mail-factor-added.ts): the change and its "this wasn't me" link. */
   factorAdded(to: string, change: AddedFactor, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
+  /** The account was deleted, disabled, enabled or signed out everywhere (features/account). */
+  accountChanged(to: string, change: AccountChange): Promise<MailDelivery | void>;
 }
+
+/** What happened to an account (features/account), and the sentence its mail says. */
+export const ACCOUNT_CHANGES = {
+  deleted: 'Your account was deleted, with its sign-in methods and sessions. You can register again with this address.',
+  disabled: 'Your account was disabled: every device was signed out, and signing in is refused until it is enabled again.',
+  enabled: 'Your account was enabled again: you can sign in.',
+  sessions_ended: 'Every device was signed out of your account: sign in again to go on.',
+} as const;
+export type AccountChange = keyof typeof ACCOUNT_CHANGES;
 
 /** What changed of an account's second factors, and the sentence its mail says. */
 export const MFA_CHANGES = {
@@ -52,6 +64,8 @@ export const MFA_CHANGES = {
   passkey_added: 'A passkey was added to your account: it can sign you in without a password.',
   passkey_removed: 'A passkey was removed from your account.',
   factor_failures: 'Someone who knows your password has entered several wrong two-step sign-in codes or passkey answers on your account. If it was not you, change your password.',
+  recovery_codes_removed: 'The recovery codes of your account were deleted at a support request; make new ones from your account page.',
+  factors_removed: 'Every two-step sign-in method of your account (authenticator app, passkeys, recovery codes) was removed at a support request: your password alone signs you in now.',
   factor_suspended: 'Too many wrong two-step sign-in attempts: that way of signing in is paused on your account until a recovery code or another of your factors is used, or the password is reset from this mailbox. If it was not you, change your password.',
 } as const;
 export type MfaChange = keyof typeof MFA_CHANGES;
@@ -150,6 +164,8 @@ export function createAccountMail(config: MailConfig, options: MailWiringOptions
           await templates(),
         ),
       ),
+    accountChanged: (to, change) =>
+      send('account_changed', async () => renderAccountChangedMail({ to, link: mailLink(appUrl, paths.signIn), change: ACCOUNT_CHANGES[change], serviceName }, await templates())),
     async ready() {
       await templates();
       await sender.ready?.();

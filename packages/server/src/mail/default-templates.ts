@@ -81,6 +81,16 @@ If this was not you, sign in now, change your password and check your two-step s
 <p>If this was not you, <a href="{{link}}">sign in now</a>, change your password and check your two-step sign-in.</p>`),
   },
   device_approval: DEVICE_APPROVAL,
+  account_changed: {
+    subject: 'Your {{serviceName}} account changed',
+    text: `{{change}} ({{email}})
+
+If you did not ask for this, contact the service's support:
+{{link}}
+`,
+    html: page(`<p>{{change}} ({{email}})</p>
+<p>If you did not ask for this, contact the service's support: <a href="{{link}}">{{serviceName}}</a>.</p>`),
+  },
   factor_added: {
     subject: 'A sign-in method was added to your {{serviceName}} account',
     text: `{{change}} ({{email}})

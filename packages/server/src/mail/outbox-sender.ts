@@ -27,6 +27,7 @@ const LABELS: Record<MailKind, string> = {
   mfa_changed: 'two-factor change',
   device_approval: 'device approval',
   factor_added: 'factor added',
+  account_changed: 'account change',
 };
 
 export function createOutboxMailSender(options: OutboxMailSenderOptions): MailSender {

@@ -68,6 +68,21 @@ export function renderMfaChangedMail(input: MfaChangedInput, templates: MailTemp
   return render('mfa_changed', templates, input.to, { link: input.link, change: input.change, serviceName: input.serviceName, email: input.to });
 }
 
+export interface AccountChangedInput {
+  /** The account's address, canonical. */
+  to: string;
+  /** The app's sign-in page: no token, the mail only informs. */
+  link: string;
+  /** What happened to the account, as a sentence (account-mail.ts ACCOUNT_CHANGES). */
+  change: string;
+  serviceName: string;
+}
+
+/** The account was deleted, disabled, enabled or signed out everywhere (features/account): the owner hears of it. */
+export function renderAccountChangedMail(input: AccountChangedInput, templates: MailTemplates = DEFAULT_MAIL_TEMPLATES): OutgoingMail {
+  return render('account_changed', templates, input.to, { link: input.link, change: input.change, serviceName: input.serviceName, email: input.to });
+}
+
 /** A factor added: what was added, and the "this wasn't me" link (its token in the fragment) that undoes it. */
 export interface FactorAddedInput extends LinkMailInput {
   /** What was added, as a sentence (account-mail.ts MFA_CHANGES). */
@@ -115,8 +130,8 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z]+)\s*\}\}/g;
  * `{{email}}`, the account's address, anywhere: it is in the To header already.
  */
 function allowed(kind: MailKind, part: keyof MailTemplate): string[] {
-  const expiry = kind === 'registration_attempt' || kind === 'mfa_changed' ? [] : ['expiresIn', 'expiresInMinutes'];
-  const change = kind === 'mfa_changed' || kind === 'factor_added' ? ['change'] : [];
+  const expiry = kind === 'registration_attempt' || kind === 'mfa_changed' || kind === 'account_changed' ? [] : ['expiresIn', 'expiresInMinutes'];
+  const change = kind === 'mfa_changed' || kind === 'factor_added' || kind === 'account_changed' ? ['change'] : [];
   return part === 'subject' ? ['serviceName', 'email', ...expiry, ...change] : ['link', 'serviceName', 'email', ...expiry, ...change];
 }
 
@@ -126,7 +141,7 @@ export function checkTemplate(kind: MailKind, part: keyof MailTemplate, source: 
   if (unknown.length > 0) {
     throw new TemplateError(kind, part, `unknown placeholder {{${unknown[0]}}}; allowed: ${allowed(kind, part).map((name) => `{{${name}}}`).join(', ')}`);
   }
-  if (kind !== 'registration_attempt' && kind !== 'mfa_changed' && part !== 'subject' && !names.includes('link')) {
+  if (kind !== 'registration_attempt' && kind !== 'mfa_changed' && kind !== 'account_changed' && part !== 'subject' && !names.includes('link')) {
     throw new TemplateError(kind, part, 'must contain {{link}}');
   }
 }

@@ -50,6 +50,12 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
   'auth.passkey_renamed': 'PasskeyRenamed',
   'auth.passkey_removed': 'PasskeyRemoved',
   'auth.factor_undone': 'FactorUndone',
+  'auth.account_deleted': 'AccountDeleted',
+  'auth.account_disabled': 'AccountDisabled',
+  'auth.account_enabled': 'AccountEnabled',
+  'auth.factor_removed_by_operator': 'FactorRemovedByOperator',
+  'auth.password_reset_sent_by_operator': 'PasswordResetSentByOperator',
+  'auth.account_viewed': 'AccountViewed',
   'auth.passkey_login_succeeded': 'PasskeyLoginSucceeded',
   'auth.passkey_login_failed': 'PasskeyLoginFailed',
 };

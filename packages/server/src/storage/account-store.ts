@@ -1,4 +1,5 @@
 import {
+  DeleteItemCommand,
   GetItemCommand,
   PutItemCommand,
   QueryCommand,
@@ -29,6 +30,23 @@ export interface UserRecord {
   emailVerified?: boolean;
   /** Set by an operator's disable (cleared by enable): no login, refresh or access token of the account is honoured. */
   disabledAt?: Date;
+  /** Who disabled it: an operator's identity (an IAM principal's ARN, an admin key's id); never a secret. */
+  disabledBy?: string;
+}
+
+/** One account as an operator's list shows it (listUsers): no hash. */
+export interface ListedUser {
+  userId: string;
+  email: string;
+  createdAt: string;
+  emailVerified?: boolean;
+  disabledAt?: string;
+}
+
+export interface ListUsersPage {
+  users: ListedUser[];
+  /** The pk to start after for the next page; absent at the end of the table. */
+  lastKey?: string;
 }
 
 export interface NewUser {
@@ -246,6 +264,98 @@ export class AccountStore {
   }
 
   /**
+   * Deletes the account item, only while it is this account's (an address registered again
+   * since is another account). False when it is gone or another's.
+   */
+  async deleteUser(email: string, userId: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: userKey(email) } },
+          ConditionExpression: 'userId = :userId',
+          ExpressionAttributeValues: { ':userId': { S: userId } },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw new StorageUnavailableError('deleteUser', error);
+    }
+  }
+
+  /**
+   * Marks the account disabled (`disabled`: when and by whom) or enabled again (undefined), only
+   * while the item is this account's. False when it is gone or another's.
+   */
+  async setDisabled(email: string, userId: string, disabled: { at: Date; by: string } | undefined, now: Date): Promise<boolean> {
+    const values: Record<string, AttributeValue> = { ':userId': { S: userId }, ':now': { S: now.toISOString() } };
+    if (disabled !== undefined) {
+      values[':at'] = { S: disabled.at.toISOString() };
+      values[':by'] = { S: disabled.by };
+    }
+    try {
+      await this.client.send(
+        new UpdateItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: userKey(email) } },
+          UpdateExpression: disabled !== undefined ? 'SET disabledAt = :at, disabledBy = :by, updatedAt = :now' : 'SET updatedAt = :now REMOVE disabledAt, disabledBy',
+          ConditionExpression: 'userId = :userId',
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw new StorageUnavailableError('setDisabled', error);
+    }
+  }
+
+  /**
+   * One page of accounts for an operator's list: a Scan of the table from `startKey` (the last
+   * pk of the previous page), accounts only, read until `limit` are found or the table ends.
+   * Eventually consistent; never a hash.
+   */
+  async listUsers(input: { startKey?: string; limit: number }): Promise<ListUsersPage> {
+    assertPositiveInteger('limit', input.limit);
+    const users: ListedUser[] = [];
+    let startKey = input.startKey;
+    try {
+      do {
+        const result = await this.client.send(
+          new ScanCommand({
+            TableName: this.tableName,
+            Limit: Math.max(100, input.limit),
+            ...(startKey !== undefined && { ExclusiveStartKey: { pk: { S: startKey } } }),
+            FilterExpression: 'begins_with(#pk, :userPrefix)',
+            ProjectionExpression: '#pk, #email, #userId, #createdAt, #emailVerified, #disabledAt',
+            ExpressionAttributeNames: { '#pk': 'pk', '#email': 'email', '#userId': 'userId', '#createdAt': 'createdAt', '#emailVerified': 'emailVerified', '#disabledAt': 'disabledAt' },
+            ExpressionAttributeValues: { ':userPrefix': { S: USER_KEY_PREFIX } },
+          }),
+        );
+        startKey = result.LastEvaluatedKey?.pk?.S;
+        for (const item of result.Items ?? []) {
+          users.push({
+            userId: item.userId?.S ?? '',
+            email: item.email?.S ?? '',
+            createdAt: item.createdAt?.S ?? '',
+            ...(item.emailVerified?.BOOL !== undefined && { emailVerified: item.emailVerified.BOOL }),
+            ...(item.disabledAt?.S !== undefined && { disabledAt: item.disabledAt.S }),
+          });
+          if (users.length === input.limit) {
+            // Cut mid-page: the next page starts after this item (any item's key resumes a Scan).
+            const more = startKey !== undefined || item !== result.Items!.at(-1);
+            return { users, ...(more && item.pk?.S !== undefined && { lastKey: item.pk.S }) };
+          }
+        }
+      } while (startKey !== undefined);
+    } catch (error) {
+      throw new StorageUnavailableError('listUsers', error);
+    }
+    return { users };
+  }
+
+  /**
    * What is stored when a write's condition failed: from the error (ALL_OLD), so no read (and no
    * GetItem in the register, login and rehash roles) is needed to judge it. DynamoDB and
    * DynamoDB Local return the item whenever there is one; dynalite ignores the option, and an
@@ -338,6 +448,7 @@ export function toUserRecord(item: Record<string, AttributeValue>): UserRecord {
   }
   if (item.emailVerified?.BOOL !== undefined) record.emailVerified = item.emailVerified.BOOL;
   if (item.disabledAt !== undefined) record.disabledAt = requiredDate(item, 'disabledAt');
+  if (item.disabledBy?.S !== undefined) record.disabledBy = item.disabledBy.S;
   return record;
 }
 

@@ -247,6 +247,35 @@ export class MfaStore {
     return conditionalUpdate(this.client, this.tableName, operation, input);
   }
 
+  /** Removes the recovery codes, while there are some (false otherwise): an operator's removal (features/account). */
+  async removeRecoveryCodes(accountKey: string): Promise<boolean> {
+    return this.conditional('removeRecoveryCodes', {
+      Key: { pk: { S: mfaKey(accountKey) } },
+      UpdateExpression: 'REMOVE recoveryCodes',
+      ConditionExpression: 'attribute_exists(recoveryCodes)',
+    });
+  }
+
+  /**
+   * Deletes the account's factors item whole (every factor, the recovery codes, the failure
+   * counts), only while it is this account's: an operator's removal of every factor, a deletion.
+   */
+  async deleteFactors(accountKey: string, userId: string): Promise<void> {
+    try {
+      await this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: mfaKey(accountKey) } },
+          ConditionExpression: 'accountUserId = :userId',
+          ExpressionAttributeValues: { ':userId': { S: userId } },
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return;
+      throw new StorageUnavailableError('deleteFactors', error);
+    }
+  }
+
   /**
    * putPending for a caller whose login used no factor: only while the account has none (no
    * TOTP, no passkey), in the same write, so a factor enrolled concurrently is not bypassed by a

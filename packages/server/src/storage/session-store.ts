@@ -91,6 +91,16 @@ export interface AccountSessions {
   devices: Map<string, StoredDevice>;
   hasDevices: boolean;
   logins: LoginCount;
+  /** An operator disabled the account (features/account): no session or device may be added until it is enabled. */
+  disabled: boolean;
+}
+
+/** What purge does besides ending sessions: mark the item disabled (or clear the mark), and give it a new TTL. */
+export interface PurgeOptions {
+  /** Epoch seconds: the account was disabled (no login, no device approval adds anything until cleared); `false` clears the mark. */
+  disabledAt?: number | false;
+  /** The item's new expiry (a deleted account's emptied item goes soon). */
+  expiresAt?: number;
 }
 
 /** What a good login writes besides its session, in the same request (start-session.ts). */
@@ -190,7 +200,9 @@ export class SessionStore {
     const set = ['#sessions.#new = :session', '#expiresAt = :expiresAt'];
     const remove: string[] = [];
     const add: string[] = [];
-    const conditions = ['#epoch = :epoch'];
+    // A disabled account's item takes no session, whatever the login read (it may have read before the disable).
+    names['#disabledAt'] = DISABLED_ATTRIBUTE;
+    const conditions = ['#epoch = :epoch', 'attribute_not_exists(#disabledAt)'];
     names['#new'] = session.sessionId;
     values[':session'] = toAttribute(session);
     values[':epoch'] = { N: String(read.epoch) };
@@ -291,7 +303,7 @@ export class SessionStore {
    * SessionsChangedError asks the caller to read again. Writes even when there was no item, so
    * a login racing the change finds one.
    */
-  async purge(read: AccountSessions, keep: readonly string[], keepDevices: readonly string[] = []): Promise<void> {
+  async purge(read: AccountSessions, keep: readonly string[], keepDevices: readonly string[] = [], options: PurgeOptions = {}): Promise<void> {
     const kept: Record<string, AttributeValue> = {};
     const keptDevices: Record<string, AttributeValue> = {};
     for (const id of keepDevices) {
@@ -311,9 +323,21 @@ export class SessionStore {
       conditions.push(`#sessions.#k${i}.generation = :g${i}`);
     });
     values[':kept'] = { M: kept };
+    const set = ['#sessions = :kept', '#devices = :devices', '#epoch = :next'];
+    let remove = '';
+    if (options.disabledAt !== undefined) names['#disabledAt'] = DISABLED_ATTRIBUTE;
+    if (typeof options.disabledAt === 'number') {
+      set.push('#disabledAt = :disabledAt');
+      values[':disabledAt'] = { N: String(options.disabledAt) };
+    } else if (options.disabledAt === false) remove = ' REMOVE #disabledAt';
+    if (options.expiresAt !== undefined) {
+      names['#expiresAt'] = TTL_ATTRIBUTE;
+      set.push('#expiresAt = :expiresAt');
+      values[':expiresAt'] = { N: String(options.expiresAt) };
+    }
     return this.conditional('purgeSessions', {
       Key: { pk: { S: sessionsKey(read.accountKey) } },
-      UpdateExpression: 'SET #sessions = :kept, #devices = :devices, #epoch = :next',
+      UpdateExpression: `SET ${set.join(', ')}${remove}`,
       ConditionExpression: conditions.join(' AND '),
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
@@ -406,7 +430,8 @@ export class SessionStore {
       });
     }
     values[':epoch'] = { N: String(read.epoch) };
-    const conditions = ['#epoch = :epoch'];
+    names['#disabledAt'] = DISABLED_ATTRIBUTE;
+    const conditions = ['#epoch = :epoch', 'attribute_not_exists(#disabledAt)'];
     const remove: string[] = [];
     let set: string;
     if (read.hasDevices) {
@@ -456,7 +481,7 @@ export function refreshFailureKey(sourceKey: string, windowStart: number): strin
 export function toAccountSessions(accountKey: string, item: Record<string, AttributeValue> | undefined): AccountSessions {
   const sessions = new Map<string, StoredSession>();
   const devices = new Map<string, StoredDevice>();
-  if (item === undefined) return { accountKey, exists: false, epoch: 0, itemExpiresAt: 0, sessions, devices, hasDevices: false, logins: { windowStart: 0, count: 0 } };
+  if (item === undefined) return { accountKey, exists: false, epoch: 0, itemExpiresAt: 0, sessions, devices, hasDevices: false, logins: { windowStart: 0, count: 0 }, disabled: false };
   for (const [sessionId, value] of Object.entries(item.sessions?.M ?? {})) {
     if (value.M === undefined) throw new StorageRecordInvalidError('sessions');
     sessions.set(sessionId, fromAttribute(sessionId, value.M));
@@ -474,8 +499,12 @@ export function toAccountSessions(accountKey: string, item: Record<string, Attri
     devices,
     hasDevices: item.devices?.M !== undefined,
     logins: item.loginWindow ? { windowStart: number(item, 'loginWindow'), count: number(item, 'loginCount') } : { windowStart: 0, count: 0 },
+    disabled: item[DISABLED_ATTRIBUTE] !== undefined,
   };
 }
+
+/** The sessions item's mark of a disabled account (epoch seconds), set and cleared by purge. */
+const DISABLED_ATTRIBUTE = 'disabledAt';
 
 function toAttribute(s: StoredSession): AttributeValue {
   const n = (value: number): AttributeValue => ({ N: String(value) });

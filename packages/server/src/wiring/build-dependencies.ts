@@ -173,6 +173,7 @@ export function buildAccountMail(config: PasslaneConfig, platform: Pick<Platform
     mfaChanged: (...args) => mail().mfaChanged(...args),
     deviceApproval: (...args) => mail().deviceApproval(...args),
     factorAdded: (...args) => mail().factorAdded(...args),
+    accountChanged: (...args) => mail().accountChanged(...args),
   };
 }
 
