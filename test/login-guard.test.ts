@@ -289,6 +289,9 @@ describe('answers that do not depend on what is stored', () => {
         getUserById: users.getUserById.bind(users),
         createUser: users.createUser.bind(users),
         markEmailVerified: users.markEmailVerified.bind(users),
+        deleteUser: users.deleteUser.bind(users),
+        setDisabled: users.setDisabled.bind(users),
+        listUsers: users.listUsers.bind(users),
         replacePasswordHash: async (input) => {
           const changed = await deps.hasher.hash('the owner changed it meanwhile');
           await users.replacePasswordHash({ email, expectedHash: input.expectedHash, newHash: changed, reason: 'password-change' });

@@ -45,4 +45,11 @@ export interface RequestOrigin {
   sourceIp: string | undefined;
   /** The platform's id for the request (API Gateway's, Cloudflare's ray), for logs. */
   requestId: string | undefined;
+  /**
+   * The caller as the platform authenticated it, where it did: the IAM principal's ARN API
+   * Gateway's AWS_IAM authorization (or a Function URL's) signed the request as (the Lambda
+   * host, from the event's requestContext: no client sets it). The operator API's identity there
+   * (features/operators/operator-authentication.ts).
+   */
+  principal?: string;
 }

@@ -101,6 +101,8 @@ export interface PurgeOptions {
   disabledAt?: number | false;
   /** The item's new expiry (a deleted account's emptied item goes soon). */
   expiresAt?: number;
+  /** Forget the account's count of good logins too (a deleted account's: the address's next account starts afresh). */
+  forgetLogins?: boolean;
 }
 
 /** What a good login writes besides its session, in the same request (start-session.ts). */
@@ -324,12 +326,17 @@ export class SessionStore {
     });
     values[':kept'] = { M: kept };
     const set = ['#sessions = :kept', '#devices = :devices', '#epoch = :next'];
-    let remove = '';
+    const remove: string[] = [];
     if (options.disabledAt !== undefined) names['#disabledAt'] = DISABLED_ATTRIBUTE;
     if (typeof options.disabledAt === 'number') {
       set.push('#disabledAt = :disabledAt');
       values[':disabledAt'] = { N: String(options.disabledAt) };
-    } else if (options.disabledAt === false) remove = ' REMOVE #disabledAt';
+    } else if (options.disabledAt === false) remove.push('#disabledAt');
+    if (options.forgetLogins === true) {
+      names['#loginWindow'] = 'loginWindow';
+      names['#loginCount'] = 'loginCount';
+      remove.push('#loginWindow', '#loginCount');
+    }
     if (options.expiresAt !== undefined) {
       names['#expiresAt'] = TTL_ATTRIBUTE;
       set.push('#expiresAt = :expiresAt');
@@ -337,7 +344,7 @@ export class SessionStore {
     }
     return this.conditional('purgeSessions', {
       Key: { pk: { S: sessionsKey(read.accountKey) } },
-      UpdateExpression: `SET ${set.join(', ')}${remove}`,
+      UpdateExpression: `SET ${set.join(', ')}${remove.length > 0 ? ` REMOVE ${remove.join(', ')}` : ''}`,
       ConditionExpression: conditions.join(' AND '),
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,

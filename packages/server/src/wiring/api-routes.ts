@@ -22,6 +22,7 @@ import { tokenRoute } from '../features/sessions/token-route.js';
 import { authorizationServerMetadataRoute } from '../features/tokens/authorization-server-metadata-route.js';
 import { jwksRoute } from '../features/tokens/jwks-route.js';
 import { openIdConfigurationRoute } from '../features/tokens/openid-configuration-route.js';
+import { deleteAccountRoute } from '../features/account/delete-account-route.js';
 import type { ApiServices } from './api-services.js';
 
 /**
@@ -39,6 +40,7 @@ export const API_ROUTES: readonly AnyRoute<ApiServices>[] = [
   deleteSessionRoute,
   deleteDeviceRoute,
   changePasswordRoute,
+  deleteAccountRoute,
   requestPasswordResetRoute,
   confirmPasswordResetRoute,
   verifyEmailRoute,

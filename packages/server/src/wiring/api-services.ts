@@ -7,6 +7,7 @@ import type { DeviceApprovalServices } from '../features/device-approval/depende
 import type { RegisterServices } from '../features/register/dependencies.js';
 import type { RefreshServices, SessionServices } from '../features/sessions/dependencies.js';
 import type { PublicTokenServices } from '../features/tokens/dependencies.js';
+import type { AccountServices } from '../features/account/dependencies.js';
 import type { AppDependencies } from './build-dependencies.js';
 
 /**
@@ -26,6 +27,7 @@ export type ApiServices = LoginServices &
   DeviceApprovalServices &
   RefreshServices &
   SessionServices &
+  AccountServices &
   PublicTokenServices;
 
 /** The API's services over dependencies already built (long-lived hosts build them once at start). */
@@ -43,6 +45,12 @@ export function servicesOf(deps: AppDependencies): ApiServices {
     deviceApproval: async () => deps,
     refresh: async () => deps,
     sessions: async () => deps,
+    account: async () => withClock(deps),
     publicTokens: async () => deps.tokens,
   };
+}
+
+/** Dependencies whose use cases require a clock (features/account): the one given, or the system's. */
+export function withClock<D extends { now?: () => Date }>(deps: D): D & { now: () => Date } {
+  return { ...deps, now: deps.now ?? (() => new Date()) };
 }

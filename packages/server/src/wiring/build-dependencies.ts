@@ -22,6 +22,7 @@ import { MfaStore } from '../storage/mfa-store.js';
 import { PasskeyStore } from '../storage/passkey-store.js';
 import type { PasskeyDependencies, PasskeyLoginDependencies } from '../features/passkeys/dependencies.js';
 import type { PasswordChangeDependencies } from '../features/password/dependencies.js';
+import type { AccountLifecycleDependencies } from '../features/account/dependencies.js';
 import type { RecoveryDependencies } from '../features/recovery/dependencies.js';
 import type { DeviceApprovalDependencies } from '../features/device-approval/dependencies.js';
 import type { RegisterDependencies } from '../features/register/dependencies.js';
@@ -60,7 +61,9 @@ export type AppDependencies = LoginDependencies &
   RecoveryDependencies &
   DeviceApprovalDependencies &
   RefreshDependencies &
-  SessionManagementDependencies & { tokens: TokenService };
+  SessionManagementDependencies &
+  // The lifecycle's clock is required of its own builders; here every route shares `now?`.
+  Omit<AccountLifecycleDependencies, 'now'> & { tokens: TokenService };
 
 /** The configured policy and pepper keys, within the platform's limits. */
 export function buildHasher(config: PasslaneConfig, platform: Platform): PasswordHasher {

@@ -45,7 +45,7 @@ export async function deleteAccount(deps: AccountLifecycleDependencies, input: {
   }
   await deps.oneTimeTokens.discardAll(accountKey);
   if (!(await deps.users.deleteUser(user.email, user.userId))) throw new UserNotFoundError();
-  await endAccountSessions(deps, { ...ended, options: { disabledAt: false, expiresAt: closedUntil } });
+  await endAccountSessions(deps, { ...ended, options: { disabledAt: false, expiresAt: closedUntil, forgetLogins: true } });
   deps.audit({ type: 'auth.account_deleted', userId: user.userId, emailFingerprint: accountKey, actor: input.actor });
   await mailAccountChange(deps, user.email, 'deleted');
 }

@@ -45,7 +45,7 @@ export async function undoFactor(deps: FactorUndoDependencies, input: { token: s
     // Every step is idempotent and the link is used last: a failure midway (storage down) leaves
     // it working for a retry, and of two racing uses both do the same once, one is told `invalid_token`.
     const factorRemoved = await removeFactor(deps, accountKey, undo);
-    await lockPassword(deps, undo.email, now);
+    await lockPassword(deps, undo.email, undo.userId, now);
     await endOtherSessions(deps, { accountKey, userId: undo.userId, reason: 'factor_undone' });
     if (!(await deps.factorUndos.consume(accountKey, tokenHash))) return reject('used');
     deps.audit({ type: 'auth.factor_undone', userId: undo.userId, factor: undo.factor.kind, removed: factorRemoved });
@@ -76,10 +76,11 @@ async function removeFactor(deps: FactorUndoDependencies, accountKey: string, un
 }
 
 /** The password stops working (whoever added the factor knew it) until a reset; conditional on the hash read, as every change of it. */
-async function lockPassword(deps: FactorUndoDependencies, email: string, now: Date): Promise<void> {
+async function lockPassword(deps: FactorUndoDependencies, email: string, userId: string, now: Date): Promise<void> {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const user = await deps.users.getUserByEmail(email);
-    if (user === undefined || user.passwordHash === PASSWORD_RESET_REQUIRED) return;
+    // Another account at the address (the link's was deleted, the address registered again): not this link's to lock.
+    if (user === undefined || user.userId !== userId || user.passwordHash === PASSWORD_RESET_REQUIRED) return;
     try {
       await deps.users.replacePasswordHash({ email, expectedHash: user.passwordHash, newHash: PASSWORD_RESET_REQUIRED, reason: 'factor-undo', now });
       return;

@@ -42,7 +42,7 @@ export interface LambdaHttpResponse {
 
 /** What the origin reads of the env hono's Lambda adapter passes the app (streamlessBodies reads its `event`). */
 interface HonoLambdaEnv {
-  requestContext?: { requestId?: string };
+  requestContext?: { requestId?: string; authorizer?: { iam?: { userArn?: string } } };
 }
 
 /**
@@ -64,8 +64,11 @@ export function lambdaHandler<S extends object>(routes: readonly AnyRoute<S>[], 
     origin: (c) => {
       // getConnInfo: the event's requestContext.http.sourceIp (payload 2.0) or .identity.sourceIp
       // (1.0), which API Gateway sets from the connection; the `before` below refuses other events.
-      const requestId = (c.env as HonoLambdaEnv | undefined)?.requestContext?.requestId;
-      return { sourceIp: getConnInfo(c).remote.address || undefined, requestId: requestId || undefined };
+      const context = (c.env as HonoLambdaEnv | undefined)?.requestContext;
+      const requestId = context?.requestId;
+      // Set by API Gateway (or a Function URL) only after its AWS_IAM authorization: the operator API's identity.
+      const principal = context?.authorizer?.iam?.userArn;
+      return { sourceIp: getConnInfo(c).remote.address || undefined, requestId: requestId || undefined, ...(principal && { principal }) };
     },
     ...(streamless !== undefined && { body: streamless.body, respond: streamless.respond }),
     log: apiLog,

@@ -1,6 +1,6 @@
 import { oncePerKeyUntilFailure } from '../../shared/once-until-failure.js';
 import type { PublicTokenService } from '../../features/tokens/token-service.js';
-import type { ApiServices } from '../../wiring/api-services.js';
+import { withClock, type ApiServices } from '../../wiring/api-services.js';
 import { buildAuthDependencies, buildPublicTokenService, type AppDependencies } from '../../wiring/build-dependencies.js';
 import { edgePlatform } from './edge-platform.js';
 import { log } from './edge-log.js';
@@ -42,6 +42,7 @@ export function edgeServices(env: WorkerEnv): ApiServices {
     deviceApproval: () => getEdgeDependencies(env),
     refresh: () => getEdgeDependencies(env),
     sessions: () => getEdgeDependencies(env),
+    account: async () => withClock(await getEdgeDependencies(env)),
     publicTokens: () => getEdgePublicTokens(env),
   };
 }
