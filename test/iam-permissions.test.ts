@@ -90,7 +90,7 @@ function cdkRolesFor(dir: string, props: PasslaneAuthProps, functions: readonly 
 }
 
 /** The functions driven here; bench only hashes in memory (minutes of it) and is checked statically. */
-type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'passkeys' | 'passkeyLogin' | 'factorUndo' | 'password' | 'recovery' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash';
+type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'passkeys' | 'passkeyLogin' | 'factorUndo' | 'account' | 'password' | 'recovery' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash';
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   register: () => import('../functions/register.js'),
@@ -101,6 +101,7 @@ const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   passkeys: () => import('../functions/passkeys.js'),
   passkeyLogin: () => import('../functions/passkey-login.js'),
   factorUndo: () => import('../functions/factor-undo.js'),
+  account: () => import('../functions/account.js'),
   password: () => import('../functions/password.js'),
   recovery: () => import('../functions/recovery.js'),
   jwks: () => import('../functions/jwks.js'),
@@ -573,6 +574,25 @@ describe('each function, through its handler, as deployed', () => {
     expect((await sessions.http('GET', '/sessions', undefined, { token: session.accessToken })).status).toBe(401);
   });
 
+  it('account: a deletion refused to a password-only session of an account with a passkey, then done by a passwordless login', async () => {
+    const { email } = await seedAccount();
+    const session = await signIn(email);
+    const passkeys = await container('passkeys', { secrets: 'ssm', env: WEBAUTHN_ON });
+    const authenticator = softwareAuthenticator({ origin: WEBAUTHN_ORIGIN });
+    const options = await passkeys.http('POST', '/passkeys/registration/options', undefined, { token: session.accessToken });
+    expect((await passkeys.http('POST', '/passkeys/registration', { response: await authenticator.register(options.body as never) }, { token: session.accessToken })).status).toBe(201);
+    const passkeyLogin = await container('passkeyLogin', { secrets: 'ssm', env: WEBAUTHN_ON });
+    const loginOptions = (await passkeyLogin.http('POST', '/passkey/login/options')).body as never;
+    const passwordless = await passkeyLogin.http('POST', '/passkey/login', { response: await authenticator.authenticate(loginOptions) }, { sourceIp: randomIp() });
+    expect(passwordless.status).toBe(200);
+
+    const { http } = await container('account', { secrets: 'ssm' });
+    expect(await http('DELETE', '/account', undefined, { token: session.accessToken })).toMatchObject({ status: 403, body: { error: { code: 'reauthentication_required' } } });
+    expect((await http('DELETE', '/account', undefined, { token: String(passwordless.body!.accessToken) })).status).toBe(204);
+    expect(mailsTo(email).at(-1)?.EmailTags).toEqual([{ Name: 'passlane-kind', Value: 'account_changed' }]);
+    expect(await seedUsers.getUserByEmail(email)).toBeUndefined();
+  });
+
   it('authorizer: a live session\'s token allowed, the same token denied after logout', async () => {
     const { email, userId } = await seedAccount();
     const { accessToken } = await signIn(email);
@@ -676,7 +696,7 @@ describe('mail: the identity the functions send as is the one their roles allow'
     for (const { name } of LAMBDA_FUNCTIONS) {
       const { variables } = functionEnvironment(template, name, resolve);
       const mail = Object.fromEntries(Object.entries(variables).filter(([key]) => MAIL_VARIABLES.includes(key)));
-      if (!['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'recovery'].includes(name)) {
+      if (!['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'account', 'recovery'].includes(name)) {
         expect(mail, name).toEqual({});
         continue;
       }

@@ -101,6 +101,23 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // delete), the factor removed (mfa#, a passkey's lookup passkey#), the password hash locked
   // (user#, compare-and-swap), every session and device ended (sessions#), a reset link (token#reset#)
   // and its mail. No session, token service or secret.
+  // DELETE /account: the token's session (recent, with a factor where there is one), the account by
+  // its userId (the index), marked disabled, its sessions purged, its factors, passkey lookups and
+  // one-time tokens deleted, the account deleted, the deletion mailed. No pepper, signing or TOTP key.
+  account: [
+    'dynamodb:DeleteItem mfa#',
+    'dynamodb:DeleteItem passkey#',
+    'dynamodb:DeleteItem token#',
+    'dynamodb:DeleteItem user#',
+    'dynamodb:GetItem mfa#',
+    'dynamodb:GetItem sessions#',
+    'dynamodb:GetItem user#',
+    'dynamodb:Query userId-index',
+    'dynamodb:UpdateItem sessions#',
+    'dynamodb:UpdateItem user#',
+    FINGERPRINT_KEY,
+    ...SEND_MAIL,
+  ],
   factorUndo: [
     'dynamodb:DeleteItem passkey#',
     'dynamodb:DeleteItem token#',

@@ -389,6 +389,45 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     ],
   },
   {
+    name: 'account',
+    entry: 'functions/account.ts',
+    why: 'DELETE /account: the owner erases the account and every item of it, behind a recent login (with a factor where there is one).',
+    memory: DEFAULT_MEMORY_MB,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: ['DELETE /account'],
+    environment: {
+      ...MAIL_ENVIRONMENT,
+      PASSLANE_TABLE: table,
+      // Public keys only: it verifies the caller's token and issues none. The fingerprint key
+      // names the account's other items (sessions, factors, one-time tokens).
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+      PASSLANE_FINGERPRINT_KEY_PARAMETER: parameterName('fingerprintKey'),
+    },
+    grants: [
+      { kind: 'index', action: 'dynamodb:Query', index: TABLE_INDEX, why: 'The token\'s userId -> the account key, through the keys-only index.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:GetItem',
+        keys: ['sessions#*', 'mfa#*', 'user#*'],
+        why: 'The access token\'s sessions item (is its session live, its login recent), the account\'s factors (did the login use one; the passkeys whose lookups go), the account (after the index).',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['user#*', 'sessions#*'],
+        why: 'The account marked disabled while it is erased (conditional on its userId); every session and device ended, the sessions item emptied and given a near TTL (a purge, conditional on the epoch).',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:DeleteItem',
+        keys: ['user#*', 'mfa#*', 'passkey#*', 'token#reset#*', 'token#verify#*'],
+        why: 'The account (conditional on its userId), its factors (conditional on their account), its passkeys\' lookups (conditional on the account), its outstanding reset and verification links.',
+      },
+      { kind: 'parameters', secrets: ['fingerprintKey'], why: 'The fingerprint key: the account\'s sessions, factors and links are keyed by it. No pepper, signing key or TOTP key.' },
+      SEND_MAIL('The mail confirming the deletion to the address.'),
+    ],
+  },
+  {
     name: 'sessions',
     entry: 'functions/sessions.ts',
     why: 'POST /logout, GET /sessions, DELETE /sessions/{id} and /devices/{id}: verify with the public keys, read and end sessions, forget known devices.',

@@ -27,6 +27,8 @@ import { readRehashConfig } from './rehash-config.js';
 import { readSessionConfig } from './session-config.js';
 import { readStorageConfig } from './storage-config.js';
 import { readTokenConfig } from './token-config.js';
+import { readAdminConfig } from './admin-config.js';
+import type { OperatorConfig } from '../features/operators/settings.js';
 
 /**
  * Everything the service is built from (wiring/build-dependencies.ts), each part typed where the
@@ -51,6 +53,8 @@ export interface PasslaneConfig {
   webauthn?: WebAuthnConfig;
   /** Lazy migration at login; absent when off (features/migration/settings.ts). */
   migration?: MigrationConfig;
+  /** The operator API's admin keys (PASSLANE_ADMIN_KEYS); absent when off: the operator API is not served (features/operators). */
+  operators?: OperatorConfig;
 }
 
 /**
@@ -61,6 +65,7 @@ export interface PasslaneConfig {
 export function readConfig(env: Env): PasslaneConfig {
   const migration = readMigrationConfig(env);
   const webauthn = readWebAuthnConfig(env);
+  const operators = readAdminConfig(env);
   return {
     storage: readStorageConfig(env),
     hasher: readHasherConfig(env),
@@ -77,5 +82,6 @@ export function readConfig(env: Env): PasslaneConfig {
     mfa: readMfaConfig(env),
     ...(webauthn && { webauthn }),
     ...(migration && { migration }),
+    ...(operators && { operators }),
   };
 }

@@ -8,8 +8,7 @@
 import type { Context, Hono } from 'hono';
 import { createApi, type ApiEnv } from '../api/create-api.js';
 import { DEFAULT_CORS_CONFIG, type CorsConfig } from '../api/settings.js';
-import { API_ROUTES } from '../wiring/api-routes.js';
-import { servicesOf } from '../wiring/api-services.js';
+import { servedApi } from '../wiring/operator-api.js';
 import type { PasslaneConfig } from '../config/read-config.js';
 import { createAccountMail } from '../mail/account-mail.js';
 import { buildAuthDependencies } from '../wiring/build-dependencies.js';
@@ -24,8 +23,9 @@ export async function createFetchServerApi(
   // A broken template, or an outbox this process may not write (Deno's --allow-write), stops the start.
   const mail = createAccountMail(config.mail, nodePlatform.mail ?? {});
   await mail.ready();
-  const services = servicesOf(await buildAuthDependencies(config, nodePlatform, { mail }, { mailAtStart: true }));
-  return createApi(API_ROUTES, {
+  // The operator API beside the public one only with PASSLANE_ADMIN_KEYS (features/operators).
+  const { routes, services } = servedApi(config, await buildAuthDependencies(config, nodePlatform, { mail }, { mailAtStart: true }));
+  return createApi(routes, {
     services: () => services,
     cors: () => cors,
     origin: (c) => ({ sourceIp: getConnInfo(c).remote.address, requestId: crypto.randomUUID() }),

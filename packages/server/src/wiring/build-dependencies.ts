@@ -22,7 +22,7 @@ import { MfaStore } from '../storage/mfa-store.js';
 import { PasskeyStore } from '../storage/passkey-store.js';
 import type { PasskeyDependencies, PasskeyLoginDependencies } from '../features/passkeys/dependencies.js';
 import type { PasswordChangeDependencies } from '../features/password/dependencies.js';
-import type { AccountLifecycleDependencies } from '../features/account/dependencies.js';
+import type { AccountLifecycleDependencies, OwnAccountDependencies } from '../features/account/dependencies.js';
 import type { RecoveryDependencies } from '../features/recovery/dependencies.js';
 import type { DeviceApprovalDependencies } from '../features/device-approval/dependencies.js';
 import type { RegisterDependencies } from '../features/register/dependencies.js';
@@ -321,6 +321,34 @@ export async function buildPasskeyLoginDependencies(
     recovery: config.recovery,
     mail: buildAccountMail(config, platform),
   };
+}
+
+/**
+ * The account's lifecycle (features/account): the accounts, their sessions, factors, passkey
+ * lookups and one-time tokens, the fingerprint key that names them, the mail; nothing that
+ * hashes or signs. The operator API and the CLI take these; DELETE /account adds the public keys.
+ */
+export async function buildAccountLifecycleDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): Promise<AccountLifecycleDependencies> {
+  const client = platform.dynamoDb(config.storage);
+  const { table } = config.storage;
+  return {
+    users: new AccountStore(client, table),
+    sessions: new SessionStore(client, table),
+    mfa: new MfaStore(client, table),
+    passkeys: new PasskeyStore(client, table),
+    oneTimeTokens: new OneTimeTokenStore(client, table),
+    fingerprint: await buildFingerprint(config),
+    recovery: config.recovery,
+    mail: buildAccountMail(config, platform, { mailAtStart: true }),
+    audit: platform.audit,
+    now: () => new Date(),
+  };
+}
+
+/** DELETE /account (features/account): the lifecycle's parts and the public keys that verify the caller. */
+export async function buildOwnAccountDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): Promise<OwnAccountDependencies> {
+  const [lifecycle, tokens] = await Promise.all([buildAccountLifecycleDependencies(config, platform), buildPublicTokenService(config)]);
+  return { ...lifecycle, tokens, requireMfa: config.mfa.requireMfa === true };
 }
 
 /** POST /token (features/sessions): the signing key and the sessions, nothing that hashes. */

@@ -164,8 +164,7 @@ interface Served {
  * table exists and the mail can be written before the first request.
  */
 async function serveApi(env: Env, logs: 'text' | 'json', output: LocalLogOutput | undefined, ownUrl: string): Promise<Served> {
-  const [{ API_ROUTES }, { readConfig }, { readCorsConfig }, wiring, { nodePlatform }, { ensureTable }, { createAccountMail }] = await Promise.all([
-    import('../../wiring/api-routes.js'),
+  const [{ readConfig }, { readCorsConfig }, wiring, { nodePlatform }, { ensureTable }, { createAccountMail }] = await Promise.all([
     import('../../config/read-config.js'),
     import('../../config/cors-config.js'),
     import('../../wiring/index.js'),
@@ -186,8 +185,10 @@ async function serveApi(env: Env, logs: 'text' | 'json', output: LocalLogOutput 
   await ensureTable(platform.dynamoDb(config.storage), config.storage.table, { maxWaitSeconds: 30 });
   // The pages answer the links only where the links point: here, unless PASSLANE_APP_URL names another app.
   const pages = config.mail.appUrl === ownUrl ? createLocalPages(config.mail) : undefined;
+  // The operator API beside the public one only with PASSLANE_ADMIN_KEYS (features/operators).
+  const { routes, services } = wiring.servedApi(config, deps);
   return {
-    fetch: nodeApiFetch(API_ROUTES, wiring.servicesOf(deps), { log: apiLog, cors, ...(pages && { before: pages.answer }), ...(local && { onRequest: local.request }) }),
+    fetch: nodeApiFetch(routes, services, { log: apiLog, cors, ...(pages && { before: pages.answer }), ...(local && { onRequest: local.request }) }),
     appUrl: config.mail.appUrl,
     pages,
     outboxDir: config.mail.transport === 'outbox' ? config.mail.outboxDir : undefined,
