@@ -3,13 +3,8 @@ import { text } from '../../config/env.js';
 import type { AccountLifecycleDependencies } from '../../features/account/dependencies.js';
 import { createAccountMail } from '../../mail/account-mail.js';
 import { loadSecrets } from '../../runtimes/lambda/load-secrets.js';
-import { AccountStore } from '../../storage/account-store.js';
-import { MfaStore } from '../../storage/mfa-store.js';
-import { OneTimeTokenStore } from '../../storage/one-time-token-store.js';
-import { PasskeyStore } from '../../storage/passkey-store.js';
-import { SessionStore } from '../../storage/session-store.js';
 import type { StorageConfig } from '../../storage/settings.js';
-import { buildFingerprint } from '../../wiring/build-dependencies.js';
+import { buildAccountLifecycleDependencies } from '../../wiring/build-dependencies.js';
 import { openBulkTools } from './bulk-tools.js';
 import { describeFailure, writeLine, type CommandIo } from './command-io.js';
 
@@ -66,23 +61,12 @@ export async function openOperatorTools(io: CommandIo, command: string, options:
     stderrLine('INFO', type, { audit: true, ...fields });
   };
   try {
-    const { table } = config.storage;
+    const log = { info: (message: string, fields?: Record<string, unknown>) => stderrLine('INFO', message, fields), warn: (message: string, fields?: Record<string, unknown>) => stderrLine('WARN', message, fields) };
+    const platform = { ...tools.platform, audit, mail: { ...tools.platform.mail, log } };
     const deps: AccountLifecycleDependencies = {
-      users: new AccountStore(client, table),
-      sessions: new SessionStore(client, table),
-      mfa: new MfaStore(client, table),
-      passkeys: new PasskeyStore(client, table),
-      oneTimeTokens: new OneTimeTokenStore(client, table),
-      fingerprint: await buildFingerprint(config),
-      recovery: config.recovery,
-      mail: createAccountMail(config.mail, {
-        ...tools.platform.mail,
-        log: { info: (message, fields) => stderrLine('INFO', message, fields), warn: (message, fields) => stderrLine('WARN', message, fields) },
-        // The outbox (a local table's mails): which file, not the link: the operator asked for a mail to the owner, not for its token.
-        print: (line) => writeLine(io.stderr, line.split('; link: ')[0]),
-      }),
-      audit,
-      now: () => new Date(),
+      ...(await buildAccountLifecycleDependencies(config, platform)),
+      // The outbox (a local table's mails) names the file on stderr, not the link: the operator asked for a mail to the owner, not for its token.
+      mail: createAccountMail(config.mail, { ...platform.mail, print: (line) => writeLine(io.stderr, line.split('; link: ')[0]) }),
     };
     return { deps, storage: config.storage, close: () => client.destroy() };
   } catch (error) {
