@@ -242,4 +242,50 @@ describe.skipIf(chromiumMissing)('npm start\'s pages for the mailed links, in he
     expect(server.output()).toMatch(/ POST \/mfa\/undo 200 /);
     for (const secret of [email, PASSWORD, NEW_PASSWORD]) expect(server.output()).not.toContain(secret);
   });
+  it('deletes the account from its page, after a confirm step: the session ends, the address registers again', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'passlane-pages-'));
+    dirs.push(dataDir);
+    server = await startServer(dataDir, { PASSLANE_APP_URL: '', PASSLANE_MAIL_TRANSPORT: 'outbox' });
+    const port = new URL(server.url).port;
+    const email = `delete-${randomUUID()}@example.test`;
+    const register = () => fetch(`${server.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    expect((await register()).status).toBe(201);
+
+    const page = await context.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    await page.goto(`http://localhost:${port}/sign-in`);
+    await page.locator('#sign-in input[name=email]').fill(email);
+    await page.locator('#sign-in input[name=password]').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await statusOf(page).toMatch(/^Signed in/);
+    await page.getByRole('link', { name: 'Manage your passkeys' }).click();
+    await page.waitForURL(`http://localhost:${port}/account/passkeys`);
+    const accessToken = await page.evaluate(() => sessionStorage.getItem('passlane.accessToken'));
+
+    // The first button only asks; keeping the account leaves it as it was.
+    await page.getByRole('button', { name: 'Delete my account…' }).click();
+    expect(await page.locator('#confirm-delete').isVisible()).toBe(true);
+    await page.getByRole('button', { name: 'Keep it' }).click();
+    expect(await page.locator('#confirm-delete').isHidden()).toBe(true);
+    await page.getByRole('button', { name: 'Delete my account…' }).click();
+    await page.locator('#confirm-delete input[name=confirm]').fill('delete');
+    await page.getByRole('button', { name: 'Delete it for good' }).click();
+    await statusOf(page).toBe('Type DELETE to confirm, or keep the account.');
+    expect((await fetch(`${server.url}/sessions`, { headers: { authorization: `Bearer ${accessToken}` } })).status).toBe(200);
+
+    await page.locator('#confirm-delete input[name=confirm]').fill('DELETE');
+    await page.getByRole('button', { name: 'Delete it for good' }).click();
+    await statusOf(page).toBe('Your account is deleted. A mail confirms it.');
+    expect(await page.locator('#account').isHidden()).toBe(true);
+    expect((await fetch(`${server.url}/sessions`, { headers: { authorization: `Bearer ${accessToken}` } })).status).toBe(401);
+    expect(server.output()).toMatch(/account change mail written to /);
+    expect((await register()).status).toBe(201);
+
+    expect(failures).toEqual([]);
+    await Promise.all(context.pages().map((tab) => tab.close()));
+    expect(await server.interrupt()).toBe(0);
+    expect(server.output()).toMatch(/ DELETE \/account 204 /);
+    for (const secret of [email, PASSWORD]) expect(server.output()).not.toContain(secret);
+  });
 });

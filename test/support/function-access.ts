@@ -112,7 +112,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:GetItem mfa#',
     'dynamodb:GetItem sessions#',
     'dynamodb:GetItem user#',
-    'dynamodb:Query userId-index',
+    'dynamodb:Query index/userId-index',
     'dynamodb:UpdateItem sessions#',
     'dynamodb:UpdateItem user#',
     FINGERPRINT_KEY,

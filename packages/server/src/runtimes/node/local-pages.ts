@@ -8,7 +8,8 @@
  *   <sign-in path>    (/sign-in)                   sign in with the password (POST /login, then POST /login/mfa
  *                                                  when a second factor is asked for) or a passkey (POST
  *                                                  /passkey/login), or ask for a reset link (POST /password/reset)
- *   /account/passkeys                              list, add, rename and remove the passkeys (/passkeys...) with
+ *   /account/passkeys                              delete the account (DELETE /account, after a confirm step);
+ *                                                  list, add, rename and remove the passkeys (/passkeys...) with
  *                                                  the access token of the sign-in in this tab
  *   <approval path>   (/approve-device#token=...) make this browser a known device: POST /devices/approval/confirm
  *                                                  (the browser adds the client secret's cookie of its request);
@@ -132,6 +133,16 @@ function page(kind: PageKind, title: string, serviceName: string, paths: LocalPa
   </section>
   <form id="sign-out" method="post">
     <button>Sign out</button>
+  </form>
+  <h2>Delete your account</h2>
+  <form id="delete-account" method="post">
+    <p>This erases your account, its passkeys and every session; it cannot be undone. It needs a recent sign-in (with your passkey, if you have one).</p>
+    <button>Delete my account…</button>
+  </form>
+  <form id="confirm-delete" method="post" hidden>
+    <label>Type DELETE to confirm <input name="confirm" autocomplete="off" required></label>
+    <button>Delete it for good</button>
+    <button type="button" id="keep-account">Keep it</button>
   </form>
 </section>`,
   };
@@ -478,6 +489,28 @@ const SCRIPT = String.raw`'use strict';
         sessionStorage.removeItem(TOKEN);
         account.hidden = true;
         say('Signed out.', 'ok', again);
+      });
+    });
+    // Deleting asks twice: the first button only shows the confirm step, which needs the word typed.
+    var deleteForm = document.getElementById('delete-account');
+    var confirmForm = document.getElementById('confirm-delete');
+    onSubmit(deleteForm, function () {
+      deleteForm.hidden = true;
+      confirmForm.hidden = false;
+      confirmForm.querySelector('input').focus();
+    });
+    document.getElementById('keep-account').addEventListener('click', function () {
+      confirmForm.reset();
+      confirmForm.hidden = true;
+      deleteForm.hidden = false;
+    });
+    onSubmit(confirmForm, function (data) {
+      if (String(data.get('confirm')).trim() !== 'DELETE') return say('Type DELETE to confirm, or keep the account.', 'error');
+      return api('DELETE', '/account').then(function (answer) {
+        if (answer.status !== 204) return problem(answer);
+        sessionStorage.removeItem(TOKEN);
+        account.hidden = true;
+        say('Your account is deleted. A mail confirms it.', 'ok');
       });
     });
     busy(addForm.querySelector('button'), load);
