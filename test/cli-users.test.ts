@@ -26,7 +26,10 @@ import { runPasslane } from './support/run-process.js';
 const PASSWORD = 'correct horse battery staple';
 const OPERATOR = `cli:${userInfo().username}`;
 
-describe.each(dynamoDbServers)('passlane users on $name', ({ start }) => {
+/** Each test spawns the CLI a dozen times (a Node start each), on a machine that may be busy. */
+const SPAWNING = { timeout: 180_000 };
+
+describe.each(dynamoDbServers)('passlane users on $name', SPAWNING, ({ start }) => {
   let server: RunningDynamoDb;
   let fixture: Awaited<ReturnType<typeof createAuthFixture>>;
   let env: Record<string, string>;
@@ -209,7 +212,7 @@ describe.each(dynamoDbServers)('passlane users on $name', ({ start }) => {
   });
 });
 
-describe('passlane users: what it refuses before touching a table', () => {
+describe('passlane users: what it refuses before touching a table', SPAWNING, () => {
   const env = { AWS_REGION: 'eu-west-1', AWS_ACCESS_KEY_ID: 'AKIDUSERSCLI', AWS_SECRET_ACCESS_KEY: 'local', PASSLANE_TABLE: 'passlane-prod-users', PASSLANE_PEPPER_KEYS: '' };
 
   it('names the usage error and prints the usage (exit 2)', async () => {
