@@ -7,17 +7,21 @@
  * key; no pepper, signing key or TOTP key, and no password blocklist: nothing here hashes,
  * signs or sets a password.
  */
+import { auditToPowertools } from '../packages/server/src/observability/audit.js';
+import { logger } from '../packages/server/src/observability/logger.js';
 import { iamPrincipalAuthentication } from '../packages/server/src/features/operators/operator-authentication.js';
 import { OPERATOR_ROUTES } from '../packages/server/src/features/operators/operator-routes.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
 import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
-import { nodePlatformWithoutBlocklist } from '../packages/server/src/runtimes/node/node-platform-base.js';
 import { buildAccountLifecycleDependencies } from '../packages/server/src/wiring/build-dependencies.js';
+
+// No hasher in this platform: the bundle carries no argon2 or bcrypt binary.
+const log = { info: (message: string, fields?: Record<string, unknown>) => logger.info(message, fields ?? {}), warn: (message: string, fields?: Record<string, unknown>) => logger.warn(message, fields ?? {}) };
 
 export const handler = lambdaHandler(OPERATOR_ROUTES, {
   operators: async () => ({
-    ...(await buildAccountLifecycleDependencies(await configWithSecrets(), { ...nodePlatformWithoutBlocklist, dynamoDb: createLambdaDynamoDbClient })),
+    ...(await buildAccountLifecycleDependencies(await configWithSecrets(), { dynamoDb: createLambdaDynamoDbClient, audit: auditToPowertools, mail: { log } })),
     operatorAuthentication: iamPrincipalAuthentication(),
   }),
 });
