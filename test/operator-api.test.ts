@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Actor, AuditEvent } from '../packages/server/src/accounts/audit-events.js';
-import type { RequestOrigin } from '../packages/server/src/api/api-host.js';
 import { ConfigError } from '../packages/server/src/config/config-error.js';
 import { readAdminConfig } from '../packages/server/src/config/admin-config.js';
 import { adminKeyHash, matchAdminKey, newAdminKey } from '../packages/server/src/features/operators/admin-keys.js';
@@ -14,7 +13,13 @@ import { iamPrincipalAuthentication } from '../packages/server/src/features/oper
 import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { serveOnNode, type NodeHost } from '../packages/server/src/runtimes/node/node-server.js';
-import { servedApi } from '../packages/server/src/wiring/operator-api.js';
+import { lambdaOperatorDependencies, servedApi } from '../packages/server/src/wiring/operator-api.js';
+import { OPERATOR_ROUTES } from '../packages/server/src/features/operators/operator-routes.js';
+import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
+import { httpApiEvent } from './support/http-api-event.js';
+import { lambdaContext } from './support/lambda-context.js';
+import { runAdminKeyCommand } from '../packages/server/src/cli/commands/admin-key.js';
+import { PassThrough } from 'node:stream';
 import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 
@@ -30,6 +35,24 @@ describe('admin keys', () => {
     expect(stored).not.toContain(key);
     expect(readAdminConfig({ PASSLANE_ADMIN_KEYS: stored })).toEqual({ adminKeys: [{ id: 'support-2026', sha256: adminKeyHash(key) }] });
     expect(() => newAdminKey('no spaces')).toThrow(RangeError);
+  });
+
+  it('passlane admin-key <id> prints a key once and the line that stores its hash; a bad id is a usage error', async () => {
+    const capture = () => {
+      const stream = new PassThrough();
+      const chunks: string[] = [];
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+      return { stream, text: () => chunks.join('') };
+    };
+    const out = capture();
+    const err = capture();
+    expect(await runAdminKeyCommand(['support'], { stdout: out.stream, stderr: err.stream, env: {} })).toBe(0);
+    const key = /admin key .*: (passlane_admin_\S+)/.exec(out.text())![1]!;
+    const line = /PASSLANE_ADMIN_KEYS entry: (\S+)/.exec(out.text())![1]!;
+    expect(matchAdminKey(readAdminConfig({ PASSLANE_ADMIN_KEYS: line })!.adminKeys, key)?.id).toBe('support');
+    expect(await runAdminKeyCommand(['two words'], { stdout: out.stream, stderr: err.stream, env: {} })).toBe(2);
+    expect(await runAdminKeyCommand([], { stdout: out.stream, stderr: err.stream, env: {} })).toBe(2);
+    expect(err.text()).toMatch(/usage: passlane admin-key <id>/);
   });
 
   it('match only the key whose hash is stored', () => {
@@ -62,12 +85,10 @@ describe('admin keys', () => {
     expect(failure(`x:${'0'.repeat(64)},x:${'1'.repeat(64)}`).message).toMatch(/twice/);
   });
 
-  it('on Lambda: the IAM principal API Gateway authorized is the operator; none is refused', async () => {
+  it('on Lambda: the IAM principal API Gateway authorized is the operator; none is refused, whatever token comes with it', async () => {
     const iam = iamPrincipalAuthentication();
-    const request = new Request('https://api.test/admin/users');
-    const origin: RequestOrigin = { sourceIp: '198.51.100.7', requestId: 'r', principal: 'arn:aws:iam::123456789012:user/support' };
-    expect(await iam.identify({ request, origin })).toEqual({ kind: 'operator', id: 'arn:aws:iam::123456789012:user/support' });
-    await expect(iam.identify({ request: new Request(request, { headers: { authorization: 'Bearer anything' } }), origin: { ...origin, principal: undefined } })).rejects.toMatchObject({ code: 'unauthenticated' });
+    expect(await iam.identify({ bearer: undefined, principal: 'arn:aws:iam::123456789012:user/support' })).toEqual({ kind: 'operator', id: 'arn:aws:iam::123456789012:user/support' });
+    await expect(iam.identify({ bearer: 'anything', principal: undefined })).rejects.toMatchObject({ code: 'unauthenticated' });
   });
 });
 
@@ -174,6 +195,25 @@ describe.each(dynamoDbServers)('the operator API on the Node host, on $name', ({
       [email, 'deleted'],
     ]);
     await api.close();
+  });
+
+  it('on the Lambda host: the IAM principal of the event is the operator, audited; an event without one is refused', async () => {
+    const fixture = await createAuthFixture(server.endpoint);
+    const email = uniqueEmail();
+    const registered = await register(fixture.deps, { email, password: PASSWORD });
+    const userId = 'userId' in registered ? registered.userId : '';
+    const handler = lambdaHandler(OPERATOR_ROUTES, { operators: async () => lambdaOperatorDependencies({ ...fixture.deps, now: () => new Date() }) });
+    const principal = 'arn:aws:iam::123456789012:user/support';
+    const event = (signed: boolean) => {
+      const base = httpApiEvent('POST', `/admin/users/${userId}/disable`);
+      return signed ? { ...base, requestContext: { ...base.requestContext, authorizer: { iam: { userArn: principal } } } } : base;
+    };
+    expect(await handler(event(false) as never, lambdaContext())).toMatchObject({ statusCode: 401 });
+    expect((await fixture.users.getUserById(userId))?.disabledAt).toBeUndefined();
+    expect(await handler(event(true) as never, lambdaContext())).toMatchObject({ statusCode: 204 });
+    expect((await fixture.users.getUserById(userId))?.disabledBy).toBe(principal);
+    expect(fixture.events).toContainEqual({ type: 'auth.account_disabled', userId, actor: { kind: 'operator', id: principal } });
+    await fixture.dispose();
   });
 
   it('DELETE /account: the owner, with a recent login, erases the account; the token then stops; the address registers again', async () => {

@@ -10,6 +10,9 @@ import { undoFactorRoute } from '../../packages/server/src/features/mfa/undo-fac
 import { confirmTotpRoute, enrolTotpRoute, regenerateRecoveryCodesRoute, removeTotpRoute } from '../../packages/server/src/features/mfa/mfa-routes.js';
 import type { AnyRoute } from '../../packages/server/src/api/route.js';
 import { changePasswordRoute } from '../../packages/server/src/features/password/change-password-route.js';
+import { deleteAccountRoute } from '../../packages/server/src/features/account/delete-account-route.js';
+import { withClock } from '../../packages/server/src/wiring/api-services.js';
+import type { AppDependencies } from '../../packages/server/src/wiring/build-dependencies.js';
 import type { PasskeyDependencies, PasskeyLoginDependencies } from '../../packages/server/src/features/passkeys/dependencies.js';
 import { listPasskeysRoute, passkeyLoginOptionsRoute, passkeyLoginRoute, passkeyRegistrationOptionsRoute, registerPasskeyRoute, removePasskeyRoute, renamePasskeyRoute } from '../../packages/server/src/features/passkeys/passkey-routes.js';
 import type { PasswordChangeDependencies } from '../../packages/server/src/features/password/dependencies.js';
@@ -47,6 +50,8 @@ export const createPasskeysHandler = (get: Get<PasskeyDependencies>) =>
 /** The passkeyLogin function (functions/passkey-login.ts): the options and the passwordless login. */
 export const createPasskeyLoginHandler = (get: Get<PasskeyLoginDependencies>) => lambdaHandler([passkeyLoginOptionsRoute, passkeyLoginRoute], { passkeyLogin: get });
 export const createPasswordHandler = (get: Get<PasswordChangeDependencies>) => lambdaHandler([changePasswordRoute], { password: get });
+/** The account function (functions/account.ts): DELETE /account. */
+export const createAccountHandler = (get: Get<AppDependencies>) => lambdaHandler([deleteAccountRoute], { account: async () => withClock(await get()) });
 export const createTokenHandler = (get: Get<RefreshDependencies>) => lambdaHandler([tokenRoute], { refresh: get });
 export const createSessionsHandler = (get: Get<SessionManagementDependencies>) => lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessions: get });
 /** The recovery function (functions/recovery.ts): reset, its confirmation, email verification and its resend, the device approval and its confirmation. */

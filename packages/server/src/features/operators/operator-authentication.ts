@@ -1,12 +1,19 @@
 import type { Actor } from '../../accounts/audit-events.js';
 import { UnauthenticatedError } from '../../accounts/errors.js';
-import type { RequestOrigin } from '../../api/api-host.js';
-import { bearerToken } from '../../api/bearer-token.js';
 import { matchAdminKey } from './admin-keys.js';
 import type { AdminKey } from './settings.js';
 
 /** An operator, as the operator API's audit events and the account item name them. */
 export type Operator = Extract<Actor, { kind: 'operator' }>;
+
+/**
+ * What a request says of its caller, as the operator routes read it (operator-routes.ts): the
+ * Bearer token presented, and the principal the platform authenticated (RequestOrigin.principal).
+ */
+export interface OperatorCredentials {
+  bearer: string | undefined;
+  principal: string | undefined;
+}
 
 /**
  * Who calls the operator API: every operator route asks this first, before anything else of the
@@ -16,14 +23,13 @@ export type Operator = Extract<Actor, { kind: 'operator' }>;
  * `unauthenticated` (401) otherwise.
  */
 export interface OperatorAuthentication {
-  identify(input: { request: Request; origin: RequestOrigin }): Promise<Operator>;
+  identify(credentials: OperatorCredentials): Promise<Operator>;
 }
 
 /** `Authorization: Bearer <admin key>`, one of PASSLANE_ADMIN_KEYS's; the operator is the key's id. */
 export function adminKeyAuthentication(keys: readonly AdminKey[]): OperatorAuthentication {
   return {
-    async identify({ request }) {
-      const presented = bearerToken(request.headers.get('authorization') ?? undefined);
+    async identify({ bearer: presented }) {
       const key = presented === undefined || keys.length === 0 ? undefined : matchAdminKey(keys, presented);
       if (key === undefined) throw new UnauthenticatedError('an admin key is required (Authorization: Bearer <key>)');
       return { kind: 'operator', id: key.id };
@@ -39,9 +45,9 @@ export function adminKeyAuthentication(keys: readonly AdminKey[]): OperatorAuthe
  */
 export function iamPrincipalAuthentication(): OperatorAuthentication {
   return {
-    async identify({ origin }) {
-      if (origin.principal === undefined || origin.principal === '') throw new UnauthenticatedError('the operator API is served only behind AWS_IAM authorization');
-      return { kind: 'operator', id: origin.principal };
+    async identify({ principal }) {
+      if (principal === undefined || principal === '') throw new UnauthenticatedError('the operator API is served only behind AWS_IAM authorization');
+      return { kind: 'operator', id: principal };
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Actor } from '../../accounts/audit-events.js';
 import { InvalidRequestError } from '../../accounts/errors.js';
 import type { RequestOrigin } from '../../api/api-host.js';
 import { BAD_REQUEST, NO_STORE, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { bearerToken } from '../../api/bearer-token.js';
 import type { AnswerDoc, ParameterDoc } from '../../api/operation-doc.js';
 import { defineRoute, type AnyRoute } from '../../api/route.js';
 import { jsonResponse, noContent, type ApiResponse } from '../../api/responses.js';
@@ -52,7 +53,7 @@ function operatorRoute(route: {
 }
 
 function identify(deps: OperatorDependencies, request: Request, origin: RequestOrigin): Promise<Actor> {
-  return deps.operatorAuthentication.identify({ request, origin });
+  return deps.operatorAuthentication.identify({ bearer: bearerToken(request.headers.get('authorization') ?? undefined), principal: origin.principal });
 }
 
 const USER_ID: ParameterDoc = { name: 'id', in: 'path', required: true, description: "The account's user id (the access tokens' `sub`).", schema: { type: 'string' } };
