@@ -230,6 +230,13 @@ describe('passlane users: what it refuses before touching a table', SPAWNING, ()
     }
   });
 
+  it('passlane admin-key is a command of the bin: a key once, and the PASSLANE_ADMIN_KEYS entry holding its hash', async () => {
+    const run = await runPasslane(['admin-key', 'ops-1'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^admin key \(give it to the operator; it is not shown again\): \S+\nPASSLANE_ADMIN_KEYS entry: ops-1:[0-9a-f]{64}\n$/);
+    expect((await runPasslane(['admin-key', 'a b'], { env })).code).toBe(2);
+  });
+
   it('against AWS\'s table: without the server\'s fingerprint key, and for a mail without SES, does nothing', async () => {
     const noKey = await runPasslane(['users', 'disable', 'some-id'], { env });
     expect(noKey.code).toBe(2);
