@@ -1,5 +1,7 @@
 /**
- * `npm run generate:openapi [-- --check]`: writes openapi.yaml from the API itself: every path
+ * `npm run generate:openapi [-- --check]`: writes openapi.yaml from the API itself (and
+ * openapi-admin.yaml from the operator API's routes, OPERATOR_ROUTES, apart: its callers are
+ * operators' tools, its routes never on the public API, and the public document refuses them): every path
  * and method of API_ROUTES (packages/server/src/wiring/api-routes.ts) with what each route says
  * of itself (its `doc`: summary, description, parameters, every answer with its error codes and
  * headers) and the answers the HTTP toolkit gives every route (405, 500; 413 and 415 with a
@@ -25,11 +27,14 @@ import { ERROR_BODY, OAUTH_ERROR_BODY } from '../packages/server/src/api/error-b
 import { ERROR_TABLE, type ErrorAnswer, type ErrorBodyName } from '../packages/server/src/api/error-table.js';
 import type { ErrorCode } from '../packages/server/src/accounts/errors.js';
 import type { AnyRoute, Authentication } from '../packages/server/src/api/route.js';
-import { API_DOCUMENT } from '../packages/server/src/wiring/api-document.js';
+import { API_DOCUMENT, OPERATOR_API_DOCUMENT } from '../packages/server/src/wiring/api-document.js';
+import { OPERATOR_ROUTES } from '../packages/server/src/features/operators/operator-routes.js';
 import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const OPENAPI_FILE = 'openapi.yaml';
+/** The operator API's document, apart from the public one: its clients are operators' tools, not apps. */
+export const ADMIN_OPENAPI_FILE = 'openapi-admin.yaml';
 
 type Json = string | number | boolean | null | readonly Json[] | { readonly [key: string]: Json | undefined };
 
@@ -47,8 +52,64 @@ class Components<T> {
   }
 }
 
-/** openapi.yaml as the routes and their schemas describe the API. */
+/** What a document says of its API as a whole (wiring/api-document.ts), besides its operations. */
+export interface DocumentInfo {
+  title: string;
+  summary: string;
+  description: string;
+  license: { name: string; identifier: string };
+  servers: ReadonlyArray<{ url: string; description: string }>;
+}
+
+/**
+ * How a document's operations are authenticated: the public API's Bearer tokens, or the operator
+ * API's caller (an IAM principal's SigV4 signature on Lambda, an admin key elsewhere), which every
+ * one of its operations requires.
+ */
+interface DocumentSecurity {
+  schemes: Record<string, Json>;
+  /** Every operation's `security`, whatever its route's doc says (the operator API). */
+  everyOperation?: Json;
+}
+
+const PUBLIC_SECURITY: DocumentSecurity = { schemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } };
+
+/** openapi.yaml as the routes and their schemas describe the API. The operator API is not in it: renderAdminOpenApi. */
 export function renderOpenApi(routes: readonly AnyRoute<unknown>[] = API_ROUTES as readonly AnyRoute<unknown>[]): string {
+  const operatorPaths = routes.filter((route) => isOperatorPath(route.path)).map((route) => `${route.method} ${route.path}`);
+  if (operatorPaths.length > 0) throw new Error(`${OPENAPI_FILE} documents the public API: ${operatorPaths.join(', ')} belong in ${ADMIN_OPENAPI_FILE}`);
+  return renderDocument(routes, API_DOCUMENT, PUBLIC_SECURITY);
+}
+
+/**
+ * The operator API's callers: on Lambda a SigV4 signature API Gateway's AWS_IAM authorization
+ * checks, elsewhere an admin key. Either, on every operation: the routes' own docs say nothing of it.
+ */
+const OPERATOR_SECURITY: DocumentSecurity = {
+  schemes: {
+    awsSigV4: {
+      type: 'apiKey',
+      name: 'Authorization',
+      in: 'header',
+      description:
+        "AWS Lambda: a SigV4 signature (service execute-api) of an IAM principal allowed execute-api:Invoke on the route; API Gateway's AWS_IAM authorization checks it before the function runs.",
+    },
+    adminKey: { type: 'http', scheme: 'bearer', description: 'Other hosts: one of the keys PASSLANE_ADMIN_KEYS holds the hash of (`Authorization: Bearer <key>`).' },
+  },
+  everyOperation: [{ awsSigV4: [] }, { adminKey: [] }],
+};
+
+/** openapi-admin.yaml: the operator API (features/operators), apart from the public document. */
+export function renderAdminOpenApi(routes: readonly AnyRoute<unknown>[] = OPERATOR_ROUTES as readonly AnyRoute<unknown>[]): string {
+  const strays = routes.filter((route) => !isOperatorPath(route.path)).map((route) => `${route.method} ${route.path}`);
+  if (strays.length > 0) throw new Error(`${ADMIN_OPENAPI_FILE} documents the operator API (/admin/...): ${strays.join(', ')} is not one of its routes`);
+  return renderDocument(routes, OPERATOR_API_DOCUMENT, OPERATOR_SECURITY);
+}
+
+/** The operator API's paths, which the public document never lists. */
+export const isOperatorPath = (path: string): boolean => path === '/admin' || path.startsWith('/admin/');
+
+function renderDocument(routes: readonly AnyRoute<unknown>[], info: DocumentInfo, security: DocumentSecurity): string {
   const schemas = new Components<GenericSchema>('schemas');
   const headers = new Components<HeaderDoc>('headers');
   const answers = new Components<AnswerDoc>('answers');
@@ -80,14 +141,16 @@ export function renderOpenApi(routes: readonly AnyRoute<unknown>[] = API_ROUTES 
     const at = `${route.method} ${route.path}`;
     const body = route.body === undefined ? undefined : schemaRef(route.body);
     // A route that declares who may call it takes a Bearer token, and its answers list what the check answers.
-    const security = route.authenticate !== undefined ? 'bearer' : doc.security;
+    const bearer = route.authenticate !== undefined ? 'bearer' : doc.security;
     if (route.authenticate !== undefined) checkAuthenticationAnswers(route.authenticate, doc, at);
     const media = route.body?.form === true ? ['application/json', 'application/x-www-form-urlencoded'] : ['application/json'];
     return {
       operationId: doc.operationId,
       summary: doc.summary,
       ...(doc.description !== undefined && { description: doc.description }),
-      ...(security !== undefined && { security: security === 'bearer' ? [{ bearerAuth: [] }] : [] }),
+      ...(security.everyOperation !== undefined
+        ? { security: security.everyOperation }
+        : bearer !== undefined && { security: bearer === 'bearer' ? [{ bearerAuth: [] }] : [] }),
       ...(doc.parameters !== undefined && { parameters: doc.parameters.map(parameter) }),
       ...(body !== undefined && { requestBody: { required: true, content: Object.fromEntries(media.map((type) => [type, { schema: body }])) } }),
       responses: Object.fromEntries(
@@ -116,16 +179,16 @@ export function renderOpenApi(routes: readonly AnyRoute<unknown>[] = API_ROUTES 
   const document = {
     openapi: '3.1.0',
     info: {
-      title: API_DOCUMENT.title,
+      title: info.title,
       version: (JSON.parse(readFileSync(join(root, 'packages/server/package.json'), 'utf8')) as { version: string }).version,
-      summary: API_DOCUMENT.summary,
-      description: API_DOCUMENT.description,
-      license: API_DOCUMENT.license,
+      summary: info.summary,
+      description: info.description,
+      license: info.license,
     },
-    servers: API_DOCUMENT.servers,
+    servers: info.servers,
     paths,
     components: {
-      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: security.schemes,
       headers: Object.fromEntries([...headers.byName].map(([name, header]) => [name, plainHeader(header)])),
       schemas: jsonSchemas(schemas.byName),
       responses: sharedAnswers,
@@ -229,7 +292,7 @@ function mapValues<T>(record: Readonly<Record<string, T>>, map: (value: T) => Js
 }
 
 function main(argv: string[]): number {
-  return writeGeneratedFiles(root, { [OPENAPI_FILE]: renderOpenApi() }, {
+  return writeGeneratedFiles(root, { [OPENAPI_FILE]: renderOpenApi(), [ADMIN_OPENAPI_FILE]: renderAdminOpenApi() }, {
     check: argv.includes('--check'),
     source: 'the routes and their schemas',
     command: 'npm run generate:openapi',

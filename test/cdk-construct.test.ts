@@ -234,11 +234,19 @@ describe.each([
     // each path's OPTIONS goes to the function serving the path, which answers the preflight.
     for (const template of [cdk(), sls()]) expect(resource(template, 'HttpApi').Properties!.CorsConfiguration).toBeUndefined();
     const routes = routesOf(cdk());
-    for (const [key, target] of Object.entries(routes).filter(([key]) => !key.startsWith('OPTIONS '))) {
+    const operatorRoutes = new Set(PASSLANE_FUNCTIONS.filter((fn) => fn.routeAuthorization === 'iam').flatMap((fn) => fn.routes));
+    expect(operatorRoutes.size).toBeGreaterThan(0);
+    for (const [key, target] of Object.entries(routes).filter(([key]) => !key.startsWith('OPTIONS ') && !operatorRoutes.has(key))) {
       expect(routes[`OPTIONS ${key.split(' ')[1]}`], `a preflight route beside ${key}`).toBe(target);
     }
-    // Passlane's own routes check tokens themselves: no authorizer in front of them.
-    for (const [, route] of ofType(cdk(), 'AWS::ApiGatewayV2::Route')) expect(route.Properties!.AuthorizationType ?? 'NONE').toBe('NONE');
+    // Passlane's own routes check tokens themselves: no authorizer in front of them. The operator
+    // API's are AWS_IAM's alone (a SigV4 signature of an allowed principal), in both templates, with
+    // no unauthenticated preflight route that would reach the admin function.
+    const authorization = (template: CfnTemplate) =>
+      Object.fromEntries(ofType(template, 'AWS::ApiGatewayV2::Route').map(([, route]) => [route.Properties!.RouteKey as string, route.Properties!.AuthorizationType ?? 'NONE']));
+    expect(authorization(cdk())).toEqual(authorization(sls()));
+    for (const [key, type] of Object.entries(authorization(cdk()))) expect(type, key).toBe(operatorRoutes.has(key) ? 'AWS_IAM' : 'NONE');
+    for (const key of Object.keys(routes)) if (key.startsWith('OPTIONS ')) expect(key, 'no preflight on an operator path').not.toMatch(/^OPTIONS \/admin\//);
     // API Gateway may invoke exactly the routed functions and the authorizer.
     const invokable = (template: CfnTemplate) =>
       [...new Set(ofType(template, 'AWS::Lambda::Permission').map(([, p]) => (p.Properties!.FunctionName as { 'Fn::GetAtt': [string] })['Fn::GetAtt'][0]))].sort();

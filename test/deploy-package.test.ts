@@ -49,10 +49,25 @@ const ROUTES: Record<string, string[]> = {
   passkeys: ['POST /passkeys/registration/options', 'POST /passkeys/registration', 'GET /passkeys', 'PATCH /passkeys/{id}', 'DELETE /passkeys/{id}'],
   passkeyLogin: ['POST /passkey/login/options', 'POST /passkey/login'],
   factorUndo: ['POST /mfa/undo'],
+  account: ['DELETE /account'],
   password: ['POST /password'],
   recovery: ['POST /password/reset', 'POST /password/reset/confirm', 'POST /email/verify', 'POST /email/verify/resend', 'POST /devices/approval', 'POST /devices/approval/confirm'],
   jwks: ['GET /.well-known/jwks.json'],
   openidConfiguration: ['GET /.well-known/openid-configuration', 'GET /.well-known/oauth-authorization-server'],
+};
+/** The operator API's routes: behind AWS_IAM, and without preflights (infra/README.md, "Operator API"). */
+const IAM_ROUTES: Record<string, string[]> = {
+  admin: [
+    'GET /admin/users',
+    'GET /admin/users/{id}',
+    'POST /admin/users/{id}/disable',
+    'POST /admin/users/{id}/enable',
+    'POST /admin/users/{id}/end-sessions',
+    'POST /admin/users/{id}/send-reset',
+    'DELETE /admin/users/{id}/factors/{factor}',
+    'DELETE /admin/users/{id}/passkeys/{credentialId}',
+    'DELETE /admin/users/{id}',
+  ],
 };
 /**
  * Table, SSM and SES actions per function (logs are checked separately) and the variables naming
@@ -63,7 +78,7 @@ const ACTIONS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTIO
 const SECRET_PARAMETERS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTION_ACCESS).map((name) => [name, parameterVariablesOf(name)]));
 
 /** Functions given the published keys: those that publish them, those that check they sign with the first, and the authorizer, which verifies with them. */
-const PUBLIC_KEYS_FUNCTIONS = ['login', 'token', 'sessions', 'mfa', 'passkeys', 'passkeyLogin', 'password', 'recovery', 'jwks', 'openidConfiguration', 'authorizer'];
+const PUBLIC_KEYS_FUNCTIONS = ['login', 'token', 'sessions', 'mfa', 'passkeys', 'passkeyLogin', 'account', 'password', 'recovery', 'jwks', 'openidConfiguration', 'authorizer'];
 /** What functions that send mail are given (serverless.yml, custom.mailEnvironment), and no other function. */
 const MAIL_VARIABLES = ['PASSLANE_MAIL_FROM', 'PASSLANE_APP_URL', 'PASSLANE_SES_IDENTITY_ARN', 'PASSLANE_SES_CONFIGURATION_SET', 'PASSLANE_EMAIL_VERIFICATION', 'PASSLANE_REQUIRE_VERIFIED_EMAIL'];
 /**
@@ -71,7 +86,7 @@ const MAIL_VARIABLES = ['PASSLANE_MAIL_FROM', 'PASSLANE_APP_URL', 'PASSLANE_SES_
  * first send, so it is never parsed at a cold start), and password, which wires the same auth
  * dependencies as login (mail included, built on first use) but never sends and may not.
  */
-const SES_CHUNK_FUNCTIONS = ['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'password', 'recovery'];
+const SES_CHUNK_FUNCTIONS = ['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'account', 'password', 'recovery', 'admin'];
 
 /** A message of @simplewebauthn/server's assertion check: where it is, the library is. */
 const WEBAUTHN_MARKER = 'Unexpected authentication response challenge';
@@ -144,11 +159,14 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
     const routes = Object.values(template().Resources).filter((r) => r.Type === 'AWS::ApiGatewayV2::Route');
     // Each path's OPTIONS too: the functions answer preflights themselves (infra/README.md, "HTTP API").
     const preflights = [...new Set(Object.values(ROUTES).flat().map((route) => `OPTIONS ${route.split(' ')[1]!}`))];
-    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([...Object.values(ROUTES).flat(), ...preflights].sort());
-    // Passlane's own routes check tokens themselves: no authorizer in front of them.
-    for (const route of routes) expect(route.Properties.AuthorizationType).toBeUndefined();
+    const operatorRoutes = Object.values(IAM_ROUTES).flat();
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual([...Object.values(ROUTES).flat(), ...preflights, ...operatorRoutes].sort());
+    // Passlane's own routes check tokens themselves: no authorizer in front of them. The operator API's: AWS_IAM.
+    for (const route of routes) {
+      expect(route.Properties.AuthorizationType, route.Properties.RouteKey as string).toBe(operatorRoutes.includes(route.Properties.RouteKey as string) ? 'AWS_IAM' : undefined);
+    }
     const permissions = Object.keys(template().Resources).filter((id) => id.endsWith('LambdaPermissionHttpApi'));
-    expect(permissions.sort()).toEqual(Object.keys(ROUTES).map((name) => `${logicalId(name)}LambdaPermissionHttpApi`).sort());
+    expect(permissions.sort()).toEqual([...Object.keys(ROUTES), ...Object.keys(IAM_ROUTES)].map((name) => `${logicalId(name)}LambdaPermissionHttpApi`).sort());
     expect(resource('HttpApi').Properties.CorsConfiguration).toBeUndefined();
     const settings = resource('HttpApiStage').Properties.DefaultRouteSettings as Record<string, number>;
     expect(settings.ThrottlingRateLimit).toBeGreaterThan(0);

@@ -90,7 +90,7 @@ function cdkRolesFor(dir: string, props: PasslaneAuthProps, functions: readonly 
 }
 
 /** The functions driven here; bench only hashes in memory (minutes of it) and is checked statically. */
-type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'passkeys' | 'passkeyLogin' | 'factorUndo' | 'account' | 'password' | 'recovery' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash';
+type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'passkeys' | 'passkeyLogin' | 'factorUndo' | 'account' | 'password' | 'recovery' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash' | 'admin';
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   register: () => import('../functions/register.js'),
@@ -108,6 +108,7 @@ const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   openidConfiguration: () => import('../functions/openid-configuration.js'),
   authorizer: () => import('../functions/authorizer.js'),
   rehash: () => import('../functions/rehash.js'),
+  admin: () => import('../functions/admin.js'),
 };
 
 /** A legacy record the functions upgrade: bcrypt, cost 4, so the test stays fast. */
@@ -614,6 +615,47 @@ describe('each function, through its handler, as deployed', () => {
     expect(await discovery.http('GET', '/.well-known/oauth-authorization-server')).toMatchObject({ status: 200, body: { token_endpoint: expect.any(String) } });
   });
 
+  it('admin (the operator API behind AWS_IAM): find, list, show, disable and enable, end sessions, remove TOTP and a passkey, send a reset, delete', async () => {
+    const operator = 'arn:aws:sts::123456789012:assumed-role/Support/ada';
+    const { email, userId } = await seedAccount();
+    // A TOTP and a passkey, added by the owner through their functions, for the operator to remove.
+    const session = await signIn(email);
+    const mfa = await container('mfa', { secrets: 'ssm' });
+    const enrolled = await mfa.http('POST', '/mfa/totp', undefined, { token: session.accessToken });
+    const secret = base32Bytes(new URL(enrolled.body!.otpauthUri as string).searchParams.get('secret')!);
+    expect((await mfa.http('POST', '/mfa/totp/confirm', { code: totpCode(secret, Date.now()) }, { token: session.accessToken })).status).toBe(200);
+    const { invoke } = await container('admin', { secrets: 'ssm' });
+    const call = async (method: string, path: string, options: { query?: string; principal?: string | null } = {}) => {
+      const principal = options.principal === null ? {} : { iamPrincipal: options.principal ?? operator };
+      const response = (await invoke(httpApiEvent(method, path, undefined, { ...principal, ...(options.query !== undefined && { query: options.query }), apiId: 'iamcheck01' }))) as { statusCode: number; body: string };
+      return { status: response.statusCode, body: response.body === '' ? undefined : (JSON.parse(response.body) as Record<string, unknown>) };
+    };
+
+    expect(await call('GET', '/admin/users', { principal: null })).toMatchObject({ status: 401, body: { error: { code: 'unauthenticated' } } });
+    expect(await call('GET', '/admin/users', { query: `email=${encodeURIComponent(email)}` })).toMatchObject({ status: 200, body: { userId, factors: { totp: true } } });
+    expect(await call('GET', '/admin/users', { query: 'limit=2' })).toMatchObject({ status: 200, body: { users: expect.any(Array) } });
+    expect(await call('GET', `/admin/users/${userId}`)).toMatchObject({ status: 200, body: { userId, email } });
+    expect((await call('POST', `/admin/users/${userId}/disable`)).status).toBe(204);
+    expect((await seedUsers.getUserByEmail(email))?.disabledBy).toBe(operator);
+    expect((await call('POST', `/admin/users/${userId}/enable`)).status).toBe(204);
+    expect((await call('POST', `/admin/users/${userId}/end-sessions`)).status).toBeLessThan(300);
+    expect((await call('DELETE', `/admin/users/${userId}/factors/totp`)).status).toBeLessThan(300);
+    // The password signs in again; a passkey from that session, for the operator to remove.
+    const again = await signIn(email);
+    const passkeys = await container('passkeys', { secrets: 'ssm', env: WEBAUTHN_ON });
+    const authenticator = softwareAuthenticator({ origin: WEBAUTHN_ORIGIN });
+    const options = await passkeys.http('POST', '/passkeys/registration/options', undefined, { token: again.accessToken });
+    const registered = await passkeys.http('POST', '/passkeys/registration', { response: await authenticator.register(options.body as never), name: 'Laptop' }, { token: again.accessToken });
+    expect(registered.status).toBe(201);
+    const credentialId = (registered.body!.passkey as { id: string }).id;
+    expect((await call('DELETE', `/admin/users/${userId}/passkeys/${credentialId}`)).status).toBeLessThan(300);
+    expect((await call('POST', `/admin/users/${userId}/send-reset`)).status).toBeLessThan(300);
+    expect(mailsTo(email).at(-1)?.EmailTags).toEqual([{ Name: 'passlane-kind', Value: 'password_reset' }]);
+    expect((await call('DELETE', `/admin/users/${userId}`)).status).toBe(204);
+    expect(await seedUsers.getUserByEmail(email)).toBeUndefined();
+    expect(await call('GET', `/admin/users/${userId}`)).toMatchObject({ status: 404, body: { error: { code: 'user_not_found' } } });
+  });
+
   it('rehash: a pass that wraps legacy records, loses one to a concurrent change, and stores its cursor', async () => {
     const legacy = await Promise.all([seedAccount(), seedAccount(), seedAccount()]);
     const raced = await seedAccount();
@@ -696,7 +738,7 @@ describe('mail: the identity the functions send as is the one their roles allow'
     for (const { name } of LAMBDA_FUNCTIONS) {
       const { variables } = functionEnvironment(template, name, resolve);
       const mail = Object.fromEntries(Object.entries(variables).filter(([key]) => MAIL_VARIABLES.includes(key)));
-      if (!['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'account', 'recovery'].includes(name)) {
+      if (!['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'account', 'recovery', 'admin'].includes(name)) {
         expect(mail, name).toEqual({});
         continue;
       }

@@ -37,7 +37,9 @@ import type { AccountMail } from '../packages/server/src/mail/account-mail.js';
 import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
 import type { ErrorCode } from '../packages/server/src/accounts/errors.js';
 import { ERROR_TABLE, type ErrorAnswer } from '../packages/server/src/api/error-table.js';
-import { OPENAPI_FILE, renderOpenApi } from '../scripts/generate-openapi.js';
+import { ADMIN_OPENAPI_FILE, isOperatorPath, OPENAPI_FILE, renderAdminOpenApi, renderOpenApi } from '../scripts/generate-openapi.js';
+import { OPERATOR_ROUTES } from '../packages/server/src/features/operators/operator-routes.js';
+import { parse as parseYaml } from 'yaml';
 import { repoRoot } from './support/packaging.js';
 import { createPasswordHasher } from '../packages/passlane/src/index.js';
 import { startLocalServer, type LocalServer } from '../packages/server/src/runtimes/node/local-server.js';
@@ -171,6 +173,20 @@ describe('openapi.yaml', () => {
 
   it('is what the routes and their schemas generate (npm run generate:openapi)', () => {
     expect(readFileSync(join(repoRoot, OPENAPI_FILE), 'utf8')).toBe(renderOpenApi());
+  });
+
+  it('documents the public API alone: no operator path, which has its own document (openapi-admin.yaml) of exactly OPERATOR_ROUTES', () => {
+    expect(Object.keys(spec.paths).filter(isOperatorPath)).toEqual([]);
+    expect(() => renderOpenApi([...API_ROUTES, ...OPERATOR_ROUTES] as never)).toThrow(/belong in openapi-admin\.yaml/);
+    const admin = readFileSync(join(repoRoot, ADMIN_OPENAPI_FILE), 'utf8');
+    expect(admin).toBe(renderAdminOpenApi());
+    const document = parseYaml(admin) as { paths: Record<string, Record<string, { operationId: string; security: unknown }>>; components: { securitySchemes: Record<string, unknown> } };
+    const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ key: `${method.toUpperCase()} ${path}`, operation })));
+    expect(operations.map((o) => o.key).sort()).toEqual(OPERATOR_ROUTES.map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`).sort());
+    // Every operation needs an operator: a SigV4 signature (Lambda) or an admin key (elsewhere).
+    for (const { key, operation } of operations) expect(operation.security, key).toEqual([{ awsSigV4: [] }, { adminKey: [] }]);
+    expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['adminKey', 'awsSigV4']);
+    expect(() => renderAdminOpenApi(API_ROUTES as never)).toThrow(/is not one of its routes/);
   });
 
   it('lists, on every error answer, the codes it may carry, each answered with that status by the error table', () => {

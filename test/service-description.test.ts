@@ -14,6 +14,7 @@ import { PASSLANE_FUNCTIONS, type FunctionDescription } from '../packages/server
 import { createResolver, functionEnvironment, functionRoles, type Template as ResolvableTemplate } from './support/iam/template-roles.js';
 import { logGroupNames, packageServerless, placeholderBundles, serverlessLogicalIds, serverlessShaped, synthConstruct, type CfnTemplate } from './support/deploy-templates.js';
 import { repoRoot } from './support/packaging.js';
+import { OPERATOR_ROUTES } from '../packages/server/src/features/operators/operator-routes.js';
 
 /** serverless.yml names its table (passlane-<stage>-users); the CDK's generated name stands in as the same. */
 const PHYSICAL_IDS = { UsersTable: 'passlane-dev-users', HttpApi: 'described01', ...logGroupNames() };
@@ -88,6 +89,14 @@ describe('serverless.yml takes its functions and roles from the description', ()
     expect(LAMBDA_FUNCTIONS).toEqual(PASSLANE_FUNCTIONS.map(({ name, entry }) => ({ name, entry })));
     const entries = readdirSync(join(repoRoot, 'functions')).filter((file) => file.endsWith('.ts'));
     expect(PASSLANE_FUNCTIONS.map((fn) => fn.entry).sort()).toEqual(entries.map((file) => `functions/${file}`).sort());
+  });
+
+  it('serves the operator API from the admin function alone, behind AWS_IAM: exactly OPERATOR_ROUTES, and no other function has an /admin route', () => {
+    const served = (fn: FunctionDescription) => fn.routes.filter((route) => route.split(' ')[1]!.startsWith('/admin'));
+    expect(PASSLANE_FUNCTIONS.filter((fn) => served(fn).length > 0).map((fn) => fn.name)).toEqual(['admin']);
+    expect(PASSLANE_FUNCTIONS.filter((fn) => fn.routeAuthorization === 'iam').map((fn) => fn.name)).toEqual(['admin']);
+    const admin = PASSLANE_FUNCTIONS.find((fn) => fn.name === 'admin')!;
+    expect([...admin.routes].sort()).toEqual(OPERATOR_ROUTES.map((route) => `${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`).sort());
   });
 
   it('refuses an optional secret sharing a grant with others (its statement could not be conditional alone)', () => {

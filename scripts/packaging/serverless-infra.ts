@@ -91,8 +91,15 @@ function functionEntry(fn: FunctionDescription): Record<string, Json> {
     ...(fn.reservedConcurrency !== undefined && { reservedConcurrency: fn.reservedConcurrency }),
     package: { artifact: `\${self:custom.artifacts}/${fn.name}.zip` },
     ...(Object.keys(fn.environment).length > 0 && { environment: environment(fn.environment) }),
-    ...(fn.routes.length > 0 && { events: apiGatewayRoutes(fn).map((route) => ({ httpApi: route })) }),
+    ...(fn.routes.length > 0 && { events: apiGatewayRoutes(fn).map((route) => httpApiEvent(fn, route)) }),
   };
+}
+
+/** `httpApi: METHOD /path`, or with API Gateway's IAM authorization its long form (osls: `authorizer: { type: aws_iam }`). */
+function httpApiEvent(fn: FunctionDescription, route: string): Json {
+  if (fn.routeAuthorization !== 'iam') return { httpApi: route };
+  const [method, path] = route.split(' ') as [string, string];
+  return { httpApi: { method, path, authorizer: { type: 'aws_iam' } } };
 }
 
 /** Conditions of optional statements: on a setting or secret being non-empty. */
@@ -229,11 +236,11 @@ function yamlDocument(value: unknown): Document {
     Seq(_, node) {
       if (node.items.every((item) => isScalar(item)) && JSON.stringify(node.toJSON()).length <= 70) node.flow = true;
     },
-    // Intrinsics and one-key entries such as `{Ref: UsersTable}` or `{httpApi: POST /login}`.
+    // Intrinsics and one-key entries such as `{Ref: UsersTable}`, `{httpApi: POST /login}` or `{type: aws_iam}`.
     Map(_, node) {
       const [pair, ...more] = node.items;
       const key = isScalar(pair?.key) ? String(pair.key.value) : '';
-      const inline = /^(Fn::|Ref$|Condition$|Service$|httpApi$|artifact$)/.test(key) && (isScalar(pair?.value) || isCollection(pair?.value));
+      const inline = /^(Fn::|Ref$|Condition$|Service$|httpApi$|artifact$|type$)/.test(key) && (isScalar(pair?.value) || isCollection(pair?.value));
       if (more.length === 0 && inline && JSON.stringify(node.toJSON()).length <= 70) node.flow = true;
     },
   });

@@ -210,6 +210,27 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // Walk accounts, upgrade conditionally (a lost condition hands back the stored item, so no
   // read of accounts); its resumable cursor, job#rehash.
   rehash: ['dynamodb:GetItem job#', 'dynamodb:PutItem job#', 'dynamodb:Scan', 'dynamodb:UpdateItem user#', PEPPER],
+  // The operator API: an account by address (its item) or userId (the index), a page of accounts
+  // (Scan); its sessions item and factors read to show and before each change; disabled and
+  // enabled, every session ended (a purge), a factor removed (conditional updates); a reset link
+  // written; a deletion's items (account, factors, passkey lookups, links); the owner's mails.
+  admin: [
+    'dynamodb:DeleteItem mfa#',
+    'dynamodb:DeleteItem passkey#',
+    'dynamodb:DeleteItem token#',
+    'dynamodb:DeleteItem user#',
+    'dynamodb:GetItem mfa#',
+    'dynamodb:GetItem sessions#',
+    'dynamodb:GetItem user#',
+    'dynamodb:PutItem token#',
+    'dynamodb:Query index/userId-index',
+    'dynamodb:Scan',
+    'dynamodb:UpdateItem mfa#',
+    'dynamodb:UpdateItem sessions#',
+    'dynamodb:UpdateItem user#',
+    FINGERPRINT_KEY,
+    ...SEND_MAIL,
+  ],
   // Hashes random passwords in memory. Not driven by the IAM test (minutes of hashing); its role
   // is checked to grant nothing beyond its logs.
   bench: [],

@@ -7,6 +7,13 @@ export interface HttpApiEventOptions {
   token?: string;
   /** The API's id, which names its execute-api domain; default `api123`. */
   apiId?: string;
+  /** The raw query string, without `?`. */
+  query?: string;
+  /**
+   * The IAM principal's ARN, as API Gateway's AWS_IAM authorization adds it
+   * (requestContext.authorizer.iam): the operator API's caller on Lambda.
+   */
+  iamPrincipal?: string;
 }
 
 /** An API Gateway HTTP API (payload 2.0) event with a JSON body, as the routes in serverless.yml deliver it. */
@@ -17,7 +24,7 @@ export function httpApiEvent(method: string, path: string, body?: unknown, optio
     version: '2.0',
     routeKey: `${method} ${path}`,
     rawPath: path,
-    rawQueryString: '',
+    rawQueryString: options.query ?? '',
     headers: {
       'content-type': 'application/json',
       host: domainName,
@@ -32,6 +39,18 @@ export function httpApiEvent(method: string, path: string, body?: unknown, optio
       http: { method, path, protocol: 'HTTP/1.1', sourceIp: options.sourceIp ?? '203.0.113.7', userAgent: 'vitest' },
       requestId: randomUUID(),
       routeKey: `${method} ${path}`,
+      ...(options.iamPrincipal !== undefined && {
+        authorizer: {
+          iam: {
+            accessKey: 'ASIAOPERATOR',
+            accountId: '123456789012',
+            callerId: 'AROAOPERATOR:operator',
+            principalOrgId: null,
+            userArn: options.iamPrincipal,
+            userId: 'AROAOPERATOR:operator',
+          },
+        },
+      }),
       stage: '$default',
       time: new Date().toISOString(),
       timeEpoch: Date.now(),

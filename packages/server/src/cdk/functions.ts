@@ -146,6 +146,14 @@ export interface FunctionDescription {
   reservedConcurrency?: number;
   /** HTTP API routes, `METHOD /path`. */
   routes: readonly string[];
+  /**
+   * Who API Gateway lets through to its routes. Unset: anyone (passlane's own routes check
+   * tokens themselves). `iam`: API Gateway's AWS_IAM authorization: only requests signed (SigV4)
+   * by an IAM principal whose policy allows `execute-api:Invoke` on the route reach the function,
+   * and the principal's ARN comes with the event (the operator API, infra/README.md "Operator
+   * API"). Such routes get no preflight route: no browser page holds an operator's AWS keys.
+   */
+  routeAuthorization?: 'iam';
   /** Its own variables, on top of COMMON_ENVIRONMENT. */
   environment: Readonly<Record<string, EnvSource>>;
   grants: readonly Grant[];
@@ -191,8 +199,10 @@ export const COMMON_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
  * other host (packages/server/src/api/cors.ts). The HTTP API gets no CORS configuration of its
  * own: API Gateway would then answer preflights itself and drop the functions' CORS headers,
  * the public keys' `Access-Control-Allow-Origin: *` among them (infra/README.md, "HTTP API").
+ * IAM-authorized routes (the operator API) get none: see `routeAuthorization`.
  */
 export function apiGatewayRoutes(fn: FunctionDescription): string[] {
+  if (fn.routeAuthorization === 'iam') return [...fn.routes];
   const paths = [...new Set(fn.routes.map((route) => route.split(' ')[1]!))];
   return [...fn.routes, ...paths.map((path) => `OPTIONS ${path}`)];
 }
@@ -695,6 +705,59 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         secrets: ['pepperKeys', 'fingerprintKey'],
         why: 'The pepper (the new hash) and the fingerprint key (token and counter keys). No signing key: resend verifies access tokens with the public keys in its environment.',
       },
+    ],
+  },
+  {
+    name: 'admin',
+    entry: 'functions/admin.ts',
+    why: 'The operator API (/admin/users...): find, show and list accounts, disable and enable, end sessions, remove a factor, send a reset mail, delete. Behind API Gateway\'s AWS_IAM authorization: only requests an IAM principal signed, and allowed to invoke, reach it; that principal is the operator its audit events and the owner\'s mails name (packages/server/src/features/operators).',
+    memory: DEFAULT_MEMORY_MB,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: [
+      'GET /admin/users',
+      'GET /admin/users/{id}',
+      'POST /admin/users/{id}/disable',
+      'POST /admin/users/{id}/enable',
+      'POST /admin/users/{id}/end-sessions',
+      'POST /admin/users/{id}/send-reset',
+      'DELETE /admin/users/{id}/factors/{factor}',
+      'DELETE /admin/users/{id}/passkeys/{credentialId}',
+      'DELETE /admin/users/{id}',
+    ],
+    routeAuthorization: 'iam',
+    environment: {
+      ...MAIL_ENVIRONMENT,
+      PASSLANE_TABLE: table,
+      // Keys the account's sessions, factors, links and mail budgets: no pepper, no signing key (nothing here hashes or issues a token).
+      PASSLANE_FINGERPRINT_KEY_PARAMETER: parameterName('fingerprintKey'),
+    },
+    grants: [
+      { kind: 'index', action: 'dynamodb:Query', index: TABLE_INDEX, why: 'An operator names an account by its userId: the userId -> the account key, through the keys-only index.' },
+      {
+        kind: 'scan',
+        why: 'GET /admin/users without an address: a page of accounts. A Scan has no partition key, so no LeadingKeys condition can narrow it: it may read the whole table (the code\'s filter and projection keep accounts, never a hash).',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:GetItem',
+        keys: ['user#*', 'sessions#*', 'mfa#*'],
+        why: 'The account (by address, or after the index), its sessions item (to show, and before each purge) and its factors (to show, and to remove one conditionally).',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['user#*', 'sessions#*', 'mfa#*'],
+        why: 'Disabled and enabled (conditional on the account); every session and device ended (a purge conditional on the epoch, marking the item disabled while a deletion runs); a factor removed (conditional on it being the one read).',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:DeleteItem',
+        keys: ['user#*', 'mfa#*', 'passkey#*', 'token#*'],
+        why: 'A deletion: the account (conditional on it being this account), its factors, its passkeys\' lookups (conditional on the account), its outstanding links; a removed passkey\'s lookup.',
+      },
+      { kind: 'items', action: 'dynamodb:PutItem', keys: ['token#reset#*'], why: 'The reset link an operator sends, replacing the outstanding one. No other token: an operator never holds a link.' },
+      SEND_MAIL('The owner hears of every change to their access (disabled, enabled, sessions ended, a factor removed, deleted) and gets the reset link.'),
+      { kind: 'parameters', secrets: ['fingerprintKey'], why: 'The fingerprint key alone: the account key of an address.' },
     ],
   },
   {

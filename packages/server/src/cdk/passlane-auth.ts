@@ -28,6 +28,7 @@ import {
   type IHttpAuthorizer,
   type IHttpRouteAuthorizer,
 } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -402,9 +403,11 @@ export class PasslaneAuth extends Construct {
     for (const fn of functions) {
       if (fn.routes.length === 0) continue;
       const integration = new HttpLambdaIntegration(`${capitalized(fn.name)}Integration`, built[fn.name]!, { payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 });
+      // The operator API's routes: only requests an IAM principal signed, as serverless.yml's `authorizer: { type: aws_iam }`.
+      const authorizer = fn.routeAuthorization === 'iam' ? new HttpIamAuthorizer() : undefined;
       for (const route of apiGatewayRoutes(fn)) {
         const [method, path] = route.split(' ') as [keyof typeof HttpMethod, string];
-        this.api.addRoutes({ path, methods: [HttpMethod[method]], integration });
+        this.api.addRoutes({ path, methods: [HttpMethod[method]], integration, ...(authorizer !== undefined && { authorizer }) });
       }
     }
 

@@ -96,6 +96,8 @@ export interface ScannedAccount {
   email?: string;
   userId?: string;
   passwordHash?: string;
+  /** True when an operator disabled the account (its `disabledAt`, not read further). */
+  disabled?: boolean;
 }
 
 /** The second factors of the accounts on one page of a Scan (`passlane inventory`). */
@@ -391,12 +393,13 @@ export class AccountStore {
                 // activation time, the passkeys (public keys) and the recovery codes' hashes, to count them.
                 FilterExpression:
                   'begins_with(#pk, :userPrefix) OR (begins_with(#pk, :mfaPrefix) AND (attribute_exists(#totpEnabledAt) OR attribute_exists(#passkeys) OR attribute_exists(#recoveryCodes)))',
-                ProjectionExpression: '#pk, #email, #userId, #passwordHash, #totpEnabledAt, #passkeys, #recoveryCodes',
+                ProjectionExpression: '#pk, #email, #userId, #passwordHash, #disabledAt, #totpEnabledAt, #passkeys, #recoveryCodes',
                 ExpressionAttributeNames: {
                   '#pk': 'pk',
                   '#email': 'email',
                   '#userId': 'userId',
                   '#passwordHash': 'passwordHash',
+                  '#disabledAt': 'disabledAt',
                   '#totpEnabledAt': 'totpEnabledAt',
                   '#passkeys': 'passkeys',
                   '#recoveryCodes': 'recoveryCodes',
@@ -405,8 +408,8 @@ export class AccountStore {
               }
             : {
                 FilterExpression: 'begins_with(#pk, :userPrefix)',
-                ProjectionExpression: '#pk, #email, #userId, #passwordHash',
-                ExpressionAttributeNames: { '#pk': 'pk', '#email': 'email', '#userId': 'userId', '#passwordHash': 'passwordHash' },
+                ProjectionExpression: '#pk, #email, #userId, #passwordHash, #disabledAt',
+                ExpressionAttributeNames: { '#pk': 'pk', '#email': 'email', '#userId': 'userId', '#passwordHash': 'passwordHash', '#disabledAt': 'disabledAt' },
                 ExpressionAttributeValues: { ':userPrefix': { S: USER_KEY_PREFIX } },
               }),
         }),
@@ -419,6 +422,7 @@ export class AccountStore {
         email: item.email?.S,
         userId: item.userId?.S,
         passwordHash: item.passwordHash?.S,
+        ...(item.disabledAt !== undefined && { disabled: true }),
       }));
       return { items, ...(input.factors === true && { factors }), ...(lastKey !== undefined && { lastKey }) };
     } catch (error) {

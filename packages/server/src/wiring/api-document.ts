@@ -65,3 +65,25 @@ and after PASSLANE_DEVICE_TTL_S (180 days) without a good login.
   license: { name: 'MIT', identifier: 'MIT' },
   servers: [{ url: 'http://localhost:3000', description: 'npm start' }],
 } as const;
+
+/**
+ * What the operator API's document (openapi-admin.yaml) says of it as a whole: its own document,
+ * apart from the public one, since its callers are an operator's tools and its routes are never
+ * on the public API (features/operators, infra/README.md "Operator API").
+ */
+export const OPERATOR_API_DOCUMENT = {
+  title: 'passlane operator API',
+  summary: 'Find, show and list accounts; disable and enable them, end their sessions, remove a factor, send a reset mail, delete them.',
+  description: `For operators, never for the public: on AWS Lambda the \`admin\` function behind API Gateway's
+AWS_IAM authorization (a SigV4 signature, service \`execute-api\`, of an IAM principal whose policy
+allows \`execute-api:Invoke\` on the route); on the other hosts off unless PASSLANE_ADMIN_KEYS is set,
+and then \`Authorization: Bearer <admin key>\`. Every action is audited with the operator's identity
+(the principal's ARN, or the key's id), and the account's owner is mailed where it changes their
+access. Answers hold an account's address where it was asked for, never a hash, secret, code or
+token. Errors are the public API's \`{"error":{"code":"...","message":"..."}}\`; an id or address
+no account has is 404 \`user_not_found\`. The same actions from a terminal, on the table with the
+operator's own AWS credentials: \`passlane users\` (packages/server/src/cli/README.md, "Operators").
+`,
+  license: { name: 'MIT', identifier: 'MIT' },
+  servers: [{ url: 'http://localhost:3000', description: 'npm start, with PASSLANE_ADMIN_KEYS' }],
+} as const;

@@ -1,5 +1,7 @@
 /** What a subcommand touches of the process, so tests can run it in-process. */
 export interface CommandIo {
+  /** What a command asks the operator through (the confirmation of `users delete`); absent: no one to ask. */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   env: Record<string, string | undefined>;
@@ -13,6 +15,7 @@ export interface CommandIo {
 export function processIo(): CommandIo {
   let controller: AbortController | undefined;
   return {
+    stdin: process.stdin,
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,

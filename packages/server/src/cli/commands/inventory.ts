@@ -15,7 +15,7 @@ const TIMING_ROUNDS = 5;
 
 export const INVENTORY_USAGE = `usage: passlane inventory [--segments N] [--timing] [--json]
 Counts stored password hashes by scheme, parameters, wrapping and pepper key, and what each is
-waiting for, accounts keyed by an email not in canonical form, and accounts with TOTP. Reads only (a parallel Scan);
+waiting for, accounts keyed by an email not in canonical form, disabled accounts, and accounts with second factors. Reads only (a parallel Scan);
 no hashing, no writes.
 --timing: then verifies one stored record of each cost shape with a wrong password, ${TIMING_ROUNDS} times,
 against the current argon2id verify, and prints the PASSLANE_LOGIN_FAILURE_PAD_FACTOR to set.`;
@@ -121,6 +121,7 @@ function printInventory(io: CommandIo, inventory: Inventory): void {
     `Second factors: ${factors.totp} accounts with TOTP (${share(factors.totp)}), ${factors.passkeyAccounts} with passkeys (${share(factors.passkeyAccounts)}; ` +
       `${factors.passkeys} passkeys), ${factors.recoveryCodes} with recovery codes left (${share(factors.recoveryCodes)})`,
   );
+  writeLine(io.stdout, `Disabled by an operator: ${inventory.disabled} accounts (${share(inventory.disabled)}; counted above too)`);
   if (inventory.fastDigests > 0) {
     writeLine(
       io.stdout,

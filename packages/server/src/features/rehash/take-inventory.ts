@@ -47,6 +47,8 @@ export interface Inventory {
   emails: EmailForms;
   /** Accounts with each second factor (features/mfa, features/passkeys), and the passkeys in all. */
   factors: FactorCounts;
+  /** Accounts an operator disabled (`disabledAt` on the account item): counted in `total` and the groups too. */
+  disabled: number;
 }
 
 export interface InventoryDependencies {
@@ -65,7 +67,7 @@ export interface InventoryOptions {
 /**
  * Reads every account (parallel segmented Scan) and counts stored hashes by scheme, parameters,
  * wrapping and pepper key, with the step each one is waiting for. Parses only: no hashing, no
- * keys, no writes. Shows how far an upgrade has come. Also counts accounts keyed by an email not
+ * keys, no writes. Shows how far an upgrade has come. Also counts disabled accounts, accounts keyed by an email not
  * in canonical form (after the scan, one read of the canonical key for each of them), and, in the
  * same Scan, the accounts with each second factor (their factors items, never a sealed secret).
  */
@@ -80,6 +82,7 @@ export async function takeInventory(deps: InventoryDependencies, options: Invent
   const inventory: Omit<Inventory, 'emails'> = {
     factors: { totp: 0, passkeyAccounts: 0, passkeys: 0, recoveryCodes: 0 },
     total: 0,
+    disabled: 0,
     byStatus: { up_to_date: 0, awaiting_login: 0, to_wrap: 0, to_rotate: 0, unparseable: 0 },
     needsRehash: 0,
     wrapped: 0,
@@ -115,6 +118,7 @@ export async function takeInventory(deps: InventoryDependencies, options: Invent
         for (const [name, count] of Object.entries(page.factors ?? {})) inventory.factors[name as keyof FactorCounts] += count;
         for (const item of page.items) {
           count(item.passwordHash);
+          if (item.disabled === true) inventory.disabled++;
           emails.add(item);
         }
         options.onProgress?.(inventory.total);
