@@ -137,6 +137,9 @@ function tokenMailbox(): AccountMail & { tokens: Array<{ kind: string; to: strin
     mfaChanged: async (to, change) => void tokens.push({ kind: `mfa_changed:${change}`, to }),
     deviceApproval: async (to, token) => void tokens.push({ kind: 'device_approval', to, token }),
     factorAdded: async (to, change, token) => void tokens.push({ kind: `factor_added:${change}`, to, token }),
+    emailChange: async (to, token) => void tokens.push({ kind: 'email_change', to, token }),
+    emailChangeAttempt: async (to) => void tokens.push({ kind: 'email_change_attempt', to }),
+    emailChanged: async (to, _newEmail, token) => void tokens.push({ kind: 'email_changed', to, token }),
   };
 }
 

@@ -14,6 +14,8 @@ import { DEFAULT_DEVICE_APPROVAL_CONFIG } from '../../packages/server/src/featur
 import { MfaStore } from '../../packages/server/src/storage/mfa-store.js';
 import { PasskeyStore } from '../../packages/server/src/storage/passkey-store.js';
 import { FactorUndoStore } from '../../packages/server/src/storage/factor-undo-store.js';
+import { EmailSwitchStore } from '../../packages/server/src/storage/email-switch-store.js';
+import { EmailUndoStore } from '../../packages/server/src/storage/email-undo-store.js';
 import { createSecretBox } from '../../packages/server/src/features/mfa/secret-box.js';
 import { DEFAULT_RECOVERY_CONFIG } from '../../packages/server/src/features/recovery/settings.js';
 import { DEFAULT_SESSION_CONFIG } from '../../packages/server/src/features/sessions/settings.js';
@@ -65,6 +67,9 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     mfa: new MfaStore(client, tableName),
     passkeys: new PasskeyStore(client, tableName),
     factorUndos: new FactorUndoStore(client, tableName),
+    emailSwitches: new EmailSwitchStore(client, tableName),
+    emailUndos: new EmailUndoStore(client, tableName),
+    now: () => new Date(),
     secretBox: createSecretBox([{ id: 'test', key: crypto.getRandomValues(new Uint8Array(32)) }]),
     mfaConfig: { issuer: 'passlane-test' },
     mail: mailbox.mail,
@@ -122,7 +127,14 @@ export const uniqueEmail = () => `user-${crypto.randomUUID()}@example.com`;
 
 /** A mail channel for use-case tests: what would have been sent, in memory (the real senders are tested in test/mail*.test.ts). */
 export function capturingMail() {
-  const sent: Array<{ kind: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added'; to: string; token?: string; expiresInSeconds?: number; change?: MfaChange }> = [];
+  const sent: Array<{
+    kind: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added' | 'email_change' | 'email_change_attempt' | 'email_changed';
+    to: string;
+    token?: string;
+    expiresInSeconds?: number;
+    change?: MfaChange;
+    newEmail?: string;
+  }> = [];
   const mail: AccountMail = {
     passwordReset: async (to, token, expiresInSeconds) => void sent.push({ kind: 'password_reset', to, token, expiresInSeconds }),
     emailVerification: async (to, token, expiresInSeconds) => void sent.push({ kind: 'email_verification', to, token, expiresInSeconds }),
@@ -130,6 +142,9 @@ export function capturingMail() {
     mfaChanged: async (to, change) => void sent.push({ kind: 'mfa_changed', to, change }),
     deviceApproval: async (to, token, expiresInSeconds) => void sent.push({ kind: 'device_approval', to, token, expiresInSeconds }),
     factorAdded: async (to, change, token, expiresInSeconds) => void sent.push({ kind: 'factor_added', to, change, token, expiresInSeconds }),
+    emailChange: async (to, token, expiresInSeconds) => void sent.push({ kind: 'email_change', to, token, expiresInSeconds }),
+    emailChangeAttempt: async (to) => void sent.push({ kind: 'email_change_attempt', to }),
+    emailChanged: async (to, newEmail, token, expiresInSeconds) => void sent.push({ kind: 'email_changed', to, newEmail, token, expiresInSeconds }),
   };
   // The link mails (password_reset, email_verification, device_approval, factor_added) carry a token: what a test posts back as one.
   const last = (kind: string) => sent.filter((m) => m.kind === kind).at(-1) as ((typeof sent)[number] & { token: string }) | undefined;

@@ -14,6 +14,9 @@ import { loadTemplateDir } from './template-files.js';
 import {
   mailLink,
   renderDeviceApprovalMail,
+  renderEmailChangeAttemptMail,
+  renderEmailChangedMail,
+  renderEmailChangeMail,
   renderEmailVerificationMail,
   renderPasswordResetMail,
   renderFactorAddedMail,
@@ -41,6 +44,12 @@ export interface AccountMail {
   deviceApproval(to: string, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
   /** A factor was added (features/mfa/mail-factor-added.ts): the change and its "this wasn't me" link. */
   factorAdded(to: string, change: AddedFactor, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
+  /** To the new address of an account (features/email-change): the link that makes the change. */
+  emailChange(to: string, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
+  /** To an address that has an account: someone asked to move another account to it. */
+  emailChangeAttempt(to: string): Promise<MailDelivery | void>;
+  /** To the old address: the account moved to `newEmail`, with the "this wasn't me" link. */
+  emailChanged(to: string, newEmail: string, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
 }
 
 /** What changed of an account's second factors, and the sentence its mail says. */
@@ -147,6 +156,19 @@ export function createAccountMail(config: MailConfig, options: MailWiringOptions
       send('factor_added', async () =>
         renderFactorAddedMail(
           { to, link: mailLink(appUrl, paths.factorUndo, token), change: MFA_CHANGES[change], expiresInMinutes: minutes(expiresInSeconds), serviceName },
+          await templates(),
+        ),
+      ),
+    emailChange: (to, token, expiresInSeconds) =>
+      send('email_change', async () =>
+        renderEmailChangeMail({ to, link: mailLink(appUrl, paths.emailChange, token), expiresInMinutes: minutes(expiresInSeconds), serviceName }, await templates()),
+      ),
+    emailChangeAttempt: (to) =>
+      send('email_change_attempt', async () => renderEmailChangeAttemptMail({ to, link: mailLink(appUrl, paths.signIn), serviceName }, await templates())),
+    emailChanged: (to, newEmail, token, expiresInSeconds) =>
+      send('email_changed', async () =>
+        renderEmailChangedMail(
+          { to, newEmail, link: mailLink(appUrl, paths.emailChangeUndo, token), expiresInMinutes: minutes(expiresInSeconds), serviceName },
           await templates(),
         ),
       ),

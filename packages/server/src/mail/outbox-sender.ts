@@ -27,6 +27,9 @@ const LABELS: Record<MailKind, string> = {
   mfa_changed: 'two-factor change',
   device_approval: 'device approval',
   factor_added: 'factor added',
+  email_change: 'email change',
+  email_change_attempt: 'email change attempt',
+  email_changed: 'email changed',
 };
 
 export function createOutboxMailSender(options: OutboxMailSenderOptions): MailSender {

@@ -50,6 +50,10 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
   'auth.passkey_renamed': 'PasskeyRenamed',
   'auth.passkey_removed': 'PasskeyRemoved',
   'auth.factor_undone': 'FactorUndone',
+  'auth.email_change_requested': 'EmailChangeRequested',
+  'auth.email_changed': 'EmailChanged',
+  'auth.email_change_failed': 'EmailChangeFailed',
+  'auth.email_change_undone': 'EmailChangeUndone',
   'auth.passkey_login_succeeded': 'PasskeyLoginSucceeded',
   'auth.passkey_login_failed': 'PasskeyLoginFailed',
 };

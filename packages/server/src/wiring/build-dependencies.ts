@@ -37,6 +37,9 @@ import { OneTimeTokenStore } from '../storage/one-time-token-store.js';
 import { DeviceApprovalStore } from '../storage/device-approval-store.js';
 import { createAccountMail, type AccountMail } from '../mail/account-mail.js';
 import { SessionStore } from '../storage/session-store.js';
+import { EmailSwitchStore } from '../storage/email-switch-store.js';
+import { EmailUndoStore } from '../storage/email-undo-store.js';
+import type { EmailChangeDependencies } from '../features/email-change/dependencies.js';
 import { publicTokenServiceFromConfig, tokenServiceFromConfig, type PublicTokenService, type TokenService } from '../features/tokens/token-service.js';
 import { createFailureTiming } from '../accounts/failure-timing.js';
 import { createLoginFailureTiming } from '../features/login/login-failure-timing.js';
@@ -60,7 +63,8 @@ export type AppDependencies = LoginDependencies &
   RecoveryDependencies &
   DeviceApprovalDependencies &
   RefreshDependencies &
-  SessionManagementDependencies & { tokens: TokenService };
+  SessionManagementDependencies &
+  EmailChangeDependencies & { tokens: TokenService };
 
 /** The configured policy and pepper keys, within the platform's limits. */
 export function buildHasher(config: PasslaneConfig, platform: Platform): PasswordHasher {
@@ -114,6 +118,9 @@ async function buildAccountParts(config: PasslaneConfig, platform: Platform, ove
     mfa: new MfaStore(client, table),
     factorUndos: new FactorUndoStore(client, table),
     passkeys: new PasskeyStore(client, table),
+    emailSwitches: new EmailSwitchStore(client, table),
+    emailUndos: new EmailUndoStore(client, table),
+    now: () => new Date(),
     ...(config.webauthn !== undefined && { webauthn: config.webauthn }),
     secretBox: buildSecretBox(config),
     mfaConfig: config.mfa,
@@ -173,6 +180,9 @@ export function buildAccountMail(config: PasslaneConfig, platform: Pick<Platform
     mfaChanged: (...args) => mail().mfaChanged(...args),
     deviceApproval: (...args) => mail().deviceApproval(...args),
     factorAdded: (...args) => mail().factorAdded(...args),
+    emailChange: (...args) => mail().emailChange(...args),
+    emailChangeAttempt: (...args) => mail().emailChangeAttempt(...args),
+    emailChanged: (...args) => mail().emailChanged(...args),
   };
 }
 
@@ -269,6 +279,34 @@ export function buildFactorUndoDependencies(config: PasslaneConfig, platform: Pi
     recovery: config.recovery,
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
+  };
+}
+
+/**
+ * The address change routes (features/email-change): the public keys (the request's caller), the
+ * sessions, the account and its factors (moved with it), the one-time items, the mail budgets,
+ * the fingerprint key (the new address's keys) and the mail; nothing that hashes, signs or opens
+ * a TOTP secret (the undo makes the password unusable, it sets none).
+ */
+export async function buildEmailChangeDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): Promise<EmailChangeDependencies> {
+  const client = platform.dynamoDb(config.storage);
+  const { table } = config.storage;
+  const [tokens, fingerprint] = await Promise.all([buildPublicTokenService(config), buildFingerprint(config)]);
+  return {
+    tokens,
+    requireMfa: config.mfa.requireMfa,
+    sessions: new SessionStore(client, table),
+    users: new AccountStore(client, table),
+    mfa: new MfaStore(client, table),
+    counters: new RateLimitStore(client, table),
+    oneTimeTokens: new OneTimeTokenStore(client, table),
+    emailSwitches: new EmailSwitchStore(client, table),
+    emailUndos: new EmailUndoStore(client, table),
+    recovery: config.recovery,
+    fingerprint,
+    mail: buildAccountMail(config, platform, { mailAtStart: true }),
+    audit: platform.audit,
+    now: () => new Date(),
   };
 }
 

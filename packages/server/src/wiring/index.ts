@@ -4,6 +4,7 @@ export {
   buildAccountTools,
   buildAuthDependencies,
   buildAuthorizerDependencies,
+  buildEmailChangeDependencies,
   buildHasher,
   buildLoginDependencies,
   buildPasswordChangeDependencies,

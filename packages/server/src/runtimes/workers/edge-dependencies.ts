@@ -42,6 +42,7 @@ export function edgeServices(env: WorkerEnv): ApiServices {
     deviceApproval: () => getEdgeDependencies(env),
     refresh: () => getEdgeDependencies(env),
     sessions: () => getEdgeDependencies(env),
+    emailChange: () => getEdgeDependencies(env),
     publicTokens: () => getEdgePublicTokens(env),
   };
 }
