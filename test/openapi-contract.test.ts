@@ -26,6 +26,7 @@ import {
   createPasskeysHandler,
   createPasswordHandler,
   createRecoveryHandler,
+  createEmailChangeHandler,
   createRegisterHandler,
   createSessionsHandler,
   createTokenHandler,
@@ -89,6 +90,7 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
   const mfa = createMfaHandler(getDeps);
   const passkeys = createPasskeysHandler(getDeps);
   const passkeyLogin = createPasskeyLoginHandler(getDeps);
+  const emailChange = createEmailChangeHandler(getDeps);
   const discovery = createOpenIdConfigurationHandler(async () => (await getDeps()).tokens);
   return {
     '/register': createRegisterHandler(getDeps),
@@ -116,6 +118,9 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
     '/email/verify/resend': recovery,
     '/devices/approval': recovery,
     '/devices/approval/confirm': recovery,
+    '/email/change': emailChange,
+    '/email/change/confirm': emailChange,
+    '/email/change/undo': emailChange,
     '/.well-known/jwks.json': createJwksHandler(async () => (await getDeps()).tokens),
     '/.well-known/openid-configuration': discovery,
     '/.well-known/oauth-authorization-server': discovery,

@@ -28,6 +28,8 @@ import { jwksRoute } from '../../packages/server/src/features/tokens/jwks-route.
 import { openIdConfigurationRoute } from '../../packages/server/src/features/tokens/openid-configuration-route.js';
 import type { PublicTokenService } from '../../packages/server/src/features/tokens/token-service.js';
 import { lambdaHandler } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
+import type { EmailChangeDependencies, EmailChangeServices } from '../../packages/server/src/features/email-change/dependencies.js';
+import { EMAIL_CHANGE_ROUTES } from '../../packages/server/src/features/email-change/email-change-routes.js';
 
 export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
 
@@ -57,6 +59,8 @@ export const createRecoveryHandler = (get: Get<RecoveryDependencies & DeviceAppr
     >[],
     { recovery: get, deviceApproval: get },
   );
+/** The emailChange function (functions/email-change.ts): the request, the new address's link, the old address's undo. */
+export const createEmailChangeHandler = (get: Get<EmailChangeDependencies>) => lambdaHandler<EmailChangeServices>([...EMAIL_CHANGE_ROUTES] as AnyRoute<EmailChangeServices>[], { emailChange: get });
 export const createJwksHandler = (get: Get<Pick<PublicTokenService, 'jwks'>>) => lambdaHandler([jwksRoute], { publicTokens: get as Get<PublicTokenService> });
 /** The discovery function (functions/openid-configuration.ts): the OpenID document and RFC 8414's. */
 export const createOpenIdConfigurationHandler = (get: Get<Pick<PublicTokenService, 'issuer'>>) =>
