@@ -399,6 +399,20 @@ describe('openapi.yaml', () => {
     await send(200, 'GET', '/.well-known/oauth-authorization-server');
     await send(405, 'POST', '/.well-known/oauth-authorization-server');
 
+    // A change of email: asked for by a fresh login, a wrong token, the link, the old address's undo.
+    const mover = `contract-${randomUUID()}@example.test`;
+    const moved = `contract-${randomUUID()}@example.test`;
+    await send(201, 'POST', '/register', { body: { email: mover, password: PASSWORD } });
+    const moverSession = { authorization: `Bearer ${(await send(200, 'POST', '/login', { body: { email: mover, password: PASSWORD } })).accessToken}` };
+    await send(401, 'POST', '/email/change', { body: { newEmail: moved } });
+    await send(400, 'POST', '/email/change', { body: { newEmail: 'nope' }, headers: moverSession });
+    await send(202, 'POST', '/email/change', { body: { newEmail: moved }, headers: moverSession });
+    await send(400, 'POST', '/email/change/confirm', { body: { token: UNSENT_TOKEN } });
+    await send(204, 'POST', '/email/change/confirm', { body: { token: mailbox.tokens.findLast((mail) => mail.kind === 'email_change' && mail.to === moved)?.token } });
+    const moverUndo = mailbox.tokens.findLast((mail) => mail.kind === 'email_changed' && mail.to === mover)?.token;
+    await send(200, 'POST', '/email/change/undo', { body: { token: moverUndo } });
+    await send(400, 'POST', '/email/change/undo', { body: { token: moverUndo } });
+
     // With email verification required: registration answers alike for a new and a taken email,
     // and a correct password on an unverified account is 403.
     const verifying = handlersFor(() => verifyingDeps);
