@@ -5,7 +5,7 @@
  * change or a deletion, and the old address's undo link; through the API (hono, in process) and
  * the use cases on both real DynamoDB servers, with captured mail and a clock the test moves.
  */
-import { DeleteItemCommand, GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
@@ -14,7 +14,7 @@ import type { AnyRoute } from '../packages/server/src/api/route.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import type { WebAuthnConfig } from '../packages/server/src/features/passkeys/settings.js';
 import { DEFAULT_RECOVERY_CONFIG } from '../packages/server/src/features/recovery/settings.js';
-import { EmailSwitchStore } from '../packages/server/src/storage/email-switch-store.js';
+import { EmailSwitchStore, SWITCH_PENDING_HASH } from '../packages/server/src/storage/email-switch-store.js';
 import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
 import { servicesOf, type ApiServices } from '../packages/server/src/wiring/api-services.js';
 import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
@@ -345,6 +345,34 @@ describe.each(dynamoDbServers)('change of email on $name', ({ name, start }) => 
     await confirm(f, (await requestChange(f, token, uniqueEmail())).link);
     f.clock.advance(7 * 86_400 + 1);
     expect(await f.call('POST', '/email/change/undo', { body: { token: f.mailbox.last('email_changed')!.token } })).toMatchObject({ status: 400, body: { error: { code: 'invalid_token' } } });
+    f.dispose();
+  });
+  it('a switch that stopped after its first write (a crash, without transactions) is undone by the account\'s next switch there', async () => {
+    const f = await fixture();
+    const { email, token, userId } = await account(f);
+    const newEmail = uniqueEmail();
+    // What the first of the ordered writes leaves: the new address's item, pending, naming the old address.
+    await f.client.send(
+      new PutItemCommand({
+        TableName: f.tableName,
+        Item: {
+          pk: { S: `user#${newEmail}` },
+          userId: { S: userId },
+          email: { S: newEmail },
+          passwordHash: { S: SWITCH_PENDING_HASH },
+          switchFrom: { S: email },
+          createdAt: { S: new Date().toISOString() },
+        },
+      }),
+    );
+    // It logs nobody in, and the old address still does.
+    expect((await f.login(newEmail)).status).toBe(401);
+    expect((await f.login(email)).status).toBe(200);
+    const asked = await requestChange(f, token, newEmail);
+    const confirmed = await confirm(f, asked.link);
+    expect(confirmed, JSON.stringify([asked.answer, confirmed.body, f.events.slice(-4)])).toMatchObject({ status: 204 });
+    expect((await f.login(newEmail)).status).toBe(200);
+    expect((await f.users.getUserByEmail(newEmail))?.passwordHash).not.toBe(SWITCH_PENDING_HASH);
     f.dispose();
   });
 });

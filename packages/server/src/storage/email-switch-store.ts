@@ -88,6 +88,24 @@ export class EmailSwitchStore {
   }
 
   /**
+   * The account's address when `email`'s item is a switch of this account that stopped midway on a
+   * server without transactions (the pending hash, `switchFrom`): while the old item is still there,
+   * the pending one (and its factors' copy) is undone and the old address returned; once the old
+   * item is gone, the account is at `email` (its password unusable until a reset, storage/README.md).
+   * Any other item: `email` as it is.
+   */
+  async settlePending(email: string, userId: string, fingerprint: (email: string) => string): Promise<string> {
+    const item = await this.get(userKey(email));
+    const from = item?.switchFrom?.S;
+    if (item?.userId?.S !== userId || from === undefined || item.passwordHash?.S !== SWITCH_PENDING_HASH) return email;
+    const old = await this.get(userKey(from));
+    if (old?.userId?.S !== userId) return email;
+    const input = { userId, from, fromKey: fingerprint(from), to: email, toKey: fingerprint(email), now: new Date() };
+    await this.undoPendingTarget(input, await this.get(mfaKey(input.toKey)));
+    return from;
+  }
+
+  /**
    * An operator's attention needed: the account item at `email` disabled (login, refresh and tokens
    * refused), only while it is this account's. False when it is not there.
    */

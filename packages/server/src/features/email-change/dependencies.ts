@@ -21,6 +21,8 @@ export interface AddressSwitchDependencies extends EndOtherSessionsDependencies 
 
 /** POST /email/change (request-email-change.ts). */
 export interface EmailChangeRequestDependencies extends SessionCheckDependencies {
+  /** A switch of the caller's account that stopped midway (servers without transactions) settled first. */
+  emailSwitches: Pick<EmailSwitchStore, 'settlePending'>;
   users: Pick<AccountStore, 'getUserById' | 'getUserByEmail'>;
   mfa: Pick<MfaStore, 'read'>;
   /** The new mailbox's and the account's mail budgets. */

@@ -1,6 +1,7 @@
 import { canonicalEmail } from '../../accounts/canonical-email.js';
 import { AccountDisabledError, InvalidRequestError, UnauthenticatedError } from '../../accounts/errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
+import { SWITCH_PENDING_HASH } from '../../storage/email-switch-store.js';
 import { requireFactorLoginOnceEnrolled, requireRecentLogin } from '../mfa/recent-login.js';
 import { mailFailureCode } from '../recovery/mail-failure.js';
 import { formatOneTimeToken, newOneTimeToken } from '../recovery/one-time-token.js';
@@ -37,8 +38,7 @@ export async function requestEmailChange(deps: EmailChangeRequestDependencies, r
     deps.audit({ type: 'auth.mfa_failed', reason: 'recent_login_required', userId: caller.userId });
     throw error;
   }
-  const user = await deps.users.getUserById(caller.userId);
-  if (user === undefined) throw new UnauthenticatedError('the account no longer exists');
+  const user = await accountOf(deps, caller.userId);
   const accountKey = deps.fingerprint(user.email);
   requireFactorLoginOnceEnrolled(deps, caller, await deps.mfa.read(accountKey));
   if (user.disabledAt !== undefined) throw new AccountDisabledError();
@@ -47,6 +47,21 @@ export async function requestEmailChange(deps: EmailChangeRequestDependencies, r
   const newKey = deps.fingerprint(newEmail);
   const outcome = await sendIfAllowed(deps, { userId: user.userId, email: user.email, accountKey, newEmail, newKey, now });
   deps.audit({ type: 'auth.email_change_requested', userId: user.userId, outcome, emailFingerprint: newKey });
+}
+
+/**
+ * The caller's account. While a switch stopped midway on a server without transactions, the
+ * userId index may name its pending item at the new address: that is settled first, and the
+ * account read where it is.
+ */
+async function accountOf(deps: EmailChangeRequestDependencies, userId: string) {
+  const found = await deps.users.getUserById(userId);
+  if (found === undefined) throw new UnauthenticatedError('the account no longer exists');
+  if (found.passwordHash !== SWITCH_PENDING_HASH) return found;
+  const email = await deps.emailSwitches.settlePending(found.email, userId, deps.fingerprint);
+  const user = email === found.email ? found : await deps.users.getUserByEmail(email);
+  if (user?.userId !== userId) throw new UnauthenticatedError('the account no longer exists');
+  return user;
 }
 
 async function sendIfAllowed(
@@ -61,7 +76,9 @@ async function sendIfAllowed(
     deps.users.getUserByEmail(newEmail),
   ]);
   if (!mailbox.allowed || !own.allowed) return 'rate_limited';
-  if (existing !== undefined) {
+  // This account's own item there is a switch that stopped midway (a server without transactions):
+  // the next switch undoes it (storage/README.md), so the address counts as free for it.
+  if (existing !== undefined && existing.userId !== account.userId) {
     try {
       await deps.mail.emailChangeAttempt(newEmail);
     } catch (error) {
