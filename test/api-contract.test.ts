@@ -588,7 +588,10 @@ async function passkeySteps(
 }
 
 /** Routes walked by a script of their own (each in its own `it`), not by runScript. */
-const WALKED_APART = new Set(['DELETE /account']);
+const WALKED_APART = new Set(['DELETE /account', 'POST /email/change', 'POST /email/change/confirm', 'POST /email/change/undo']);
+
+/** The email change's paths, each of which its walk must reach with a success. */
+const OWN_WALK_PATHS = new Set(['/email/change', '/email/change/confirm', '/email/change/undo']);
 
 /**
  * DELETE /account on its own account: refused without a token, done with one (204), after which
@@ -652,6 +655,49 @@ let ses: SesCapture;
 let range: RangeServer;
 const transcripts = new Map<HostName, Transcript>();
 const deletions = new Map<HostName, Transcript>();
+
+/**
+ * A change of email on its own account: the request behind a fresh login (refused without a token
+ * or an address, 202 for a taken address as for a free one), the old address logging in until the
+ * link is used, the link mailed to the new address (a wrong token, the link, the link again), the
+ * new address logging in and the old not, the sessions from before ended, and the old address's
+ * undo link putting it back with the password locked.
+ */
+async function emailChangeWalk(host: RunningHost, ses: SesCapture): Promise<{ transcript: Transcript; wrong: string[] }> {
+  const transcript: Transcript = [];
+  const wrong: string[] = [];
+  const step = async (label: string, status: number, request: HostRequest, code?: string): Promise<Body> => {
+    const answer = await host.send(request);
+    transcript.push({ label, request, status, ...(code !== undefined && { code }), answer });
+    return answer.body === '' || answer.statusCode !== status ? undefined : (JSON.parse(answer.body) as Record<string, unknown>);
+  };
+  const complain = (what: string, detail: unknown) => wrong.push(`${what}: ${JSON.stringify(detail)}`);
+  const email = `change-${randomUUID()}@example.test`;
+  const taken = `taken-${randomUUID()}@example.test`;
+  const newEmail = `moved-${randomUUID()}@example.test`;
+  await step('email change: register', 201, post('/register', { email, password: PASSWORD }));
+  await step('email change: register the taken address', 201, post('/register', { email: taken, password: PASSWORD }));
+  const session = await step('email change: login', 200, post('/login', { email, password: PASSWORD }));
+  await step('email change: no token', 401, post('/email/change', { newEmail }), 'unauthenticated');
+  await step('email change: not an address', 400, post('/email/change', { newEmail: 'nope' }, bearer(session)), 'invalid_request');
+  await step('email change: a taken address', 202, post('/email/change', { newEmail: taken }, bearer(session)));
+  await step('email change: ask', 202, post('/email/change', { newEmail }, bearer(session)));
+  await step('email change: the old address still logs in', 200, post('/login', { email, password: PASSWORD }));
+  const link = mailedToken(ses, newEmail, '/confirm-email-change', complain);
+  await step('email change: confirm, a wrong token', 400, post('/email/change/confirm', { token: `${link.split('.')[0]}.${'A'.repeat(43)}` }), 'invalid_token');
+  await step('email change: confirm', 204, post('/email/change/confirm', { token: link }));
+  await step('email change: the link again', 400, post('/email/change/confirm', { token: link }), 'invalid_token');
+  await step('email change: the old address', 401, post('/login', { email, password: PASSWORD }), 'invalid_credentials');
+  await step('email change: the new address logs in', 200, post('/login', { email: newEmail, password: PASSWORD }));
+  await step('email change: the session from before, ended', 401, { method: 'GET', path: '/sessions', headers: bearer(session) }, 'unauthenticated');
+  const undo = mailedToken(ses, email, '/undo-email-change', complain);
+  const undone = await step('email change: undo from the old address', 200, post('/email/change/undo', { token: undo }));
+  if (undone?.emailRestored !== true) complain('the undo put the old address back', undone);
+  await step('email change: the old address, its password locked', 401, post('/login', { email, password: PASSWORD }), 'invalid_credentials');
+  return { transcript, wrong };
+}
+
+const emailChangeTranscripts = new Map<HostName, Transcript>();
 
 beforeAll(async () => {
   [dynamo, ses, range] = await Promise.all([startDynalite(), startSesCapture(), startRangeServer()]);
@@ -747,6 +793,22 @@ describe.each(HOST_NAMES)('%s', (name) => {
     expect(reference, 'the lambda host ran first').toBeDefined();
     expect(transcript.map((step) => ({ step: step.label, ...comparable(step) }))).toEqual(reference!.map((step) => ({ step: step.label, ...comparable(step) })));
   }, 60_000);
+
+  it('walks a change of email and its confirm, as openapi.yaml declares and as the Lambda functions answer', async () => {
+    const { transcript, wrong } = await emailChangeWalk(host!, ses);
+    emailChangeTranscripts.set(name, transcript);
+    const errorCode = (answer: HttpAnswer) => (answer.body === '' ? undefined : errorCodeOf(JSON.parse(answer.body)));
+    expect(transcript.map(({ label, answer }) => [label, answer.statusCode, errorCode(answer)])).toEqual(transcript.map(({ label, status, code }) => [label, status, code]));
+    expect(wrong).toEqual([]);
+    const problems = transcript.flatMap(({ label, request, answer }) => contractErrors(request.method, request.path, answer).map((problem) => `${label}: ${problem}`));
+    expect(problems).toEqual([]);
+    for (const path of OWN_WALK_PATHS) expect(transcript.some(({ request, answer }) => request.path === path && answer.statusCode < 300), path).toBe(true);
+    if (name !== 'lambda') {
+      const reference = emailChangeTranscripts.get('lambda');
+      expect(reference, 'the lambda host ran first').toBeDefined();
+      expect(transcript.map((step) => ({ step: step.label, ...comparable(step) }))).toEqual(reference!.map((step) => ({ step: step.label, ...comparable(step) })));
+    }
+  }, 120_000);
 
   it.runIf(name !== 'lambda')('answers exactly as the Lambda functions do', () => {
     const reference = transcripts.get('lambda');

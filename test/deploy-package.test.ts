@@ -50,6 +50,7 @@ const ROUTES: Record<string, string[]> = {
   passkeyLogin: ['POST /passkey/login/options', 'POST /passkey/login'],
   factorUndo: ['POST /mfa/undo'],
   account: ['DELETE /account'],
+  emailChange: ['POST /email/change', 'POST /email/change/confirm', 'POST /email/change/undo'],
   password: ['POST /password'],
   recovery: ['POST /password/reset', 'POST /password/reset/confirm', 'POST /email/verify', 'POST /email/verify/resend', 'POST /devices/approval', 'POST /devices/approval/confirm'],
   jwks: ['GET /.well-known/jwks.json'],
@@ -78,7 +79,7 @@ const ACTIONS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTIO
 const SECRET_PARAMETERS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTION_ACCESS).map((name) => [name, parameterVariablesOf(name)]));
 
 /** Functions given the published keys: those that publish them, those that check they sign with the first, and the authorizer, which verifies with them. */
-const PUBLIC_KEYS_FUNCTIONS = ['login', 'token', 'sessions', 'mfa', 'passkeys', 'passkeyLogin', 'account', 'password', 'recovery', 'jwks', 'openidConfiguration', 'authorizer'];
+const PUBLIC_KEYS_FUNCTIONS = ['login', 'token', 'sessions', 'mfa', 'passkeys', 'passkeyLogin', 'account', 'password', 'recovery', 'emailChange', 'jwks', 'openidConfiguration', 'authorizer'];
 /** What functions that send mail are given (serverless.yml, custom.mailEnvironment), and no other function. */
 const MAIL_VARIABLES = ['PASSLANE_MAIL_FROM', 'PASSLANE_APP_URL', 'PASSLANE_SES_IDENTITY_ARN', 'PASSLANE_SES_CONFIGURATION_SET', 'PASSLANE_EMAIL_VERIFICATION', 'PASSLANE_REQUIRE_VERIFIED_EMAIL'];
 /**
@@ -86,7 +87,7 @@ const MAIL_VARIABLES = ['PASSLANE_MAIL_FROM', 'PASSLANE_APP_URL', 'PASSLANE_SES_
  * first send, so it is never parsed at a cold start), and password, which wires the same auth
  * dependencies as login (mail included, built on first use) but never sends and may not.
  */
-const SES_CHUNK_FUNCTIONS = ['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'account', 'password', 'recovery', 'admin'];
+const SES_CHUNK_FUNCTIONS = ['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'account', 'password', 'recovery', 'emailChange', 'admin'];
 
 /** A message of @simplewebauthn/server's assertion check: where it is, the library is. */
 const WEBAUTHN_MARKER = 'Unexpected authentication response challenge';

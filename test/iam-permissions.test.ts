@@ -90,7 +90,7 @@ function cdkRolesFor(dir: string, props: PasslaneAuthProps, functions: readonly 
 }
 
 /** The functions driven here; bench only hashes in memory (minutes of it) and is checked statically. */
-type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'passkeys' | 'passkeyLogin' | 'factorUndo' | 'account' | 'password' | 'recovery' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash' | 'admin';
+type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'passkeys' | 'passkeyLogin' | 'factorUndo' | 'account' | 'password' | 'recovery' | 'emailChange' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash' | 'admin';
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   register: () => import('../functions/register.js'),
@@ -104,6 +104,7 @@ const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   account: () => import('../functions/account.js'),
   password: () => import('../functions/password.js'),
   recovery: () => import('../functions/recovery.js'),
+  emailChange: () => import('../functions/email-change.js'),
   jwks: () => import('../functions/jwks.js'),
   openidConfiguration: () => import('../functions/openid-configuration.js'),
   authorizer: () => import('../functions/authorizer.js'),
@@ -594,6 +595,32 @@ describe('each function, through its handler, as deployed', () => {
     expect(await seedUsers.getUserByEmail(email)).toBeUndefined();
   });
 
+  it('emailChange: a change asked for by a passkey login, a wrong link, the link (the account, its factors and passkey moved), the old address\'s undo', async () => {
+    const { email, userId } = await seedAccount();
+    const session = await signIn(email);
+    const passkeys = await container('passkeys', { secrets: 'ssm', env: WEBAUTHN_ON });
+    const authenticator = softwareAuthenticator({ origin: WEBAUTHN_ORIGIN });
+    const options = await passkeys.http('POST', '/passkeys/registration/options', undefined, { token: session.accessToken });
+    expect((await passkeys.http('POST', '/passkeys/registration', { response: await authenticator.register(options.body as never) }, { token: session.accessToken })).status).toBe(201);
+    const passkeyLogin = await container('passkeyLogin', { secrets: 'ssm', env: WEBAUTHN_ON });
+    const loginOptions = await passkeyLogin.http('POST', '/passkey/login/options');
+    const loggedIn = await passkeyLogin.http('POST', '/passkey/login', { response: await authenticator.authenticate(loginOptions.body as never) });
+    expect(loggedIn.status).toBe(200);
+
+    const { http } = await container('emailChange', { secrets: 'ssm' });
+    const newEmail = uniqueEmail();
+    expect(await http('POST', '/email/change', { newEmail }, { token: loggedIn.body!.accessToken as string })).toMatchObject({ status: 202 });
+    const link = tokenMailedTo(newEmail);
+    expect(await http('POST', '/email/change/confirm', { token: `${link.split('.')[0]}.${'A'.repeat(43)}` })).toMatchObject({ status: 400, body: { error: { code: 'invalid_token' } } });
+    expect(await http('POST', '/email/change/confirm', { token: link })).toMatchObject({ status: 204 });
+    expect((await seedUsers.getUserByEmail(newEmail))?.userId).toBe(userId);
+    expect(await seedUsers.getUserByEmail(email)).toBeUndefined();
+    expect(mailsTo(email).at(-1)?.EmailTags).toEqual([{ Name: 'passlane-kind', Value: 'email_changed' }]);
+    expect(await http('POST', '/email/change/undo', { token: tokenMailedTo(email) })).toMatchObject({ status: 200, body: { emailRestored: true } });
+    expect((await seedUsers.getUserByEmail(email))?.passwordHash).toBe('!reset-required');
+    expect(mailsTo(email).at(-1)?.EmailTags).toEqual([{ Name: 'passlane-kind', Value: 'password_reset' }]);
+  });
+
   it('authorizer: a live session\'s token allowed, the same token denied after logout', async () => {
     const { email, userId } = await seedAccount();
     const { accessToken } = await signIn(email);
@@ -738,7 +765,7 @@ describe('mail: the identity the functions send as is the one their roles allow'
     for (const { name } of LAMBDA_FUNCTIONS) {
       const { variables } = functionEnvironment(template, name, resolve);
       const mail = Object.fromEntries(Object.entries(variables).filter(([key]) => MAIL_VARIABLES.includes(key)));
-      if (!['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'account', 'recovery', 'admin'].includes(name)) {
+      if (!['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'account', 'recovery', 'emailChange', 'admin'].includes(name)) {
         expect(mail, name).toEqual({});
         continue;
       }

@@ -7,7 +7,8 @@
  * approval: the sign-in page, held by an account-wide ceiling, asks for one by mail; the link does
  * nothing in another browser, and in the browser that asked it makes a known device that signs in.
  * And the "this wasn't me" link of a factor's mail: undone on its page, every session ended,
- * the password refused until the reset link it mails.
+ * the password refused until the reset link it mails. And a change of email: asked for on the
+ * account page, confirmed on the new address's link page, undone on the old address's.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -37,7 +38,7 @@ describe.skipIf(chromiumMissing)('npm start\'s pages for the mailed links, in he
   });
 
   /** The newest link of this kind on the console: `... mail written to <file>; link: <url>`. */
-  const mailedLink = (kind: 'email verification' | 'password reset' | 'device approval' | 'factor added'): string => {
+  const mailedLink = (kind: 'email verification' | 'password reset' | 'device approval' | 'factor added' | 'email change' | 'email changed'): string => {
     const links = [...server.output().matchAll(new RegExp(`${kind} mail written to \\S+; link: (\\S+)`, 'g'))];
     expect(links.length, `a ${kind} mail on the console`).toBeGreaterThan(0);
     return links.at(-1)![1]!;
@@ -287,5 +288,68 @@ describe.skipIf(chromiumMissing)('npm start\'s pages for the mailed links, in he
     expect(await server.interrupt()).toBe(0);
     expect(server.output()).toMatch(/ DELETE \/account 204 /);
     for (const secret of [email, PASSWORD]) expect(server.output()).not.toContain(secret);
+  });
+
+  it('changes the email on the account page, confirms it from the new address\'s link, and undoes it from the old one\'s', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'passlane-pages-'));
+    dirs.push(dataDir);
+    server = await startServer(dataDir, { PASSLANE_APP_URL: '', PASSLANE_MAIL_TRANSPORT: 'outbox' });
+    const port = new URL(server.url).port;
+    const email = `change-${randomUUID()}@example.test`;
+    const newEmail = `moved-${randomUUID()}@example.test`;
+    const login = async (address: string, password = PASSWORD) =>
+      (await fetch(`${server.url}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: address, password }) })).status;
+    const registered = await fetch(`${server.url}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+    expect(registered.status).toBe(201);
+
+    const page = await context.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(error.message));
+    await page.goto(`http://localhost:${port}/sign-in`);
+    await page.locator('#sign-in input[name=email]').fill(email);
+    await page.locator('#sign-in input[name=password]').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await statusOf(page).toMatch(/^Signed in/);
+    await page.goto(`http://localhost:${port}/account/passkeys`);
+    await page.locator('#change-email input[name=newEmail]').fill(newEmail);
+    await page.getByRole('button', { name: 'Change my email address' }).click();
+    await statusOf(page).toMatch(/^A link is on its way to the new address/);
+    // Nothing changed yet.
+    expect(await login(email)).toBe(200);
+
+    const link = mailedLink('email change');
+    expect(link).toMatch(new RegExp(`^http://localhost:${port}/confirm-email-change#token=`));
+    await page.goto(link);
+    expect(page.url()).toBe(`http://localhost:${port}/confirm-email-change`);
+    await page.getByRole('button', { name: 'Use this address' }).click();
+    await statusOf(page).toBe('Your account now signs in with this address. Every device was signed out. Sign in');
+    expect(await login(newEmail)).toBe(200);
+    expect(await login(email)).toBe(401);
+    // The link works once.
+    await page.goto(link);
+    await page.waitForURL(`http://localhost:${port}/confirm-email-change`);
+    await page.getByRole('button', { name: 'Use this address' }).click();
+    await statusOf(page).toMatch(/^This link is no longer valid/);
+
+    const undo = mailedLink('email changed');
+    expect(undo).toMatch(new RegExp(`^http://localhost:${port}/undo-email-change#token=`));
+    await page.goto(undo);
+    await page.getByRole('button', { name: 'Put my address back and sign everything out' }).click();
+    await statusOf(page).toMatch(/^Your address is back\. Every device is signed out and your password no longer works/);
+    expect(await login(email)).toBe(401);
+    expect(await login(newEmail)).toBe(401);
+    // The reset link the undo mailed to the old address sets a password that signs in there.
+    await page.goto(mailedLink('password reset'));
+    await page.locator('input[name=password]').fill(NEW_PASSWORD);
+    await page.locator('input[name=repeat]').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Set the new password' }).click();
+    await statusOf(page).toMatch(/^Your password is changed/);
+    expect(await login(email, NEW_PASSWORD)).toBe(200);
+
+    expect(failures).toEqual([]);
+    await Promise.all(context.pages().map((tab) => tab.close()));
+    expect(await server.interrupt()).toBe(0);
+    expect(server.output()).toMatch(/ POST \/email\/change\/confirm 204 /);
+    for (const secret of [email, newEmail, PASSWORD, NEW_PASSWORD]) expect(server.output()).not.toContain(secret);
   });
 });

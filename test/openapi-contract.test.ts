@@ -27,6 +27,7 @@ import {
   createPasswordHandler,
   createAccountHandler,
   createRecoveryHandler,
+  createEmailChangeHandler,
   createRegisterHandler,
   createSessionsHandler,
   createTokenHandler,
@@ -92,6 +93,7 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
   const mfa = createMfaHandler(getDeps);
   const passkeys = createPasskeysHandler(getDeps);
   const passkeyLogin = createPasskeyLoginHandler(getDeps);
+  const emailChange = createEmailChangeHandler(getDeps);
   const discovery = createOpenIdConfigurationHandler(async () => (await getDeps()).tokens);
   return {
     '/register': createRegisterHandler(getDeps),
@@ -120,6 +122,9 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
     '/email/verify/resend': recovery,
     '/devices/approval': recovery,
     '/devices/approval/confirm': recovery,
+    '/email/change': emailChange,
+    '/email/change/confirm': emailChange,
+    '/email/change/undo': emailChange,
     '/.well-known/jwks.json': createJwksHandler(async () => (await getDeps()).tokens),
     '/.well-known/openid-configuration': discovery,
     '/.well-known/oauth-authorization-server': discovery,
@@ -142,6 +147,9 @@ function tokenMailbox(): AccountMail & { tokens: Array<{ kind: string; to: strin
     deviceApproval: async (to, token) => void tokens.push({ kind: 'device_approval', to, token }),
     factorAdded: async (to, change, token) => void tokens.push({ kind: `factor_added:${change}`, to, token }),
     accountChanged: async (to, change) => void tokens.push({ kind: `account_changed:${change}`, to }),
+    emailChange: async (to, token) => void tokens.push({ kind: 'email_change', to, token }),
+    emailChangeAttempt: async (to) => void tokens.push({ kind: 'email_change_attempt', to }),
+    emailChanged: async (to, _newEmail, token) => void tokens.push({ kind: 'email_changed', to, token }),
   };
 }
 
@@ -409,6 +417,20 @@ describe('openapi.yaml', () => {
     await send(200, 'GET', '/.well-known/openid-configuration');
     await send(200, 'GET', '/.well-known/oauth-authorization-server');
     await send(405, 'POST', '/.well-known/oauth-authorization-server');
+
+    // A change of email: asked for by a fresh login, a wrong token, the link, the old address's undo.
+    const mover = `contract-${randomUUID()}@example.test`;
+    const moved = `contract-${randomUUID()}@example.test`;
+    await send(201, 'POST', '/register', { body: { email: mover, password: PASSWORD } });
+    const moverSession = { authorization: `Bearer ${(await send(200, 'POST', '/login', { body: { email: mover, password: PASSWORD } })).accessToken}` };
+    await send(401, 'POST', '/email/change', { body: { newEmail: moved } });
+    await send(400, 'POST', '/email/change', { body: { newEmail: 'nope' }, headers: moverSession });
+    await send(202, 'POST', '/email/change', { body: { newEmail: moved }, headers: moverSession });
+    await send(400, 'POST', '/email/change/confirm', { body: { token: UNSENT_TOKEN } });
+    await send(204, 'POST', '/email/change/confirm', { body: { token: mailbox.tokens.findLast((mail) => mail.kind === 'email_change' && mail.to === moved)?.token } });
+    const moverUndo = mailbox.tokens.findLast((mail) => mail.kind === 'email_changed' && mail.to === mover)?.token;
+    await send(200, 'POST', '/email/change/undo', { body: { token: moverUndo } });
+    await send(400, 'POST', '/email/change/undo', { body: { token: moverUndo } });
 
     // With email verification required: registration answers alike for a new and a taken email,
     // and a correct password on an unverified account is 403.

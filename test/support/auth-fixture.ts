@@ -14,6 +14,8 @@ import { DEFAULT_DEVICE_APPROVAL_CONFIG } from '../../packages/server/src/featur
 import { MfaStore } from '../../packages/server/src/storage/mfa-store.js';
 import { PasskeyStore } from '../../packages/server/src/storage/passkey-store.js';
 import { FactorUndoStore } from '../../packages/server/src/storage/factor-undo-store.js';
+import { EmailSwitchStore } from '../../packages/server/src/storage/email-switch-store.js';
+import { EmailUndoStore } from '../../packages/server/src/storage/email-undo-store.js';
 import { createSecretBox } from '../../packages/server/src/features/mfa/secret-box.js';
 import { DEFAULT_RECOVERY_CONFIG } from '../../packages/server/src/features/recovery/settings.js';
 import { DEFAULT_SESSION_CONFIG } from '../../packages/server/src/features/sessions/settings.js';
@@ -67,13 +69,15 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     mfa: new MfaStore(client, tableName),
     passkeys: new PasskeyStore(client, tableName),
     factorUndos: new FactorUndoStore(client, tableName),
+    emailSwitches: new EmailSwitchStore(client, tableName),
+    emailUndos: new EmailUndoStore(client, tableName),
+    now: () => new Date(),
     secretBox: createSecretBox([{ id: 'test', key: crypto.getRandomValues(new Uint8Array(32)) }]),
     mfaConfig: { issuer: 'passlane-test' },
     mail: mailbox.mail,
     recovery: { ...DEFAULT_RECOVERY_CONFIG },
     rateLimits: generousLimits(),
     audit: (event) => events.push(event),
-    now: () => new Date(),
     ...overrides,
   };
   return { deps, users, counters, cursors, events, mailbox, client, tableName, dispose: () => client.destroy() };
@@ -126,11 +130,12 @@ export const uniqueEmail = () => `user-${crypto.randomUUID()}@example.com`;
 /** A mail channel for use-case tests: what would have been sent, in memory (the real senders are tested in test/mail*.test.ts). */
 export function capturingMail() {
   const sent: Array<{
-    kind: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added' | 'account_changed';
+    kind: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added' | 'account_changed' | 'email_change' | 'email_change_attempt' | 'email_changed';
     to: string;
     token?: string;
     expiresInSeconds?: number;
     change?: MfaChange | AccountChange;
+    newEmail?: string;
   }> = [];
   const mail: AccountMail = {
     passwordReset: async (to, token, expiresInSeconds) => void sent.push({ kind: 'password_reset', to, token, expiresInSeconds }),
@@ -140,6 +145,9 @@ export function capturingMail() {
     deviceApproval: async (to, token, expiresInSeconds) => void sent.push({ kind: 'device_approval', to, token, expiresInSeconds }),
     factorAdded: async (to, change, token, expiresInSeconds) => void sent.push({ kind: 'factor_added', to, change, token, expiresInSeconds }),
     accountChanged: async (to, change) => void sent.push({ kind: 'account_changed', to, change }),
+    emailChange: async (to, token, expiresInSeconds) => void sent.push({ kind: 'email_change', to, token, expiresInSeconds }),
+    emailChangeAttempt: async (to) => void sent.push({ kind: 'email_change_attempt', to }),
+    emailChanged: async (to, newEmail, token, expiresInSeconds) => void sent.push({ kind: 'email_changed', to, newEmail, token, expiresInSeconds }),
   };
   // The link mails (password_reset, email_verification, device_approval, factor_added) carry a token: what a test posts back as one.
   const last = (kind: string) => sent.filter((m) => m.kind === kind).at(-1) as ((typeof sent)[number] & { token: string }) | undefined;

@@ -186,6 +186,34 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // Device approval: the mail budget and per-source counter, the account and its sessions item
   // (its epoch), the pending approval (token#device#) put, read, counted against and spent, and
   // the approved device added to the sessions item.
+  // Request: the access token's sessions item, the account through the index and its factors, both
+  // mail budgets, the new address's item, the link (token#email-change#) and its mail. Confirm: the
+  // link read, counted against and used; the switch as one TransactWriteItems (each item its own
+  // PutItem, DeleteItem or UpdateItem: the account and factors at the new keys, deleted at the old,
+  // the passkeys' lookups), the sessions purged, the old key's links voided, the undo link
+  // (token#email-undo#) and its notice. Undo: the link read and used, the switch back, the password
+  // locked (user#), a reset link (token#reset#). The fingerprint key; public keys verify the token.
+  emailChange: [
+    'dynamodb:DeleteItem mfa#',
+    'dynamodb:DeleteItem token#',
+    'dynamodb:DeleteItem user#',
+    'dynamodb:GetItem mfa#',
+    'dynamodb:GetItem passkey#',
+    'dynamodb:GetItem sessions#',
+    'dynamodb:GetItem token#',
+    'dynamodb:GetItem user#',
+    'dynamodb:PutItem mfa#',
+    'dynamodb:PutItem token#',
+    'dynamodb:PutItem user#',
+    'dynamodb:Query index/userId-index',
+    'dynamodb:UpdateItem passkey#',
+    'dynamodb:UpdateItem ratelimit#',
+    'dynamodb:UpdateItem sessions#',
+    'dynamodb:UpdateItem token#',
+    'dynamodb:UpdateItem user#',
+    FINGERPRINT_KEY,
+    ...SEND_MAIL,
+  ],
   recovery: [
     'dynamodb:DeleteItem failures#',
     'dynamodb:DeleteItem token#',

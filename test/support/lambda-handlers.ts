@@ -32,6 +32,8 @@ import type { PublicTokenService } from '../../packages/server/src/features/toke
 import { lambdaHandler } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { authenticatorOver } from '../../packages/server/src/wiring/api-services.js';
 import type { CallerServices } from '../../packages/server/src/features/sessions/caller-services.js';
+import type { EmailChangeDependencies, EmailChangeServices } from '../../packages/server/src/features/email-change/dependencies.js';
+import { EMAIL_CHANGE_ROUTES } from '../../packages/server/src/features/email-change/email-change-routes.js';
 
 export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
 
@@ -63,6 +65,9 @@ export const createRecoveryHandler = (get: Get<RecoveryDependencies & DeviceAppr
     >[],
     { recovery: get, deviceApproval: get, authenticator: authenticatorOver(get) },
   );
+/** The emailChange function (functions/email-change.ts): the request, the new address's link, the old address's undo. */
+export const createEmailChangeHandler = (get: Get<EmailChangeDependencies>) =>
+  lambdaHandler<EmailChangeServices & CallerServices>([...EMAIL_CHANGE_ROUTES] as AnyRoute<EmailChangeServices & CallerServices>[], { emailChange: get, authenticator: authenticatorOver(get) });
 export const createJwksHandler = (get: Get<Pick<PublicTokenService, 'jwks'>>) => lambdaHandler([jwksRoute], { publicTokens: get as Get<PublicTokenService> });
 /** The discovery function (functions/openid-configuration.ts): the OpenID document and RFC 8414's. */
 export const createOpenIdConfigurationHandler = (get: Get<Pick<PublicTokenService, 'issuer'>>) =>

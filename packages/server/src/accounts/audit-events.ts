@@ -38,7 +38,7 @@ export type AuditEvent =
   | { type: 'auth.password_reset'; userId: string }
   | {
       type: 'auth.one_time_token_rejected';
-      purpose: 'reset' | 'verify' | 'device_approval' | 'undo';
+      purpose: 'reset' | 'verify' | 'device_approval' | 'undo' | 'email-change' | 'email_undo';
       /** `wrong_client`: a device approval's link without the asking client's secret; `stale`: a password change since it was asked for. */
       reason: 'malformed' | 'unknown' | 'expired' | 'mismatch' | 'used' | 'wrong_client' | 'stale';
     }
@@ -48,7 +48,7 @@ export type AuditEvent =
   | { type: 'auth.login_unverified'; userId: string }
     /** A right secret on a disabled account (a wrong one fails as on any account). */
     | { type: 'auth.login_disabled'; userId: string }
-  | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added' | 'account_changed'; code: string }
+  | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added' | 'account_changed' | 'email_change' | 'email_change_attempt' | 'email_changed'; code: string }
   | { type: 'auth.device_approval_requested'; outcome: 'sent' | 'not_sent' | 'mail_failed' | 'unknown_account' | 'rate_limited'; emailFingerprint: string }
   | { type: 'auth.device_approved'; userId: string }
   | { type: 'auth.mfa_enrolment_started'; userId: string; method: 'totp' }
@@ -64,6 +64,14 @@ export type AuditEvent =
   | { type: 'auth.passkey_removed'; userId: string }
   /** A "this wasn't me" link used: the factor it was mailed about (gone already: `removed` false), every session, the password. */
   | { type: 'auth.factor_undone'; userId: string; factor: 'totp' | 'passkey'; removed: boolean }
+  /** An address change asked for (features/email-change): fingerprints only, the new address's. `taken`: it has an account (its owner is told). */
+  | { type: 'auth.email_change_requested'; userId: string; outcome: 'sent' | 'not_sent' | 'mail_failed' | 'taken' | 'rate_limited'; emailFingerprint: string }
+  /** An address change's link used: the account moved from one fingerprint to the other. */
+  | { type: 'auth.email_changed'; userId: string; fromFingerprint: string; toFingerprint: string }
+  /** A used link that did not move the account: the address was taken meanwhile, or the account changed or went. */
+  | { type: 'auth.email_change_failed'; userId: string; reason: 'taken' | 'changed' | 'gone' }
+  /** An address change's "this wasn't me" link used: the old address back (or taken meanwhile: the account disabled), sessions ended, the password locked. */
+  | { type: 'auth.email_change_undone'; userId: string; restored: boolean }
   | { type: 'auth.passkey_login_succeeded'; userId: string }
   | { type: 'auth.passkey_login_failed'; reason: PasskeyFailureReason; userId?: string }
   | { type: 'auth.recovery_code_used'; userId: string }
@@ -115,6 +123,8 @@ export type SessionEndReason =
   | 'reused'
   | 'factor_enabled'
   | 'factor_undone'
+  | 'email_changed'
+  | 'email_change_undone'
   | AccountEndReason;
 
 /** Every session and device of an account ended at once (features/account): the account disabled or deleted, or all ended on request. */
@@ -124,7 +134,7 @@ export type AccountEndReason = 'account_disabled' | 'account_deleted' | 'all_end
 export type Actor = { kind: 'owner' } | { kind: 'operator'; id: string };
 
 /** Why known devices were forgotten: one removed from the list, a sign-out of the others or of all, a new password (change or reset). */
-export type DeviceForgetReason = 'deleted' | 'logout_others' | 'logout_global' | 'password_changed' | 'factor_undone' | AccountEndReason;
+export type DeviceForgetReason = 'deleted' | 'logout_others' | 'logout_global' | 'password_changed' | 'factor_undone' | 'email_changed' | 'email_change_undone' | AccountEndReason;
 
 /**
  * Why lazy migration's old system gave no answer (features/migration/migration-source.ts):

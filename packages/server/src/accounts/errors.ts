@@ -45,6 +45,7 @@ export type ErrorCode =
   | 'method_not_allowed'
   | 'account_exists'
   | 'conflict'
+  | 'email_taken'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -128,6 +129,24 @@ export class AccountExistsConflictError extends PasslaneServerError {
 export class ConcurrentUpdateError extends PasslaneServerError {
   constructor() {
     super('conflict', 'the password was changed concurrently; try again');
+  }
+}
+
+/**
+ * A change of address's link used while its address got an account (another account's change,
+ * or a registration, since the link was mailed): the holder of the link proved that mailbox, so
+ * being told it is taken tells them nothing of anyone else's. One mailbox stays one account.
+ */
+export class EmailTakenError extends PasslaneServerError {
+  constructor() {
+    super('email_taken', 'this email address has an account now; the change was not made');
+  }
+}
+
+/** The account changed (its password, its factors) or went while its address was being switched. */
+export class AccountChangedError extends PasslaneServerError {
+  constructor() {
+    super('conflict', 'the account changed while its address was being switched; ask for a new link');
   }
 }
 

@@ -93,6 +93,8 @@ export const ERROR_TABLE = {
   method_not_allowed: { status: 405, headers: ['allow'], oauth: 'invalid_request' },
   account_exists: { status: 409 },
   conflict: { status: 409 },
+  // Told only to the holder of a confirmed change's link, never to the one who asks for a change.
+  email_taken: { status: 409 },
   payload_too_large: { status: 413, oauth: 'invalid_request' },
   unsupported_media_type: { status: 415, oauth: 'invalid_request' },
   // RFC 6749 has no code for a rate limit: the status and Retry-After say it, the code says "later".

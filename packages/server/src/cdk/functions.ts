@@ -708,6 +708,51 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     ],
   },
   {
+    name: 'emailChange',
+    entry: 'functions/email-change.ts',
+    why: 'POST /email/change, /email/change/confirm and /email/change/undo: an account moved to a new address by a link mailed there, and back by the old address\'s undo link (packages/server/src/features/email-change/README.md).',
+    memory: DEFAULT_MEMORY_MB,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: ['POST /email/change', 'POST /email/change/confirm', 'POST /email/change/undo'],
+    environment: {
+      ...MAIL_ENVIRONMENT,
+      PASSLANE_TABLE: table,
+      // The new address's keys (its item, mail budget, factors) are its fingerprint. No pepper, no
+      // signing key, no TOTP key: nothing is hashed, signed or opened (factors are moved sealed).
+      PASSLANE_FINGERPRINT_KEY_PARAMETER: parameterName('fingerprintKey'),
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+    },
+    grants: [
+      { kind: 'index', action: 'dynamodb:Query', index: TABLE_INDEX, why: 'The access token\'s (or the undo link\'s) userId -> the account\'s address, through the keys-only index.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:GetItem',
+        keys: ['user#*', 'sessions#*', 'mfa#*', 'passkey#*', 'token#*'],
+        why: 'The access token\'s sessions item (live, a recent login, with a factor where there is one); the account at the old and the new address, its factors at both keys and its passkeys\' lookups, read before the switch; the presented link\'s item (consistent read).',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:PutItem',
+        keys: ['user#*', 'mfa#*', 'token#email-change#*', 'token#email-undo#*', 'token#reset#*'],
+        why: 'The account at its new address and its factors at the new key (each conditional on nothing being there); the change\'s link (one per account), the old address\'s undo link, and after an undo the reset link. Never a verification token.',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['ratelimit#*', 'token#email-change#*', 'passkey#*', 'sessions#*', 'user#*'],
+        why: 'The new mailbox\'s and the account\'s mail budgets (atomic ADD); a presented secret counted against the outstanding link (conditional ADD); the passkeys\' lookups carried to the new key (conditional on the account); every session ended at the switch (conditional on the epoch); the password locked by an undo (compare-and-swap), or the account disabled when its old address was taken meanwhile.',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:DeleteItem',
+        keys: ['user#*', 'mfa#*', 'token#*'],
+        why: 'The account and its factors at the old key (conditional on them being unchanged since read); a link used (conditional) and the account\'s other one-time links voided at the switch.',
+      },
+      SEND_MAIL('The link to the new address, a notice to a taken one, the old address\'s notice with its undo link, the reset link after an undo.'),
+      { kind: 'parameters', secrets: ['fingerprintKey'], why: 'The fingerprint key (the new address\'s keys). No pepper or signing key: the caller\'s access token is verified with the public keys in its environment.' },
+    ],
+  },
+  {
     name: 'admin',
     entry: 'functions/admin.ts',
     why: 'The operator API (/admin/users...): find, show and list accounts, disable and enable, end sessions, remove a factor, send a reset mail, delete. Behind API Gateway\'s AWS_IAM authorization: only requests an IAM principal signed, and allowed to invoke, reach it; that principal is the operator its audit events and the owner\'s mails name (packages/server/src/features/operators).',

@@ -25,6 +25,8 @@ export function readMailConfig(env: Env): MailConfig {
       signIn: readPath(env, 'PASSLANE_APP_SIGN_IN_PATH', DEFAULT_APP_PATHS.signIn),
       deviceApproval: readPath(env, 'PASSLANE_APP_DEVICE_APPROVAL_PATH', DEFAULT_APP_PATHS.deviceApproval),
       factorUndo: readPath(env, 'PASSLANE_APP_FACTOR_UNDO_PATH', DEFAULT_APP_PATHS.factorUndo),
+      emailChange: readPath(env, 'PASSLANE_APP_EMAIL_CHANGE_PATH', DEFAULT_APP_PATHS.emailChange),
+      emailChangeUndo: readPath(env, 'PASSLANE_APP_EMAIL_CHANGE_UNDO_PATH', DEFAULT_APP_PATHS.emailChangeUndo),
     },
     serviceName: readServiceName(env),
     outboxDir: `${readDataDir(env).replace(/[/\\]+$/, '')}/outbox`,

@@ -15,6 +15,9 @@ import { systemClock } from '../shared/system-clock.js';
 import {
   mailLink,
   renderDeviceApprovalMail,
+  renderEmailChangeAttemptMail,
+  renderEmailChangedMail,
+  renderEmailChangeMail,
   renderEmailVerificationMail,
   renderPasswordResetMail,
   renderFactorAddedMail,
@@ -45,6 +48,12 @@ export interface AccountMail {
   factorAdded(to: string, change: AddedFactor, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
   /** The account was deleted, disabled, enabled or signed out everywhere (features/account). */
   accountChanged(to: string, change: AccountChange): Promise<MailDelivery | void>;
+  /** To the new address of an account (features/email-change): the link that makes the change. */
+  emailChange(to: string, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
+  /** To an address that has an account: someone asked to move another account to it. */
+  emailChangeAttempt(to: string): Promise<MailDelivery | void>;
+  /** To the old address: the account moved to `newEmail`, with the "this wasn't me" link. */
+  emailChanged(to: string, newEmail: string, token: string, expiresInSeconds: number): Promise<MailDelivery | void>;
 }
 
 /** What happened to an account (features/account), and the sentence its mail says. */
@@ -168,6 +177,19 @@ export function createAccountMail(config: MailConfig, options: MailWiringOptions
       ),
     accountChanged: (to, change) =>
       send('account_changed', async () => renderAccountChangedMail({ to, link: mailLink(appUrl, paths.signIn), change: ACCOUNT_CHANGES[change], serviceName }, await templates())),
+    emailChange: (to, token, expiresInSeconds) =>
+      send('email_change', async () =>
+        renderEmailChangeMail({ to, link: mailLink(appUrl, paths.emailChange, token), expiresInMinutes: minutes(expiresInSeconds), serviceName }, await templates()),
+      ),
+    emailChangeAttempt: (to) =>
+      send('email_change_attempt', async () => renderEmailChangeAttemptMail({ to, link: mailLink(appUrl, paths.signIn), serviceName }, await templates())),
+    emailChanged: (to, newEmail, token, expiresInSeconds) =>
+      send('email_changed', async () =>
+        renderEmailChangedMail(
+          { to, newEmail, link: mailLink(appUrl, paths.emailChangeUndo, token), expiresInMinutes: minutes(expiresInSeconds), serviceName },
+          await templates(),
+        ),
+      ),
     async ready() {
       await templates();
       await sender.ready?.();

@@ -104,6 +104,45 @@ The link works once, for {{expiresIn}}. If it was you, ignore this mail.
 <p>If this was not you, <a href="{{link}}">undo it</a>: this removes what was added, signs every device out and mails you a link to choose a new password.</p>
 <p>The link works once, for {{expiresIn}}. If it was you, ignore this mail.</p>`),
   },
+  email_change: {
+    subject: 'Confirm the new email address of your {{serviceName}} account',
+    text: `Someone signed in to a {{serviceName}} account asked to move it to this address, {{email}}.
+
+If it was you, open this link to make {{email}} the account's address (until then, nothing changes):
+{{link}}
+
+The link works once, for {{expiresIn}}. If you did not ask for this, ignore this mail.
+`,
+    html: page(`<p>Someone signed in to a {{serviceName}} account asked to move it to this address, {{email}}.</p>
+<p>If it was you, <a href="{{link}}">confirm the new address</a> (until then, nothing changes).</p>
+<p>The link works once, for {{expiresIn}}. If you did not ask for this, ignore this mail.</p>`),
+  },
+  email_change_attempt: {
+    subject: 'Someone tried to move a {{serviceName}} account to your email address',
+    text: `Someone signed in to a {{serviceName}} account asked to move it to {{email}}, which already has an account. Nothing changed, on either account.
+
+If it was you, sign in with this address here; to use it for the other account, delete or change this one first:
+{{link}}
+
+If it was not you, you can ignore this mail.
+`,
+    html: page(`<p>Someone signed in to a {{serviceName}} account asked to move it to {{email}}, which already has an account. Nothing changed, on either account.</p>
+<p>If it was you, <a href="{{link}}">sign in</a> with this address; to use it for the other account, delete or change this one first.</p>
+<p>If it was not you, you can ignore this mail.</p>`),
+  },
+  email_changed: {
+    subject: 'The email address of your {{serviceName}} account was changed',
+    text: `The {{serviceName}} account {{email}} now signs in with {{newEmail}}; this address no longer does.
+
+If this was not you, open this link: it puts {{email}} back, signs every device out and mails you a link to choose a new password.
+{{link}}
+
+The link works once, for {{expiresIn}}. If it was you, ignore this mail.
+`,
+    html: page(`<p>The {{serviceName}} account {{email}} now signs in with {{newEmail}}; this address no longer does.</p>
+<p>If this was not you, <a href="{{link}}">undo the change</a>: this puts {{email}} back, signs every device out and mails you a link to choose a new password.</p>
+<p>The link works once, for {{expiresIn}}. If it was you, ignore this mail.</p>`),
+  },
 };
 
 /** The link also as text: some mail clients show HTML without working links. */

@@ -1,5 +1,5 @@
 /** What a mail is for: in logs, metrics and SES tags only (never the address). */
-export type MailKind = 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added' | 'account_changed';
+export type MailKind = 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added' | 'account_changed' | 'email_change' | 'email_change_attempt' | 'email_changed';
 
 /** One rendered mail (templates.ts renders them), ready for any sender. Never holds a password. */
 export interface OutgoingMail {

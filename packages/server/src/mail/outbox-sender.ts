@@ -28,6 +28,9 @@ const LABELS: Record<MailKind, string> = {
   device_approval: 'device approval',
   factor_added: 'factor added',
   account_changed: 'account change',
+  email_change: 'email change',
+  email_change_attempt: 'email change attempt',
+  email_changed: 'email changed',
 };
 
 export function createOutboxMailSender(options: OutboxMailSenderOptions): MailSender {

@@ -35,8 +35,8 @@ export interface MailConfig {
    * where a real app must be named (and be https).
    */
   appUrl?: string;
-  /** The app's pages, appended to appUrl: PASSLANE_APP_PASSWORD_RESET_PATH, ..._EMAIL_VERIFICATION_PATH, ..._SIGN_IN_PATH, ..._DEVICE_APPROVAL_PATH, ..._FACTOR_UNDO_PATH. */
-  paths: { passwordReset: string; emailVerification: string; signIn: string; deviceApproval: string; factorUndo: string };
+  /** The app's pages, appended to appUrl: PASSLANE_APP_PASSWORD_RESET_PATH, ..._EMAIL_VERIFICATION_PATH, ..._SIGN_IN_PATH, ..._DEVICE_APPROVAL_PATH, ..._FACTOR_UNDO_PATH, ..._EMAIL_CHANGE_PATH, ..._EMAIL_CHANGE_UNDO_PATH. */
+  paths: { passwordReset: string; emailVerification: string; signIn: string; deviceApproval: string; factorUndo: string; emailChange: string; emailChangeUndo: string };
   /** PASSLANE_SERVICE_NAME (passlane): what the mails call the service. */
   serviceName: string;
   /** PASSLANE_MAIL_TEMPLATE_DIR: files that replace the built-in subjects and bodies (README.md here). */
@@ -53,4 +53,6 @@ export const DEFAULT_APP_PATHS: Readonly<MailConfig['paths']> = {
   signIn: '/sign-in',
   deviceApproval: '/approve-device',
   factorUndo: '/undo-factor',
+  emailChange: '/confirm-email-change',
+  emailChangeUndo: '/undo-email-change',
 };

@@ -1,6 +1,6 @@
 /**
  * PASSLANE_MAIL_TEMPLATE_DIR: files named `<kind>.subject.txt`, `<kind>.txt` and `<kind>.html`
- * (kind: password_reset, email_verification, registration_attempt, mfa_changed, factor_added, account_changed) replace those parts of the
+ * (kind: password_reset, email_verification, registration_attempt, mfa_changed, factor_added, account_changed, email_change, email_change_attempt, email_changed) replace those parts of the
  * built-in templates; parts without a file stay built-in. Every `.txt` and `.html` file must be
  * one of those names, so a misspelt file fails instead of being ignored. Node, Bun and Deno
  * (node:fs through process.getBuiltinModule); the edge has no files: pass templates in code.
@@ -12,7 +12,7 @@ import { checkTemplate, TemplateError, type MailTemplateOverrides } from './temp
 
 const VARIABLE = 'PASSLANE_MAIL_TEMPLATE_DIR';
 const templateDirError = (message: string) => new MailConfigError('templateDir', `${VARIABLE} ${message}`);
-const KINDS: readonly MailKind[] = ['password_reset', 'email_verification', 'registration_attempt', 'mfa_changed', 'device_approval', 'factor_added', 'account_changed'];
+const KINDS: readonly MailKind[] = ['password_reset', 'email_verification', 'registration_attempt', 'mfa_changed', 'device_approval', 'factor_added', 'account_changed', 'email_change', 'email_change_attempt', 'email_changed'];
 const PARTS: ReadonlyArray<[keyof MailTemplate, string]> = [
   ['subject', '.subject.txt'],
   ['text', '.txt'],

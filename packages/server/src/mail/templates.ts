@@ -93,6 +93,31 @@ export function renderFactorAddedMail(input: FactorAddedInput, templates: MailTe
   return render('factor_added', templates, input.to, { ...linkValues(input), change: input.change, serviceName: input.serviceName, email: input.to });
 }
 
+/** An address change: the old address (`{{email}}` is where the mail goes) and the new one, as the mail names them. */
+export interface EmailChangeInput {
+  to: string;
+  /** The address the account moves to (or, for an attempt, the one asked for: `to` itself). */
+  newEmail: string;
+  link: string;
+  expiresInMinutes: number;
+  serviceName: string;
+}
+
+/** To the new address: the link that makes the change. */
+export function renderEmailChangeMail(input: LinkMailInput, templates: MailTemplates = DEFAULT_MAIL_TEMPLATES): OutgoingMail {
+  return render('email_change', templates, input.to, { ...linkValues(input), serviceName: input.serviceName, email: input.to });
+}
+
+/** To an address that has an account already: someone asked to move another account to it; nothing changed. */
+export function renderEmailChangeAttemptMail(input: RegistrationAttemptInput, templates: MailTemplates = DEFAULT_MAIL_TEMPLATES): OutgoingMail {
+  return render('email_change_attempt', templates, input.to, { link: input.link, serviceName: input.serviceName, email: input.to });
+}
+
+/** To the old address: the account moved to `newEmail`, and the "this wasn't me" link that puts it back. */
+export function renderEmailChangedMail(input: EmailChangeInput, templates: MailTemplates = DEFAULT_MAIL_TEMPLATES): OutgoingMail {
+  return render('email_changed', templates, input.to, { ...linkValues(input), serviceName: input.serviceName, email: input.to, newEmail: input.newEmail });
+}
+
 /** The built-ins with the overrides on top, each override checked (throws TemplateError). */
 export function withOverrides(overrides: MailTemplateOverrides, base: MailTemplates = DEFAULT_MAIL_TEMPLATES): MailTemplates {
   const merged = { ...base };
@@ -130,9 +155,11 @@ const PLACEHOLDER = /\{\{\s*([A-Za-z]+)\s*\}\}/g;
  * `{{email}}`, the account's address, anywhere: it is in the To header already.
  */
 function allowed(kind: MailKind, part: keyof MailTemplate): string[] {
-  const expiry = kind === 'registration_attempt' || kind === 'mfa_changed' || kind === 'account_changed' ? [] : ['expiresIn', 'expiresInMinutes'];
+  const expiry = kind === 'registration_attempt' || kind === 'mfa_changed' || kind === 'account_changed' || kind === 'email_change_attempt' ? [] : ['expiresIn', 'expiresInMinutes'];
   const change = kind === 'mfa_changed' || kind === 'factor_added' || kind === 'account_changed' ? ['change'] : [];
-  return part === 'subject' ? ['serviceName', 'email', ...expiry, ...change] : ['link', 'serviceName', 'email', ...expiry, ...change];
+  // The new address in the old one's notice, so its owner knows where the account went.
+  const moved = kind === 'email_changed' ? ['newEmail'] : [];
+  return part === 'subject' ? ['serviceName', 'email', ...expiry, ...change] : ['link', 'serviceName', 'email', ...expiry, ...change, ...moved];
 }
 
 export function checkTemplate(kind: MailKind, part: keyof MailTemplate, source: string): void {
@@ -141,7 +168,7 @@ export function checkTemplate(kind: MailKind, part: keyof MailTemplate, source: 
   if (unknown.length > 0) {
     throw new TemplateError(kind, part, `unknown placeholder {{${unknown[0]}}}; allowed: ${allowed(kind, part).map((name) => `{{${name}}}`).join(', ')}`);
   }
-  if (kind !== 'registration_attempt' && kind !== 'mfa_changed' && kind !== 'account_changed' && part !== 'subject' && !names.includes('link')) {
+  if (kind !== 'registration_attempt' && kind !== 'mfa_changed' && kind !== 'account_changed' && kind !== 'email_change_attempt' && part !== 'subject' && !names.includes('link')) {
     throw new TemplateError(kind, part, 'must contain {{link}}');
   }
 }

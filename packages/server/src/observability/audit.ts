@@ -57,6 +57,10 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
   'auth.factor_removed_by_operator': 'FactorRemovedByOperator',
   'auth.password_reset_sent_by_operator': 'PasswordResetSentByOperator',
   'auth.account_viewed': 'AccountViewed',
+  'auth.email_change_requested': 'EmailChangeRequested',
+  'auth.email_changed': 'EmailChanged',
+  'auth.email_change_failed': 'EmailChangeFailed',
+  'auth.email_change_undone': 'EmailChangeUndone',
   'auth.passkey_login_succeeded': 'PasskeyLoginSucceeded',
   'auth.passkey_login_failed': 'PasskeyLoginFailed',
 };

@@ -60,10 +60,10 @@ export interface NewUser {
 
 /**
  * 'rehash' re-encodes the same password under new parameters (same secret, sessions stay valid);
- * the others change the secret and set passwordChangedAt ('factor-undo' stores no password at all
- * until a reset: features/mfa/undo-factor.ts).
+ * the others change the secret and set passwordChangedAt ('factor-undo' and 'email-change-undo' store
+ * no password at all until a reset: features/mfa/undo-factor.ts, features/email-change/undo-email-change.ts).
  */
-export type PasswordHashChangeReason = 'rehash' | 'password-change' | 'password-reset' | 'factor-undo';
+export type PasswordHashChangeReason = 'rehash' | 'password-change' | 'password-reset' | 'factor-undo' | 'email-change-undo';
 
 export interface ReplacePasswordHashInput {
   email: string;

@@ -6,8 +6,9 @@ import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js'
 import { ONE_TIME_TOKEN_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
 
 /** What a one-time token is for; each account has at most one outstanding token of each kind. */
-export type OneTimeTokenPurpose = 'reset' | 'verify';
-export const ONE_TIME_TOKEN_PURPOSES: readonly OneTimeTokenPurpose[] = ['reset', 'verify'];
+export type OneTimeTokenPurpose = 'reset' | 'verify' | 'email-change';
+/** Every purpose: a password change or reset voids them all, a pending change of address with them (features/email-change). */
+export const ONE_TIME_TOKEN_PURPOSES: readonly OneTimeTokenPurpose[] = ['reset', 'verify', 'email-change'];
 
 export interface StoredOneTimeToken {
   /** SHA-256 of the secret (base64url); the secret itself is never stored. */
@@ -18,6 +19,8 @@ export interface StoredOneTimeToken {
   expiresAt: number;
   /** Wrong secrets presented for this token so far. */
   wrongGuesses: number;
+  /** An email change's: the address the account moves to (canonical). */
+  newEmail?: string;
 }
 
 /**
@@ -43,6 +46,7 @@ export class OneTimeTokenStore {
             email: { S: token.email },
             [TTL_ATTRIBUTE]: { N: String(token.expiresAt) },
             wrongGuesses: { N: '0' },
+            ...(token.newEmail !== undefined && { newEmail: { S: token.newEmail } }),
           },
         }),
       );
@@ -70,7 +74,8 @@ export class OneTimeTokenStore {
     const tokenHash = item.tokenHash?.S;
     const email = item.email?.S;
     if (tokenHash === undefined || email === undefined) throw new StorageRecordInvalidError('token');
-    return { tokenHash, email, expiresAt: number(TTL_ATTRIBUTE), wrongGuesses: number('wrongGuesses') };
+    const newEmail = item.newEmail?.S;
+    return { tokenHash, email, expiresAt: number(TTL_ATTRIBUTE), wrongGuesses: number('wrongGuesses'), ...(newEmail !== undefined && { newEmail }) };
   }
 
   /**

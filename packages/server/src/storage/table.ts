@@ -16,7 +16,8 @@ import { StorageUnavailableError } from './errors.js';
  *
  * Accounts      pk = "user#" + email (in canonical form: packages/server/src/accounts/canonical-email.ts)
  *               userId S, email S, passwordHash S (opaque to the store),
- *               createdAt S, updatedAt S, passwordChangedAt S? (ISO 8601, UTC)
+ *               createdAt S, updatedAt S, passwordChangedAt S? (ISO 8601, UTC); switchFrom S? (an
+ *               address switch under way on a server without transactions: email-switch-store.ts)
  * Rate limits   pk = "ratelimit#" + key + "#" + windowStart (epoch seconds)
  *               count N (atomic ADD), expiresAt N (epoch seconds; the table's TTL attribute)
  * Failures      pk = "failures#acct#" + email fingerprint
@@ -44,6 +45,11 @@ import { StorageUnavailableError } from './errors.js';
  *               accountUserId S, email S, factor S (totp | passkey), sealedSecret S? |
  *               credentialId S?, expiresAt N: a "this wasn't me" link of a factor just added,
  *               one item per link (factor-undo-store.ts)
+ *               pk = "token#email-change#" + email fingerprint: as reset and verify, plus newEmail S:
+ *               the account's outstanding change of address, its link mailed to the new one
+ *               pk = "token#email-undo#" + old email's fingerprint + "#" + SHA-256 of the secret
+ *               accountUserId S, oldEmail S, newEmail S, expiresAt N: a change of address's "this
+ *               wasn't me" link, mailed to the old address, one item per link (email-undo-store.ts)
  * Second        pk = "mfa#" + email fingerprint
  * factors       accountUserId S, totpSecret S (sealed: features/mfa/secret-box.ts), totpLastStep N,
  *               totpEnabledAt N, pendingSecret S, pendingExpiresAt N (an enrolment not yet
@@ -83,6 +89,7 @@ export const SESSIONS_KEY_PREFIX = 'sessions#';
 export const ONE_TIME_TOKEN_KEY_PREFIX = 'token#';
 export const MIGRATION_KEY_PREFIX = 'migration#';
 export const FACTOR_UNDO_KEY_PREFIX = `${ONE_TIME_TOKEN_KEY_PREFIX}undo#`;
+export const EMAIL_UNDO_KEY_PREFIX = `${ONE_TIME_TOKEN_KEY_PREFIX}email-undo#`;
 export const MFA_KEY_PREFIX = 'mfa#';
 export const MFA_LOGIN_KEY_PREFIX = 'mfalogin#';
 export const PASSKEY_KEY_PREFIX = 'passkey#';

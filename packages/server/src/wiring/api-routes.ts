@@ -15,6 +15,7 @@ import {
 import { changePasswordRoute } from '../features/password/change-password-route.js';
 import { confirmPasswordResetRoute, requestPasswordResetRoute, resendVerificationRoute, verifyEmailRoute } from '../features/recovery/recovery-routes.js';
 import { confirmDeviceApprovalRoute, requestDeviceApprovalRoute } from '../features/device-approval/device-approval-routes.js';
+import { confirmEmailChangeRoute, requestEmailChangeRoute, undoEmailChangeRoute } from '../features/email-change/email-change-routes.js';
 import { registerRoute } from '../features/register/register-route.js';
 import { logoutRoute } from '../features/sessions/logout-route.js';
 import { deleteDeviceRoute, deleteSessionRoute, listSessionsRoute } from '../features/sessions/session-routes.js';
@@ -47,6 +48,9 @@ export const API_ROUTES: readonly AnyRoute<ApiServices>[] = [
   resendVerificationRoute,
   requestDeviceApprovalRoute,
   confirmDeviceApprovalRoute,
+  requestEmailChangeRoute,
+  confirmEmailChangeRoute,
+  undoEmailChangeRoute,
   enrolTotpRoute,
   confirmTotpRoute,
   regenerateRecoveryCodesRoute,

@@ -4,6 +4,7 @@ import type { PasskeyLoginServices, PasskeyServices } from '../features/passkeys
 import type { PasswordServices } from '../features/password/dependencies.js';
 import type { RecoveryServices } from '../features/recovery/dependencies.js';
 import type { DeviceApprovalServices } from '../features/device-approval/dependencies.js';
+import type { EmailChangeServices } from '../features/email-change/dependencies.js';
 import type { RegisterServices } from '../features/register/dependencies.js';
 import type { RefreshServices, SessionServices } from '../features/sessions/dependencies.js';
 import type { CallerServices } from '../features/sessions/caller-services.js';
@@ -31,6 +32,7 @@ export type ApiServices = LoginServices &
   SessionServices &
   CallerServices &
   AccountServices &
+  EmailChangeServices &
   PublicTokenServices;
 
 /**
@@ -56,6 +58,7 @@ export function servicesOf(deps: AppDependencies): ApiServices {
     sessions: async () => deps,
     authenticator: async () => sessionAuthenticator(deps),
     account: async () => deps,
+    emailChange: async () => deps,
     publicTokens: async () => deps.tokens,
   };
 }

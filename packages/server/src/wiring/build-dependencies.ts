@@ -38,6 +38,9 @@ import { OneTimeTokenStore } from '../storage/one-time-token-store.js';
 import { DeviceApprovalStore } from '../storage/device-approval-store.js';
 import { createAccountMail, type AccountMail } from '../mail/account-mail.js';
 import { SessionStore } from '../storage/session-store.js';
+import { EmailSwitchStore } from '../storage/email-switch-store.js';
+import { EmailUndoStore } from '../storage/email-undo-store.js';
+import type { EmailChangeDependencies } from '../features/email-change/dependencies.js';
 import { publicTokenServiceFromConfig, tokenServiceFromConfig, type PublicTokenService, type TokenService } from '../features/tokens/token-service.js';
 import { createFailureTiming } from '../accounts/failure-timing.js';
 import { createLoginFailureTiming } from '../features/login/login-failure-timing.js';
@@ -63,8 +66,8 @@ export type AppDependencies = LoginDependencies &
   DeviceApprovalDependencies &
   RefreshDependencies &
   SessionManagementDependencies &
-  // The lifecycle's clock is required of its own builders; here every route shares `now?`.
-  Omit<AccountLifecycleDependencies, 'now'> & { tokens: TokenService };
+  AccountLifecycleDependencies &
+  EmailChangeDependencies & { tokens: TokenService };
 
 /** The configured policy and pepper keys, within the platform's limits. */
 export function buildHasher(config: PasslaneConfig, platform: Platform): PasswordHasher {
@@ -118,6 +121,8 @@ async function buildAccountParts(config: PasslaneConfig, platform: Platform, ove
     mfa: new MfaStore(client, table),
     factorUndos: new FactorUndoStore(client, table),
     passkeys: new PasskeyStore(client, table),
+    emailSwitches: new EmailSwitchStore(client, table),
+    emailUndos: new EmailUndoStore(client, table),
     ...(config.webauthn !== undefined && { webauthn: config.webauthn }),
     secretBox: buildSecretBox(config),
     mfaConfig: config.mfa,
@@ -179,6 +184,9 @@ export function buildAccountMail(config: PasslaneConfig, platform: Pick<Platform
     deviceApproval: (...args) => mail().deviceApproval(...args),
     factorAdded: (...args) => mail().factorAdded(...args),
     accountChanged: (...args) => mail().accountChanged(...args),
+    emailChange: (...args) => mail().emailChange(...args),
+    emailChangeAttempt: (...args) => mail().emailChangeAttempt(...args),
+    emailChanged: (...args) => mail().emailChanged(...args),
   };
 }
 
@@ -277,6 +285,34 @@ export function buildFactorUndoDependencies(config: PasslaneConfig, platform: Pi
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
     now: systemClock,
+  };
+}
+
+/**
+ * The address change routes (features/email-change): the public keys (the request's caller), the
+ * sessions, the account and its factors (moved with it), the one-time items, the mail budgets,
+ * the fingerprint key (the new address's keys) and the mail; nothing that hashes, signs or opens
+ * a TOTP secret (the undo makes the password unusable, it sets none).
+ */
+export async function buildEmailChangeDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): Promise<EmailChangeDependencies> {
+  const client = platform.dynamoDb(config.storage);
+  const { table } = config.storage;
+  const [tokens, fingerprint] = await Promise.all([buildPublicTokenService(config), buildFingerprint(config)]);
+  return {
+    tokens,
+    requireMfa: config.mfa.requireMfa,
+    sessions: new SessionStore(client, table),
+    users: new AccountStore(client, table),
+    mfa: new MfaStore(client, table),
+    counters: new RateLimitStore(client, table),
+    oneTimeTokens: new OneTimeTokenStore(client, table),
+    emailSwitches: new EmailSwitchStore(client, table),
+    emailUndos: new EmailUndoStore(client, table),
+    recovery: config.recovery,
+    fingerprint,
+    mail: buildAccountMail(config, platform, { mailAtStart: true }),
+    audit: platform.audit,
+    now: () => new Date(),
   };
 }
 

@@ -5,6 +5,7 @@ export {
   buildAccountTools,
   buildAuthDependencies,
   buildAuthorizerDependencies,
+  buildEmailChangeDependencies,
   buildHasher,
   buildLoginDependencies,
   buildPasswordChangeDependencies,

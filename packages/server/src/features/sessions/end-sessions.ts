@@ -75,7 +75,7 @@ const MAX_PURGE_ATTEMPTS = 3;
  */
 export async function endOtherSessions(
   deps: EndOtherSessionsDependencies,
-  input: { accountKey: string; userId: string; keep?: string; reason?: 'password_changed' | 'factor_undone' },
+  input: { accountKey: string; userId: string; keep?: string; reason?: 'password_changed' | 'factor_undone' | 'email_changed' | 'email_change_undone' },
 ): Promise<void> {
   const reason = input.reason ?? 'password_changed';
   for (let attempt = 1; attempt <= MAX_PURGE_ATTEMPTS; attempt++) {

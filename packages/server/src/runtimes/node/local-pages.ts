@@ -10,7 +10,10 @@
  *                                                  /passkey/login), or ask for a reset link (POST /password/reset)
  *   /account/passkeys                              delete the account (DELETE /account, after a confirm step);
  *                                                  list, add, rename and remove the passkeys (/passkeys...) with
- *                                                  the access token of the sign-in in this tab
+ *                                                  the access token of the sign-in in this tab; ask to move the
+ *                                                  account to a new address (POST /email/change)
+ *   <email change path> (/confirm-email-change#token=...) the new address's link: POST /email/change/confirm
+ *   <email undo path>   (/undo-email-change#token=...)    the old address's "this wasn't me": POST /email/change/undo
  *   <approval path>   (/approve-device#token=...) make this browser a known device: POST /devices/approval/confirm
  *                                                  (the browser adds the client secret's cookie of its request);
  *                                                  /sign-in asks for one (POST /devices/approval) when a login is limited
@@ -38,7 +41,7 @@ export interface LocalPages {
   answer(request: Request): Response | undefined;
 }
 
-type PageKind = 'reset' | 'verify' | 'undo' | 'sign-in' | 'passkeys' | 'approve';
+type PageKind = 'reset' | 'verify' | 'undo' | 'sign-in' | 'passkeys' | 'approve' | 'email-change' | 'email-undo';
 
 export function createLocalPages(mail: Pick<MailConfig, 'paths' | 'serviceName'>): LocalPages {
   const paths = { ...mail.paths, passkeys: PASSKEYS_PATH };
@@ -50,6 +53,8 @@ export function createLocalPages(mail: Pick<MailConfig, 'paths' | 'serviceName'>
     [paths.signIn, html('sign-in', 'Sign in')],
     [paths.passkeys, html('passkeys', 'Your passkeys')],
     [paths.deviceApproval, html('approve', 'Approve this device')],
+    [paths.emailChange, html('email-change', 'Confirm your new email address')],
+    [paths.emailChangeUndo, html('email-undo', 'Undo a change of email address')],
     [`${ASSET_PATH}pages.js`, { body: SCRIPT, type: 'text/javascript' }],
     [`${ASSET_PATH}pages.css`, { body: STYLE, type: 'text/css' }],
   ]);
@@ -115,6 +120,14 @@ function page(kind: PageKind, title: string, serviceName: string, paths: LocalPa
   <label>Email <input name="email" type="email" autocomplete="username" required></label>
   <button>Mail me a reset link</button>
 </form>`,
+    'email-change': `<form id="email-change" method="post" hidden>
+  <p>This makes the address this mail came to the one your account signs in with; the old one stops working, and every device is signed out.</p>
+  <button>Use this address</button>
+</form>`,
+    'email-undo': `<form id="email-undo" method="post" hidden>
+  <p>This puts this address back on your account, signs every device out, and stops your password from working until you choose a new one with the link we mail you.</p>
+  <button>Put my address back and sign everything out</button>
+</form>`,
     approve: `<form id="approve" method="post" hidden>
   <p>Open this link in the browser that asked for it: the approval works only there.</p>
   <button>Approve this device</button>
@@ -131,6 +144,11 @@ function page(kind: PageKind, title: string, serviceName: string, paths: LocalPa
     <p>Each one signs you in once if your passkeys are lost. Write them down now: they are not shown again.</p>
     <ol></ol>
   </section>
+  <h2>Your email address</h2>
+  <form id="change-email" method="post">
+    <label>New address <input name="newEmail" type="email" autocomplete="email" required></label>
+    <button>Change my email address</button>
+  </form>
   <form id="sign-out" method="post">
     <button>Sign out</button>
   </form>
@@ -258,7 +276,26 @@ const SCRIPT = String.raw`'use strict';
   window.addEventListener('hashchange', function () { location.reload(); });
   var used = 'This link is no longer valid: it was used, a newer one replaced it, or it expired.';
 
-  if (main.dataset.page === 'reset' || main.dataset.page === 'verify' || main.dataset.page === 'undo') {
+  if (main.dataset.page === 'email-change' || main.dataset.page === 'email-undo') {
+    var linkForm = document.getElementById(main.dataset.page);
+    if (!token) return say('This page takes the link from the mail (it ends in #token=...). Open the link itself.', 'error', { href: signIn, text: 'Sign in' });
+    linkForm.hidden = false;
+    var change = main.dataset.page === 'email-change';
+    onSubmit(linkForm, function () {
+      return post(change ? '/email/change/confirm' : '/email/change/undo', { token: token }).then(function (answer) {
+        linkForm.hidden = true;
+        if (change && answer.status === 204) return say('Your account now signs in with this address. Every device was signed out.', 'ok', { href: signIn, text: 'Sign in' });
+        if (!change && answer.status === 200) {
+          return say(answer.body.emailRestored
+            ? 'Your address is back. Every device is signed out and your password no longer works: a link to choose a new one is on its way to your mailbox.'
+            : 'This address has another account now, so it could not come back. The account was disabled and every device signed out; contact the service\'s support.', 'ok');
+        }
+        if (answer.error && answer.error.code === 'invalid_token') return say(used, 'error', { href: signIn, text: 'Sign in' });
+        if (answer.error && answer.error.code !== 'email_taken') linkForm.hidden = false;
+        failed(answer);
+      });
+    });
+  } else if (main.dataset.page === 'reset' || main.dataset.page === 'verify' || main.dataset.page === 'undo') {
     var form = document.getElementById(main.dataset.page);
     if (!token) {
       say('This page takes the link from the mail (it ends in #token=...). Open the link itself.', 'error', { href: signIn, text: 'Ask for a new one' });
@@ -481,6 +518,14 @@ const SCRIPT = String.raw`'use strict';
           if (answer.body.recoveryCodes) showCodes(answer.body.recoveryCodes);
           return load().then(function () { say('Passkey added.', 'ok'); });
         });
+      });
+    });
+    var changeForm = document.getElementById('change-email');
+    onSubmit(changeForm, function (data) {
+      return api('POST', '/email/change', { newEmail: data.get('newEmail') }).then(function (answer) {
+        if (answer.status !== 202) return problem(answer);
+        changeForm.reset();
+        say('A link is on its way to the new address, if it can take the account: open it to make the change. Until then your address stays as it is. npm start writes it to the outbox and prints the link on its console.', 'ok');
       });
     });
     onSubmit(document.getElementById('sign-out'), function () {

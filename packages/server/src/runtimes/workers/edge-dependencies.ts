@@ -45,6 +45,7 @@ export function edgeServices(env: WorkerEnv): ApiServices {
     sessions: () => getEdgeDependencies(env),
     authenticator: async () => sessionAuthenticator(await getEdgeDependencies(env)),
     account: async () => getEdgeDependencies(env),
+    emailChange: () => getEdgeDependencies(env),
     publicTokens: () => getEdgePublicTokens(env),
   };
 }
