@@ -420,8 +420,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       {
         kind: 'items',
         action: 'dynamodb:DeleteItem',
-        keys: ['user#*', 'mfa#*', 'passkey#*', 'token#reset#*', 'token#verify#*'],
-        why: 'The account (conditional on its userId), its factors (conditional on their account), its passkeys\' lookups (conditional on the account), its outstanding reset and verification links.',
+        keys: ['user#*', 'mfa#*', 'passkey#*', 'token#reset#*', 'token#verify#*', 'token#email-change#*'],
+        why: 'The account (conditional on its userId), its factors (conditional on their account), its passkeys\' lookups (conditional on the account), its outstanding reset, verification and email-change links.',
       },
       { kind: 'parameters', secrets: ['fingerprintKey'], why: 'The fingerprint key: the account\'s sessions, factors and links are keyed by it. No pepper, signing key or TOTP key.' },
       SEND_MAIL('The mail confirming the deletion to the address.'),
