@@ -12,6 +12,8 @@ import type { MfaConfig } from '../features/mfa/settings.js';
 import { readMfaConfig } from './mfa-config.js';
 import type { WebAuthnConfig } from '../features/passkeys/settings.js';
 import { readWebAuthnConfig } from './webauthn-config.js';
+import { readFederationConfig } from './federation-config.js';
+import type { FederationConfig } from '../features/federation/settings.js';
 import type { StorageConfig } from '../storage/settings.js';
 import { readAuthorizerConfig } from './authorizer-config.js';
 import type { Env } from './env.js';
@@ -51,6 +53,8 @@ export interface PasslaneConfig {
   webauthn?: WebAuthnConfig;
   /** Lazy migration at login; absent when off (features/migration/settings.ts). */
   migration?: MigrationConfig;
+  /** Sign-in with providers; absent when none is configured (features/federation/settings.ts). */
+  federation?: FederationConfig;
 }
 
 /**
@@ -61,10 +65,12 @@ export interface PasslaneConfig {
 export function readConfig(env: Env): PasslaneConfig {
   const migration = readMigrationConfig(env);
   const webauthn = readWebAuthnConfig(env);
+  const tokens = readTokenConfig(env);
+  const federation = readFederationConfig(env, tokens);
   return {
     storage: readStorageConfig(env),
     hasher: readHasherConfig(env),
-    tokens: readTokenConfig(env),
+    tokens,
     rateLimits: readRateLimits(env),
     rehash: readRehashConfig(env),
     fingerprint: readFingerprintConfig(env),
@@ -77,5 +83,6 @@ export function readConfig(env: Env): PasslaneConfig {
     mfa: readMfaConfig(env),
     ...(webauthn && { webauthn }),
     ...(migration && { migration }),
+    ...(federation && { federation }),
   };
 }

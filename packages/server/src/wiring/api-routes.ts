@@ -22,6 +22,8 @@ import { tokenRoute } from '../features/sessions/token-route.js';
 import { authorizationServerMetadataRoute } from '../features/tokens/authorization-server-metadata-route.js';
 import { jwksRoute } from '../features/tokens/jwks-route.js';
 import { openIdConfigurationRoute } from '../features/tokens/openid-configuration-route.js';
+import { oauthCallbackFormRoute, oauthCallbackRoute, oauthStartRoute, oauthTokenRoute } from '../features/federation/federation-routes.js';
+import { linkIdentityRoute, listIdentitiesRoute, removeIdentityRoute } from '../features/federation/identity-routes.js';
 import type { ApiServices } from './api-services.js';
 
 /**
@@ -57,6 +59,13 @@ export const API_ROUTES: readonly AnyRoute<ApiServices>[] = [
   removePasskeyRoute,
   passkeyLoginOptionsRoute,
   passkeyLoginRoute,
+  oauthStartRoute,
+  oauthCallbackRoute,
+  oauthCallbackFormRoute,
+  oauthTokenRoute,
+  listIdentitiesRoute,
+  linkIdentityRoute,
+  removeIdentityRoute,
   jwksRoute,
   openIdConfigurationRoute,
   authorizationServerMetadataRoute,

@@ -4,6 +4,7 @@ import type { PasskeyLoginServices, PasskeyServices } from '../features/passkeys
 import type { PasswordServices } from '../features/password/dependencies.js';
 import type { RecoveryServices } from '../features/recovery/dependencies.js';
 import type { DeviceApprovalServices } from '../features/device-approval/dependencies.js';
+import type { FederationServices } from '../features/federation/dependencies.js';
 import type { RegisterServices } from '../features/register/dependencies.js';
 import type { RefreshServices, SessionServices } from '../features/sessions/dependencies.js';
 import type { PublicTokenServices } from '../features/tokens/dependencies.js';
@@ -26,6 +27,7 @@ export type ApiServices = LoginServices &
   DeviceApprovalServices &
   RefreshServices &
   SessionServices &
+  FederationServices &
   PublicTokenServices;
 
 /** The API's services over dependencies already built (long-lived hosts build them once at start). */
@@ -43,6 +45,8 @@ export function servicesOf(deps: AppDependencies): ApiServices {
     deviceApproval: async () => deps,
     refresh: async () => deps,
     sessions: async () => deps,
+    federation: async () => deps,
+    identities: async () => deps,
     publicTokens: async () => deps.tokens,
   };
 }

@@ -42,6 +42,8 @@ export function edgeServices(env: WorkerEnv): ApiServices {
     deviceApproval: () => getEdgeDependencies(env),
     refresh: () => getEdgeDependencies(env),
     sessions: () => getEdgeDependencies(env),
+    federation: () => getEdgeDependencies(env),
+    identities: () => getEdgeDependencies(env),
     publicTokens: () => getEdgePublicTokens(env),
   };
 }
