@@ -18,7 +18,7 @@ import { AccountStore } from '../packages/server/src/storage/account-store.js';
 import { MfaStore } from '../packages/server/src/storage/mfa-store.js';
 import { mfaKey } from '../packages/server/src/storage/table.js';
 import { PasskeyStore } from '../packages/server/src/storage/passkey-store.js';
-import { webAuthnUserHandle } from '../packages/server/src/features/passkeys/webauthn-user.js';
+import { webAuthnUserHandle } from '../packages/server/src/webauthn/webauthn-user.js';
 import { softwareAuthenticator } from '../test/support/software-authenticator.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import type { HashDescription, PasswordHasher } from '../packages/passlane/src/create-password-hasher.js';

@@ -7,7 +7,8 @@
  * fills (shared, storage, mail, accounts, api, features, observability own their types) and below
  * the wiring and the runtimes that use it; and the server is a house of floors (LAYERS), each
  * folder importing only its own floor and those below: the HTTP toolkit knows no feature, a
- * feature no host, wiring or environment, and a use case no HTTP.
+ * feature no host, wiring or environment, and a use case no HTTP; and between features the
+ * arrows run one way: no two features import each other, even through files that form no cycle.
  */
 import { cruise, type ICruiseResult, type IViolation } from 'dependency-cruiser';
 import { readdirSync } from 'node:fs';
@@ -25,6 +26,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['shared'],
   ['storage', 'mail'],
   ['accounts'],
+  ['webauthn'],
   ['api'],
   ['features'],
   ['observability'],
@@ -68,7 +70,7 @@ beforeAll(async () => {
           {
             name: 'below-config-imports-config',
             severity: 'error',
-            from: { path: '^packages/server/src/(shared|storage|mail|accounts|api|features|observability)/' },
+            from: { path: '^packages/server/src/(shared|storage|mail|accounts|webauthn|api|features|observability)/' },
             to: { path: '^packages/server/src/config/' },
           },
           { name: 'config-imports-above', severity: 'error', from: { path: '^packages/server/src/config/' }, to: { path: '^packages/server/src/(wiring|runtimes|cli|cdk)/' } },
@@ -151,6 +153,20 @@ describe('import graph (dependency-cruiser)', () => {
     expect(violationsOf('api-imports-features').map(describeViolation)).toEqual([]);
     expect(violationsOf('features-import-hosts').map(describeViolation)).toEqual([]);
     expect(violationsOf('use-cases-import-http').map(describeViolation)).toEqual([]);
+  });
+
+  it('keeps the arrows between features one way: no two features import each other', () => {
+    const feature = (path: string) => /^packages\/server\/src\/features\/([^/]+)\//.exec(path)?.[1];
+    const arrows = new Set(
+      result.modules.flatMap((m) => {
+        const from = feature(m.source);
+        return from === undefined ? [] : m.dependencies.map((d) => feature(d.resolved)).filter((to) => to !== undefined && to !== from).map((to) => `${from} -> ${to}`);
+      }),
+    );
+    // The rule reads the features' arrows at all (login's use of sessions is one).
+    expect(arrows).toContain('login -> sessions');
+    const both = [...arrows].filter((arrow) => arrow.split(' -> ')[0]! < arrow.split(' -> ')[1]! && arrows.has(arrow.split(' -> ').reverse().join(' -> ')));
+    expect(both.map((arrow) => arrow.replace(' -> ', ' <-> '))).toEqual([]);
   });
 
   it('keeps config above what it configures: nothing below imports it, and it imports nothing above', () => {

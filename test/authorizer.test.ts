@@ -13,9 +13,7 @@ vi.hoisted(() => {
 });
 import { readTokenConfig } from '../packages/server/src/config/token-config.js';
 import { readMfaConfig } from '../packages/server/src/config/mfa-config.js';
-import type { MfaRequiredError } from '../packages/server/src/accounts/errors.js';
 import { confirmTotp, enrolTotp } from '../packages/server/src/features/mfa/manage-totp.js';
-import { loginWithSecondFactor } from '../packages/server/src/features/login/login-mfa.js';
 import { AuthorizerUnavailableError, lambdaAuthorizer } from '../packages/server/src/runtimes/lambda/lambda-authorizer.js';
 import { stageWildcard } from '../packages/server/src/runtimes/lambda/authorizer-events.js';
 import { StorageUnavailableError } from '../packages/server/src/storage/errors.js';
@@ -23,7 +21,6 @@ import { createKeyring, generateSigningKey } from '../packages/server/src/featur
 import { createTokenService, type TokenService } from '../packages/server/src/features/tokens/token-service.js';
 import type { AuthorizeAccessDependencies } from '../packages/server/src/features/sessions/authorize-access.js';
 import { logout } from '../packages/server/src/features/sessions/end-sessions.js';
-import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { SessionVerdictCache } from '../packages/server/src/features/sessions/session-verdict-cache.js';
 import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
@@ -34,6 +31,8 @@ import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { lambdaContext } from './support/lambda-context.js';
 import { movableClock } from './support/clock.js';
 import { base32Bytes, totpCode } from './support/authenticator-app.js';
+import { login } from '../packages/server/src/features/login/login.js';
+import { loginSession, secondFactorSession, mfaRequiredOf } from './support/login-results.js';
 
 const PASSWORD = 'correct horse battery staple';
 const STAGE_WILDCARD = 'arn:aws:execute-api:eu-west-1:123456789012:other123/prod/*';
@@ -81,7 +80,7 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
     const registered = await register(fixture.deps, { email, password: PASSWORD });
     if (!('userId' in registered)) throw new Error('registration without verification answers the user id');
     const { userId } = registered;
-    const signIn = () => login(fixture.deps, { email, password: PASSWORD, sourceIp: '198.51.100.7', userAgent: 'vitest' });
+    const signIn = () => loginSession(fixture.deps, { email, password: PASSWORD, sourceIp: '198.51.100.7', userAgent: 'vitest' });
     const tokens = fixture.deps.tokens as TokenService;
     const built = await buildAuthorizerDependencies({
       storage: { table: fixture.tableName, endpoint: server.endpoint },
@@ -143,8 +142,8 @@ describe.each(dynamoDbServers)('the Lambda authorizer on $name', ({ start }) => 
     const codeAt = (now: Date) => totpCode(secret, now.getTime());
     await confirmTotp(auth, { accessToken: first.accessToken, code: codeAt(clock.now()) });
     clock.advance(30);
-    const challenge = (await login(auth, { email, password: PASSWORD, sourceIp: '198.51.100.7' }).catch((error: unknown) => error)) as MfaRequiredError;
-    const withMfa = await loginWithSecondFactor(auth, { mfaToken: challenge.mfaToken, method: 'totp', code: codeAt(clock.now()), sourceIp: '198.51.100.7' });
+    const challenge = await mfaRequiredOf(login(auth, { email, password: PASSWORD, sourceIp: '198.51.100.7' }));
+    const withMfa = await secondFactorSession(auth, { mfaToken: challenge.mfaToken, method: 'totp', code: codeAt(clock.now()), sourceIp: '198.51.100.7' });
     expect(await authorize(httpApiAuthorizerEvent(bearer(withMfa.accessToken)))).toMatchObject({ isAuthorized: true });
     dispose();
   });

@@ -11,7 +11,6 @@ import { InvalidOneTimeTokenError, RateLimitedError } from '../packages/server/s
 import { createFailureTiming } from '../packages/server/src/accounts/failure-timing.js';
 import { approveDevice } from '../packages/server/src/features/device-approval/approve-device.js';
 import { requestDeviceApproval } from '../packages/server/src/features/device-approval/request-device-approval.js';
-import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { listSessions } from '../packages/server/src/features/sessions/list-sessions.js';
 import { DEFAULT_SESSION_CONFIG } from '../packages/server/src/features/sessions/settings.js';
@@ -20,6 +19,7 @@ import type { AppDependencies } from '../packages/server/src/wiring/build-depend
 import { changePasswordWithToken, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
+import { loginSession } from './support/login-results.js';
 
 const PASSWORD = 'correct horse battery staple';
 const WRONG = 'not the password at all';
@@ -42,8 +42,8 @@ describe.each(dynamoDbServers)('device approval on $name', ({ start }) => {
     const { deps } = fixture;
     const email = uniqueEmail();
     await register(deps, { email, password: PASSWORD });
-    const attempt = (password: string, deviceTokens?: string[]) => login(deps, { email, password, sourceIp: OWNER, ...(deviceTokens && { deviceTokens }) });
-    for (let i = 0; i < CEILING; i++) await failureOf(login(deps, { email, password: WRONG, sourceIp: `192.0.2.${i + 1}` }));
+    const attempt = (password: string, deviceTokens?: string[]) => loginSession(deps, { email, password, sourceIp: OWNER, ...(deviceTokens && { deviceTokens }) });
+    for (let i = 0; i < CEILING; i++) await failureOf(loginSession(deps, { email, password: WRONG, sourceIp: `192.0.2.${i + 1}` }));
     const ask = (who = email) => requestDeviceApproval(deps, { email: who, sourceIp: OWNER });
     /** The token of the newest approval link mailed. */
     const link = () => fixture.mailbox.last('device_approval')!.token;

@@ -11,12 +11,12 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
 import { InvalidCredentialsError, TemporarilyUnavailableError } from '../packages/server/src/accounts/errors.js';
-import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { startThrottlingProxy, type ThrottlingProxy } from './support/throttling-proxy.js';
+import { loginSession } from './support/login-results.js';
 
 const PASSWORD = 'correct horse battery staple';
 const WRONG = 'not the password at all';
@@ -49,7 +49,7 @@ describe('hot counter items', () => {
       const { Item } = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: key } }, ConsistentRead: true }));
       return Number(Item?.count?.N ?? 0);
     };
-    const attempt = (email: string, password: string, sourceIp: string) => failureOf(login(deps, { email, password, sourceIp }));
+    const attempt = (email: string, password: string, sourceIp: string) => failureOf(loginSession(deps, { email, password, sourceIp }));
     const runOf = async (email: string) => {
       const { Item } = await client.send(new GetItemCommand({ TableName: tableName, Key: { pk: { S: `failures#acct#${deps.fingerprint(email)}` } }, ConsistentRead: true }));
       return Number(Item?.failures?.N ?? 0);
@@ -89,15 +89,15 @@ describe('hot counter items', () => {
     const { deps, dispose } = await createAuthFixture(proxy.endpoint, { now: clock.now, hasher: counting.hasher });
     const email = uniqueEmail();
     await register(deps, { email, password: PASSWORD });
-    const { deviceToken } = await login(deps, { email, password: PASSWORD, sourceIp: OTHER });
-    expect(await failureOf(login(deps, { email, password: WRONG, sourceIp: '192.0.2.1' }))).toBeInstanceOf(InvalidCredentialsError);
+    const { deviceToken } = await loginSession(deps, { email, password: PASSWORD, sourceIp: OTHER });
+    expect(await failureOf(loginSession(deps, { email, password: WRONG, sourceIp: '192.0.2.1' }))).toBeInstanceOf(InvalidCredentialsError);
     proxy.throttle((pk) => pk === `failures#acct#${deps.fingerprint(email)}`);
     const verifiesSoFar = counting.calls.verify + counting.calls.verifyDummy;
-    expect(await failureOf(login(deps, { email, password: WRONG, sourceIp: '192.0.2.2' }))).toBeInstanceOf(TemporarilyUnavailableError);
-    expect(await failureOf(login(deps, { email, password: PASSWORD, sourceIp: '192.0.2.3' }))).toBeInstanceOf(TemporarilyUnavailableError);
+    expect(await failureOf(loginSession(deps, { email, password: WRONG, sourceIp: '192.0.2.2' }))).toBeInstanceOf(TemporarilyUnavailableError);
+    expect(await failureOf(loginSession(deps, { email, password: PASSWORD, sourceIp: '192.0.2.3' }))).toBeInstanceOf(TemporarilyUnavailableError);
     expect(counting.calls.verify + counting.calls.verifyDummy).toBe(verifiesSoFar);
     // The owner's known device counts in the sessions item, not on the hot key.
-    await login(deps, { email, password: PASSWORD, sourceIp: OTHER, deviceTokens: [deviceToken] });
+    await loginSession(deps, { email, password: PASSWORD, sourceIp: OTHER, deviceTokens: [deviceToken] });
     proxy.throttle(undefined);
     dispose();
   });

@@ -6,7 +6,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
-import { login } from '../packages/server/src/features/login/login.js';
 import { confirmTotp, enrolTotp } from '../packages/server/src/features/mfa/manage-totp.js';
 import { passkeyRegistrationOptions, registerPasskey } from '../packages/server/src/features/passkeys/register-passkey.js';
 import { register } from '../packages/server/src/features/register/register.js';
@@ -17,6 +16,7 @@ import { base32Bytes, totpCode } from './support/authenticator-app.js';
 import { createAuthFixture, sessionToken, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { softwareAuthenticator } from './support/software-authenticator.js';
+import { loginSession } from './support/login-results.js';
 
 const PASSWORD = 'correct horse battery staple';
 const ORIGIN = 'https://app.example.com';
@@ -33,7 +33,7 @@ describe.each(dynamoDbServers)('inventory of second factors on $name', ({ start 
   async function signedIn(deps: AppDependencies) {
     const email = uniqueEmail();
     await register(deps, { email, password: PASSWORD });
-    const { accessToken } = await login(deps, { email, password: PASSWORD, sourceIp: '198.51.100.7' });
+    const { accessToken } = await loginSession(deps, { email, password: PASSWORD, sourceIp: '198.51.100.7' });
     const caller = await authenticateSession(deps, accessToken, new Date());
     return { accessToken, accountKey: caller.accountKey, email, userId: caller.userId };
   }

@@ -11,11 +11,11 @@ import type { AppDependencies } from '../packages/server/src/wiring/build-depend
 import { deleteDevice, logout } from '../packages/server/src/features/sessions/end-sessions.js';
 import { DeviceNotFoundError, InvalidCredentialsError, RateLimitedError } from '../packages/server/src/accounts/errors.js';
 import { listSessions } from '../packages/server/src/features/sessions/list-sessions.js';
-import { login, type LoginResponse } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { changePasswordWithToken, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
+import { loginSession, type LoginSession } from './support/login-results.js';
 
 const PASSWORD = 'correct horse battery staple';
 const WRONG = 'not the password at all';
@@ -37,7 +37,7 @@ describe.each(dynamoDbServers)('known devices on $name', ({ start }) => {
     const email = uniqueEmail();
     await register(fixture.deps, { email, password: PASSWORD });
     const attempt = (password: string, sourceIp: string, deviceTokens?: string[], who = email) =>
-      login(fixture.deps, { email: who, password, sourceIp, ...(deviceTokens && { deviceTokens }) });
+      loginSession(fixture.deps, { email: who, password, sourceIp, ...(deviceTokens && { deviceTokens }) });
     return { ...fixture, clock, email, attempt };
   }
 
@@ -67,7 +67,7 @@ describe.each(dynamoDbServers)('known devices on $name', ({ start }) => {
     const { deps, attempt, dispose } = await account({ rateLimits: limits({ perSource: 3 }) });
     const { deviceToken } = await attempt(PASSWORD, NAT);
     // Someone else behind the same address fails on other emails until the address is limited.
-    for (let i = 0; i < 3; i++) expect(await failureOf(login(deps, { email: uniqueEmail(), password: WRONG, sourceIp: NAT }))).toBeInstanceOf(InvalidCredentialsError);
+    for (let i = 0; i < 3; i++) expect(await failureOf(loginSession(deps, { email: uniqueEmail(), password: WRONG, sourceIp: NAT }))).toBeInstanceOf(InvalidCredentialsError);
     expect(await failureOf(attempt(PASSWORD, NAT))).toBeInstanceOf(RateLimitedError);
     await attempt(PASSWORD, NAT, [deviceToken]);
     dispose();
@@ -144,8 +144,8 @@ describe.each(dynamoDbServers)('known devices on $name', ({ start }) => {
 
   it('lists known devices with the sessions and forgets one on request; a forgotten device is no device', async () => {
     const { deps, attempt, dispose } = await account({ rateLimits: limits({}, { accountFailureCeiling: 2 }) });
-    const first: LoginResponse = await attempt(PASSWORD, OWNER);
-    const second: LoginResponse = await attempt(PASSWORD, NAT);
+    const first: LoginSession = await attempt(PASSWORD, OWNER);
+    const second: LoginSession = await attempt(PASSWORD, NAT);
     const listed = await listSessions(deps, { accessToken: first.accessToken });
     expect(listed.devices).toHaveLength(2);
     const mine = listed.devices.find((device) => device.current)!;

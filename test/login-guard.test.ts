@@ -7,7 +7,6 @@ import { PutItemCommand } from '@aws-sdk/client-dynamodb';
 import bcryptjs from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidCredentialsError, InvalidRequestError, RateLimitedError } from '../packages/server/src/accounts/errors.js';
-import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
 import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
@@ -15,6 +14,7 @@ import { createLoginFailureTiming } from '../packages/server/src/features/login/
 import { changePasswordWithToken, countingHasher, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { movableClock } from './support/clock.js';
+import { loginSession } from './support/login-results.js';
 
 const PASSWORD = 'correct horse battery staple';
 const WRONG = 'not the password at all';
@@ -22,7 +22,7 @@ const ATTACKER = '203.0.113.66';
 const OWNER = '198.51.100.20';
 
 const attempt = (deps: AppDependencies, email: string, password: string, sourceIp: string) =>
-  login(deps, { email, password, sourceIp }).then(
+  loginSession(deps, { email, password, sourceIp }).then(
     () => 'ok' as const,
     (error: unknown) => error,
   );
@@ -88,7 +88,7 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
     const email = uniqueEmail();
     await register(deps, { email, password: PASSWORD });
     // A session from before the attack (its token must not be from the test's future).
-    const { accessToken } = await login(deps, { email, password: PASSWORD, sourceIp: OWNER });
+    const { accessToken } = await loginSession(deps, { email, password: PASSWORD, sourceIp: OWNER });
     for (let i = 1; i <= 4; i++) expect(await attempt(deps, email, WRONG, `192.0.2.${i}`)).toBeInstanceOf(InvalidCredentialsError);
 
     const locked = await attempt(deps, email, PASSWORD, OWNER);
@@ -172,12 +172,12 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
     // A first login: one read, its attempt reserved on the email's run, the email from this
     // source and the source's window, the verify; then the new session (with the client's new
     // device), the run deleted (nothing counted since) and the two others given back.
-    const { deviceToken } = await login(deps, { email, password: PASSWORD, sourceIp: OWNER });
+    const { deviceToken } = await loginSession(deps, { email, password: PASSWORD, sourceIp: OWNER });
     expect(log.slice(0, 5)).toEqual(reserved);
     expect(log.slice(5).sort()).toEqual(['DeleteItemCommand', 'UpdateItemCommand', 'UpdateItemCommand', 'UpdateItemCommand']);
     // A returning client (it presents its device): the device's attempt reserved, then the session's write (which clears it).
     log.length = 0;
-    await login(deps, { email, password: PASSWORD, sourceIp: OWNER, deviceTokens: [deviceToken] });
+    await loginSession(deps, { email, password: PASSWORD, sourceIp: OWNER, deviceTokens: [deviceToken] });
     expect(log).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'verify', 'UpdateItemCommand']);
 
     // A failure: the reservations before the verify are its count; nothing is written after it.
@@ -187,15 +187,15 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
 
     // The next good login (from the known device) ends what the failure left, and later ones write as before.
     log.length = 0;
-    await login(deps, { email, password: PASSWORD, sourceIp: OWNER, deviceTokens: [deviceToken] });
+    await loginSession(deps, { email, password: PASSWORD, sourceIp: OWNER, deviceTokens: [deviceToken] });
     expect(log.slice(0, 4)).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'verify', 'UpdateItemCommand']);
     expect(log.slice(4).sort()).toEqual(['DeleteItemCommand', 'DeleteItemCommand']);
     log.length = 0;
-    await login(deps, { email, password: PASSWORD, sourceIp: OWNER, deviceTokens: [deviceToken] });
+    await loginSession(deps, { email, password: PASSWORD, sourceIp: OWNER, deviceTokens: [deviceToken] });
     expect(log).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'verify', 'UpdateItemCommand']);
     // A known device's failure: that device's attempt alone (in the sessions item), before the verify.
     log.length = 0;
-    await expect(login(deps, { email, password: WRONG, sourceIp: OWNER, deviceTokens: [deviceToken] })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    await expect(loginSession(deps, { email, password: WRONG, sourceIp: OWNER, deviceTokens: [deviceToken] })).rejects.toBeInstanceOf(InvalidCredentialsError);
     expect(log).toEqual(['BatchGetItemCommand', 'UpdateItemCommand', 'verify']);
     dispose();
   });

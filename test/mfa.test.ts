@@ -16,7 +16,6 @@ import {
   InvalidMfaTokenError,
   InvalidOneTimeTokenError,
   MfaAlreadyEnabledError,
-  MfaRequiredError,
   ReauthenticationRequiredError,
   UnauthenticatedError,
 } from '../packages/server/src/accounts/errors.js';
@@ -26,8 +25,6 @@ import { MfaStore } from '../packages/server/src/storage/mfa-store.js';
 import { PasskeyStore } from '../packages/server/src/storage/passkey-store.js';
 import { createApi } from '../packages/server/src/api/create-api.js';
 import type { AnyRoute } from '../packages/server/src/api/route.js';
-import { loginWithSecondFactor } from '../packages/server/src/features/login/login-mfa.js';
-import { login, type LoginResponse } from '../packages/server/src/features/login/login.js';
 import { confirmTotp, enrolTotp, regenerateRecoveryCodes, removeTotp } from '../packages/server/src/features/mfa/manage-totp.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { takeInventory } from '../packages/server/src/features/rehash/take-inventory.js';
@@ -44,6 +41,8 @@ import { failureOf, movableClock } from './support/clock.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { authenticatorApp as appOf } from './support/authenticator-app.js';
 import { mfaStoreChangedAfterRead } from './support/store-race.js';
+import { login, type LoginResult } from '../packages/server/src/features/login/login.js';
+import { loginSession, secondFactorSession, mfaRequiredOf, sessionOf } from './support/login-results.js';
 
 const PASSWORD = 'correct horse battery staple';
 const SOURCE = '198.51.100.7';
@@ -77,7 +76,7 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     const email = uniqueEmail();
     await register(fixture.deps, { email, password: PASSWORD });
     const passwordStep = () => login(fixture.deps, { email, password: PASSWORD, sourceIp: SOURCE });
-    const first = await passwordStep();
+    const first = await sessionOf(passwordStep());
     return { ...fixture, clock, email, passwordStep, first };
   }
 
@@ -85,7 +84,7 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
   async function signedInOn(deps: AppDependencies) {
     const email = uniqueEmail();
     await register(deps, { email, password: PASSWORD });
-    return login(deps, { email, password: PASSWORD, sourceIp: SOURCE });
+    return loginSession(deps, { email, password: PASSWORD, sourceIp: SOURCE });
   }
 
   /** TOTP enrolled and confirmed from the URI, as a user with an app would. */
@@ -99,16 +98,14 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     const factorLogin = async () => {
       clock.advance(30);
       const challenge = await mfaToken(account.passwordStep);
-      return loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
+      return secondFactorSession(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
     };
     return { ...account, app, enrolment, recoveryCodes: recoveryCodes!, factorLogin };
   }
 
   /** The password step's MFA token (it must be asked for). */
-  async function mfaToken(passwordStep: () => Promise<LoginResponse>) {
-    const error = await failureOf(passwordStep());
-    expect(error).toBeInstanceOf(MfaRequiredError);
-    return error as MfaRequiredError;
+  async function mfaToken(passwordStep: () => Promise<LoginResult>) {
+    return mfaRequiredOf(passwordStep());
   }
 
   it('enrols from the otpauth URI, then a login needs the password and a code, and its tokens say so', async () => {
@@ -122,7 +119,7 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     clock.advance(30);
     const challenge = await mfaToken(passwordStep);
     expect(challenge.methods).toEqual(['totp', 'recovery_code']);
-    const loggedIn = await loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
+    const loggedIn = await secondFactorSession(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
     const claims = decodeJwt(loggedIn.accessToken);
     expect(claims.amr).toEqual(['pwd', 'otp', 'mfa']);
     expect(claims.auth_time).toBe(Math.floor(clock.now().getTime() / 1000));
@@ -154,15 +151,15 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     const { deps, clock, app, passwordStep, dispose } = await enrolled();
     clock.advance(30);
     const code = app.codeAt(clock.now());
-    await loginWithSecondFactor(deps, { mfaToken: (await mfaToken(passwordStep)).mfaToken, method: 'totp', code, sourceIp: SOURCE });
+    await secondFactorSession(deps, { mfaToken: (await mfaToken(passwordStep)).mfaToken, method: 'totp', code, sourceIp: SOURCE });
     const replay = await mfaToken(passwordStep);
-    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: replay.mfaToken, method: 'totp', code, sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaCodeError);
+    expect(await failureOf(secondFactorSession(deps, { mfaToken: replay.mfaToken, method: 'totp', code, sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaCodeError);
     // The code of the step before the one used is older still: refused too.
-    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: replay.mfaToken, method: 'totp', code: app.codeAt(new Date(clock.now().getTime() - 30_000)), sourceIp: SOURCE }))).toBeInstanceOf(
+    expect(await failureOf(secondFactorSession(deps, { mfaToken: replay.mfaToken, method: 'totp', code: app.codeAt(new Date(clock.now().getTime() - 30_000)), sourceIp: SOURCE }))).toBeInstanceOf(
       InvalidMfaCodeError,
     );
     clock.advance(30);
-    await loginWithSecondFactor(deps, { mfaToken: replay.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
+    await secondFactorSession(deps, { mfaToken: replay.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
     dispose();
   });
 
@@ -171,21 +168,21 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     clock.advance(60);
     const challenge = await mfaToken(passwordStep);
     const at = (steps: number) => app.codeAt(new Date(clock.now().getTime() + steps * 30_000));
-    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: at(2), sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaCodeError);
-    await loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: at(1), sourceIp: SOURCE });
+    expect(await failureOf(secondFactorSession(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: at(2), sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaCodeError);
+    await secondFactorSession(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: at(1), sourceIp: SOURCE });
     dispose();
   });
 
   it('a recovery code works once, in any case and grouping, and its owner is mailed', async () => {
     const { deps, clock, recoveryCodes, passwordStep, mailbox, events, dispose } = await enrolled();
     const [code] = recoveryCodes as [string];
-    const loggedIn = await loginWithSecondFactor(deps, { mfaToken: (await mfaToken(passwordStep)).mfaToken, method: 'recovery_code', code: ` ${code.toUpperCase()} `, sourceIp: SOURCE });
+    const loggedIn = await secondFactorSession(deps, { mfaToken: (await mfaToken(passwordStep)).mfaToken, method: 'recovery_code', code: ` ${code.toUpperCase()} `, sourceIp: SOURCE });
     expect(decodeJwt(loggedIn.accessToken).amr).toEqual(['pwd', 'otp', 'mfa']);
     expect(mailbox.sent.at(-1), JSON.stringify(events)).toMatchObject({ kind: 'mfa_changed', change: 'recovery_code_used' });
     clock.advance(1);
     const again = await mfaToken(passwordStep);
-    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: again.mfaToken, method: 'recovery_code', code, sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaCodeError);
-    await loginWithSecondFactor(deps, { mfaToken: again.mfaToken, method: 'recovery_code', code: recoveryCodes[1]!, sourceIp: SOURCE });
+    expect(await failureOf(secondFactorSession(deps, { mfaToken: again.mfaToken, method: 'recovery_code', code, sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaCodeError);
+    await secondFactorSession(deps, { mfaToken: again.mfaToken, method: 'recovery_code', code: recoveryCodes[1]!, sourceIp: SOURCE });
     dispose();
   });
 
@@ -195,10 +192,10 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     expect(renewed.recoveryCodes).toHaveLength(10);
     expect(mailbox.sent.at(-1)).toMatchObject({ kind: 'mfa_changed', change: 'recovery_codes_regenerated' });
     const challenge = await mfaToken(passwordStep);
-    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'recovery_code', code: recoveryCodes[0]!, sourceIp: SOURCE }))).toBeInstanceOf(
+    expect(await failureOf(secondFactorSession(deps, { mfaToken: challenge.mfaToken, method: 'recovery_code', code: recoveryCodes[0]!, sourceIp: SOURCE }))).toBeInstanceOf(
       InvalidMfaCodeError,
     );
-    await loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'recovery_code', code: renewed.recoveryCodes[0]!, sourceIp: SOURCE });
+    await secondFactorSession(deps, { mfaToken: challenge.mfaToken, method: 'recovery_code', code: renewed.recoveryCodes[0]!, sourceIp: SOURCE });
     dispose();
   });
 
@@ -207,9 +204,9 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     clock.advance(30);
     const challenge = await mfaToken(passwordStep);
     for (let i = 0; i < 5; i++) {
-      expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: '000000', sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaCodeError);
+      expect(await failureOf(secondFactorSession(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: '000000', sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaCodeError);
     }
-    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE }))).toBeInstanceOf(
+    expect(await failureOf(secondFactorSession(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE }))).toBeInstanceOf(
       InvalidMfaTokenError,
     );
     expect(events.filter((event) => event.type === 'auth.mfa_failed' && event.reason === 'wrong_code')).toHaveLength(5);
@@ -226,9 +223,9 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     // password, then the password step (reserved as the second, given back as a right one).
     const { deps, clock, email, app, dispose } = await enrolled({ rateLimits: limits({}, { failuresPerAccountSource: 2 }) });
     clock.advance(30);
-    expect(await failureOf(login(deps, { email, password: 'not the password at all', sourceIp: SOURCE }))).toBeInstanceOf(InvalidCredentialsError);
+    expect(await failureOf(loginSession(deps, { email, password: 'not the password at all', sourceIp: SOURCE }))).toBeInstanceOf(InvalidCredentialsError);
     const challenge = await mfaToken(() => login(deps, { email, password: PASSWORD, sourceIp: SOURCE }));
-    const done = await loginWithSecondFactor(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
+    const done = await secondFactorSession(deps, { mfaToken: challenge.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
     expect(done.accessToken).toEqual(expect.any(String));
     dispose();
   });
@@ -238,12 +235,12 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     clock.advance(30);
     const stale = await mfaToken(passwordStep);
     clock.advance(301);
-    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: stale.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaTokenError);
+    expect(await failureOf(secondFactorSession(deps, { mfaToken: stale.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaTokenError);
     const fresh = await mfaToken(passwordStep);
-    await loginWithSecondFactor(deps, { mfaToken: fresh.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
+    await secondFactorSession(deps, { mfaToken: fresh.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
     clock.advance(30);
-    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: fresh.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaTokenError);
-    expect(await failureOf(loginWithSecondFactor(deps, { mfaToken: 'not-a-token', method: 'totp', code: '123456', sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaTokenError);
+    expect(await failureOf(secondFactorSession(deps, { mfaToken: fresh.mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaTokenError);
+    expect(await failureOf(secondFactorSession(deps, { mfaToken: 'not-a-token', method: 'totp', code: '123456', sourceIp: SOURCE }))).toBeInstanceOf(InvalidMfaTokenError);
     dispose();
   });
 
@@ -264,7 +261,7 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     expect(await failureOf(removeTotp(deps, { accessToken: second.accessToken, method: 'totp', code: '000000' }))).toBeInstanceOf(InvalidMfaCodeError);
     await removeTotp(deps, { accessToken: second.accessToken, method: 'totp', code: app.codeAt(clock.now()) });
     expect(mailbox.sent.at(-1)).toMatchObject({ kind: 'mfa_changed', change: 'totp_removed' });
-    expect(decodeJwt((await passwordStep()).accessToken).amr).toEqual(['pwd']);
+    expect(decodeJwt((await sessionOf(passwordStep())).accessToken).amr).toEqual(['pwd']);
     dispose();
   });
 
@@ -274,7 +271,7 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     const app = authenticatorApp((await enrolTotp(deps, { accessToken: first.accessToken })).otpauthUri);
     await confirmTotp(deps, { accessToken: first.accessToken, code: app.codeAt(clock.now()) });
     clock.advance(30);
-    const loggedIn = await loginWithSecondFactor(deps, { mfaToken: (await mfaToken(passwordStep)).mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
+    const loggedIn = await secondFactorSession(deps, { mfaToken: (await mfaToken(passwordStep)).mfaToken, method: 'totp', code: app.codeAt(clock.now()), sourceIp: SOURCE });
     await authenticateSession(deps, loggedIn.accessToken, clock.now());
     dispose();
   });
@@ -295,7 +292,7 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
 
   it('turning a factor on ends the other password-only sessions, not the enabling one, and says how many', async () => {
     const { deps, first, clock, passwordStep, events, dispose } = await signedIn();
-    const [other, third] = [await passwordStep(), await passwordStep()];
+    const [other, third] = [await sessionOf(passwordStep()), await sessionOf(passwordStep())];
     const app = authenticatorApp((await enrolTotp(deps, { accessToken: first.accessToken })).otpauthUri);
     const confirmed = await confirmTotp(deps, { accessToken: first.accessToken, code: app.codeAt(clock.now()) });
     expect(confirmed.sessionsEnded).toBe(2);
@@ -342,14 +339,14 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     expect([sessions.sessions.size, sessions.devices.size]).toEqual([0, 0]);
     for (const ended of [first, second]) expect(await failureOf(refreshSession(deps, { refreshToken: ended.refreshToken, sourceIp: SOURCE }))).toBeDefined();
     // The password the adder knew works no more; the mailbox's reset link sets a new one.
-    expect(await failureOf(login(deps, { email, password: PASSWORD, sourceIp: SOURCE }))).toBeInstanceOf(InvalidCredentialsError);
+    expect(await failureOf(loginSession(deps, { email, password: PASSWORD, sourceIp: SOURCE }))).toBeInstanceOf(InvalidCredentialsError);
     expect((await users.getUserByEmail(email))?.passwordHash).toBe('!reset-required');
     // Answered as a wrong password, and audited as what it is, not as a record an operator must look at.
     expect(events.filter((event) => event.type === 'auth.stored_hash_rejected')).toEqual([]);
     expect(events).toContainEqual(expect.objectContaining({ type: 'auth.login_failed', reason: 'password_reset_required' }));
     const reset = mailbox.last('password_reset')!;
     await confirmPasswordReset(deps, { token: reset.token, newPassword: 'another long passphrase' });
-    expect(decodeJwt((await login(deps, { email, password: 'another long passphrase', sourceIp: SOURCE })).accessToken).amr).toEqual(['pwd']);
+    expect(decodeJwt((await loginSession(deps, { email, password: 'another long passphrase', sourceIp: SOURCE })).accessToken).amr).toEqual(['pwd']);
     // Once.
     expect(await failureOf(undoFactor(deps, { token: undo.token }))).toBeInstanceOf(InvalidOneTimeTokenError);
     expect(await failureOf(undoFactor(deps, { token: 'not a token' }))).toBeInstanceOf(InvalidOneTimeTokenError);
@@ -365,7 +362,7 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     const second = await factorLogin();
     clock.advance(30);
     await removeTotp(deps, { accessToken: second.accessToken, method: 'totp', code: app.codeAt(clock.now()) });
-    const third = await login(deps, { email, password: PASSWORD, sourceIp: SOURCE });
+    const third = await loginSession(deps, { email, password: PASSWORD, sourceIp: SOURCE });
     const renewed = authenticatorApp((await enrolTotp(deps, { accessToken: third.accessToken })).otpauthUri);
     await confirmTotp(deps, { accessToken: third.accessToken, code: renewed.codeAt(clock.now()) });
     const secret = (await deps.mfa.read(deps.fingerprint(email)))?.totpSecret;
@@ -410,7 +407,7 @@ describe.each(dynamoDbServers)('second factors on $name', ({ start }) => {
     const wrongOnPlain = await post('/login', { email: plain, password: 'a wrong password here' });
     expect(wrongOnMfa).toEqual(wrongOnPlain);
     expect(wrongOnMfa.status).toBe(401);
-    expect(await failureOf(login(deps, { email, password: 'a wrong password here' }))).toBeInstanceOf(InvalidCredentialsError);
+    expect(await failureOf(loginSession(deps, { email, password: 'a wrong password here' }))).toBeInstanceOf(InvalidCredentialsError);
 
     clock.advance(30);
     const challenge = await post('/login', { email, password: PASSWORD });

@@ -21,12 +21,12 @@ import { createPasswordPolicy, type PasswordPolicy } from '../packages/server/sr
 import type { AuditEvent } from '../packages/server/src/accounts/audit-events.js';
 import { auditExistingPassword, checkNewPassword } from '../packages/server/src/features/password/check-new-password.js';
 import { PasswordRejectedError, TemporarilyUnavailableError } from '../packages/server/src/accounts/errors.js';
-import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { changePasswordWithToken, countingHasher, createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { defaultPasswordPolicy } from './support/password-policy.js';
 import { sha1Hex, startRangeServer, type RangeServer } from './support/range-server.js';
+import { loginSession } from './support/login-results.js';
 
 const STRONG = 'correct horse battery staple';
 
@@ -450,7 +450,7 @@ describe('the use-cases', () => {
       expect(JSON.stringify(events)).not.toContain('iloveyou1');
 
       const { userId } = (await register(deps, { email, password: STRONG })) as { userId: string };
-      const { accessToken } = await login(deps, { email, password: STRONG });
+      const { accessToken } = await loginSession(deps, { email, password: STRONG });
       await expect(changePasswordWithToken(deps, { accessToken, currentPassword: STRONG, newPassword: 'qwertyuiop' })).rejects.toMatchObject({
         code: 'password_rejected',
         reason: 'common',
@@ -484,7 +484,7 @@ describe('the use-cases', () => {
       const userId = crypto.randomUUID();
       // Set before the rules: 5 characters, and on every list.
       await users.createUser({ email, userId, passwordHash: await deps.hasher.hash('12345', { upgrade: true }), createdAt: new Date() });
-      await login(deps, { email, password: '12345' });
+      await loginSession(deps, { email, password: '12345' });
       expect(events).toContainEqual({ type: 'auth.login_weak_password', userId, reason: 'too_short' });
       expect(events).toContainEqual({ type: 'auth.login_succeeded', userId });
       expect(loads).toBe(0);

@@ -21,7 +21,6 @@ import {
   UnauthenticatedError,
 } from '../packages/server/src/accounts/errors.js';
 import { createFailureTiming } from '../packages/server/src/accounts/failure-timing.js';
-import { login } from '../packages/server/src/features/login/login.js';
 import { refreshSession } from '../packages/server/src/features/sessions/refresh-session.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { requestPasswordReset } from '../packages/server/src/features/recovery/request-password-reset.js';
@@ -29,11 +28,12 @@ import { resendVerification, verifyEmail } from '../packages/server/src/features
 import { changePasswordWithToken, createAuthFixture, limits, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { movableClock, failureOf } from './support/clock.js';
+import { loginSession } from './support/login-results.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'a brand new passphrase';
 
-const signIn = (deps: AppDependencies, email: string, password: string) => login(deps, { email, password, sourceIp: '198.51.100.7' });
+const signIn = (deps: AppDependencies, email: string, password: string) => loginSession(deps, { email, password, sourceIp: '198.51.100.7' });
 
 /** Full-width forms of ASCII (U+FF01..U+FF5E), which NFKC maps back. */
 const fullWidth = (text: string) => text.replace(/[!-~]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0));

@@ -9,11 +9,11 @@ import { takeInventory } from '../packages/server/src/features/rehash/take-inven
 import { JobCursorChangedError, StorageUnavailableError } from '../packages/server/src/storage/errors.js';
 import type { AccountStore } from '../packages/server/src/storage/account-store.js';
 import type { JobCursorStore } from '../packages/server/src/storage/job-cursor-store.js';
-import { login } from '../packages/server/src/features/login/login.js';
 import { changePasswordWithToken, createAuthFixture } from './support/auth-fixture.js';
 import { dynamoDbServers, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
 import { goodRows, storedFormOf } from './support/import-rows.js';
+import { loginSession } from './support/login-results.js';
 
 // Cheap argon2 for the new and wrapped hashes (1 MiB, one pass): what is tested here is the job,
 // not OWASP's cost, and the suite must stay fast on 2 cores. Legacy hashes keep their own cost.
@@ -113,11 +113,11 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
     const keepsWrapper = (fixture: (typeof accounts)[number]['fixture']) =>
       weakHasher.describe(fixture.hash).scheme.endsWith('bcrypt') && new TextEncoder().encode(fixture.password).length > 72;
     for (const { email, fixture } of accounts) {
-      await login(deps, { email, password: fixture.password });
+      await loginSession(deps, { email, password: fixture.password });
       const stored = (await users.getUserByEmail(email))!.passwordHash;
       if (keepsWrapper(fixture)) {
         expect(isWrappedByJob(stored)).toBe(true);
-        await login(deps, { email, password: fixture.password });
+        await loginSession(deps, { email, password: fixture.password });
         continue;
       }
       // Every other one, short legacy passwords included: the login upgrade skips today's minimum length.
@@ -146,7 +146,7 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
     const changing = accounts.slice(15, 25);
 
     const change = async (account: (typeof accounts)[number]) => {
-      const { accessToken } = await login(deps, { email: account.email, password: account.fixture.password });
+      const { accessToken } = await loginSession(deps, { email: account.email, password: account.fixture.password });
       await changePasswordWithToken(deps, { accessToken, currentPassword: account.fixture.password, newPassword: NEW_PASSWORD });
     };
     // Deterministic interleaving for one account: its password changes while the job wraps it.
@@ -164,7 +164,7 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
     // Slow the job down (pages of 4, 40 writes/s) so the logins really overlap it.
     const job = runRehashJob({ hasher: racingHasher, users, cursors }, { segments: 2, pageSize: 4, maxWritesPerSecond: 40 });
     await Promise.all([
-      ...loggingIn.map((a) => login(deps, { email: a.email, password: a.fixture.password })),
+      ...loggingIn.map((a) => loginSession(deps, { email: a.email, password: a.fixture.password })),
       ...changing.map(change),
       job,
     ]);
@@ -320,7 +320,7 @@ describe.each(dynamoDbServers)('rehash job on $name', ({ start }) => {
       const stored = (await users.getUserByEmail(account.email))!.passwordHash;
       expect((await onlyK2.verify(stored, account.password)).ok).toBe(true);
     }
-    for (const account of [peppered[0]!, plain, legacy]) await login(deps, { email: account.email, password: account.password });
+    for (const account of [peppered[0]!, plain, legacy]) await loginSession(deps, { email: account.email, password: account.password });
     dispose();
   });
 

@@ -19,7 +19,6 @@ import {
   UnsupportedGrantTypeError,
 } from '../packages/server/src/accounts/errors.js';
 import { listSessions } from '../packages/server/src/features/sessions/list-sessions.js';
-import { login, type LoginResponse } from '../packages/server/src/features/login/login.js';
 import { refreshSession, SPENT_KEPT, type RefreshResponse } from '../packages/server/src/features/sessions/refresh-session.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { TokenRequest } from '../packages/server/src/features/sessions/session-schemas.js';
@@ -29,6 +28,7 @@ import { decodeJwt } from 'jose';
 import { changePasswordWithToken, countingHasher, createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { movableClock, failureOf } from './support/clock.js';
+import { loginSession, type LoginSession } from './support/login-results.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'another long passphrase';
@@ -51,7 +51,7 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     const fixture = await createAuthFixture(server.endpoint, { now: clock.now, ...overrides });
     const email = uniqueEmail();
     await register(fixture.deps, { email, password: PASSWORD });
-    const signIn = (userAgent = CHROME, sourceIp = '198.51.100.7') => login(fixture.deps, { email, password: PASSWORD, sourceIp, userAgent });
+    const signIn = (userAgent = CHROME, sourceIp = '198.51.100.7') => loginSession(fixture.deps, { email, password: PASSWORD, sourceIp, userAgent });
     return { ...fixture, clock, email, signIn, first: await signIn() };
   }
 
@@ -122,7 +122,7 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
 
   it('recognises a token spent several rotations ago as reuse', async () => {
     const { deps, first, clock, dispose } = await signedIn();
-    let current: LoginResponse | RefreshResponse = first;
+    let current: LoginSession | RefreshResponse = first;
     for (let i = 0; i < Math.min(4, SPENT_KEPT); i++) {
       clock.advance(60);
       current = await refresh(deps, current.refreshToken);
@@ -217,7 +217,7 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
     const a = await signedIn();
     const other = uniqueEmail();
     await register(a.deps, { email: other, password: PASSWORD });
-    const b = await login(a.deps, { email: other, password: PASSWORD });
+    const b = await loginSession(a.deps, { email: other, password: PASSWORD });
     const bId = (await a.deps.tokens.verify(b.accessToken)).sessionId!;
     expect(await failureOf(deleteSession(a.deps, { accessToken: a.first.accessToken, id: bId }))).toBeInstanceOf(SessionNotFoundError);
     expect((await listSessions(a.deps, { accessToken: b.accessToken })).sessions.map((s) => s.id)).toEqual([bId]);
@@ -276,7 +276,7 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
 
   it('keeps at most the configured number of sessions per account, ending the oldest', async () => {
     const { deps, first, signIn, clock, events, dispose } = await signedIn({ sessionConfig: { ...(await defaults()), perAccount: 3 } });
-    const later: LoginResponse[] = [];
+    const later: LoginSession[] = [];
     for (let i = 0; i < 3; i++) {
       clock.advance(1);
       later.push(await signIn());
@@ -320,7 +320,7 @@ describe.each(dynamoDbServers)('sessions on $name', ({ start }) => {
 
   it('concurrent logins of one account each get a session', async () => {
     const { deps, email, dispose } = await signedIn({ sessionConfig: { ...(await defaults()), perAccount: 20 } });
-    const answers = await Promise.all(Array.from({ length: 8 }, () => login(deps, { email, password: PASSWORD })));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => loginSession(deps, { email, password: PASSWORD })));
     const ids = await Promise.all(answers.map(async (answer) => (await deps.tokens.verify(answer.accessToken)).sessionId));
     expect(new Set(ids).size).toBe(8);
     for (const answer of answers) await refresh(deps, answer.refreshToken);

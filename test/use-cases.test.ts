@@ -7,7 +7,6 @@ import {
   TemporarilyUnavailableError,
   UnauthenticatedError,
 } from '../packages/server/src/accounts/errors.js';
-import { login } from '../packages/server/src/features/login/login.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { changePasswordWithToken, countingHasher, createAuthFixture, limits, sessionToken, uniqueEmail } from './support/auth-fixture.js';
 import { movableClock } from './support/clock.js';
@@ -16,6 +15,7 @@ import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { legacyFixtures } from './support/fixtures.js';
 import { DEFAULT_SESSION_CONFIG } from '../packages/server/src/features/sessions/settings.js';
 import { DEFAULT_RECOVERY_CONFIG } from '../packages/server/src/features/recovery/settings.js';
+import { loginSession } from './support/login-results.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'new password, longer and better';
@@ -55,15 +55,15 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const fullWidth = (text: string) => text.replace(/[!-~]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 0xfee0));
 
     for (const spelling of [`  ${local.toUpperCase()}@Example.COM `, `${fullWidth(local)}@${fullWidth('example.com')}`, `${local}@example\u3002com`]) {
-      const { accessToken } = await login(deps, { email: spelling, password: PASSWORD });
+      const { accessToken } = await loginSession(deps, { email: spelling, password: PASSWORD });
       expect((await deps.tokens.verify(accessToken)).userId, spelling).toBe(userId);
     }
     // Its failures count under the fingerprint of the key it always had.
-    await expect(login(deps, { email: fullWidth(email), password: 'not the password' })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    await expect(loginSession(deps, { email: fullWidth(email), password: 'not the password' })).rejects.toBeInstanceOf(InvalidCredentialsError);
     expect(events.at(-1)).toMatchObject({ type: 'auth.login_failed', userId, emailFingerprint: deps.fingerprint(email) });
 
     for (const spelling of [`${local}@exa\u00admple.com`, `${local}\u200b@example.com`, `${local}@exa\u200dmple.com`]) {
-      const refused = await login(deps, { email: spelling, password: PASSWORD }).catch((error: unknown) => error);
+      const refused = await loginSession(deps, { email: spelling, password: PASSWORD }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(InvalidRequestError);
       expect(refused).toMatchObject({ field: 'email', message: 'email contains an invisible, control or unassigned character' });
     }
@@ -75,17 +75,17 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const email = uniqueEmail();
     await users.createUser({ email, userId: crypto.randomUUID(), passwordHash: bcryptFixture.hash, createdAt: new Date() });
 
-    await expect(login(deps, { email, password: bcryptFixture.wrongPassword })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    await expect(loginSession(deps, { email, password: bcryptFixture.wrongPassword })).rejects.toBeInstanceOf(InvalidCredentialsError);
     expect((await users.getUserByEmail(email))?.passwordHash).toBe(bcryptFixture.hash);
 
-    const token = await login(deps, { email, password: bcryptFixture.password });
+    const token = await loginSession(deps, { email, password: bcryptFixture.password });
     expect(token.tokenType).toBe('Bearer');
     const upgraded = (await users.getUserByEmail(email))!.passwordHash;
     expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     expect(events).toContainEqual(expect.objectContaining({ type: 'auth.password_rehashed', from: 'bcrypt', to: 'argon2id v=19,m=19456,t=2,p=1' }));
 
     // The upgraded record logs in without another rewrite.
-    await login(deps, { email, password: bcryptFixture.password });
+    await loginSession(deps, { email, password: bcryptFixture.password });
     expect((await users.getUserByEmail(email))!.passwordHash).toBe(upgraded);
     dispose();
   });
@@ -110,14 +110,14 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
       },
     };
     // The login read again after losing its condition, and the old password no longer verifies.
-    await expect(login({ ...deps, hasher: racingHasher }, { email, password: bcryptFixture.password })).rejects.toBeInstanceOf(
+    await expect(loginSession({ ...deps, hasher: racingHasher }, { email, password: bcryptFixture.password })).rejects.toBeInstanceOf(
       InvalidCredentialsError,
     );
 
     expect(events).toContainEqual({ type: 'auth.password_rehash_skipped', userId, reason: 'hash_changed' });
     const stored = (await users.getUserByEmail(email))!;
     expect((await deps.hasher.verify(stored.passwordHash, NEW_PASSWORD)).ok).toBe(true);
-    await expect(login(deps, { email, password: bcryptFixture.password })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    await expect(loginSession(deps, { email, password: bcryptFixture.password })).rejects.toBeInstanceOf(InvalidCredentialsError);
     dispose();
   });
 
@@ -127,7 +127,7 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const userId = crypto.randomUUID();
     await users.createUser({ email, userId, passwordHash: bcryptFixture.hash, createdAt: new Date() });
     const accessToken = await sessionToken(deps, { email, userId });
-    const logins = Array.from({ length: 6 }, () => login(deps, { email, password: bcryptFixture.password }).catch(() => 'failed'));
+    const logins = Array.from({ length: 6 }, () => loginSession(deps, { email, password: bcryptFixture.password }).catch(() => 'failed'));
     await changePasswordWithToken(deps, { accessToken, currentPassword: bcryptFixture.password, newPassword: NEW_PASSWORD });
     await Promise.all(logins);
     const stored = (await users.getUserByEmail(email))!;
@@ -142,8 +142,8 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const email = uniqueEmail();
     await register(deps, { email, password: PASSWORD });
 
-    const unknown = await login(deps, { email: uniqueEmail(), password: PASSWORD }).catch((e: unknown) => e);
-    const wrong = await login(deps, { email, password: 'wrong password' }).catch((e: unknown) => e);
+    const unknown = await loginSession(deps, { email: uniqueEmail(), password: PASSWORD }).catch((e: unknown) => e);
+    const wrong = await loginSession(deps, { email, password: 'wrong password' }).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(InvalidCredentialsError);
     expect(wrong).toBeInstanceOf(InvalidCredentialsError);
     expect((unknown as Error).message).toBe((wrong as Error).message);
@@ -159,9 +159,9 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     });
     const email = uniqueEmail();
     const sourceIp = '198.51.100.7';
-    for (let i = 0; i < 2; i++) await expect(login(deps, { email, password: PASSWORD, sourceIp })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    for (let i = 0; i < 2; i++) await expect(loginSession(deps, { email, password: PASSWORD, sourceIp })).rejects.toBeInstanceOf(InvalidCredentialsError);
     const before = { ...counting.calls };
-    const limited = await login(deps, { email, password: PASSWORD, sourceIp }).catch((e: unknown) => e);
+    const limited = await loginSession(deps, { email, password: PASSWORD, sourceIp }).catch((e: unknown) => e);
     expect(limited).toBeInstanceOf(RateLimitedError);
     expect((limited as RateLimitedError).retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(counting.calls).toEqual(before);
@@ -174,9 +174,9 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const { deps, dispose } = await createAuthFixture(server.endpoint, { now: movableClock().now, rateLimits: limits({ perSource: 3 }) });
     const sourceIp = `192.0.2.${Math.floor(Math.random() * 250)}`;
     for (let i = 0; i < 3; i++) {
-      await expect(login(deps, { email: uniqueEmail(), password: PASSWORD, sourceIp })).rejects.toBeInstanceOf(InvalidCredentialsError);
+      await expect(loginSession(deps, { email: uniqueEmail(), password: PASSWORD, sourceIp })).rejects.toBeInstanceOf(InvalidCredentialsError);
     }
-    await expect(login(deps, { email: uniqueEmail(), password: PASSWORD, sourceIp })).rejects.toBeInstanceOf(RateLimitedError);
+    await expect(loginSession(deps, { email: uniqueEmail(), password: PASSWORD, sourceIp })).rejects.toBeInstanceOf(RateLimitedError);
     dispose();
   });
 
@@ -184,7 +184,7 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     const { deps, dispose } = await createAuthFixture(server.endpoint);
     const email = uniqueEmail();
     await register(deps, { email, password: PASSWORD });
-    const { accessToken } = await login(deps, { email, password: PASSWORD });
+    const { accessToken } = await loginSession(deps, { email, password: PASSWORD });
 
     await expect(changePasswordWithToken(deps, { accessToken, currentPassword: 'wrong password', newPassword: NEW_PASSWORD })).rejects.toBeInstanceOf(
       InvalidCredentialsError,
@@ -197,8 +197,8 @@ describe.each(dynamoDbServers)('use-cases on $name', ({ start }) => {
     await expect(changePasswordWithToken(deps, { accessToken: `${accessToken}x` })).rejects.toBeInstanceOf(UnauthenticatedError);
 
     await changePasswordWithToken(deps, { accessToken, currentPassword: PASSWORD, newPassword: NEW_PASSWORD });
-    await expect(login(deps, { email, password: PASSWORD })).rejects.toBeInstanceOf(InvalidCredentialsError);
-    const fresh = await login(deps, { email, password: NEW_PASSWORD });
+    await expect(loginSession(deps, { email, password: PASSWORD })).rejects.toBeInstanceOf(InvalidCredentialsError);
+    const fresh = await loginSession(deps, { email, password: NEW_PASSWORD });
 
     // A well-signed token of no session (no `sid`) changes nothing: nothing could end it.
     const sessionless = await deps.tokens.issue({ userId: (await deps.tokens.verify(fresh.accessToken)).userId });
@@ -263,7 +263,7 @@ describe('storage outage', () => {
       rateLimits: limits(),
       audit: () => {},
     };
-    for (const run of [login, register]) {
+    for (const run of [loginSession, register]) {
       const error = await run(deps, { email: uniqueEmail(), password: PASSWORD, sourceIp: '192.0.2.1' }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TemporarilyUnavailableError);
       expect((error as TemporarilyUnavailableError).retryAfterSeconds).toBeGreaterThanOrEqual(1);

@@ -37,6 +37,8 @@ export type AuditEvent =
   | { type: 'auth.email_verified'; userId: string }
   | { type: 'auth.registration_attempt_existing'; emailFingerprint: string }
   | { type: 'auth.login_unverified'; userId: string }
+  /** A right secret on a disabled account (a wrong one fails as on any account). */
+  | { type: 'auth.login_disabled'; userId: string }
   | { type: 'auth.mail_failed'; mail: 'password_reset' | 'email_verification' | 'registration_attempt' | 'mfa_changed' | 'device_approval' | 'factor_added'; code: string }
   | { type: 'auth.device_approval_requested'; outcome: 'sent' | 'not_sent' | 'mail_failed' | 'unknown_account' | 'rate_limited'; emailFingerprint: string }
   | { type: 'auth.device_approved'; userId: string }

@@ -297,25 +297,6 @@ export class PasswordRejectedError extends PasslaneServerError {
 /** The second factors a login may finish with (POST /login/mfa's `method`). */
 export type MfaMethod = 'totp' | 'recovery_code' | 'webauthn';
 
-/**
- * The password was right and the account has a second factor: POST /login/mfa finishes the
- * login with `mfaToken` and one of `methods`. Only ever after a verified password, so it tells a
- * guesser nothing.
- */
-export class MfaRequiredError extends PasslaneServerError {
-  readonly mfaToken: string;
-  readonly methods: readonly MfaMethod[];
-  /** With `webauthn` among the methods: the request options (PublicKeyCredentialRequestOptionsJSON) for the assertion. */
-  declare readonly webauthn?: object;
-
-  constructor(mfaToken: string, methods: readonly MfaMethod[], webauthn?: object) {
-    super('mfa_required', 'a second factor is required to finish the login');
-    this.mfaToken = mfaToken;
-    this.methods = methods;
-    if (webauthn !== undefined) this.webauthn = webauthn;
-  }
-}
-
 /** An MFA token that is unknown, expired, used, or dead after too many wrong codes: log in again. */
 export class InvalidMfaTokenError extends PasslaneServerError {
   constructor() {

@@ -29,6 +29,7 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
   'auth.email_verified': 'EmailVerified',
   'auth.registration_attempt_existing': 'RegistrationAttemptExisting',
   'auth.login_unverified': 'LoginUnverified',
+  'auth.login_disabled': 'LoginDisabled',
   'auth.mail_failed': 'MailFailed',
   'auth.device_approval_requested': 'DeviceApprovalRequested',
   'auth.device_approved': 'DeviceApproved',

@@ -4,7 +4,7 @@ import type { AccountStore } from '../../storage/account-store.js';
 import type { LoginGuardStore } from '../../storage/login-guard-store.js';
 import type { MfaStore } from '../../storage/mfa-store.js';
 import type { PasskeyStore } from '../../storage/passkey-store.js';
-import type { WebAuthnConfig } from '../passkeys/settings.js';
+import type { WebAuthnConfig } from '../../webauthn/relying-party.js';
 import type { MfaMailDependencies, SecondFactorDependencies } from '../mfa/dependencies.js';
 import type { SessionStore } from '../../storage/session-store.js';
 import type { MigrationDependencies } from '../migration/dependencies.js';

@@ -4,7 +4,7 @@ import { defineRoute } from '../../api/route.js';
 import type { MfaLoginServices } from './dependencies.js';
 import { presentedDeviceTokens } from './device-cookie.js';
 import { loginWithSecondFactor, type SecondFactor } from './login-mfa.js';
-import { loggedInResponse, loginRoute } from './login-route.js';
+import { ACCOUNT_DISABLED, loginResultResponse, loginRoute } from './login-route.js';
 import { CODE_REQUIRED, LoggedIn, MfaLoginRequest } from './login-schemas.js';
 import { FACTOR_SUSPENDED } from '../mfa/mfa-schemas.js';
 
@@ -40,13 +40,13 @@ token lives on (until its 5th wrong code). \`invalid_mfa_token\`: the token is u
 `,
         codes: ['invalid_mfa_code', 'invalid_mfa_token'],
       },
-      403: FACTOR_SUSPENDED,
+      403: { name: 'MfaLoginForbidden', description: `${FACTOR_SUSPENDED.description}${ACCOUNT_DISABLED}`, codes: ['factor_suspended', 'account_disabled'] },
       429: RATE_LIMITED,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
   handle: async ({ request, body, origin, services }) =>
-    loggedInResponse(
+    loginResultResponse(
       await loginWithSecondFactor(await services.mfaLogin(), {
         mfaToken: body.mfaToken,
         ...secondFactorOf(body),

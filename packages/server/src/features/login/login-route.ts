@@ -2,11 +2,15 @@ import { login } from './login.js';
 import { deviceCookie, presentedDeviceTokens } from './device-cookie.js';
 import type { LoginServices } from './dependencies.js';
 import { LoggedIn, LoginRequest, MfaRequired } from './login-schemas.js';
-import { MfaRequiredError } from '../../accounts/errors.js';
-import type { LoginResponse } from './login.js';
+import type { LoginResult, MfaRequiredResult } from './login-verdict.js';
 import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
-import { errorResponse, jsonResponse, type ApiResponse } from '../../api/responses.js';
+import { jsonResponse, type ApiResponse } from '../../api/responses.js';
+
+/** The disabled gate's answer (finish-login.ts), on every way to log in. */
+export const ACCOUNT_DISABLED = `\`account_disabled\`: the secret is right but an operator disabled the account; nothing is
+counted as a failure. A wrong secret on a disabled account answers as on any other.
+`;
 
 /**
  * POST /login: { email, password, deviceToken? } -> 200 { accessToken, tokenType, expiresIn,
@@ -63,40 +67,41 @@ second factor: the body adds \`mfaToken\` (good for 5 minutes, one login, 5 wron
 but the account's email is not verified yet; a new verification link was mailed
 (within the account's hourly mail budget). Only after the password verified, so it
 tells a guesser nothing (a wrong password stays 401).
-`,
-        codes: ['email_not_verified'],
+${ACCOUNT_DISABLED}`,
+        codes: ['email_not_verified', 'account_disabled'],
       },
       429: RATE_LIMITED,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
-  handle: async ({ request, body, origin, services }) => {
-    let answer: LoginResponse;
-    try {
-      answer = await login(await services.login(), {
+  handle: async ({ request, body, origin, services }) =>
+    loginResultResponse(
+      await login(await services.login(), {
         email: body.email,
         password: body.password,
         sourceIp: origin.sourceIp,
         userAgent: request.headers.get('user-agent') ?? undefined,
         deviceTokens: presentedDeviceTokens(request, body.deviceToken),
-      });
-    } catch (error) {
-      if (error instanceof MfaRequiredError) return mfaRequiredResponse(error);
-      throw error;
-    }
-    return loggedInResponse(answer);
-  },
+      }),
+    ),
 });
 
-/** A good login's answer, POST /login's and POST /login/mfa's alike: the tokens, and the device cookie for browsers. */
-export function loggedInResponse(answer: LoginResponse): ApiResponse {
+/**
+ * A login's answer, POST /login's, /login/mfa's and /passkey/login's alike: a session's tokens
+ * and the device cookie for browsers, or `401 mfa_required` with what finishes the login.
+ */
+export function loginResultResponse(result: LoginResult): ApiResponse {
+  if (result.kind === 'mfa_required') return mfaRequiredResponse(result);
+  const { kind: _session, ...answer } = result;
   const cookie = deviceCookie(answer.deviceToken, answer.deviceExpiresIn);
   return jsonResponse(200, answer, cookie === undefined ? {} : { 'set-cookie': cookie });
 }
 
-/** `401 {"error":{"code":"mfa_required",...},"mfaToken":...,"methods":[...]}`: the error body, and what finishes the login. */
-function mfaRequiredResponse(error: MfaRequiredError): ApiResponse {
-  const answer = errorResponse(401, error.code, error.message);
-  const body = { ...(JSON.parse(answer.body!) as object), mfaToken: error.mfaToken, methods: error.methods, ...(error.webauthn !== undefined && { webauthn: error.webauthn }) };
-  return { ...answer, body: JSON.stringify(body) };
+/** The answer's message, as every `mfa_required` has said it. */
+const MFA_REQUIRED_MESSAGE = 'a second factor is required to finish the login';
+
+/** `401 {"error":{"code":"mfa_required",...},"mfaToken":...,"methods":[...]}`: an error's body, and what finishes the login. */
+function mfaRequiredResponse(result: MfaRequiredResult): ApiResponse {
+  const { mfaToken, methods, webauthn } = result;
+  return jsonResponse(401, { error: { code: 'mfa_required', message: MFA_REQUIRED_MESSAGE }, mfaToken, methods, ...(webauthn !== undefined && { webauthn }) });
 }

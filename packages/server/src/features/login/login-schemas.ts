@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { emailField, passwordField } from '../../accounts/request-fields.js';
 import { scopeField, seconds } from '../sessions/session-schemas.js';
-import { AuthenticationResponse, RequestOptions } from '../passkeys/passkey-schemas.js';
+import { AuthenticationResponse, RequestOptions } from '../../webauthn/webauthn-schemas.js';
 
 /** POST /login's body. */
 export const LoginRequest = v.object({

@@ -39,8 +39,11 @@ export type PasskeyLoginDependencies = StartSessionDependencies &
     loginGuard: Pick<LoginGuardStore, 'read' | 'reserve' | 'giveBack' | 'clearFailures' | 'reserveSource'>;
     /** A known device's attempts are counted in the sessions item. */
     sessions: Pick<SessionStore, 'reserveDeviceAttempt' | 'giveBackDeviceAttempt'>;
-    /** The passkeys' wrong assertions, counted over their life (features/mfa/factor-failures.ts). */
-    mfa: Pick<MfaStore, 'reserveFactorAttempt'>;
+    /**
+     * The passkeys' wrong assertions, counted over their life (features/mfa/factor-failures.ts);
+     * `putLogin` is the login pipeline's for a proof without a second factor, which a passkey never is.
+     */
+    mfa: Pick<MfaStore, 'reserveFactorAttempt' | 'putLogin'>;
     /** The owner is told of a burst of wrong assertions. */
     mail: Pick<MfaMailDependencies['mail'], 'mfaChanged'>;
     passkeys: Pick<PasskeyStore, 'readLookup' | 'putChallenge' | 'consumeChallenge' | 'recordUse'>;

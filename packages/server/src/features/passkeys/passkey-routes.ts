@@ -6,7 +6,7 @@ import { FACTOR_SUSPENDED } from '../mfa/mfa-schemas.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse, noContent } from '../../api/responses.js';
 import { presentedDeviceTokens } from '../login/device-cookie.js';
-import { loggedInResponse, loginRoute } from '../login/login-route.js';
+import { loginResultResponse, loginRoute } from '../login/login-route.js';
 import { LoggedIn } from '../login/login-schemas.js';
 import { MFA_REAUTHENTICATION } from '../mfa/mfa-schemas.js';
 import { SESSION_UNAUTHENTICATED } from '../sessions/session-schemas.js';
@@ -14,15 +14,14 @@ import type { PasskeyLoginServices, PasskeyServices } from './dependencies.js';
 import { listPasskeys, removePasskey, renamePasskey } from './manage-passkeys.js';
 import { loginWithPasskey, passkeyLoginOptions } from './passkey-login.js';
 import {
-  CreationOptions,
   PasskeyAnswer,
   PasskeyList,
   PasskeyLoginRequest,
   PasskeyRegistered,
   PasskeyRegistration,
   PasskeyRename,
-  RequestOptions,
 } from './passkey-schemas.js';
+import { CreationOptions, RequestOptions } from '../../webauthn/webauthn-schemas.js';
 import { passkeyRegistrationOptions, registerPasskey } from './register-passkey.js';
 
 /** Every passkey route: the deployment names no relying party (PASSLANE_WEBAUTHN_RP_ID). */
@@ -245,7 +244,7 @@ assertions over their life (100, then \`factor_suspended\`).
       403: {
         name: 'PasskeyLoginForbidden',
         description: `${loginRoute.doc.answers[403]!.description}${FACTOR_SUSPENDED.description}`,
-        codes: ['email_not_verified', 'factor_suspended'],
+        codes: ['email_not_verified', 'account_disabled', 'factor_suspended'],
       },
       429: RATE_LIMITED,
       501: NOT_CONFIGURED,
@@ -253,7 +252,7 @@ assertions over their life (100, then \`factor_suspended\`).
     },
   },
   handle: async ({ request, body, origin, services }) =>
-    loggedInResponse(
+    loginResultResponse(
       await loginWithPasskey(await services.passkeyLogin(), {
         response: body.response as unknown as AuthenticationResponseJSON,
         sourceIp: origin.sourceIp,

@@ -11,12 +11,12 @@ import { mailFactorAdded } from '../mfa/mail-factor-added.js';
 import { recentCaller, requireFactorLoginOnceEnrolled } from '../mfa/recent-login.js';
 import { newRecoveryCodes, recoveryCodeHash } from '../mfa/recovery-codes.js';
 import { MFA_LIMITS } from '../mfa/settings.js';
-import { answeredChallenge, challengeHash } from './challenge.js';
+import { answeredChallenge, challengeHash } from '../../webauthn/challenge.js';
 import { configuredRelyingParty } from './configured.js';
 import type { PasskeyDependencies } from './dependencies.js';
 import { passkeyView, type PasskeyView } from './passkey-view.js';
 import { DEFAULT_PASSKEY_NAME, PASSKEY_LIMITS } from './settings.js';
-import { webAuthnUserHandle } from './webauthn-user.js';
+import { webAuthnUserHandle } from '../../webauthn/webauthn-user.js';
 
 /**
  * Registration of a passkey, behind a recent login (mfa/recent-login.ts), one that used a factor

@@ -1,8 +1,8 @@
 import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
-import type { PasskeyFailureReason } from '../../accounts/audit-events.js';
-import { epochSeconds } from '../../shared/epoch-seconds.js';
-import type { PasskeyStore, StoredPasskey } from '../../storage/passkey-store.js';
-import { PASSKEY_LIMITS, type WebAuthnConfig } from './settings.js';
+import type { PasskeyFailureReason } from '../accounts/audit-events.js';
+import { epochSeconds } from '../shared/epoch-seconds.js';
+import type { PasskeyStore, StoredPasskey } from '../storage/passkey-store.js';
+import { CHALLENGE_SECONDS, type WebAuthnConfig } from './relying-party.js';
 
 /** The `amr` value of a passkey (RFC 8176): `swk` for a synced one (backup eligible), `hwk` for one bound to its device. */
 export type PasskeyAmr = 'hwk' | 'swk';
@@ -57,6 +57,6 @@ export async function secondFactorOptions(webauthn: WebAuthnConfig, passkeys: Re
     rpID: webauthn.rpId,
     allowCredentials: [...passkeys].map(([id, passkey]) => ({ id, transports: passkey.transports })),
     userVerification: 'preferred',
-    timeout: PASSKEY_LIMITS.challengeSeconds * 1000,
+    timeout: CHALLENGE_SECONDS * 1000,
   });
 }
