@@ -29,6 +29,9 @@ import { createEmailFingerprint } from '../../packages/server/src/accounts/finge
 import type { AccountMail, MfaChange } from '../../packages/server/src/mail/account-mail.js';
 import type { AppDependencies } from '../../packages/server/src/wiring/build-dependencies.js';
 import type { RateLimits } from '../../packages/server/src/features/login/settings.js';
+import { createProviderDirectory } from '../../packages/server/src/features/federation/provider-directory.js';
+import { FederationFlowStore } from '../../packages/server/src/storage/federation-flow-store.js';
+import { IdentityStore } from '../../packages/server/src/storage/identity-store.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
 export async function createAuthFixture(endpoint: string, overrides: Partial<AppDependencies> = {}, options: { burst?: boolean } = {}) {
@@ -71,6 +74,10 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     recovery: { ...DEFAULT_RECOVERY_CONFIG },
     rateLimits: generousLimits(),
     audit: (event) => events.push(event),
+    providers: createProviderDirectory({ providers: [], publicUrl: '' }),
+    flows: new FederationFlowStore(client, tableName),
+    identities: new IdentityStore(client, tableName),
+    now: () => new Date(),
     ...overrides,
   };
   return { deps, users, counters, cursors, events, mailbox, client, tableName, dispose: () => client.destroy() };
