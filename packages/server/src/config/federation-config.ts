@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { DEFAULT_OIDC_SCOPES, GITHUB_DEFAULTS, type FederationConfig, type FederationProviderSettings } from '../features/federation/settings.js';
 import { ConfigError } from './config-error.js';
+import { expandPreset } from './federation-presets.js';
 import { httpsOrLoopbackUrl, json, text, type Env } from './env.js';
 
 const VARIABLE = 'PASSLANE_OAUTH_PROVIDERS';
@@ -55,7 +56,9 @@ export function readFederationConfig(env: Env, tokens: { publicUrl?: string; iss
 function readProvider(env: Env, name: string, settings: unknown): FederationProviderSettings {
   const fail = (why: string) => new ConfigError(VARIABLE, `provider ${JSON.stringify(name)} ${why}`);
   if (!NAME.test(name)) throw new ConfigError(VARIABLE, `has a provider named ${JSON.stringify(name.slice(0, 40))}: names are 1 to 32 lower-case letters, digits and -`);
-  const parsed = v.safeParse(Provider, settings);
+  // Google, Microsoft, Apple: an OpenID Connect provider with its issuer filled in (federation-presets.ts).
+  const expanded = expandPreset(env, name, settings, fail);
+  const parsed = v.safeParse(Provider, expanded?.oidc ?? settings);
   if (!parsed.success) {
     const issue = parsed.issues[0];
     const path = issue.path?.map((item) => String(item.key)).join('.') ?? 'kind';
@@ -83,7 +86,7 @@ function readProvider(env: Env, name: string, settings: unknown): FederationProv
     if (!scopes.includes('openid')) throw fail('has scopes without "openid", which an OpenID Connect sign-in needs');
     url(provider.issuer, 'issuer');
     // As written: discovery compares the document's `issuer` with it exactly.
-    return { kind: 'oidc', ...common, issuer: provider.issuer, scopes, responseMode: provider.responseMode ?? 'query' };
+    return { kind: 'oidc', ...common, issuer: provider.issuer, scopes, responseMode: provider.responseMode ?? 'query', ...(expanded !== undefined && { preset: expanded.preset }) };
   }
   if (provider.trustMfa === true) throw fail('has trustMfa, but GitHub says nothing of how its users sign in');
   return {

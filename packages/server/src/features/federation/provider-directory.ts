@@ -1,6 +1,7 @@
 import { gitHubProvider } from './github-client.js';
 import { oidcProvider } from './oidc-client.js';
 import type { FederationProvider } from './provider.js';
+import { presetTuning } from './providers/preset-tuning.js';
 import type { FederationConfig, FederationProviderSettings } from './settings.js';
 
 /** The configured providers by name, each built once per container (its discovery and keys are cached there). */
@@ -33,7 +34,7 @@ export function createProviderDirectory(config: FederationConfig): ProviderDirec
 function buildProvider(settings: FederationProviderSettings, redirectUri: string): FederationProvider {
   switch (settings.kind) {
     case 'oidc':
-      return oidcProvider(settings, redirectUri);
+      return oidcProvider(settings, redirectUri, presetTuning(settings));
     case 'github':
       return gitHubProvider(settings, redirectUri);
   }

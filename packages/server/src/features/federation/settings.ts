@@ -4,6 +4,8 @@
  * PASSLANE_OAUTH_PROVIDERS.
  */
 
+import type { ProviderPreset } from './providers/preset-settings.js';
+
 /** What every provider has: its name in the routes, the client it knows us as, what we ask of it. */
 interface ProviderSettings {
   /** The `:provider` of the routes and the identities' namespace: lower-case letters, digits, `-`. */
@@ -31,6 +33,8 @@ interface ProviderSettings {
 /** Any OpenID Connect provider, found by its issuer's discovery document. */
 export interface OidcProviderSettings extends ProviderSettings {
   kind: 'oidc';
+  /** Google, Microsoft or Apple: what its client (providers/) needs beyond the generic one. */
+  preset?: ProviderPreset;
   /** The issuer URL (https; http only on a loopback host, for tests and development). */
   issuer: string;
   /** `form_post` for providers that post the callback (Apple); `query` by default. */
