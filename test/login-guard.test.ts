@@ -3,10 +3,12 @@
  * failures, not attempts, are counted; one read before the verify; answers that do not depend
  * on what is stored. Against real DynamoDB servers, with a clock the test moves.
  */
-import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { PutItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import bcryptjs from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InvalidCredentialsError, InvalidRequestError, RateLimitedError } from '../packages/server/src/accounts/errors.js';
+import { AccountDisabledError, InvalidCredentialsError, InvalidRequestError, RateLimitedError } from '../packages/server/src/accounts/errors.js';
+import { canonicalEmail } from '../packages/server/src/accounts/canonical-email.js';
+import { userKey } from '../packages/server/src/storage/account-store.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
 import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
@@ -45,6 +47,34 @@ describe.each(dynamoDbServers)('login limits on $name', ({ start }) => {
     for (let i = 0; i < 3; i++) expect(await attempt(deps, email, WRONG, ATTACKER)).toBeInstanceOf(InvalidCredentialsError);
     for (let i = 0; i < 12; i++) expect(await attempt(deps, email, PASSWORD, ATTACKER)).toBeInstanceOf(RateLimitedError);
     expect(await attempt(deps, email, PASSWORD, OWNER)).toBe('ok');
+    dispose();
+  });
+
+  it('answers a disabled account\'s right password account_disabled and counts no failure; a wrong one fails as on any account', async () => {
+    const clock = movableClock();
+    const { deps, events, client, tableName, dispose } = await createAuthFixture(server.endpoint, { now: clock.now, rateLimits: limits({}, { failuresPerAccountSource: 2 }) });
+    const email = uniqueEmail();
+    const { userId } = (await register(deps, { email, password: PASSWORD })) as { userId: string };
+    // As an operator's route will: the account item's disabledAt (the routes are another change's).
+    const setDisabled = (disabled: boolean) =>
+      client.send(
+        new UpdateItemCommand({
+          TableName: tableName,
+          Key: { pk: { S: userKey(canonicalEmail(email)) } },
+          UpdateExpression: disabled ? 'SET disabledAt = :at' : 'REMOVE disabledAt',
+          ...(disabled && { ExpressionAttributeValues: { ':at': { S: clock.now().toISOString() } } }),
+        }),
+      );
+    await setDisabled(true);
+    // More right passwords than the source's free failures: none is counted, so none waits.
+    for (let i = 0; i < 4; i++) expect(await attempt(deps, email, PASSWORD, ATTACKER)).toBeInstanceOf(AccountDisabledError);
+    expect(events.filter((event) => event.type === 'auth.login_disabled')).toEqual(Array.from({ length: 4 }, () => ({ type: 'auth.login_disabled', userId })));
+    expect(events.some((event) => event.type === 'auth.login_failed' || event.type === 'auth.login_succeeded')).toBe(false);
+    // A wrong password tells nothing of the state: the same answer and audit as on any account, and it counts.
+    expect(await attempt(deps, email, WRONG, ATTACKER)).toBeInstanceOf(InvalidCredentialsError);
+    expect(events.at(-1)).toMatchObject({ type: 'auth.login_failed', reason: 'wrong_password', userId });
+    await setDisabled(false);
+    expect(await attempt(deps, email, PASSWORD, ATTACKER)).toBe('ok');
     dispose();
   });
 

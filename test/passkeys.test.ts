@@ -7,7 +7,8 @@
  * /mfa/totp. Through the API (hono, in process) and the use cases, on both real DynamoDB
  * servers, with a clock the test moves and a software authenticator answering as a browser.
  */
-import { decodeJwt } from 'jose';
+import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { base64url, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { createApi } from '../packages/server/src/api/create-api.js';
@@ -18,6 +19,8 @@ import { MfaStore } from '../packages/server/src/storage/mfa-store.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { readConfig } from '../packages/server/src/config/read-config.js';
 import { sourceKeyOf } from '../packages/server/src/accounts/source-key.js';
+import { canonicalEmail } from '../packages/server/src/accounts/canonical-email.js';
+import { userKey } from '../packages/server/src/storage/account-store.js';
 import { base32Bytes, totpCode } from './support/authenticator-app.js';
 import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
 import { servicesOf, type ApiServices } from '../packages/server/src/wiring/api-services.js';
@@ -144,6 +147,42 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
     const trail = JSON.stringify(events);
     for (const secret of [assertion.response.signature, webauthn.challenge, account.email, loggedIn.body.accessToken as string]) expect(trail).not.toContain(secret);
     expect(events.map((event) => event.type)).toEqual(expect.arrayContaining(['auth.passkey_registered', 'auth.passkey_login_succeeded', 'auth.mfa_succeeded']));
+    dispose();
+  });
+
+  it('a disabled account: a right passkey, second factor or password answers account_disabled, a wrong one fails as on any account', async () => {
+    const account = await withPasskey();
+    const { call, authenticator, passwordLogin, client, tableName, email, events, dispose } = account;
+    // The password step before the account is disabled: its MFA token and webauthn options.
+    const challenge = await passwordLogin();
+    expect(challenge.status).toBe(401);
+    const webauthn = challenge.body.webauthn as PublicKeyCredentialRequestOptionsJSON;
+    // As an operator's route will: the account item's disabledAt (the routes are another change's).
+    await client.send(
+      new UpdateItemCommand({
+        TableName: tableName,
+        Key: { pk: { S: userKey(canonicalEmail(email)) } },
+        UpdateExpression: 'SET disabledAt = :at',
+        ExpressionAttributeValues: { ':at': { S: account.clock.now().toISOString() } },
+      }),
+    );
+    const disabled = { status: 403, body: { error: { code: 'account_disabled' } } };
+
+    // Wrong ones answer as on any account: an assertion of another challenge, a used one.
+    const otherChallenge = base64url.encode(crypto.getRandomValues(new Uint8Array(32)));
+    const wrongFactor = await call('POST', '/login/mfa', { body: { mfaToken: challenge.body.mfaToken, method: 'webauthn', response: await authenticator.authenticate({ ...webauthn, challenge: otherChallenge }) } });
+    expect(wrongFactor).toMatchObject({ status: 401, body: { error: { code: 'invalid_mfa_code' } } });
+    const assertion = await passwordlessAssertion(account, authenticator);
+    expect(await call('POST', '/passkey/login', { body: { response: assertion } })).toMatchObject(disabled);
+    expect(await call('POST', '/passkey/login', { body: { response: assertion } })).toMatchObject({ status: 401, body: { error: { code: 'invalid_passkey' } } });
+
+    // Right ones: the second factor, and the password (refused before any MFA token is made).
+    expect(await call('POST', '/login/mfa', { body: { mfaToken: challenge.body.mfaToken, method: 'webauthn', response: await authenticator.authenticate(webauthn) } })).toMatchObject(disabled);
+    expect(await passwordLogin()).toMatchObject(disabled);
+    const types = events.map((event) => event.type);
+    expect(types.filter((type) => type === 'auth.login_disabled')).toHaveLength(3);
+    expect(types.filter((type) => type === 'auth.mfa_challenged')).toHaveLength(1);
+    expect(types.slice(types.indexOf('auth.login_disabled'))).not.toContain('auth.login_succeeded');
     dispose();
   });
 

@@ -1,4 +1,5 @@
 import type { Audit } from '../../accounts/audit-events.js';
+import type { AttemptCounterDependencies } from '../../accounts/enforce-rate-limits.js';
 import type { AccountStore } from '../../storage/account-store.js';
 import type { FederationFlowStore } from '../../storage/federation-flow-store.js';
 import type { IdentityStore } from '../../storage/identity-store.js';
@@ -8,8 +9,8 @@ import type { FinishLoginDependencies } from '../login/finish-login.js';
 import type { SessionCheckDependencies } from '../sessions/dependencies.js';
 import type { ProviderDirectory } from './provider-directory.js';
 
-/** The start and the callback: the providers and the flow's short-lived items; nothing of accounts. */
-export interface FederationFlowDependencies {
+/** The start and the callback: the providers, the flow's short-lived items and the start's count per source; nothing of accounts. */
+export interface FederationFlowDependencies extends AttemptCounterDependencies {
   providers: ProviderDirectory;
   flows: Pick<FederationFlowStore, 'put' | 'spend'>;
   audit: Audit;

@@ -70,10 +70,11 @@ keeps its own PKCE verifier and passes its S256 challenge as \`code_challenge\`.
         codes: ['invalid_request', 'redirect_not_allowed'],
       },
       404: PROVIDER_NOT_FOUND,
+      429: RATE_LIMITED,
       503: TEMPORARILY_UNAVAILABLE,
     },
   },
-  handle: async ({ request, params, services }) => {
+  handle: async ({ request, params, origin, services }) => {
     const query = new URL(request.url).searchParams;
     const method = query.get('code_challenge_method');
     const started = await startSignIn(await services.federation(), {
@@ -81,6 +82,7 @@ keeps its own PKCE verifier and passes its S256 challenge as \`code_challenge\`.
       redirectTo: query.get('redirect_to') ?? undefined,
       // Only S256: a `plain` challenge would put the verifier in a URL.
       codeChallenge: method === null || method === 'S256' ? (query.get('code_challenge') ?? undefined) : undefined,
+      sourceIp: origin.sourceIp,
     });
     const { name, value, maxAgeSeconds, sameSite } = started.cookie;
     return redirect(started.location, hostCookie(name, value, maxAgeSeconds, sameSite));

@@ -13,8 +13,6 @@ export interface IdentityAccount {
   kind: 'account';
   user: UserRecord;
   accountKey: string;
-  /** This sign-in made the account (its first). */
-  created: boolean;
 }
 
 /** The identity is unknown and its verified email names an account: nothing is linked without that account's login. */
@@ -42,17 +40,16 @@ const MAX_STEPS = 6;
  * replaced) is stale: released, and the sign-in decides again.
  */
 export async function resolveIdentity(deps: IdentityAccountDependencies, identity: ProvenIdentity): Promise<IdentityAccount | LinkRequired> {
-  let created = false;
   for (let step = 1; step <= MAX_STEPS; step++) {
     const lookup = await deps.identities.read(identity.provider, identity.subject);
     if (lookup !== undefined) {
       const user = await deps.users.getUserByEmail(lookup.email);
       if (user?.userId === lookup.userId) {
         await recordIdentity(deps, identity, user, lookup.accountKey);
-        return { kind: 'account', user, accountKey: lookup.accountKey, created };
+        return { kind: 'account', user, accountKey: lookup.accountKey };
       }
       if (user === undefined) {
-        created = (await createClaimedAccount(deps, lookup, identity.provider)) || created;
+        await createClaimedAccount(deps, lookup);
         continue;
       }
       await deps.identities.release(identity.provider, identity.subject, lookup.userId);
@@ -65,7 +62,11 @@ export async function resolveIdentity(deps: IdentityAccountDependencies, identit
     }
     const existing = await deps.users.getUserByEmail(email);
     if (existing !== undefined) return { kind: 'link_required', userId: existing.userId, email };
-    await deps.identities.claim(identity.provider, identity.subject, { userId: crypto.randomUUID(), email, accountKey: deps.fingerprint(email) }, deps.now());
+    const userId = crypto.randomUUID();
+    // Audited by the one sign-in whose claim landed (the account's creation is idempotent, so every racer may write it).
+    if (await deps.identities.claim(identity.provider, identity.subject, { userId, email, accountKey: deps.fingerprint(email) }, deps.now())) {
+      deps.audit({ type: 'auth.federated_account_created', userId, provider: identity.provider });
+    }
   }
   throw new TemporarilyUnavailableError(1);
 }
@@ -81,17 +82,14 @@ export function verifiedEmail(identity: Pick<ProvenIdentity, 'email' | 'emailVer
   }
 }
 
-/** The account a claim stands for: true when this call made it (false when it is there already, ours or not). */
-async function createClaimedAccount(deps: IdentityAccountDependencies, lookup: { userId: string; email: string }, provider: string): Promise<boolean> {
+/** The account a claim stands for, unless the email has one already (ours, written by a twin, or another's: the next read tells). */
+async function createClaimedAccount(deps: IdentityAccountDependencies, lookup: { userId: string; email: string }): Promise<void> {
   try {
     // The provider verified the email (a claim is only made for a verified one).
     await deps.users.createUser({ email: lookup.email, userId: lookup.userId, passwordHash: NO_PASSWORD, createdAt: deps.now(), emailVerified: true });
   } catch (error) {
-    if (error instanceof AccountExistsError) return false;
-    throw error;
+    if (!(error instanceof AccountExistsError)) throw error;
   }
-  deps.audit({ type: 'auth.federated_account_created', userId: lookup.userId, provider });
-  return true;
 }
 
 /** The account's list holds every identity that opens it (added if missing: a first sign-in that stopped halfway is listed at the next). */

@@ -1,5 +1,6 @@
 import * as oauth from 'oauth4webapi';
 import { InvalidRequestError, ProviderNotFoundError, TemporarilyUnavailableError } from '../../accounts/errors.js';
+import { enforceRateLimits } from '../../accounts/enforce-rate-limits.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 import type { FederationFlowDependencies } from './dependencies.js';
 import { newFlowSecret, S256_CHALLENGE, stateCookieName } from './flow-secrets.js';
@@ -14,6 +15,7 @@ export interface StartSignInRequest {
   redirectTo: unknown;
   /** The app's PKCE S256 challenge: only the holder of its verifier redeems the app code. */
   codeChallenge: unknown;
+  sourceIp?: string;
 }
 
 export interface StartedSignIn {
@@ -36,6 +38,8 @@ export async function startSignIn(deps: FederationFlowDependencies, request: Sta
   if (typeof request.codeChallenge !== 'string' || !S256_CHALLENGE.test(request.codeChallenge)) {
     throw new InvalidRequestError('code_challenge must be the S256 challenge of the app\'s code_verifier (RFC 7636)', 'code_challenge');
   }
+  // Unauthenticated and it writes an item: counted per source, as registration and passkey options are.
+  await enforceRateLimits(deps, { action: 'oauth_start', sourceIp: request.sourceIp });
   const state = newFlowSecret();
   const browser = newFlowSecret();
   const codeVerifier = oauth.generateRandomCodeVerifier();

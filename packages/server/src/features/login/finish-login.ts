@@ -1,5 +1,5 @@
 import { AccountDisabledError, EmailNotVerifiedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
-import type { LoginGuardStore } from '../../storage/login-guard-store.js';
+import type { GiveBack, LoginGuardStore } from '../../storage/login-guard-store.js';
 import { hasActiveFactor } from '../../storage/mfa-store.js';
 import type { VerificationMailDependencies } from '../recovery/dependencies.js';
 import { sendVerification } from '../recovery/send-verification.js';
@@ -48,7 +48,7 @@ export async function decideLogin(
  */
 export async function finishLogin(deps: FinishLoginDependencies, client: LoginClient, verdict: LoginVerdict): Promise<LoginResult | 'overtaken'> {
   const { user, target, state } = verdict;
-  const giveBack = (as: Parameters<typeof releaseLoginAttempt>[3]) => releaseLoginAttempt(deps, target, verdict.held, as);
+  const giveBack = (as: GiveBack) => releaseLoginAttempt(deps, target, verdict.held, as);
   if (user.disabledAt !== undefined) {
     deps.audit({ type: 'auth.login_disabled', userId: user.userId });
     await giveBack('right_secret');
