@@ -33,15 +33,20 @@ export function expandPreset(env: Env, name: string, settings: unknown, fail: (w
     const path = parsed.issues[0].path?.map((item) => String(item.key)).join('.') ?? 'kind';
     throw fail(`has a bad ${path}: see config/README.md for the fields`);
   };
+  const own = (rest: Record<string, unknown>) => {
+    // The preset decides these: a deployment that needs others writes `"kind": "oidc"`.
+    for (const field of ['issuer', 'responseMode']) if (field in rest) throw fail(`has a ${field}, which its kind ${String(kind)} sets`);
+    return rest;
+  };
   switch (kind) {
     case 'google': {
       const { kind: _kind, ...rest } = check(Google);
-      return { oidc: { ...rest, kind: 'oidc', issuer: GOOGLE_ISSUER }, preset: { kind: 'google' } };
+      return { oidc: { ...own(rest), kind: 'oidc', issuer: GOOGLE_ISSUER }, preset: { kind: 'google' } };
     }
     case 'microsoft': {
       const { kind: _kind, tenant, allowedTenants, ...rest } = check(Microsoft);
       if (allowedTenants !== undefined && tenant !== undefined && TENANT_ID.test(tenant)) throw fail('has allowedTenants with a single tenant: the tenant alone is allowed already');
-      return { oidc: { ...rest, kind: 'oidc', issuer: `${MICROSOFT_LOGIN}/${tenant ?? 'common'}/v2.0` }, preset: { kind: 'microsoft', allowedTenants: allowedTenants ?? [] } };
+      return { oidc: { ...own(rest), kind: 'oidc', issuer: `${MICROSOFT_LOGIN}/${tenant ?? 'common'}/v2.0` }, preset: { kind: 'microsoft', allowedTenants: allowedTenants ?? [] } };
     }
     case 'apple': {
       const { kind: _kind, teamId, keyId, ...rest } = check(Apple);
@@ -52,7 +57,7 @@ export function expandPreset(env: Env, name: string, settings: unknown, fail: (w
       const privateKey = text(env, variable);
       if (privateKey === undefined || !privateKey.includes('-----BEGIN PRIVATE KEY-----')) throw fail(`needs its key's .p8 file (PEM) in ${variable}`);
       return {
-        oidc: { scopes: ['openid', 'email'], ...rest, kind: 'oidc', issuer: APPLE_ISSUER, responseMode: 'form_post' },
+        oidc: { scopes: ['openid', 'email'], ...own(rest), kind: 'oidc', issuer: APPLE_ISSUER, responseMode: 'form_post' },
         preset: { kind: 'apple', teamId, keyId, privateKey },
       };
     }

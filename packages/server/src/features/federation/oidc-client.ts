@@ -85,8 +85,10 @@ export function oidcProvider(settings: OidcProviderSettings, redirectUri: string
       }
       let tokens: oauth.TokenEndpointResponse;
       let expected = as;
+      // Outside the try: a secret that cannot be made is the deployment's fault, not the provider's.
+      const auth = await clientAuth(now);
       try {
-        const response = await oauth.authorizationCodeGrantRequest(as, client, await clientAuth(now), callback, redirectUri, checks.codeVerifier, insecure);
+        const response = await oauth.authorizationCodeGrantRequest(as, client, auth, callback, redirectUri, checks.codeVerifier, insecure);
         if (tuning.tokenIssuer !== undefined) expected = { ...as, issuer: await tokenIssuerOf(response.clone(), as.issuer, tuning.tokenIssuer) };
         tokens = await oauth.processAuthorizationCodeResponse(expected, client, response, { expectedNonce: checks.nonce ?? oauth.expectNoNonce, requireIdToken: true });
       } catch (error) {
