@@ -71,6 +71,9 @@ const CONFIGURED_PARAMS = {
   webauthnRpId: 'example.test',
   webauthnOrigins: 'https://app.example.test,https://admin.example.test',
   webauthnRpName: 'Example',
+  oauthProviders: '{"google":{"kind":"google","clientId":"g","redirectOrigins":["https://app.example.test"]}}',
+  publicUrl: 'https://auth.example.test',
+  oauthSecretsParameter: '/passlane/dev/oauth-secrets',
 };
 const CONFIGURED_PROPS: PasslaneAuthProps = {
   mail: { from: CONFIGURED_PARAMS.mailFrom, appUrl: CONFIGURED_PARAMS.appUrl, configurationSet: 'passlane-events', emailVerification: true },
@@ -85,6 +88,11 @@ const CONFIGURED_PROPS: PasslaneAuthProps = {
   corsOrigins: ['https://app.example.test', 'https://admin.example.test'],
   oauth: { clientId: 'orders-app', scopes: ['orders:read', 'orders:write'], requiredScope: 'orders:read' },
   passkeys: { rpId: 'example.test', origins: ['https://app.example.test', 'https://admin.example.test'], rpName: 'Example' },
+  federation: {
+    providers: { google: { kind: 'google', clientId: 'g', redirectOrigins: ['https://app.example.test'] } },
+    publicUrl: 'https://auth.example.test',
+    secretsParameterName: '/passlane/dev/oauth-secrets',
+  },
 };
 
 let workDir: string;
