@@ -25,8 +25,17 @@ import { authenticatorApp } from './support/authenticator-app.js';
 import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { startOidcProvider, type TestOidcProvider } from './support/oidc-provider.js';
+import { startHost } from './support/api-hosts.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureTable } from '../packages/server/src/storage/table.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
 
 const PUBLIC = 'http://passlane.test';
+/** The Node host's public URL: read from the environment, where it must be https. */
+const NODE_PUBLIC = 'https://passlane.test';
 const APP = 'https://app.example.com';
 const PASSWORD = 'correct horse battery staple';
 const SOURCE = '198.51.100.9';
@@ -44,7 +53,7 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
     server = await start();
     const callback = (name: string) => `${PUBLIC}/oauth/${name}/callback`;
     [oidc, formPost, github] = await Promise.all([
-      startOidcProvider({ redirectUris: [callback('oidc'), callback('oidc-mfa')] }),
+      startOidcProvider({ redirectUris: [callback('oidc'), callback('oidc-mfa'), `${NODE_PUBLIC}/oauth/oidc/callback`] }),
       startOidcProvider({ redirectUris: [callback('apple')] }),
       startOidcProvider({ redirectUris: [callback('github')] }),
     ]);
@@ -103,7 +112,7 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
      * until it sends the browser back to passlane's callback: the request it would make (a GET,
      * or the form post of `form_post`), not yet sent.
      */
-    async function throughProvider(location: string): Promise<Request> {
+    async function throughProvider(location: string, publicUrl = PUBLIC): Promise<Request> {
       const jar = new Map<string, string>();
       let url = new URL(location);
       for (let hop = 0; hop < 20; hop++) {
@@ -115,7 +124,7 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
         }
         if (response.status >= 300 && response.status < 400) {
           url = new URL(response.headers.get('location')!, url);
-          if (url.href.startsWith(PUBLIC)) return new Request(url);
+          if (url.href.startsWith(publicUrl)) return new Request(url);
           continue;
         }
         const html = await response.text();
@@ -288,6 +297,47 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
     expect(refused.body).toMatchObject({ error: { code: 'last_sign_in_method' } });
     expect((await h.call('DELETE', '/identities/oidc.bm8', { token })).body).toMatchObject({ error: { code: 'identity_not_found' } });
     expect((await h.signedIn('oidc')).status).toBe(200);
+  });
+
+  it('signs in on the Node host (npm start), its providers read from PASSLANE_OAUTH_PROVIDERS', async () => {
+    const h = await harness();
+    const table = `federation-node-${crypto.randomUUID()}`;
+    await ensureTable(createDynamoDbClient({ endpoint: server.endpoint }), table, { maxWaitSeconds: 10 });
+    const dataDir = await mkdtemp(join(tmpdir(), 'federation-node-'));
+    const host = await startHost('node', {
+      DYNAMODB_ENDPOINT: server.endpoint,
+      PASSLANE_TABLE: table,
+      PASSLANE_DATA_DIR: dataDir,
+      PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(await generateSigningKey('ES256')),
+      PASSLANE_PUBLIC_URL: NODE_PUBLIC,
+      PASSLANE_FINGERPRINT_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'),
+      PASSLANE_MFA_KEYS: `node:${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64')}`,
+      PASSLANE_OAUTH_PROVIDERS: JSON.stringify({ oidc: { kind: 'oidc', issuer: oidc.issuer, clientId: oidc.clientId, scopes: ['openid', 'email'], redirectOrigins: [APP] } }),
+      PASSLANE_OAUTH_OIDC_CLIENT_SECRET: oidc.clientSecret,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDFEDERATION',
+      AWS_SECRET_ACCESS_KEY: 'federation-secret',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    });
+    try {
+      const verifier = oauth.generateRandomCodeVerifier();
+      const challenge = await oauth.calculatePKCECodeChallenge(verifier);
+      const started = await host.send({ method: 'GET', path: `/oauth/oidc/start?redirect_to=${encodeURIComponent(`${APP}/done`)}&code_challenge=${challenge}` });
+      expect(started.statusCode, started.body).toBe(302);
+      oidc.signInAs({ sub: subject(), email: uniqueEmail(), emailVerified: true });
+      const callback = new URL((await h.throughProvider(started.headers.location!, NODE_PUBLIC)).url);
+      expect(callback.origin).toBe(NODE_PUBLIC);
+      const back = await host.send({ method: 'GET', path: `${callback.pathname}${callback.search}`, headers: { cookie: started.headers['set-cookie']!.split(';')[0]! } });
+      expect(back.statusCode, back.body).toBe(302);
+      const code = new URL(back.headers.location!).searchParams.get('code');
+      const answer = await host.send({ method: 'POST', path: '/oauth/token', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, codeVerifier: verifier }) });
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(decodeJwt((JSON.parse(answer.body) as { accessToken: string }).accessToken).amr).toEqual(['fed']);
+    } finally {
+      await host.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 
   describe('refuses', () => {
