@@ -24,6 +24,7 @@ import { servicesOf, type ApiServices } from '../packages/server/src/wiring/api-
 import { authenticatorApp } from './support/authenticator-app.js';
 import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
+import { movableClock } from './support/clock.js';
 import { startOidcProvider, type TestOidcProvider } from './support/oidc-provider.js';
 import { startHost } from './support/api-hosts.js';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -83,8 +84,8 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
     await server?.stop();
   });
 
-  async function harness() {
-    const fixture = await createAuthFixture(server.endpoint, { providers: createProviderDirectory(federation) });
+  async function harness(clock?: { now: () => Date }) {
+    const fixture = await createAuthFixture(server.endpoint, { providers: createProviderDirectory(federation), ...(clock !== undefined && { now: clock.now }) });
     const quiet = () => {};
     const log = { info: quiet, warn: quiet, error: quiet, safeError: (error: unknown) => (error instanceof Error ? error.name : typeof error) };
     const api = createApi(API_ROUTES as AnyRoute<ApiServices>[], { services: () => servicesOf(fixture.deps), origin: () => ({ sourceIp: SOURCE, requestId: 'req' }), log });
@@ -299,6 +300,30 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
     expect((await h.signedIn('oidc')).status).toBe(200);
   });
 
+  it('links a second provider after a federated login, and of two removals racing for the last two identities, one wins', async () => {
+    const h = await harness();
+    const email = uniqueEmail();
+    oidc.signInAs({ sub: subject(), email, emailVerified: true });
+    const first = await h.signedIn('oidc');
+    const token = first.body.accessToken as string;
+    github.signInAs({ sub: String(200000 + Math.floor(Math.random() * 1e9)), email, emailVerified: true });
+    const refused = await h.signedIn('github');
+    expect(refused.body).toMatchObject({ error: { code: 'identity_link_required' } });
+    // Another account's session cannot take the link.
+    oidc.signInAs({ sub: subject(), email: uniqueEmail(), emailVerified: true });
+    const stranger = await h.signedIn('oidc');
+    expect((await h.call('POST', '/identities/link', { token: stranger.body.accessToken as string, body: { linkToken: refused.body.linkToken } })).body).toMatchObject({ error: { code: 'invalid_token' } });
+    // Spent by that refusal: the link is asked again.
+    const again = await h.signedIn('github');
+    expect((await h.call('POST', '/identities/link', { token, body: { linkToken: again.body.linkToken } })).status).toBe(201);
+    expect(userOf(await h.signedIn('github'))).toBe(userOf(first));
+    const identities = (await h.call('GET', '/identities', { token })).body.identities as { id: string }[];
+    expect(identities).toHaveLength(2);
+    const removals = await Promise.all(identities.map(({ id }) => h.call('DELETE', `/identities/${id}`, { token })));
+    expect(removals.map((answer) => answer.status).sort()).toEqual([204, 409]);
+    expect((await h.call('GET', '/identities', { token })).body.identities).toHaveLength(1);
+  });
+
   it('signs in on the Node host (npm start), its providers read from PASSLANE_OAUTH_PROVIDERS', async () => {
     const h = await harness();
     const table = `federation-node-${crypto.randomUUID()}`;
@@ -400,6 +425,23 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
       }
       const failure = h.events.find((event) => event.type === 'auth.federated_login_failed');
       expect(failure).toMatchObject({ reason: expect.stringMatching(/^id_token/) });
+    });
+
+    it('a state past its 10 minutes, and an app code past its 60 seconds', async () => {
+      const clock = movableClock();
+      const h = await harness(clock);
+      oidc.signInAs({ sub: subject(), email: uniqueEmail(), emailVerified: true });
+      // The ID token is checked at the callback (by the clock too): the code's wait comes after it.
+      const signIn = await h.signIn('oidc');
+      clock.advance(61);
+      expect((await h.redeem(signIn.code, signIn.verifier)).body).toMatchObject({ error: { code: 'invalid_oauth_code' } });
+      const { started, cookie } = await h.startAt('oidc');
+      const callback = await h.throughProvider(started.headers.get('location')!);
+      clock.advance(601);
+      const late = await h.deliver(callback, cookie);
+      expect(late.response.status).toBe(400);
+      expect(late.location).toBeUndefined();
+      expect(h.events.filter((event) => event.type === 'auth.federated_login_failed').map((event) => (event as { reason: string }).reason)).toEqual(['expired_code', 'expired_state']);
     });
 
     it('a replayed app code, and a code without its PKCE verifier or with another', async () => {
