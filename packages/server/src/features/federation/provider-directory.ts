@@ -1,6 +1,4 @@
-import { gitHubProvider } from './github-client.js';
-import { oidcProvider } from './oidc-client.js';
-import type { FederationProvider } from './provider.js';
+import type { AuthorizationChecks, FederationProvider, ProvenIdentity } from './provider.js';
 import type { FederationConfig, FederationProviderSettings } from './settings.js';
 
 /** The configured providers by name, each built once per container (its discovery and keys are cached there). */
@@ -30,13 +28,28 @@ export function createProviderDirectory(config: FederationConfig): ProviderDirec
   };
 }
 
+/**
+ * The provider's client, loaded at its first use: every function builds the wiring, and only the
+ * sign-in's routes need oauth4webapi (a cold start elsewhere does not parse it).
+ */
 function buildProvider(settings: FederationProviderSettings, redirectUri: string): FederationProvider {
-  switch (settings.kind) {
-    case 'oidc':
-      return oidcProvider(settings, redirectUri);
-    case 'github':
-      return gitHubProvider(settings, redirectUri);
-  }
+  let client: Promise<FederationProvider> | undefined;
+  const loaded = () =>
+    (client ??= (async () => {
+      switch (settings.kind) {
+        case 'oidc':
+          return (await import('./oidc-client.js')).oidcProvider(settings, redirectUri);
+        case 'github':
+          return (await import('./github-client.js')).gitHubProvider(settings, redirectUri);
+      }
+    })());
+  return {
+    settings,
+    redirectUri,
+    formPost: settings.kind === 'oidc' && settings.responseMode === 'form_post',
+    authorizationUrl: async (checks) => (await loaded()).authorizationUrl(checks),
+    finish: async (parameters: URLSearchParams, checks: AuthorizationChecks, now: Date): Promise<ProvenIdentity> => (await loaded()).finish(parameters, checks, now),
+  };
 }
 
 /** The `redirect_uri` registered with the provider. */
