@@ -43,7 +43,7 @@ const SOURCE = '198.51.100.9';
 
 type Answer = { status: number; headers: Headers; body: Record<string, unknown> };
 
-describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) => {
+describe.each(dynamoDbServers)('sign-in with providers on $name', ({ name, start }) => {
   let server: Awaited<ReturnType<typeof start>>;
   let oidc: TestOidcProvider;
   let formPost: TestOidcProvider;
@@ -324,12 +324,13 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
     expect((await h.call('GET', '/identities', { token })).body.identities).toHaveLength(1);
   });
 
-  it('signs in on the Node host (npm start), its providers read from PASSLANE_OAUTH_PROVIDERS', async () => {
+  // The Worker (its bundle built, in Miniflare) once, on dynalite, as the contract suite runs it.
+  it.each(name === 'dynalite' ? (['node', 'workerd'] as const) : (['node'] as const))('signs in on the %s host, its providers read from PASSLANE_OAUTH_PROVIDERS', async (hostName) => {
     const h = await harness();
     const table = `federation-node-${crypto.randomUUID()}`;
     await ensureTable(createDynamoDbClient({ endpoint: server.endpoint }), table, { maxWaitSeconds: 10 });
     const dataDir = await mkdtemp(join(tmpdir(), 'federation-node-'));
-    const host = await startHost('node', {
+    const host = await startHost(hostName, {
       DYNAMODB_ENDPOINT: server.endpoint,
       PASSLANE_TABLE: table,
       PASSLANE_DATA_DIR: dataDir,
@@ -346,6 +347,7 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
       POWERTOOLS_METRICS_DISABLED: 'true',
     });
     try {
+      // The Worker calls the provider (discovery, token, keys) with its own fetch.
       const verifier = oauth.generateRandomCodeVerifier();
       const challenge = await oauth.calculatePKCECodeChallenge(verifier);
       const started = await host.send({ method: 'GET', path: `/oauth/oidc/start?redirect_to=${encodeURIComponent(`${APP}/done`)}&code_challenge=${challenge}` });
