@@ -24,16 +24,26 @@ import { servicesOf, type ApiServices } from '../packages/server/src/wiring/api-
 import { authenticatorApp } from './support/authenticator-app.js';
 import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { dynamoDbServers } from './support/dynamodb-servers.js';
+import { movableClock } from './support/clock.js';
 import { startOidcProvider, type TestOidcProvider } from './support/oidc-provider.js';
+import { startHost } from './support/api-hosts.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ensureTable } from '../packages/server/src/storage/table.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
 
 const PUBLIC = 'http://passlane.test';
+/** The Node host's public URL: read from the environment, where it must be https. */
+const NODE_PUBLIC = 'https://passlane.test';
 const APP = 'https://app.example.com';
 const PASSWORD = 'correct horse battery staple';
 const SOURCE = '198.51.100.9';
 
 type Answer = { status: number; headers: Headers; body: Record<string, unknown> };
 
-describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) => {
+describe.each(dynamoDbServers)('sign-in with providers on $name', ({ name, start }) => {
   let server: Awaited<ReturnType<typeof start>>;
   let oidc: TestOidcProvider;
   let formPost: TestOidcProvider;
@@ -44,7 +54,7 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
     server = await start();
     const callback = (name: string) => `${PUBLIC}/oauth/${name}/callback`;
     [oidc, formPost, github] = await Promise.all([
-      startOidcProvider({ redirectUris: [callback('oidc'), callback('oidc-mfa')] }),
+      startOidcProvider({ redirectUris: [callback('oidc'), callback('oidc-mfa'), `${NODE_PUBLIC}/oauth/oidc/callback`] }),
       startOidcProvider({ redirectUris: [callback('apple')] }),
       startOidcProvider({ redirectUris: [callback('github')] }),
     ]);
@@ -74,8 +84,8 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
     await server?.stop();
   });
 
-  async function harness() {
-    const fixture = await createAuthFixture(server.endpoint, { providers: createProviderDirectory(federation) });
+  async function harness(clock?: { now: () => Date }) {
+    const fixture = await createAuthFixture(server.endpoint, { providers: createProviderDirectory(federation), ...(clock !== undefined && { now: clock.now }) });
     const quiet = () => {};
     const log = { info: quiet, warn: quiet, error: quiet, safeError: (error: unknown) => (error instanceof Error ? error.name : typeof error) };
     const api = createApi(API_ROUTES as AnyRoute<ApiServices>[], { services: () => servicesOf(fixture.deps), origin: () => ({ sourceIp: SOURCE, requestId: 'req' }), log });
@@ -103,7 +113,7 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
      * until it sends the browser back to passlane's callback: the request it would make (a GET,
      * or the form post of `form_post`), not yet sent.
      */
-    async function throughProvider(location: string): Promise<Request> {
+    async function throughProvider(location: string, publicUrl = PUBLIC): Promise<Request> {
       const jar = new Map<string, string>();
       let url = new URL(location);
       for (let hop = 0; hop < 20; hop++) {
@@ -115,7 +125,7 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
         }
         if (response.status >= 300 && response.status < 400) {
           url = new URL(response.headers.get('location')!, url);
-          if (url.href.startsWith(PUBLIC)) return new Request(url);
+          if (url.href.startsWith(publicUrl)) return new Request(url);
           continue;
         }
         const html = await response.text();
@@ -290,6 +300,73 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
     expect((await h.signedIn('oidc')).status).toBe(200);
   });
 
+  it('links a second provider after a federated login, and of two removals racing for the last two identities, one wins', async () => {
+    const h = await harness();
+    const email = uniqueEmail();
+    oidc.signInAs({ sub: subject(), email, emailVerified: true });
+    const first = await h.signedIn('oidc');
+    const token = first.body.accessToken as string;
+    github.signInAs({ sub: String(200000 + Math.floor(Math.random() * 1e9)), email, emailVerified: true });
+    const refused = await h.signedIn('github');
+    expect(refused.body).toMatchObject({ error: { code: 'identity_link_required' } });
+    // Another account's session cannot take the link.
+    oidc.signInAs({ sub: subject(), email: uniqueEmail(), emailVerified: true });
+    const stranger = await h.signedIn('oidc');
+    expect((await h.call('POST', '/identities/link', { token: stranger.body.accessToken as string, body: { linkToken: refused.body.linkToken } })).body).toMatchObject({ error: { code: 'invalid_token' } });
+    // Spent by that refusal: the link is asked again.
+    const again = await h.signedIn('github');
+    expect((await h.call('POST', '/identities/link', { token, body: { linkToken: again.body.linkToken } })).status).toBe(201);
+    expect(userOf(await h.signedIn('github'))).toBe(userOf(first));
+    const identities = (await h.call('GET', '/identities', { token })).body.identities as { id: string }[];
+    expect(identities).toHaveLength(2);
+    const removals = await Promise.all(identities.map(({ id }) => h.call('DELETE', `/identities/${id}`, { token })));
+    expect(removals.map((answer) => answer.status).sort()).toEqual([204, 409]);
+    expect((await h.call('GET', '/identities', { token })).body.identities).toHaveLength(1);
+  });
+
+  // The Worker (its bundle built, in Miniflare) once, on dynalite, as the contract suite runs it.
+  it.each(name === 'dynalite' ? (['node', 'workerd'] as const) : (['node'] as const))('signs in on the %s host, its providers read from PASSLANE_OAUTH_PROVIDERS', async (hostName) => {
+    const h = await harness();
+    const table = `federation-node-${crypto.randomUUID()}`;
+    await ensureTable(createDynamoDbClient({ endpoint: server.endpoint }), table, { maxWaitSeconds: 10 });
+    const dataDir = await mkdtemp(join(tmpdir(), 'federation-node-'));
+    const host = await startHost(hostName, {
+      DYNAMODB_ENDPOINT: server.endpoint,
+      PASSLANE_TABLE: table,
+      PASSLANE_DATA_DIR: dataDir,
+      PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(await generateSigningKey('ES256')),
+      PASSLANE_PUBLIC_URL: NODE_PUBLIC,
+      PASSLANE_FINGERPRINT_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64'),
+      PASSLANE_MFA_KEYS: `node:${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64')}`,
+      PASSLANE_OAUTH_PROVIDERS: JSON.stringify({ oidc: { kind: 'oidc', issuer: oidc.issuer, clientId: oidc.clientId, scopes: ['openid', 'email'], redirectOrigins: [APP] } }),
+      PASSLANE_OAUTH_OIDC_CLIENT_SECRET: oidc.clientSecret,
+      AWS_REGION: 'eu-west-1',
+      AWS_ACCESS_KEY_ID: 'AKIDFEDERATION',
+      AWS_SECRET_ACCESS_KEY: 'federation-secret',
+      POWERTOOLS_LOG_LEVEL: 'SILENT',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+    });
+    try {
+      // The Worker calls the provider (discovery, token, keys) with its own fetch.
+      const verifier = oauth.generateRandomCodeVerifier();
+      const challenge = await oauth.calculatePKCECodeChallenge(verifier);
+      const started = await host.send({ method: 'GET', path: `/oauth/oidc/start?redirect_to=${encodeURIComponent(`${APP}/done`)}&code_challenge=${challenge}` });
+      expect(started.statusCode, started.body).toBe(302);
+      oidc.signInAs({ sub: subject(), email: uniqueEmail(), emailVerified: true });
+      const callback = new URL((await h.throughProvider(started.headers.location!, NODE_PUBLIC)).url);
+      expect(callback.origin).toBe(NODE_PUBLIC);
+      const back = await host.send({ method: 'GET', path: `${callback.pathname}${callback.search}`, headers: { cookie: started.headers['set-cookie']!.split(';')[0]! } });
+      expect(back.statusCode, back.body).toBe(302);
+      const code = new URL(back.headers.location!).searchParams.get('code');
+      const answer = await host.send({ method: 'POST', path: '/oauth/token', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code, codeVerifier: verifier }) });
+      expect(answer.statusCode, answer.body).toBe(200);
+      expect(decodeJwt((JSON.parse(answer.body) as { accessToken: string }).accessToken).amr).toEqual(['fed']);
+    } finally {
+      await host.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
   describe('refuses', () => {
     it('a redirect_to off the allow-list, before the provider is asked', async () => {
       const h = await harness();
@@ -350,6 +427,23 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ start }) =>
       }
       const failure = h.events.find((event) => event.type === 'auth.federated_login_failed');
       expect(failure).toMatchObject({ reason: expect.stringMatching(/^id_token/) });
+    });
+
+    it('a state past its 10 minutes, and an app code past its 60 seconds', async () => {
+      const clock = movableClock();
+      const h = await harness(clock);
+      oidc.signInAs({ sub: subject(), email: uniqueEmail(), emailVerified: true });
+      // The ID token is checked at the callback (by the clock too): the code's wait comes after it.
+      const signIn = await h.signIn('oidc');
+      clock.advance(61);
+      expect((await h.redeem(signIn.code, signIn.verifier)).body).toMatchObject({ error: { code: 'invalid_oauth_code' } });
+      const { started, cookie } = await h.startAt('oidc');
+      const callback = await h.throughProvider(started.headers.get('location')!);
+      clock.advance(601);
+      const late = await h.deliver(callback, cookie);
+      expect(late.response.status).toBe(400);
+      expect(late.location).toBeUndefined();
+      expect(h.events.filter((event) => event.type === 'auth.federated_login_failed').map((event) => (event as { reason: string }).reason)).toEqual(['expired_code', 'expired_state']);
     });
 
     it('a replayed app code, and a code without its PKCE verifier or with another', async () => {

@@ -123,7 +123,7 @@ export const oauthCallbackFormRoute = defineRoute<FederationServices, typeof Cal
 
 async function callback(request: Request, provider: string, parameters: URLSearchParams, services: FederationServices): Promise<ApiResponse> {
   const finished = await finishCallback(await services.federation(), { provider, parameters, cookie: (name) => cookieValue(request, name) });
-  return redirect(finished.location, hostCookie(finished.cookieName, '', 0, 'Lax'));
+  return redirect(finished.location, hostCookie(finished.cookie.name, '', 0, finished.cookie.sameSite));
 }
 
 /** The form's string parameters, as the query of a `query` response would carry them. */

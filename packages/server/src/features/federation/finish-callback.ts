@@ -19,8 +19,8 @@ export interface CallbackRequest {
 export interface FinishedCallback {
   /** The app's page, with `code` or `error`. */
   location: string;
-  /** The sign-in's cookie, spent either way. */
-  cookieName: string;
+  /** The sign-in's cookie, spent either way: cleared with the SameSite it was set with (a form post's is `None`). */
+  cookie: { name: string; sameSite: 'Lax' | 'None' };
 }
 
 /**
@@ -39,6 +39,7 @@ export async function finishCallback(deps: FederationFlowDependencies, request: 
   const stateHash = flowSecretHash(request.parameters.get('state'));
   if (stateHash === undefined) return refuseState(deps, request.provider, 'unknown_state');
   const cookieName = stateCookieName(stateHash);
+  const cookie = { name: cookieName, sameSite: provider.formPost ? ('None' as const) : ('Lax' as const) };
   const spent = await deps.flows.spend('state', stateHash);
   if (spent === undefined) return refuseState(deps, request.provider, 'unknown_state');
   const now = deps.now();
@@ -58,7 +59,7 @@ export async function finishCallback(deps: FederationFlowDependencies, request: 
     if (!(error instanceof ProviderRefusedError)) throw error;
     deps.audit({ type: 'auth.federated_login_failed', reason: error.reason, provider: provider.settings.name });
     const answer = error.reason === 'provider_unavailable' ? 'temporarily_unavailable' : 'provider_refused';
-    return { location: withOutcome(pending.redirectTo, { error: answer }), cookieName };
+    return { location: withOutcome(pending.redirectTo, { error: answer }), cookie };
   }
   const signIn: ProvenSignIn = {
     provider: proven.provider,
@@ -70,7 +71,7 @@ export async function finishCallback(deps: FederationFlowDependencies, request: 
   };
   const code = newFlowSecret();
   await deps.flows.put('code', code.hash, { payload: JSON.stringify(signIn), expiresAt: epochSeconds(now) + FEDERATION_LIMITS.appCodeSeconds });
-  return { location: withOutcome(pending.redirectTo, { code: code.secret }), cookieName };
+  return { location: withOutcome(pending.redirectTo, { code: code.secret }), cookie };
 }
 
 function refuseState(deps: FederationFlowDependencies, provider: string, reason: FederationFailureReason): never {

@@ -1,7 +1,4 @@
-import { gitHubProvider } from './github-client.js';
-import { oidcProvider } from './oidc-client.js';
-import type { FederationProvider } from './provider.js';
-import { presetTuning } from './providers/preset-tuning.js';
+import type { AuthorizationChecks, FederationProvider, ProvenIdentity } from './provider.js';
 import type { FederationConfig, FederationProviderSettings } from './settings.js';
 
 /** The configured providers by name, each built once per container (its discovery and keys are cached there). */
@@ -31,13 +28,29 @@ export function createProviderDirectory(config: FederationConfig): ProviderDirec
   };
 }
 
+/**
+ * The provider's client, loaded at its first use: every function builds the wiring, and only the
+ * sign-in's routes need oauth4webapi (a cold start elsewhere does not parse it).
+ */
 function buildProvider(settings: FederationProviderSettings, redirectUri: string): FederationProvider {
-  switch (settings.kind) {
-    case 'oidc':
-      return oidcProvider(settings, redirectUri, presetTuning(settings));
-    case 'github':
-      return gitHubProvider(settings, redirectUri);
-  }
+  let client: Promise<FederationProvider> | undefined;
+  const loaded = () =>
+    (client ??= (async () => {
+      switch (settings.kind) {
+        case 'oidc':
+          // A preset's tuning (providers/) loads with the client: Apple's imports oauth4webapi too.
+          return (await import('./oidc-client.js')).oidcProvider(settings, redirectUri, (await import('./providers/preset-tuning.js')).presetTuning(settings));
+        case 'github':
+          return (await import('./github-client.js')).gitHubProvider(settings, redirectUri);
+      }
+    })());
+  return {
+    settings,
+    redirectUri,
+    formPost: settings.kind === 'oidc' && settings.responseMode === 'form_post',
+    authorizationUrl: async (checks) => (await loaded()).authorizationUrl(checks),
+    finish: async (parameters: URLSearchParams, checks: AuthorizationChecks, now: Date): Promise<ProvenIdentity> => (await loaded()).finish(parameters, checks, now),
+  };
 }
 
 /** The `redirect_uri` registered with the provider. */
