@@ -747,7 +747,7 @@ describe('mail: the identity the functions send as is the one their roles allow'
     for (const { name } of LAMBDA_FUNCTIONS) {
       const { variables } = functionEnvironment(template, name, resolve);
       const mail = Object.fromEntries(Object.entries(variables).filter(([key]) => MAIL_VARIABLES.includes(key)));
-      if (!['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'recovery'].includes(name)) {
+      if (!['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'federation', 'factorUndo', 'recovery'].includes(name)) {
         expect(mail, name).toEqual({});
         continue;
       }
