@@ -23,6 +23,7 @@ import {
   createFactorUndoHandler,
   createMfaHandler,
   createPasskeyLoginHandler,
+  createFederationHandler,
   createPasskeysHandler,
   createPasswordHandler,
   createRecoveryHandler,
@@ -90,7 +91,14 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
   const passkeys = createPasskeysHandler(getDeps);
   const passkeyLogin = createPasskeyLoginHandler(getDeps);
   const discovery = createOpenIdConfigurationHandler(async () => (await getDeps()).tokens);
+  const federation = createFederationHandler(getDeps);
   return {
+    '/oauth/{provider}/start': federation,
+    '/oauth/{provider}/callback': federation,
+    '/oauth/token': federation,
+    '/identities': federation,
+    '/identities/{id}': federation,
+    '/identities/link': federation,
     '/register': createRegisterHandler(getDeps),
     '/login': login,
     '/login/mfa': login,

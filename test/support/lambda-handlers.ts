@@ -28,6 +28,9 @@ import { jwksRoute } from '../../packages/server/src/features/tokens/jwks-route.
 import { openIdConfigurationRoute } from '../../packages/server/src/features/tokens/openid-configuration-route.js';
 import type { PublicTokenService } from '../../packages/server/src/features/tokens/token-service.js';
 import { lambdaHandler } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
+import type { FederationDependencies, FederationServices, IdentityManagementDependencies } from '../../packages/server/src/features/federation/dependencies.js';
+import { oauthCallbackFormRoute, oauthCallbackRoute, oauthStartRoute, oauthTokenRoute } from '../../packages/server/src/features/federation/federation-routes.js';
+import { linkIdentityRoute, listIdentitiesRoute, removeIdentityRoute } from '../../packages/server/src/features/federation/identity-routes.js';
 
 export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
 
@@ -46,6 +49,12 @@ export const createPasskeysHandler = (get: Get<PasskeyDependencies>) =>
   lambdaHandler([passkeyRegistrationOptionsRoute, registerPasskeyRoute, listPasskeysRoute, renamePasskeyRoute, removePasskeyRoute], { passkeys: get });
 /** The passkeyLogin function (functions/passkey-login.ts): the options and the passwordless login. */
 export const createPasskeyLoginHandler = (get: Get<PasskeyLoginDependencies>) => lambdaHandler([passkeyLoginOptionsRoute, passkeyLoginRoute], { passkeyLogin: get });
+/** The federation function (functions/federation.ts): the provider routes and the account's identities. */
+export const createFederationHandler = (get: Get<FederationDependencies & IdentityManagementDependencies>) =>
+  lambdaHandler<FederationServices>(
+    [oauthStartRoute, oauthCallbackRoute, oauthCallbackFormRoute, oauthTokenRoute, listIdentitiesRoute, removeIdentityRoute, linkIdentityRoute] as AnyRoute<FederationServices>[],
+    { federation: get, identities: get },
+  );
 export const createPasswordHandler = (get: Get<PasswordChangeDependencies>) => lambdaHandler([changePasswordRoute], { password: get });
 export const createTokenHandler = (get: Get<RefreshDependencies>) => lambdaHandler([tokenRoute], { refresh: get });
 export const createSessionsHandler = (get: Get<SessionManagementDependencies>) => lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessions: get });
