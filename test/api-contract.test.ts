@@ -29,6 +29,9 @@ import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 import { startRangeServer, type RangeServer } from './support/range-server.js';
 import { base32Bytes, totpCode } from './support/authenticator-app.js';
 import { softwareAuthenticator } from './support/software-authenticator.js';
+import { startOidcProvider, type TestOidcProvider } from './support/oidc-provider.js';
+import { throughProvider } from './support/provider-browser.js';
+import * as oauth from 'oauth4webapi';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'another long passphrase';
@@ -175,7 +178,7 @@ async function clearOfHourBoundary(seconds: number): Promise<void> {
  * said that the statuses alone do not show (a grace answer that is not the same pair, a session
  * list without the caller's session, ...).
  */
-async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcript: Transcript; wrong: string[] }> {
+async function runScript(host: RunningHost, ses: SesCapture, provider: TestOidcProvider): Promise<{ transcript: Transcript; wrong: string[] }> {
   const email = `contract-${randomUUID()}@example.test`;
   const transcript: Transcript = [];
   const wrong: string[] = [];
@@ -427,6 +430,7 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
   }
   await mfaSteps(step, expectThat);
   await passkeySteps(step, expectThat, ses);
+  await federationSteps(step, expectThat, () => transcript.at(-1)!.answer, provider);
   await step('unknown path', 404, { method: 'GET', path: '/nope' }, 'not_found');
   return { transcript, wrong };
 }
@@ -434,6 +438,65 @@ async function runScript(host: RunningHost, ses: SesCapture): Promise<{ transcri
 /** Sends one request of the walk and checks its status (and error code): what the walks below are handed. */
 type SendStep = (label: string, status: number, request: HostRequest, code?: string) => Promise<Body>;
 type ExpectThat = (label: string, holds: boolean, detail: unknown) => void;
+
+/** The API's public URL on every host (PASSLANE_PUBLIC_URL): providers call back to `<it>/oauth/<name>/callback`. */
+const PUBLIC_URL = 'https://auth.passlane.test';
+
+/**
+ * Sign-in with a provider (panva's oidc-provider on loopback, fetched by every host, the Worker
+ * included): the start (302 to the provider, the browser's cookie), the provider's pages as a
+ * browser goes through them, the callback (GET, and the form post of `form_post`) back to the app
+ * with its code, the code redeemed with the app's verifier; a replayed code and state refused;
+ * the identities listed; an account's email met (409 with a link token), linked after its
+ * password login, the identity removed.
+ */
+async function federationSteps(step: SendStep, expectThat: ExpectThat, last: () => HttpAnswer, provider: TestOidcProvider): Promise<void> {
+  const signIn = async (label: string, name: string, account: { sub: string; email: string }) => {
+    provider.signInAs({ ...account, emailVerified: true });
+    const verifier = oauth.generateRandomCodeVerifier();
+    const query = new URLSearchParams({ redirect_to: `${APP_URL}/signed-in`, code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256' });
+    await step(`${label}: start`, 302, { method: 'GET', path: `/oauth/${name}/start?${query}` });
+    const started = last();
+    const cookie = cookieOf(started.headers['set-cookie']);
+    expectThat(`${label}: the start sets a __Host- cookie`, cookie.startsWith('__Host-passlane-oauth-'), started.headers['set-cookie']);
+    const location = started.headers.location ?? '';
+    expectThat(`${label}: the start sends the browser to the provider with PKCE S256`, location.startsWith(provider.issuer) && new URL(location).searchParams.get('code_challenge_method') === 'S256', location);
+    const back = await throughProvider(location || provider.issuer, PUBLIC_URL).catch((error: unknown) => {
+      expectThat(`${label}: the provider sends the browser back`, false, String(error));
+      return undefined;
+    });
+    const path = back === undefined ? `/oauth/${name}/callback` : `${back.url.pathname}${back.url.search}`;
+    const callback: HostRequest =
+      back?.method === 'POST'
+        ? { method: 'POST', path, headers: { 'content-type': 'application/x-www-form-urlencoded', cookie }, body: back.form!.toString() }
+        : { method: 'GET', path, headers: { cookie } };
+    await step(`${label}: callback${back?.method === 'POST' ? ' (form post)' : ''}`, 302, callback);
+    const to = new URL(last().headers.location ?? 'https://no.location.test');
+    expectThat(`${label}: the callback returns to the app with a code and no token`, to.origin === APP_URL && to.searchParams.has('code') && !to.search.includes('token'), to.href);
+    return { code: to.searchParams.get('code') ?? 'none', verifier, callback };
+  };
+
+  const newcomer = { sub: randomUUID(), email: `federated-${randomUUID()}@example.test` };
+  const first = await signIn('federation: a new user', 'idp', newcomer);
+  await step('federation: the code without its verifier', 400, post('/oauth/token', { code: first.code, codeVerifier: oauth.generateRandomCodeVerifier() }), 'invalid_oauth_code');
+  const fresh = await signIn('federation: a new user, again', 'idp', newcomer);
+  const session = await step('federation: the code redeemed', 200, post('/oauth/token', { code: fresh.code, codeVerifier: fresh.verifier }));
+  expectThat('a federated login says amr fed', JSON.stringify(amrOf(session)) === '["fed"]', amrOf(session));
+  await step('federation: the code again', 400, post('/oauth/token', { code: fresh.code, codeVerifier: fresh.verifier }), 'invalid_oauth_code');
+  await step('federation: the callback again (its state spent)', 400, fresh.callback, 'invalid_oauth_state');
+  const listed = await step('federation: identities', 200, { method: 'GET', path: '/identities', headers: bearer(session) });
+  expectThat('the identity is listed', JSON.stringify((listed?.identities as Array<{ provider: string }> | undefined)?.map((identity) => identity.provider)) === '["idp"]', listed);
+  await step('federation: a redirect_to off the allow-list', 400, { method: 'GET', path: `/oauth/idp/start?redirect_to=${encodeURIComponent('https://evil.example/x')}&code_challenge=${'a'.repeat(43)}` }, 'redirect_not_allowed');
+
+  // The form post (`response_mode=form_post`, as Apple answers), for an account with a password: link required, then linked after its login.
+  const email = `linked-${randomUUID()}@example.test`;
+  await step('federation: register the account to link', 201, post('/register', { email, password: PASSWORD }));
+  const posted = await signIn('federation: form post, an account\'s email', 'idp-post', { sub: randomUUID(), email });
+  const refused = await step('federation: the email has an account', 409, post('/oauth/token', { code: posted.code, codeVerifier: posted.verifier }), 'identity_link_required');
+  const login = await step('federation: the account\'s own login', 200, post('/login', { email, password: PASSWORD }));
+  const linked = await step('federation: link', 201, { method: 'POST', path: '/identities/link', headers: { ...json({}).headers, ...bearer(login) }, body: JSON.stringify({ linkToken: refused?.linkToken }) });
+  await step('federation: remove the identity', 204, { method: 'DELETE', path: `/identities/${String(linked?.id)}`, headers: bearer(login) });
+}
 
 /** The access token's `amr` (RFC 8176): how the login was made. */
 const amrOf = (body: Body) => (body === undefined ? [] : (decodeJwt(String(body.accessToken)).amr as unknown));
@@ -653,6 +716,7 @@ function comparable({ answer }: { answer: HttpAnswer }) {
 let dynamo: RunningDynamoDb;
 let ses: SesCapture;
 let range: RangeServer;
+let provider: TestOidcProvider;
 const transcripts = new Map<HostName, Transcript>();
 const deletions = new Map<HostName, Transcript>();
 
@@ -700,12 +764,17 @@ async function emailChangeWalk(host: RunningHost, ses: SesCapture): Promise<{ tr
 const emailChangeTranscripts = new Map<HostName, Transcript>();
 
 beforeAll(async () => {
-  [dynamo, ses, range] = await Promise.all([startDynalite(), startSesCapture(), startRangeServer()]);
+  [dynamo, ses, range, provider] = await Promise.all([
+    startDynalite(),
+    startSesCapture(),
+    startRangeServer(),
+    startOidcProvider({ redirectUris: [`${PUBLIC_URL}/oauth/idp/callback`, `${PUBLIC_URL}/oauth/idp-post/callback`] }),
+  ]);
   range.breach(BREACHED_PASSWORD);
 });
 
 afterAll(async () => {
-  await Promise.all([dynamo?.stop(), ses?.stop(), range?.stop()]);
+  await Promise.all([dynamo?.stop(), ses?.stop(), range?.stop(), provider?.stop()]);
 });
 
 describe.each(HOST_NAMES)('%s', (name) => {
@@ -722,7 +791,14 @@ describe.each(HOST_NAMES)('%s', (name) => {
       PASSLANE_REFRESH_LIMIT_PER_SESSION: String(REFRESH_LIMIT),
       PASSLANE_REFRESH_GRACE_S: String(GRACE_SECONDS),
       // Discovery names where the keys are; no host takes that from a request's Host header.
-      PASSLANE_PUBLIC_URL: 'https://auth.passlane.test',
+      PASSLANE_PUBLIC_URL: PUBLIC_URL,
+      // Sign-in with providers: the loopback OpenID provider, answering by query and by form post; the secret as a host binds it.
+      PASSLANE_OAUTH_PROVIDERS: JSON.stringify({
+        idp: { kind: 'oidc', issuer: provider.issuer, clientId: provider.clientId, scopes: ['openid', 'email'], redirectOrigins: [APP_URL] },
+        'idp-post': { kind: 'oidc', issuer: provider.issuer, clientId: provider.clientId, scopes: ['openid', 'email'], redirectOrigins: [APP_URL], responseMode: 'form_post' },
+      }),
+      PASSLANE_OAUTH_IDP_CLIENT_SECRET: provider.clientSecret,
+      PASSLANE_OAUTH_IDP_POST_CLIENT_SECRET: provider.clientSecret,
       // Browser apps: the app's origin only.
       PASSLANE_CORS_ORIGINS: LISTED_ORIGIN,
       // A secret wherever there is no data directory to generate one into (the edge hosts).
@@ -753,7 +829,7 @@ describe.each(HOST_NAMES)('%s', (name) => {
 
   it('answers every step as openapi.yaml declares', async () => {
     const asked = range.requests.length;
-    const { transcript, wrong } = await runScript(host!, ses);
+    const { transcript, wrong } = await runScript(host!, ses, provider);
     // k-anonymity from every host: 5 hex characters of the SHA-1 in the path, padding asked for, nothing else.
     const breachRequests = range.requests.slice(asked);
     expect(breachRequests.length).toBeGreaterThan(0);
@@ -776,7 +852,8 @@ describe.each(HOST_NAMES)('%s', (name) => {
     for (const route of API_ROUTES) {
       if (WALKED_APART.has(`${route.method} ${route.path}`)) continue;
       const pattern = honoPathPattern(route.path);
-      const served = transcript.some(({ request, answer }) => request.method === route.method && pattern.test(request.path.split('?')[0]!) && answer.statusCode < 300);
+      // A redirect is the answer of the routes that send the browser on (a sign-in's start and callback).
+      const served = transcript.some(({ request, answer }) => request.method === route.method && pattern.test(request.path.split('?')[0]!) && answer.statusCode < 400);
       expect(served, `${route.method} ${route.path} (${route.name})`).toBe(true);
     }
   }, 180_000);

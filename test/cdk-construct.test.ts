@@ -71,6 +71,9 @@ const CONFIGURED_PARAMS = {
   webauthnRpId: 'example.test',
   webauthnOrigins: 'https://app.example.test,https://admin.example.test',
   webauthnRpName: 'Example',
+  oauthProviders: '{"google":{"kind":"google","clientId":"g","redirectOrigins":["https://app.example.test"]}}',
+  publicUrl: 'https://auth.example.test',
+  oauthSecretsParameter: '/passlane/dev/oauth-secrets',
 };
 const CONFIGURED_PROPS: PasslaneAuthProps = {
   mail: { from: CONFIGURED_PARAMS.mailFrom, appUrl: CONFIGURED_PARAMS.appUrl, configurationSet: 'passlane-events', emailVerification: true },
@@ -85,6 +88,11 @@ const CONFIGURED_PROPS: PasslaneAuthProps = {
   corsOrigins: ['https://app.example.test', 'https://admin.example.test'],
   oauth: { clientId: 'orders-app', scopes: ['orders:read', 'orders:write'], requiredScope: 'orders:read' },
   passkeys: { rpId: 'example.test', origins: ['https://app.example.test', 'https://admin.example.test'], rpName: 'Example' },
+  federation: {
+    providers: { google: { kind: 'google', clientId: 'g', redirectOrigins: ['https://app.example.test'] } },
+    publicUrl: 'https://auth.example.test',
+    secretsParameterName: '/passlane/dev/oauth-secrets',
+  },
 };
 
 let workDir: string;
@@ -266,6 +274,28 @@ describe.each([
 });
 
 describe('options the two routes express alike', () => {
+  it('sign-in with providers: the federation function gets the providers and may read their secrets\' parameter; no other function', () => {
+    for (const template of [templates.cdkConfigured, templates.serverlessConfigured]) {
+      const roles = rolesOf(template);
+      const statements = (name: string) => roles.get(name)!.policies.flatMap((policy) => policy.policy.Statement);
+      expect(statements('federation')).toContainEqual({ Effect: 'Allow', Action: 'ssm:GetParameter', Resource: 'arn:aws:ssm:eu-west-1:123456789012:parameter/passlane/dev/oauth-secrets' });
+      expect(environmentOf(template, 'federation')).toMatchObject({
+        PASSLANE_OAUTH_PROVIDERS: CONFIGURED_PARAMS.oauthProviders,
+        PASSLANE_PUBLIC_URL: 'https://auth.example.test',
+        PASSLANE_OAUTH_SECRETS_PARAMETER: '/passlane/dev/oauth-secrets',
+      });
+      for (const name of NAMES.filter((n) => n !== 'federation')) {
+        expect(JSON.stringify(statements(name))).not.toContain('oauth-secrets');
+        expect(Object.keys(environmentOf(template, name)).filter((key) => key.startsWith('PASSLANE_OAUTH_PROVIDERS') || key.startsWith('PASSLANE_OAUTH_SECRETS'))).toEqual([]);
+      }
+    }
+    // Not configured: neither the variables nor the permission.
+    for (const template of [templates.cdk, templates.serverless]) {
+      expect(Object.keys(environmentOf(template, 'federation')).filter((key) => key.startsWith('PASSLANE_OAUTH_') || key === 'PASSLANE_PUBLIC_URL')).toEqual([]);
+      expect(JSON.stringify(rolesOf(template).get('federation')!.policies)).not.toContain('oauth-secrets');
+    }
+  });
+
   it('a migration by URL: login and register get the URL and may read its signing key, nothing more; no other function', () => {
     const asking = ['login', 'register'];
     for (const template of [templates.cdkConfigured, templates.serverlessConfigured]) {

@@ -406,6 +406,48 @@ describe('readCorsConfig', () => {
   });
 });
 
+describe('readFederationConfig (PASSLANE_OAUTH_PROVIDERS)', () => {
+  const providers = (value: unknown, extra: Record<string, string> = {}) =>
+    readConfig({ PASSLANE_PUBLIC_URL: 'https://auth.example.com/', PASSLANE_OAUTH_PROVIDERS: JSON.stringify(value), ...extra }).federation;
+
+  it('is off unless set, and reads OIDC and GitHub providers with their defaults', () => {
+    expect(readConfig({}).federation).toBeUndefined();
+    const config = providers(
+      {
+        google: { kind: 'oidc', issuer: 'https://accounts.google.com', clientId: 'g', redirectOrigins: ['https://app.example.com'] },
+        github: { kind: 'github', clientId: 'h', clientSecret: 'in-json', redirectOrigins: ['http://localhost:5173'] },
+      },
+      { PASSLANE_OAUTH_GITHUB_CLIENT_SECRET: 'apart' },
+    );
+    expect(config).toEqual({
+      publicUrl: 'https://auth.example.com',
+      providers: [
+        { kind: 'oidc', name: 'google', issuer: 'https://accounts.google.com', clientId: 'g', scopes: ['openid', 'email', 'profile'], redirectOrigins: ['https://app.example.com'], trustMfa: false, responseMode: 'query' },
+        expect.objectContaining({ kind: 'github', name: 'github', clientSecret: 'apart', tokenUrl: 'https://github.com/login/oauth/access_token', trustMfa: false }),
+      ],
+    });
+  });
+
+  it('refuses what would weaken a sign-in, naming the variable and never quoting a secret', () => {
+    const refused = (value: unknown, extra: Record<string, string> = {}) => {
+      const error = configError(() => providers(value, extra));
+      expect(error.message).not.toContain('s3cret');
+      return error;
+    };
+    const base = { kind: 'oidc', issuer: 'https://id.example.com', clientId: 'c', clientSecret: 's3cret', redirectOrigins: ['https://app.example.com'] };
+    expect(refused({ x: { ...base, issuer: 'http://id.example.com' } }).message).toMatch(/issuer that is not https/);
+    expect(refused({ x: { ...base, redirectOrigins: ['https://app.example.com/cb'] } }).message).toMatch(/origin alone/);
+    expect(refused({ x: { ...base, redirectOrigins: [] } }).message).toMatch(/redirectOrigins/);
+    expect(refused({ x: { ...base, scopes: ['email'] } }).message).toMatch(/openid/);
+    expect(refused({ x: { ...base, clientSecret: 5 } }).message).toMatch(/clientSecret/);
+    expect(refused({ Bad_Name: base }).message).toMatch(/lower-case/);
+    expect(refused({ gh: { kind: 'github', clientId: 'c', redirectOrigins: ['https://app.example.com'], trustMfa: true } }).message).toMatch(/trustMfa/);
+    expect(refused([base]).variable).toBe('PASSLANE_OAUTH_PROVIDERS');
+    const noUrl = configError(() => readConfig({ PASSLANE_OAUTH_PROVIDERS: JSON.stringify({ x: base }) }));
+    expect(noUrl.variable).toBe('PASSLANE_PUBLIC_URL');
+  });
+});
+
 describe('the repository', () => {
   it('keeps local secrets and wrangler\'s state out of git', () => {
     const ignored = spawnSync('git', ['check-ignore', '--no-index', '.env', '.dev.vars', '.wrangler/state/v3/d1/db.sqlite', '.data/jwt-signing-key.json'], { cwd: root, encoding: 'utf8' });

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWK } from 'jose';
+import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ELF_MACHINE, LAMBDA_ARCHITECTURES, NPM_CPU, type LambdaArchitecture } from '../scripts/packaging/architectures.js';
 import { elfMachine } from '../scripts/packaging/elf-machine.js';
@@ -26,6 +27,8 @@ import { startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-ser
 import { startLocalSsmEndpoint } from './support/local-ssm-endpoint.js';
 import { startSesCapture } from './support/ses-capture.js';
 import { actionsOf, FUNCTION_ACCESS, parameterVariablesOf, sendsMail } from './support/function-access.js';
+import { startOidcProvider } from './support/oidc-provider.js';
+import { throughProvider } from './support/provider-browser.js';
 import { createResolver, functionRoles, type Template as ResolvableTemplate } from './support/iam/template-roles.js';
 import { coldImportMs, readZip, repoRoot, runPackaging, unpackZip } from './support/packaging.js';
 import { synthConstruct } from './support/deploy-templates.js';
@@ -48,6 +51,7 @@ const ROUTES: Record<string, string[]> = {
   mfa: ['POST /mfa/totp', 'POST /mfa/totp/confirm', 'POST /mfa/recovery-codes', 'DELETE /mfa/totp'],
   passkeys: ['POST /passkeys/registration/options', 'POST /passkeys/registration', 'GET /passkeys', 'PATCH /passkeys/{id}', 'DELETE /passkeys/{id}'],
   passkeyLogin: ['POST /passkey/login/options', 'POST /passkey/login'],
+  federation: ['GET /oauth/{provider}/start', 'GET /oauth/{provider}/callback', 'POST /oauth/{provider}/callback', 'POST /oauth/token', 'GET /identities', 'DELETE /identities/{id}', 'POST /identities/link'],
   factorUndo: ['POST /mfa/undo'],
   account: ['DELETE /account'],
   emailChange: ['POST /email/change', 'POST /email/change/confirm', 'POST /email/change/undo'],
@@ -79,7 +83,7 @@ const ACTIONS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTIO
 const SECRET_PARAMETERS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTION_ACCESS).map((name) => [name, parameterVariablesOf(name)]));
 
 /** Functions given the published keys: those that publish them, those that check they sign with the first, and the authorizer, which verifies with them. */
-const PUBLIC_KEYS_FUNCTIONS = ['login', 'token', 'sessions', 'mfa', 'passkeys', 'passkeyLogin', 'account', 'password', 'recovery', 'emailChange', 'jwks', 'openidConfiguration', 'authorizer'];
+const PUBLIC_KEYS_FUNCTIONS = ['login', 'token', 'sessions', 'mfa', 'passkeys', 'passkeyLogin', 'federation', 'account', 'password', 'recovery', 'emailChange', 'jwks', 'openidConfiguration', 'authorizer'];
 /** What functions that send mail are given (serverless.yml, custom.mailEnvironment), and no other function. */
 const MAIL_VARIABLES = ['PASSLANE_MAIL_FROM', 'PASSLANE_APP_URL', 'PASSLANE_SES_IDENTITY_ARN', 'PASSLANE_SES_CONFIGURATION_SET', 'PASSLANE_EMAIL_VERIFICATION', 'PASSLANE_REQUIRE_VERIFIED_EMAIL'];
 /**
@@ -237,7 +241,10 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
     const kms = conditional.filter((s) => s['Fn::If'][0] === 'HasSecretsKmsKey');
     const mail = conditional.filter((s) => s['Fn::If'][0] === 'SendsMail');
     const migration = conditional.filter((s) => ['HasMigrationFunction', 'HasMigrationSecretParameter'].includes(s['Fn::If'][0]));
-    expect(conditional).toHaveLength(kms.length + mail.length + migration.length);
+    // The sign-in providers' secrets, read by the federation function only when a parameter is given.
+    const oauthSecrets = conditional.filter((s) => s['Fn::If'][0] === 'HasOauthSecretsParameter');
+    expect(conditional).toHaveLength(kms.length + mail.length + migration.length + oauthSecrets.length);
+    expect(oauthSecrets.map((s) => [s['Fn::If'][1].Action, s['Fn::If'][2]])).toEqual(name === 'federation' ? [['ssm:GetParameter', { Ref: 'AWS::NoValue' }]] : []);
     expect(migration.map((s) => [s['Fn::If'][0], s['Fn::If'][1].Action, s['Fn::If'][2]])).toEqual(
       name === 'login' || name === 'register'
         ? [
@@ -351,7 +358,9 @@ describe.each(LAMBDA_ARCHITECTURES)('zips for %s', (arch) => {
     if (name === 'login') expect(webauthnFiles).toEqual([expect.stringMatching(/^check-passkey-assertion-.*\.mjs$/)]);
     if (name === 'passkeys' || name === 'passkeyLogin') expect(webauthnFiles).toEqual([expect.stringMatching(/\.mjs$/)]);
     if (name === 'passkeys' || name === 'passkeyLogin') expect(webauthnFiles).not.toContain(BUNDLE_FILE);
-    if (!['login', 'passkeys', 'passkeyLogin'].includes(name)) expect(webauthnFiles).toEqual([]);
+    // The federation function finishes logins with the login's shared step, whose passkey check is that same lazy chunk.
+    if (name === 'federation') expect(webauthnFiles).toEqual([expect.stringMatching(/^check-passkey-assertion-.*\.mjs$/)]);
+    if (!['login', 'passkeys', 'passkeyLogin', 'federation'].includes(name)) expect(webauthnFiles).toEqual([]);
     const code = new TextDecoder().decode(files[BUNDLE_FILE]);
     // The blocklist's data carries its format marker: in the functions that set passwords, in no file of any other zip.
     const holdingBlocklist = Object.keys(files).filter((file) => new TextDecoder().decode(files[file]).includes(BLOCKLIST_FORMAT));
@@ -411,7 +420,7 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
     });
     // The same connection as the functions (DynamoDB Local keeps one database per region and key).
     await ensureTable(createDynamoDbClient(readStorageConfig(process.env)), table);
-    for (const name of ['register', 'login', 'jwks', 'authorizer', 'recovery']) {
+    for (const name of ['register', 'login', 'jwks', 'authorizer', 'recovery', 'federation']) {
       unpacked[name] = join(workDir, 'unpacked', name);
       unpackZip(join(zipsDir('x86_64'), `${name}.zip`), unpacked[name]);
     }
@@ -469,6 +478,36 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
     const loginWasm = await handlerOf('loginWasm');
     expect((await loginWasm(httpApiEvent('POST', '/login', { email, password }), lambdaContext())).statusCode).toBe(200);
     expect((await loginWasm(httpApiEvent('POST', '/login', { email, password: 'wrong password!' }), lambdaContext())).statusCode).toBe(401);
+  });
+
+  it('the federation zip signs a new user in through a real OpenID provider: start, the provider, the callback, the app code', async () => {
+    const publicUrl = 'http://127.0.0.1:9';
+    const provider = await startOidcProvider({ redirectUris: [`${publicUrl}/oauth/oidc/callback`] });
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, {
+        PASSLANE_OAUTH_PROVIDERS: JSON.stringify({ oidc: { kind: 'oidc', issuer: provider.issuer, clientId: provider.clientId, scopes: ['openid', 'email'], redirectOrigins: ['https://app.example.test'] } }),
+        PASSLANE_OAUTH_SECRETS: JSON.stringify({ oidc: { clientSecret: provider.clientSecret } }),
+        PASSLANE_PUBLIC_URL: publicUrl,
+      });
+      const { handler } = (await import(pathToFileURL(join(unpacked.federation!, BUNDLE_FILE)).href)) as { handler: (event: unknown, context: Context) => Promise<{ statusCode: number; headers: Record<string, string>; cookies?: string[]; body: string }> };
+      const get = (path: string, query: string, cookies?: string[]) => handler({ ...httpApiEvent('GET', path), rawQueryString: query, ...(cookies && { cookies }) }, lambdaContext());
+      provider.signInAs({ sub: randomUUID(), email: `package-${randomUUID()}@example.com`, emailVerified: true });
+      const verifier = oauth.generateRandomCodeVerifier();
+      const started = await get('/oauth/oidc/start', new URLSearchParams({ redirect_to: 'https://app.example.test/done', code_challenge: await oauth.calculatePKCECodeChallenge(verifier) }).toString());
+      expect(started.statusCode, started.body).toBe(302);
+      const back = await throughProvider(started.headers.location!, publicUrl);
+      const called = await get('/oauth/oidc/callback', back.url.search.slice(1), [started.cookies![0]!.split(';')[0]!]);
+      const code = new URL(called.headers.location!).searchParams.get('code');
+      expect(code, called.headers.location).not.toBeNull();
+      const redeemed = await handler(httpApiEvent('POST', '/oauth/token', { code, codeVerifier: verifier }), lambdaContext());
+      expect(redeemed.statusCode, redeemed.body).toBe(200);
+      const { payload } = await jwtVerify((JSON.parse(redeemed.body) as { accessToken: string }).accessToken, createLocalJWKSet(JSON.parse(publicKeys) as JSONWebKeySet), { issuer: 'https://auth.example.test' });
+      expect(payload.amr).toEqual(['fed']);
+    } finally {
+      process.env = saved;
+      await provider.stop();
+    }
   });
 
   it('the recovery zip mails a reset link through its own SES chunk', async () => {

@@ -55,6 +55,9 @@ import type { PasslaneAuthProps } from '../packages/server/src/cdk/passlane-auth
 import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 import { base32Bytes, totpCode } from './support/authenticator-app.js';
 import { softwareAuthenticator } from './support/software-authenticator.js';
+import * as oauth from 'oauth4webapi';
+import { startOidcProvider } from './support/oidc-provider.js';
+import { throughProvider } from './support/provider-browser.js';
 
 /**
  * The table serverless.yml names (custom.tableName, for stage dev), which the CDK's generated
@@ -90,7 +93,7 @@ function cdkRolesFor(dir: string, props: PasslaneAuthProps, functions: readonly 
 }
 
 /** The functions driven here; bench only hashes in memory (minutes of it) and is checked statically. */
-type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'passkeys' | 'passkeyLogin' | 'factorUndo' | 'account' | 'password' | 'recovery' | 'emailChange' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash' | 'admin';
+type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'passkeys' | 'passkeyLogin' | 'factorUndo' | 'account' | 'password' | 'recovery' | 'emailChange' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash' | 'admin' | 'federation';
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   register: () => import('../functions/register.js'),
@@ -110,6 +113,7 @@ const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
   authorizer: () => import('../functions/authorizer.js'),
   rehash: () => import('../functions/rehash.js'),
   admin: () => import('../functions/admin.js'),
+  federation: () => import('../functions/federation.js'),
 };
 
 /** A legacy record the functions upgrade: bcrypt, cost 4, so the test stays fast. */
@@ -621,6 +625,73 @@ describe('each function, through its handler, as deployed', () => {
     expect(mailsTo(email).at(-1)?.EmailTags).toEqual([{ Name: 'passlane-kind', Value: 'password_reset' }]);
   });
 
+  it('federation: a new account through a provider, its identities, a second factor then due, an existing account linked after a password login, an identity removed', async () => {
+    // The callbacks' URL: loopback, so the settings accept http; nothing listens there, the test delivers the callback.
+    const publicUrl = 'http://127.0.0.1:9';
+    const app = 'https://app.example.test';
+    const oidc = await startOidcProvider({ redirectUris: [`${publicUrl}/oauth/oidc/callback`] });
+    try {
+      const providers = { oidc: { kind: 'oidc', issuer: oidc.issuer, clientId: oidc.clientId, scopes: ['openid', 'email'], redirectOrigins: [app] } };
+      // The client secret as plain env (PASSLANE_OAUTH_SECRETS, spread as on Lambda): its parameter's grant exists only where one is deployed.
+      const env = { PASSLANE_OAUTH_PROVIDERS: JSON.stringify(providers), PASSLANE_PUBLIC_URL: publicUrl, PASSLANE_OAUTH_SECRETS: JSON.stringify({ oidc: { clientSecret: oidc.clientSecret } }) };
+      const federation = await container('federation', { secrets: 'ssm', env });
+      const { http } = federation;
+      type Raw = { statusCode: number; headers: Record<string, string>; cookies?: string[] };
+      const signInWith = async (account: { sub: string; email: string }, { invoke, http } = federation) => {
+        const get = async (path: string, query: string, cookies: string[] = []) =>
+          (await invoke({ ...httpApiEvent('GET', path, undefined, { apiId: 'iamcheck01' }), rawQueryString: query, ...(cookies.length > 0 && { cookies }) })) as Raw;
+        oidc.signInAs({ ...account, emailVerified: true });
+        const verifier = oauth.generateRandomCodeVerifier();
+        const query = new URLSearchParams({ redirect_to: `${app}/signed-in`, code_challenge: await oauth.calculatePKCECodeChallenge(verifier) });
+        const started = await get('/oauth/oidc/start', query.toString());
+        expect(started.statusCode).toBe(302);
+        const back = await throughProvider(started.headers.location!, publicUrl);
+        const called = await get('/oauth/oidc/callback', back.url.search.slice(1), [started.cookies![0]!.split(';')[0]!]);
+        const code = new URL(called.headers.location!).searchParams.get('code');
+        expect(code).not.toBeNull();
+        return http('POST', '/oauth/token', { code, codeVerifier: verifier });
+      };
+
+      const newcomer = { sub: randomUUID(), email: uniqueEmail() };
+      const first = await signInWith(newcomer);
+      expect(first.status).toBe(200);
+      const token = first.body!.accessToken as string;
+      const listed = await http('GET', '/identities', undefined, { token });
+      expect(listed).toMatchObject({ status: 200, body: { identities: [{ provider: 'oidc' }] } });
+      // Its only way in: not removed.
+      const only = (listed.body!.identities as { id: string }[])[0]!.id;
+      expect((await http('DELETE', `/identities/${only}`, undefined, { token })).status).toBe(409);
+
+      // A second factor on that account: the next federated login needs it.
+      const mfa = await container('mfa', { secrets: 'ssm' });
+      const enrolled = await mfa.http('POST', '/mfa/totp', undefined, { token });
+      const secret = base32Bytes(new URL(enrolled.body!.otpauthUri as string).searchParams.get('secret')!);
+      expect((await mfa.http('POST', '/mfa/totp/confirm', { code: totpCode(secret, Date.now(), 0) }, { token })).status).toBe(200);
+      expect(await signInWith(newcomer)).toMatchObject({ status: 401, body: { error: { code: 'mfa_required' } } });
+
+      // An account with a password and this email: linked only after its own login.
+      const { email } = await seedAccount(LEGACY.hash, { emailVerified: true });
+      const refused = await signInWith({ sub: randomUUID(), email });
+      expect(refused).toMatchObject({ status: 409, body: { error: { code: 'identity_link_required' } } });
+      const session = await signIn(email);
+      const linked = await http('POST', '/identities/link', { linkToken: refused.body!.linkToken }, { token: session.accessToken });
+      expect(linked.status).toBe(201);
+      expect((await http('DELETE', `/identities/${linked.body!.id as string}`, undefined, { token: session.accessToken })).status).toBe(204);
+
+      // A verified email required: an unverified account's identity (linked before it was) gets a new link by mail, not a session.
+      const unverified = await seedAccount(LEGACY.hash, { emailVerified: false });
+      const stranger = { sub: randomUUID(), email: unverified.email };
+      const pending = await signInWith(stranger);
+      expect(pending.status).toBe(409);
+      expect((await http('POST', '/identities/link', { linkToken: pending.body!.linkToken }, { token: (await signIn(unverified.email)).accessToken })).status).toBe(201);
+      const verifying = await container('federation', { secrets: 'ssm', env: { ...env, ...VERIFICATION_ON } });
+      expect(await signInWith(stranger, verifying)).toMatchObject({ status: 403, body: { error: { code: 'email_not_verified' } } });
+      expect(mailsTo(unverified.email)).toHaveLength(1);
+    } finally {
+      await oidc.stop();
+    }
+  });
+
   it('authorizer: a live session\'s token allowed, the same token denied after logout', async () => {
     const { email, userId } = await seedAccount();
     const { accessToken } = await signIn(email);
@@ -765,7 +836,7 @@ describe('mail: the identity the functions send as is the one their roles allow'
     for (const { name } of LAMBDA_FUNCTIONS) {
       const { variables } = functionEnvironment(template, name, resolve);
       const mail = Object.fromEntries(Object.entries(variables).filter(([key]) => MAIL_VARIABLES.includes(key)));
-      if (!['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'account', 'recovery', 'emailChange', 'admin'].includes(name)) {
+      if (!['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'federation', 'factorUndo', 'account', 'recovery', 'emailChange', 'admin'].includes(name)) {
         expect(mail, name).toEqual({});
         continue;
       }

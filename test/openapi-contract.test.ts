@@ -23,6 +23,7 @@ import {
   createFactorUndoHandler,
   createMfaHandler,
   createPasskeyLoginHandler,
+  createFederationHandler,
   createPasskeysHandler,
   createPasswordHandler,
   createAccountHandler,
@@ -95,7 +96,14 @@ function handlersFor(getDeps: () => Promise<AppDependencies>): Record<string, Ha
   const passkeyLogin = createPasskeyLoginHandler(getDeps);
   const emailChange = createEmailChangeHandler(getDeps);
   const discovery = createOpenIdConfigurationHandler(async () => (await getDeps()).tokens);
+  const federation = createFederationHandler(getDeps);
   return {
+    '/oauth/{provider}/start': federation,
+    '/oauth/{provider}/callback': federation,
+    '/oauth/token': federation,
+    '/identities': federation,
+    '/identities/{id}': federation,
+    '/identities/link': federation,
     '/register': createRegisterHandler(getDeps),
     '/login': login,
     '/login/mfa': login,

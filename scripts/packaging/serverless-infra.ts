@@ -45,6 +45,7 @@ const SECRET_PARAMS: Record<SecretName, string> = {
   fingerprintKey: 'fingerprintKeyParameter',
   mfaKeys: 'mfaKeysParameter',
   migrationSecret: 'migrationSecretParameter',
+  oauthSecrets: 'oauthSecretsParameter',
 };
 
 /** A setting as serverless.yml resolves it; null defaults leave the variable out (osls drops null). */

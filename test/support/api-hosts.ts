@@ -81,8 +81,9 @@ async function answerOf(response: Response): Promise<HttpAnswer> {
   return { statusCode: response.status, headers, body: await response.text() };
 }
 
+/** As a client of the API sends it: a redirect (a sign-in's start and callback) is an answer to look at, not to follow. */
 function fetchInit({ method, headers = {}, body }: HostRequest): RequestInit {
-  return { method, headers, ...(body !== undefined && { body }) };
+  return { method, headers, redirect: 'manual', ...(body !== undefined && { body }) };
 }
 
 /** Requests through a runtime's own dispatcher, with the header its platform sets for the client's address. */

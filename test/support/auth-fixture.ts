@@ -33,6 +33,9 @@ import type { Authentication } from '../../packages/server/src/api/route.js';
 import type { AuthenticatedSession } from '../../packages/server/src/features/sessions/authenticate-session.js';
 import { sessionAuthenticator, type CallerCheckDependencies } from '../../packages/server/src/features/mfa/session-authenticator.js';
 import type { RateLimits } from '../../packages/server/src/features/login/settings.js';
+import { createProviderDirectory } from '../../packages/server/src/features/federation/provider-directory.js';
+import { FederationFlowStore } from '../../packages/server/src/storage/federation-flow-store.js';
+import { IdentityStore } from '../../packages/server/src/storage/identity-store.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
 export async function createAuthFixture(endpoint: string, overrides: Partial<AppDependencies> = {}, options: { burst?: boolean } = {}) {
@@ -78,6 +81,9 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     recovery: { ...DEFAULT_RECOVERY_CONFIG },
     rateLimits: generousLimits(),
     audit: (event) => events.push(event),
+    providers: createProviderDirectory({ providers: [], publicUrl: '' }),
+    flows: new FederationFlowStore(client, tableName),
+    identities: new IdentityStore(client, tableName),
     ...overrides,
   };
   return { deps, users, counters, cursors, events, mailbox, client, tableName, dispose: () => client.destroy() };

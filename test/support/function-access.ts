@@ -21,6 +21,40 @@ const SEND_MAIL = ['ses:SendEmail PASSLANE_SES_CONFIGURATION_SET', 'ses:SendEmai
 
 /** Keyed like scripts/packaging/lambda-functions.ts (the IAM test checks that every function is here). */
 export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
+  // Sign-in with providers: a start's state, the callback's spend of it and the app code, the
+  // token route's spend of that, the identity (a conditional claim) and a first sign-in's account,
+  // then the login's shared step as at POST /login (one read, the counters, an MFA token when a
+  // second factor is due, the session; a verification link when one is required). The identity
+  // routes: the caller's session and account (through the index), the list, a link's pending
+  // item spent, a removal. The signing and fingerprint keys; no pepper, no MFA keys. (The
+  // providers' secrets parameter, when deployed: test/cdk-construct.test.ts.)
+  federation: [
+    'dynamodb:BatchGetItem failures#',
+    'dynamodb:BatchGetItem mfa#',
+    'dynamodb:BatchGetItem sessions#',
+    'dynamodb:BatchGetItem user#',
+    'dynamodb:DeleteItem failures#',
+    'dynamodb:DeleteItem identity#',
+    'dynamodb:DeleteItem oauth#',
+    'dynamodb:GetItem identities#',
+    'dynamodb:GetItem identity#',
+    'dynamodb:GetItem mfa#',
+    'dynamodb:GetItem sessions#',
+    'dynamodb:GetItem user#',
+    'dynamodb:PutItem identity#',
+    'dynamodb:PutItem mfalogin#',
+    'dynamodb:PutItem oauth#',
+    'dynamodb:PutItem token#',
+    'dynamodb:PutItem user#',
+    'dynamodb:Query index/userId-index',
+    'dynamodb:UpdateItem failures#',
+    'dynamodb:UpdateItem identities#',
+    'dynamodb:UpdateItem ratelimit#',
+    'dynamodb:UpdateItem sessions#',
+    ...SEND_MAIL,
+    FINGERPRINT_KEY,
+    SIGNING_KEY,
+  ],
   // A conditional create (a duplicate's stored item comes back with the failed condition, so no
   // read); the per-source counter. With email verification on: the new account's verification
   // token (token#verify#) and mail, or for a taken email a mail to its owner; each within the

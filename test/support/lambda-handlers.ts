@@ -34,6 +34,9 @@ import { authenticatorOver } from '../../packages/server/src/wiring/api-services
 import type { CallerServices } from '../../packages/server/src/features/sessions/caller-services.js';
 import type { EmailChangeDependencies, EmailChangeServices } from '../../packages/server/src/features/email-change/dependencies.js';
 import { EMAIL_CHANGE_ROUTES } from '../../packages/server/src/features/email-change/email-change-routes.js';
+import type { FederationDependencies, FederationServices, IdentityManagementDependencies } from '../../packages/server/src/features/federation/dependencies.js';
+import { oauthCallbackFormRoute, oauthCallbackRoute, oauthStartRoute, oauthTokenRoute } from '../../packages/server/src/features/federation/federation-routes.js';
+import { linkIdentityRoute, listIdentitiesRoute, removeIdentityRoute } from '../../packages/server/src/features/federation/identity-routes.js';
 
 export type { LambdaHttpEvent, LambdaHttpResponse as HttpResponse } from '../../packages/server/src/runtimes/lambda/lambda-handler.js';
 
@@ -55,6 +58,12 @@ export const createPasskeyLoginHandler = (get: Get<PasskeyLoginDependencies>) =>
 export const createPasswordHandler = (get: Get<PasswordChangeDependencies>) => lambdaHandler([changePasswordRoute], { password: get, authenticator: authenticatorOver(get) });
 /** The account function (functions/account.ts): DELETE /account. */
 export const createAccountHandler = (get: Get<AppDependencies>) => lambdaHandler([deleteAccountRoute], { account: get, authenticator: authenticatorOver(get) });
+/** The federation function (functions/federation.ts): the provider routes and the account's identities. */
+export const createFederationHandler = (get: Get<FederationDependencies & IdentityManagementDependencies>) =>
+  lambdaHandler<FederationServices & CallerServices>(
+    [oauthStartRoute, oauthCallbackRoute, oauthCallbackFormRoute, oauthTokenRoute, listIdentitiesRoute, removeIdentityRoute, linkIdentityRoute] as AnyRoute<FederationServices & CallerServices>[],
+    { federation: get, identities: get, authenticator: authenticatorOver(get) },
+  );
 export const createTokenHandler = (get: Get<RefreshDependencies>) => lambdaHandler([tokenRoute], { refresh: get });
 export const createSessionsHandler = (get: Get<SessionManagementDependencies>) => lambdaHandler([logoutRoute, listSessionsRoute, deleteSessionRoute], { sessions: get, authenticator: authenticatorOver(get) });
 /** The recovery function (functions/recovery.ts): reset, its confirmation, email verification and its resend, the device approval and its confirmation. */

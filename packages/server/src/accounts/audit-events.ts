@@ -74,6 +74,11 @@ export type AuditEvent =
   | { type: 'auth.email_change_undone'; userId: string; restored: boolean }
   | { type: 'auth.passkey_login_succeeded'; userId: string }
   | { type: 'auth.passkey_login_failed'; reason: PasskeyFailureReason; userId?: string }
+  | { type: 'auth.federated_login_succeeded'; userId: string; provider: string }
+  | { type: 'auth.federated_login_failed'; reason: FederationFailureReason; provider?: string; userId?: string }
+  | { type: 'auth.federated_account_created'; userId: string; provider: string }
+  | { type: 'auth.identity_linked'; userId: string; provider: string }
+  | { type: 'auth.identity_removed'; userId: string; provider: string }
   | { type: 'auth.recovery_code_used'; userId: string }
   | { type: 'auth.stored_hash_rejected'; userId: string; code: string }
   | { type: 'auth.password_rejected'; action: PasswordSetAction; reason: PasswordRejectionReason; userId?: string }
@@ -151,6 +156,31 @@ export type MigrationUnavailableReason =
   | 'function_error'
   /** 200, but not the contract's JSON (or too large). */
   | 'malformed_answer';
+
+/**
+ * Why a sign-in with a provider was refused (features/federation): audited, never shown beyond
+ * the answer's code. The provider's part (its error, the code exchange, the ID token's claims or
+ * signature, its user API, unreachable), then ours: the `state` (unknown or used, expired, another
+ * browser's), the app code (unknown or used, expired, a wrong PKCE verifier), the email.
+ */
+export type FederationFailureReason =
+  | 'provider_error'
+  | 'invalid_response'
+  | 'token_exchange'
+  | 'id_token'
+  | 'id_token_signature'
+  | 'user_api'
+  | 'provider_unavailable'
+  | 'redirect_not_allowed'
+  | 'unknown_state'
+  | 'expired_state'
+  | 'other_browser'
+  | 'unknown_code'
+  | 'expired_code'
+  | 'wrong_verifier'
+  | 'email_unverified'
+  | 'link_required'
+  | 'account_gone';
 
 export type AuditEventType = AuditEvent['type'];
 

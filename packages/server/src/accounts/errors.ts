@@ -38,6 +38,15 @@ export type ErrorCode =
   | 'passkeys_not_configured'
   | 'email_not_verified'
   | 'account_disabled'
+  | 'provider_not_found'
+  | 'redirect_not_allowed'
+  | 'invalid_oauth_state'
+  | 'provider_refused'
+  | 'invalid_oauth_code'
+  | 'identity_link_required'
+  | 'provider_email_unverified'
+  | 'identity_not_found'
+  | 'last_sign_in_method'
   | 'not_found'
   | 'session_not_found'
   | 'device_not_found'
@@ -230,6 +239,73 @@ export class AccountDisabledError extends PasslaneServerError {
 export class UserNotFoundError extends PasslaneServerError {
   constructor() {
     super('user_not_found', 'no account has that id or address');
+  }
+}
+
+/** A sign-in with a provider this deployment does not configure (features/federation). */
+export class ProviderNotFoundError extends PasslaneServerError {
+  constructor() {
+    super('provider_not_found', 'no such sign-in provider is configured');
+  }
+}
+
+/** A `redirect_to` whose origin is not one the provider's settings allow: no open redirect. */
+export class RedirectNotAllowedError extends PasslaneServerError {
+  constructor() {
+    super('redirect_not_allowed', 'redirect_to is not one of the app origins this provider may return to', { field: 'redirect_to' });
+  }
+}
+
+/** A provider's callback whose `state` is unknown, used, expired, of another provider, or of another browser. */
+export class InvalidOAuthStateError extends PasslaneServerError {
+  constructor() {
+    super('invalid_oauth_state', 'this sign-in is unknown, expired, already finished or was started in another browser; start again');
+  }
+}
+
+/** The provider's answer was refused (its error, a bad ID token, a failed code exchange); `reason` is audited. */
+export class ProviderRefusedServerError extends PasslaneServerError {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super('provider_refused', 'the sign-in provider did not prove who you are; start again', { reason, ...options });
+  }
+}
+
+/** An app code that is unknown, expired, used, or presented without the verifier of its `code_challenge`. */
+export class InvalidOAuthCodeError extends PasslaneServerError {
+  constructor() {
+    super('invalid_oauth_code', 'the code is invalid, expired, already used, or its code_verifier is wrong; sign in again');
+  }
+}
+
+/**
+ * The provider's verified email has an account that this identity is not linked to: nothing is
+ * linked silently. The answer carries `linkToken`: after a login of that account, POST
+ * /identities/link with it links the identity.
+ */
+export class IdentityLinkRequiredError extends PasslaneServerError {
+  constructor(readonly linkToken: string) {
+    super('identity_link_required', 'an account with this email exists: sign in to it the usual way, then link this sign-in to it');
+  }
+}
+
+/** The provider gave no email it verified: no account is made for it and none is linked by email. */
+export class ProviderEmailUnverifiedError extends PasslaneServerError {
+  constructor() {
+    super('provider_email_unverified', 'the sign-in provider did not verify an email address for you; verify it there, or register with a password');
+  }
+}
+
+/** DELETE /identities/{id} of no identity of the caller's account. */
+export class IdentityNotFoundError extends PasslaneServerError {
+  constructor() {
+    super('identity_not_found', 'no such identity on this account');
+  }
+}
+
+/** Removing the one identity of an account with no password and no passkey: it would lock the account. */
+export class LastSignInMethodError extends PasslaneServerError {
+  constructor() {
+    super('last_sign_in_method', 'this is the only way to sign in to this account; set a password or add a passkey first');
   }
 }
 

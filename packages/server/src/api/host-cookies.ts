@@ -20,8 +20,16 @@ export function presentedSecrets(request: Request, field: unknown, prefix: strin
 /**
  * The Set-Cookie value keeping a secret in the browser: HttpOnly, Secure, SameSite=Strict, Path=/
  * (no script reads it, no other site sends it, no sibling host sets it). serialize() enforces the
- * `__Host-` prefix's rules (Secure, Path=/, no Domain).
+ * `__Host-` prefix's rules (Secure, Path=/, no Domain). `Lax` and `None` are for a cookie that must
+ * come back on another site's navigation to us (a provider's redirect: `Lax`; its form post:
+ * `None`), which must then prove something on its own (features/federation/README.md).
  */
-export function hostCookie(name: string, value: string, maxAgeSeconds: number): string {
-  return serialize(name, value, { path: '/', secure: true, httpOnly: true, sameSite: 'Strict', maxAge: maxAgeSeconds });
+export function hostCookie(name: string, value: string, maxAgeSeconds: number, sameSite: 'Strict' | 'Lax' | 'None' = 'Strict'): string {
+  return serialize(name, value, { path: '/', secure: true, httpOnly: true, sameSite, maxAge: maxAgeSeconds });
+}
+
+/** The value of one cookie the request carries, by its exact name; undefined when absent. */
+export function cookieValue(request: Request, name: string): string | undefined {
+  const header = request.headers.get('cookie');
+  return header === null ? undefined : parse(header, name)[name];
 }

@@ -13,7 +13,7 @@
  */
 
 /** The SSM parameters the functions read at cold start (their names only ever reach a template). */
-export type SecretName = 'pepperKeys' | 'jwtPrivateKey' | 'fingerprintKey' | 'mfaKeys' | 'migrationSecret';
+export type SecretName = 'pepperKeys' | 'jwtPrivateKey' | 'fingerprintKey' | 'mfaKeys' | 'migrationSecret' | 'oauthSecrets';
 
 /**
  * Deploy-time settings. `custom`: serverless.yml computes the value (custom.<name>) and the
@@ -84,6 +84,12 @@ export const SETTINGS = {
   webauthnRpId: { kind: 'param', default: null },
   webauthnOrigins: { kind: 'param', default: null },
   webauthnRpName: { kind: 'param', default: null },
+  // Sign-in with providers (packages/server/src/features/federation/README.md): the providers as
+  // JSON (PASSLANE_OAUTH_PROVIDERS; their secrets in the oauthSecrets parameter), and the URL
+  // their callbacks come back to (the API's, i.e. the issuer, by default). Unset: no provider,
+  // every provider route answers provider_not_found.
+  oauthProviders: { kind: 'param', default: null },
+  publicUrl: { kind: 'param', default: null },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -104,6 +110,7 @@ export const SECRETS: Record<SecretName, { optional: boolean; why: string }> = {
   fingerprintKey: { optional: false, why: 'the HMAC key of email fingerprints (SecureString)' },
   mfaKeys: { optional: false, why: 'the keys sealing TOTP secrets, "id:base64" (SecureString)' },
   migrationSecret: { optional: true, why: 'the key that signs requests to the legacy store\'s URL (SecureString); only with a migration by URL' },
+  oauthSecrets: { optional: true, why: 'the sign-in providers\' client secrets and Apple\'s key, JSON by provider name (SecureString); only with providers that have one' },
 };
 
 export type DynamoDbItemAction =
@@ -254,6 +261,13 @@ const WEBAUTHN_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
   PASSLANE_WEBAUTHN_RP_ID: setting('webauthnRpId'),
   PASSLANE_WEBAUTHN_ORIGINS: setting('webauthnOrigins'),
   PASSLANE_WEBAUTHN_RP_NAME: setting('webauthnRpName'),
+};
+
+/** Sign-in with providers: the federation function's. */
+const FEDERATION_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  PASSLANE_OAUTH_PROVIDERS: setting('oauthProviders'),
+  PASSLANE_PUBLIC_URL: setting('publicUrl'),
+  PASSLANE_OAUTH_SECRETS_PARAMETER: parameterName('oauthSecrets'),
 };
 
 const MIGRATION_GRANTS = (when: string): Grant[] => [
@@ -613,6 +627,70 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['webauthn#*', 'failures#*'], why: 'A challenge spent (conditional delete: one login per challenge); a good login ends the failures it follows (conditional delete).' },
       SEND_MAIL('The new verification link (requireVerifiedEmail).'),
       { kind: 'parameters', secrets: ['jwtPrivateKey'], why: 'The signing key alone: no pepper (no password is verified), no fingerprint key (the credential\'s lookup names the account\'s key, which the failure counters use) and no MFA keys (no TOTP secret is opened).' },
+    ],
+  },
+  {
+    name: 'federation',
+    entry: 'functions/federation.ts',
+    why: 'Sign-in with providers: GET /oauth/{provider}/start, the callback (GET, and POST for form_post), POST /oauth/token, and the account\'s identities. Its own function: no hasher (no password is verified), and the only one that calls the providers.',
+    memory: DEFAULT_MEMORY_MB,
+    timeout: DEFAULT_TIMEOUT_S,
+    routes: [
+      'GET /oauth/{provider}/start',
+      'GET /oauth/{provider}/callback',
+      'POST /oauth/{provider}/callback',
+      'POST /oauth/token',
+      'GET /identities',
+      'DELETE /identities/{id}',
+      'POST /identities/link',
+    ],
+    environment: {
+      // Mail: a new verification link when an unverified account logs in (requireVerifiedEmail).
+      ...MAIL_ENVIRONMENT,
+      ...RATE_LIMIT_ENVIRONMENT,
+      // An account's passkeys offered at the second-factor step (finished at POST /login/mfa).
+      ...WEBAUTHN_ENVIRONMENT,
+      ...FEDERATION_ENVIRONMENT,
+      PASSLANE_TABLE: table,
+      PASSLANE_JWT_PRIVATE_KEY_PARAMETER: parameterName('jwtPrivateKey'),
+      PASSLANE_FINGERPRINT_KEY_PARAMETER: parameterName('fingerprintKey'),
+      PASSLANE_JWT_PUBLIC_KEYS: setting('jwtPublicKeys'),
+    },
+    grants: [
+      { kind: 'index', action: 'dynamodb:Query', index: TABLE_INDEX, why: 'The identity routes: the access token\'s userId -> the account key, through the keys-only index.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:GetItem',
+        keys: ['identity#*', 'identities#*', 'user#*', 'sessions#*', 'mfa#*'],
+        why: 'An identity\'s item (which account), the account\'s list of identities, the account (by its email\'s key, or after the index), the access token\'s sessions item, the account\'s factors (a second factor due; the last way in).',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:BatchGetItem',
+        keys: ['user#*', 'failures#*', 'sessions#*', 'mfa#*'],
+        why: 'The login\'s shared step: the account, its failure counters, its sessions and its second factors in one read, as at POST /login.',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:PutItem',
+        keys: ['oauth#*', 'identity#*', 'user#*', 'mfalogin#*', 'token#verify#*'],
+        why: 'A sign-in\'s state (oauth#, keyed by its secret\'s hash, 10 minutes), its app code and pending link (oauth#, 60 s and 10 minutes); an identity claimed (conditional on it being new: one identity, one account); a first sign-in\'s account (conditional on the email being free); an MFA token (a second factor due); requireVerifiedEmail: a new verification token (never a reset token).',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['identities#*', 'failures#*', 'sessions#*', 'ratelimit#*'],
+        why: 'The account\'s list of identities (an identity recorded or removed, conditional on the account and, for a removal, on another way in); each attempt reserved on its failure counters and given back after a success, the source\'s count of good logins, the new session (conditional on the sessions item\'s version), the verification-mail budget.',
+      },
+      {
+        kind: 'items',
+        action: 'dynamodb:DeleteItem',
+        keys: ['oauth#*', 'identity#*', 'failures#*'],
+        why: 'A state, app code or pending link spent (conditional delete: once); an identity released (a removal, or a first sign-in that lost its account\'s race); a good login ends the failures it follows.',
+      },
+      SEND_MAIL('The new verification link (requireVerifiedEmail).'),
+      { kind: 'parameters', secrets: ['jwtPrivateKey', 'fingerprintKey'], why: 'The signing key (a federated login\'s tokens) and the fingerprint key (a provider\'s email meets the accounts by it). No pepper, no MFA keys.' },
+      { kind: 'parameters', secrets: ['oauthSecrets'], why: 'With providers that have secrets: their client secrets and Apple\'s key.' },
     ],
   },
   {

@@ -169,6 +169,17 @@ export interface PasslaneAuthProps {
   readonly mfa?: PasslaneMfa;
   /** Passkeys (packages/server/SECURITY.md, "Passkeys"). @default off: every passkey route answers 501 */
   readonly passkeys?: PasslanePasskeys;
+  /** Sign-in with providers (packages/server/src/features/federation/README.md). @default none: every provider route answers 404 */
+  readonly federation?: PasslaneFederation;
+}
+
+export interface PasslaneFederation {
+  /** The providers, as PASSLANE_OAUTH_PROVIDERS reads them (packages/server/src/config/README.md): a JSON object by name. */
+  readonly providers: Readonly<Record<string, unknown>>;
+  /** The URL the providers' callbacks come back to (PASSLANE_PUBLIC_URL). @default the issuer */
+  readonly publicUrl?: string;
+  /** The SSM SecureString holding their client secrets and Apple's key, `{ "<name>": { "clientSecret"?, "privateKey"? } }`. @default none */
+  readonly secretsParameterName?: string;
 }
 
 export interface PasslanePasskeys {
@@ -334,6 +345,7 @@ export class PasslaneAuth extends Construct {
       fingerprintKey: props.secrets?.fingerprintKeyParameterName ?? `/passlane/${stage}/fingerprint-key`,
       mfaKeys: props.secrets?.mfaKeysParameterName ?? `/passlane/${stage}/mfa-keys`,
       ...(props.migration !== undefined && 'secretParameterName' in props.migration && { migrationSecret: props.migration.secretParameterName }),
+      ...(props.federation?.secretsParameterName !== undefined && { oauthSecrets: props.federation.secretsParameterName }),
     };
     this.kmsKeyArn = props.secrets?.kmsKeyArn;
     const sesIdentity = props.mail === undefined ? '' : (props.mail.sesIdentityArn ?? this.domainIdentityArn(props.mail.from));
@@ -372,6 +384,8 @@ export class PasslaneAuth extends Construct {
       ...(props.passkeys !== undefined && { webauthnRpId: props.passkeys.rpId }),
       ...(props.passkeys?.origins !== undefined && props.passkeys.origins.length > 0 && { webauthnOrigins: props.passkeys.origins.join(',') }),
       ...(props.passkeys?.rpName !== undefined && { webauthnRpName: props.passkeys.rpName }),
+      ...(props.federation !== undefined && { oauthProviders: JSON.stringify(props.federation.providers) }),
+      ...(props.federation?.publicUrl !== undefined && { publicUrl: props.federation.publicUrl }),
     };
 
     const runtime = props.runtime ?? Runtime.NODEJS_22_X;

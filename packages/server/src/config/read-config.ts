@@ -12,6 +12,8 @@ import type { MfaConfig } from '../features/mfa/settings.js';
 import { readMfaConfig } from './mfa-config.js';
 import type { WebAuthnConfig } from '../features/passkeys/settings.js';
 import { readWebAuthnConfig } from './webauthn-config.js';
+import { readFederationConfig } from './federation-config.js';
+import type { FederationConfig } from '../features/federation/settings.js';
 import type { StorageConfig } from '../storage/settings.js';
 import { readAuthorizerConfig } from './authorizer-config.js';
 import type { Env } from './env.js';
@@ -55,6 +57,8 @@ export interface PasslaneConfig {
   migration?: MigrationConfig;
   /** The operator API's admin keys (PASSLANE_ADMIN_KEYS); absent when off: the operator API is not served (features/operators). */
   operators?: OperatorConfig;
+  /** Sign-in with providers; absent when none is configured (features/federation/settings.ts). */
+  federation?: FederationConfig;
 }
 
 /**
@@ -66,10 +70,12 @@ export function readConfig(env: Env): PasslaneConfig {
   const migration = readMigrationConfig(env);
   const webauthn = readWebAuthnConfig(env);
   const operators = readAdminConfig(env);
+  const tokens = readTokenConfig(env);
+  const federation = readFederationConfig(env, tokens);
   return {
     storage: readStorageConfig(env),
     hasher: readHasherConfig(env),
-    tokens: readTokenConfig(env),
+    tokens,
     rateLimits: readRateLimits(env),
     rehash: readRehashConfig(env),
     fingerprint: readFingerprintConfig(env),
@@ -83,5 +89,6 @@ export function readConfig(env: Env): PasslaneConfig {
     ...(webauthn && { webauthn }),
     ...(migration && { migration }),
     ...(operators && { operators }),
+    ...(federation && { federation }),
   };
 }

@@ -63,6 +63,11 @@ export const AUDIT_METRIC_NAMES: Readonly<Record<AuditEventType, string>> = {
   'auth.email_change_undone': 'EmailChangeUndone',
   'auth.passkey_login_succeeded': 'PasskeyLoginSucceeded',
   'auth.passkey_login_failed': 'PasskeyLoginFailed',
+  'auth.federated_login_succeeded': 'FederatedLoginSucceeded',
+  'auth.federated_login_failed': 'FederatedLoginFailed',
+  'auth.federated_account_created': 'FederatedAccountCreated',
+  'auth.identity_linked': 'IdentityLinked',
+  'auth.identity_removed': 'IdentityRemoved',
 };
 
 /**

@@ -74,9 +74,20 @@ import { StorageUnavailableError } from './errors.js';
  *               (packages/server/src/features/migration/migrate-account.ts); gone when it answers again
  * Job cursors   pk = "job#" + job name (e.g. "job#rehash")
  *               cursor S (opaque to the store), updatedAt S; replaced conditionally
+ * Federated     pk = "oauth#state#", "oauth#code#" or "oauth#link#" + SHA-256 of the step's secret
+ * sign-in       payload S (JSON, the feature's: features/federation), expiresAt N: an authorization
+ * steps         request waiting for its callback (10 minutes), an app code waiting to be redeemed
+ *               (60 seconds), an identity waiting to be linked (10 minutes); each spent by a
+ *               conditional delete (federation-flow-store.ts)
+ * Identities    pk = "identity#" + provider + "#" + subject
+ *               accountUserId S, email S, accountKey S, createdAt N: whose an identity at a provider
+ *               is; put only if absent, so an identity has one account (identity-store.ts)
+ *               pk = "identities#" + email fingerprint
+ *               accountUserId S, identities M (id -> { provider S, subject S, email S?, linkedAt N }):
+ *               the account's identities, as GET /identities lists them; no TTL
  *
  * The prefixes keep the kinds apart; TTL only ever applies to rate-limit, failure, session,
- * one-time token, MFA login, WebAuthn challenge and migration items because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
+ * one-time token, MFA login, WebAuthn challenge, federated sign-in step and migration items because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
  */
 export { DEFAULT_TABLE_NAME } from './settings.js';
 export const PARTITION_KEY = 'pk';
@@ -94,6 +105,9 @@ export const MFA_KEY_PREFIX = 'mfa#';
 export const MFA_LOGIN_KEY_PREFIX = 'mfalogin#';
 export const PASSKEY_KEY_PREFIX = 'passkey#';
 export const WEBAUTHN_CHALLENGE_KEY_PREFIX = 'webauthn#';
+export const FEDERATION_FLOW_KEY_PREFIX = 'oauth#';
+export const IDENTITY_KEY_PREFIX = 'identity#';
+export const IDENTITIES_KEY_PREFIX = 'identities#';
 export const USER_ID_INDEX = 'userId-index';
 
 /** The kinds of second factor, as a login names them; each kind's failures are counted on its own. */

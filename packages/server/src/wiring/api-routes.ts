@@ -24,6 +24,8 @@ import { authorizationServerMetadataRoute } from '../features/tokens/authorizati
 import { jwksRoute } from '../features/tokens/jwks-route.js';
 import { openIdConfigurationRoute } from '../features/tokens/openid-configuration-route.js';
 import { deleteAccountRoute } from '../features/account/delete-account-route.js';
+import { oauthCallbackFormRoute, oauthCallbackRoute, oauthStartRoute, oauthTokenRoute } from '../features/federation/federation-routes.js';
+import { linkIdentityRoute, listIdentitiesRoute, removeIdentityRoute } from '../features/federation/identity-routes.js';
 import type { ApiServices } from './api-services.js';
 
 /**
@@ -63,6 +65,13 @@ export const API_ROUTES: readonly AnyRoute<ApiServices>[] = [
   removePasskeyRoute,
   passkeyLoginOptionsRoute,
   passkeyLoginRoute,
+  oauthStartRoute,
+  oauthCallbackRoute,
+  oauthCallbackFormRoute,
+  oauthTokenRoute,
+  listIdentitiesRoute,
+  linkIdentityRoute,
+  removeIdentityRoute,
   jwksRoute,
   openIdConfigurationRoute,
   authorizationServerMetadataRoute,

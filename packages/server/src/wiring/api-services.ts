@@ -5,6 +5,7 @@ import type { PasswordServices } from '../features/password/dependencies.js';
 import type { RecoveryServices } from '../features/recovery/dependencies.js';
 import type { DeviceApprovalServices } from '../features/device-approval/dependencies.js';
 import type { EmailChangeServices } from '../features/email-change/dependencies.js';
+import type { FederationServices } from '../features/federation/dependencies.js';
 import type { RegisterServices } from '../features/register/dependencies.js';
 import type { RefreshServices, SessionServices } from '../features/sessions/dependencies.js';
 import type { CallerServices } from '../features/sessions/caller-services.js';
@@ -33,6 +34,7 @@ export type ApiServices = LoginServices &
   CallerServices &
   AccountServices &
   EmailChangeServices &
+  FederationServices &
   PublicTokenServices;
 
 /**
@@ -59,6 +61,8 @@ export function servicesOf(deps: AppDependencies): ApiServices {
     authenticator: async () => sessionAuthenticator(deps),
     account: async () => deps,
     emailChange: async () => deps,
+    federation: async () => deps,
+    identities: async () => deps,
     publicTokens: async () => deps.tokens,
   };
 }

@@ -25,6 +25,10 @@ import type { PasswordChangeDependencies } from '../features/password/dependenci
 import type { AccountLifecycleDependencies, OwnAccountDependencies } from '../features/account/dependencies.js';
 import type { RecoveryDependencies } from '../features/recovery/dependencies.js';
 import type { DeviceApprovalDependencies } from '../features/device-approval/dependencies.js';
+import type { FederationDependencies, IdentityManagementDependencies } from '../features/federation/dependencies.js';
+import { createProviderDirectory } from '../features/federation/provider-directory.js';
+import { FederationFlowStore } from '../storage/federation-flow-store.js';
+import { IdentityStore } from '../storage/identity-store.js';
 import type { RegisterDependencies } from '../features/register/dependencies.js';
 import type { RefreshDependencies, SessionManagementDependencies } from '../features/sessions/dependencies.js';
 import type { AuthorizeAccessDependencies } from '../features/sessions/authorize-access.js';
@@ -67,7 +71,9 @@ export type AppDependencies = LoginDependencies &
   RefreshDependencies &
   SessionManagementDependencies &
   AccountLifecycleDependencies &
-  EmailChangeDependencies & { tokens: TokenService };
+  EmailChangeDependencies &
+  FederationDependencies &
+  IdentityManagementDependencies & { tokens: TokenService };
 
 /** The configured policy and pepper keys, within the platform's limits. */
 export function buildHasher(config: PasslaneConfig, platform: Platform): PasswordHasher {
@@ -134,6 +140,10 @@ async function buildAccountParts(config: PasslaneConfig, platform: Platform, ove
     audit: platform.audit,
     now: systemClock,
     ...(migration && { migration }),
+    // Sign-in with providers (features/federation): none configured, every provider is `provider_not_found`.
+    providers: createProviderDirectory(config.federation ?? { providers: [], publicUrl: '' }),
+    flows: new FederationFlowStore(client, table),
+    identities: new IdentityStore(client, table),
     ...overrides,
   };
 }

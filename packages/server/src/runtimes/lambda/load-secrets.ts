@@ -17,7 +17,15 @@ export interface SecretSource {
  * The variables that hold secrets. Public keys and settings stay plain env. A function fetches
  * only those whose `_PARAMETER` its deployment sets (the migration secret: login's alone).
  */
-export const SECRET_VARIABLES = ['PASSLANE_PEPPER_KEYS', 'PASSLANE_JWT_PRIVATE_KEY', 'PASSLANE_FINGERPRINT_KEY', 'PASSLANE_MFA_KEYS', 'PASSLANE_MIGRATION_SECRET'] as const;
+export const SECRET_VARIABLES = [
+  'PASSLANE_PEPPER_KEYS',
+  'PASSLANE_JWT_PRIVATE_KEY',
+  'PASSLANE_FINGERPRINT_KEY',
+  'PASSLANE_MFA_KEYS',
+  'PASSLANE_MIGRATION_SECRET',
+  // The sign-in providers' client secrets and keys, one JSON object (oauth-secrets.ts).
+  'PASSLANE_OAUTH_SECRETS',
+] as const;
 export type SecretVariable = (typeof SECRET_VARIABLES)[number];
 
 export const parameterVariableOf = (variable: SecretVariable): string => `${variable}_PARAMETER`;

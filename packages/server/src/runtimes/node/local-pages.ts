@@ -7,7 +7,11 @@
  *   <undo path>       (/undo-factor#token=...)     "this wasn't me":       POST /mfa/undo
  *   <sign-in path>    (/sign-in)                   sign in with the password (POST /login, then POST /login/mfa
  *                                                  when a second factor is asked for) or a passkey (POST
- *                                                  /passkey/login), or ask for a reset link (POST /password/reset)
+ *                                                  /passkey/login), or ask for a reset link (POST /password/reset);
+ *                                                  "Continue with <provider>" for each configured provider: the
+ *                                                  page is the app (its own PKCE verifier, GET /oauth/<name>/start
+ *                                                  back to itself, the app code redeemed at POST /oauth/token, a
+ *                                                  link after a password login when its email has an account)
  *   /account/passkeys                              delete the account (DELETE /account, after a confirm step);
  *                                                  list, add, rename and remove the passkeys (/passkeys...) with
  *                                                  the access token of the sign-in in this tab; ask to move the
@@ -43,9 +47,14 @@ export interface LocalPages {
 
 type PageKind = 'reset' | 'verify' | 'undo' | 'sign-in' | 'passkeys' | 'approve' | 'email-change' | 'email-undo';
 
-export function createLocalPages(mail: Pick<MailConfig, 'paths' | 'serviceName'>): LocalPages {
+/**
+ * `providers`: the names of the sign-in providers configured (PASSLANE_OAUTH_PROVIDERS), each a
+ * "Continue with" button on the sign-in page; their `redirectOrigins` must hold this server's
+ * origin for the start to come back here.
+ */
+export function createLocalPages(mail: Pick<MailConfig, 'paths' | 'serviceName'>, providers: readonly string[] = []): LocalPages {
   const paths = { ...mail.paths, passkeys: PASSKEYS_PATH };
-  const html = (kind: PageKind, title: string) => ({ body: page(kind, title, mail.serviceName, paths), type: 'text/html' });
+  const html = (kind: PageKind, title: string) => ({ body: page(kind, title, mail.serviceName, paths, providers), type: 'text/html' });
   const documents = new Map<string, { body: string; type: string }>([
     [paths.passwordReset, html('reset', 'Choose a new password')],
     [paths.emailVerification, html('verify', 'Confirm your email address')],
@@ -76,7 +85,22 @@ const HEADERS = {
   'x-content-type-options': 'nosniff',
 };
 
-function page(kind: PageKind, title: string, serviceName: string, paths: LocalPages['paths']): string {
+/** How a button names a provider: the well-known ones as they spell themselves, any other by its configured name. */
+const PROVIDER_LABELS: Readonly<Record<string, string>> = { google: 'Google', microsoft: 'Microsoft', apple: 'Apple', github: 'GitHub' };
+
+function providerButtons(providers: readonly string[]): string {
+  if (providers.length === 0) return '';
+  const buttons = providers.map(
+    (name) => `  <form class="provider" data-provider="${escapeHtml(name)}" method="post"><button>Continue with ${escapeHtml(PROVIDER_LABELS[name] ?? name)}</button></form>`,
+  );
+  return `<section id="providers">
+${buttons.join('\n')}
+</section>
+<p id="link-pending" hidden>An account already has this provider's email address. Sign in with its password below: the provider is then linked to it, and either way signs you in.</p>
+`;
+}
+
+function page(kind: PageKind, title: string, serviceName: string, paths: LocalPages['paths'], providers: readonly string[] = []): string {
   const forms: Record<PageKind, string> = {
     reset: `<form id="reset" method="post" hidden>
   <label>New password <input name="password" type="password" autocomplete="new-password" required></label>
@@ -90,7 +114,7 @@ function page(kind: PageKind, title: string, serviceName: string, paths: LocalPa
   <p>This removes the sign-in method your mail was about, signs every device out, and stops your password from working until you choose a new one with the link we mail you.</p>
   <button>Remove it and sign everything out</button>
 </form>`,
-    'sign-in': `<form id="sign-in" method="post">
+    'sign-in': `${providerButtons(providers)}<form id="sign-in" method="post">
   <label>Email <input name="email" type="email" autocomplete="username" required></label>
   <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
   <button>Sign in</button>
@@ -377,10 +401,21 @@ const SCRIPT = String.raw`'use strict';
       }
       sessionStorage.setItem(TOKEN, answer.body.accessToken);
       passwordForm.hidden = passkeyForm.hidden = secondFactor.hidden = true;
+      if (providerList) providerList.hidden = true;
       document.getElementById('signed-in').hidden = false;
-      say('Signed in: the API issued an access token for ' + answer.body.expiresIn + ' seconds.', 'ok');
+      var signedInText = 'Signed in: the API issued an access token for ' + answer.body.expiresIn + ' seconds.';
+      say(signedInText, 'ok');
+      // A provider's sign-in met this account's email: the password login just made is the recent one the link asks for.
+      var pending = sessionStorage.getItem(LINK);
+      if (!pending) return;
+      sessionStorage.removeItem(LINK);
+      linkNotice.hidden = true;
+      return request('POST', '/identities/link', { linkToken: pending }, answer.body.accessToken).then(function (linked) {
+        if (linked.status !== 201) return failed(linked);
+        say(signedInText + ' ' + (PROVIDER_NAMES[linked.body.provider] || linked.body.provider) + ' is now linked to this account: it signs you in too.', 'ok');
+      });
     }
-    function secondStep(body) {
+    function secondStep(body, why) {
       mfa = body;
       var methods = body.methods || [];
       passwordForm.hidden = passkeyForm.hidden = true;
@@ -391,7 +426,54 @@ const SCRIPT = String.raw`'use strict';
         return new Option(CODES[method], method);
       }));
       codeStep.hidden = select.options.length === 0;
-      say('The password is right; a second factor finishes the sign-in.', 'ok');
+      if (providerList) providerList.hidden = true;
+      say(why || 'The password is right; a second factor finishes the sign-in.', 'ok');
+    }
+
+    // Sign-in with providers: this page is the app. It makes the PKCE pair, keeps the verifier in
+    // this tab (sessionStorage) and sends the browser to the start, which comes back here with a
+    // one-use code (or an error) that only this verifier redeems.
+    var providerList = document.getElementById('providers');
+    var linkNotice = document.getElementById('link-pending');
+    var VERIFIER = 'passlane.oauthVerifier';
+    var LINK = 'passlane.linkToken';
+    var PROVIDER_NAMES = { google: 'Google', microsoft: 'Microsoft', apple: 'Apple', github: 'GitHub' };
+    function base64url(bytes) {
+      return btoa(String.fromCharCode.apply(null, new Uint8Array(bytes))).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+    }
+    document.querySelectorAll('form.provider').forEach(function (form) {
+      onSubmit(form, function () {
+        var verifier = base64url(crypto.getRandomValues(new Uint8Array(32)));
+        return crypto.subtle.digest('SHA-256', new TextEncoder().encode(verifier)).then(function (hash) {
+          sessionStorage.setItem(VERIFIER, verifier);
+          var back = location.origin + location.pathname;
+          location.assign('/oauth/' + encodeURIComponent(form.dataset.provider) + '/start?redirect_to=' + encodeURIComponent(back) +
+            '&code_challenge=' + base64url(hash) + '&code_challenge_method=S256');
+          return new Promise(function () {}); // the button stays disabled while the browser leaves
+        });
+      });
+    });
+    var returned = new URLSearchParams(location.search);
+    if (returned.has('code') || returned.has('error')) {
+      // The code is one use and worthless without the verifier, but it leaves the address bar and the history at once.
+      history.replaceState(null, '', location.pathname);
+      var verifier = sessionStorage.getItem(VERIFIER);
+      sessionStorage.removeItem(VERIFIER);
+      if (returned.has('error')) {
+        say(returned.get('error') === 'temporarily_unavailable' ? 'The provider could not be reached: try again in a moment.' : 'The provider did not sign you in (refused or cancelled).', 'error');
+      } else if (!verifier) {
+        say('This sign-in was started in another tab or browser: start it again here.', 'error');
+      } else {
+        post('/oauth/token', { code: returned.get('code'), codeVerifier: verifier }).then(function (answer) {
+          if (answer.error && answer.error.code === 'mfa_required') return secondStep(answer.body, 'The provider signed you in; a second factor finishes the sign-in.');
+          if (answer.error && answer.error.code === 'identity_link_required' && answer.body.linkToken) {
+            sessionStorage.setItem(LINK, answer.body.linkToken);
+            linkNotice.hidden = false;
+            return say(answer.error.message, 'ok');
+          }
+          return signedIn(answer);
+        }).catch(function (error) { say(error instanceof Failure ? error.message : 'This page failed: ' + error, 'error'); });
+      }
     }
     var askApproval = document.getElementById('ask-approval');
     onSubmit(passwordForm, function (data) {
@@ -570,6 +652,8 @@ h2 { font-size: 1.1rem; margin-top: 2rem; }
 label { display: block; margin: 0 0 0.8rem; }
 input { display: block; box-sizing: border-box; width: 100%; margin-top: 0.2rem; padding: 0.45rem; font: inherit; }
 button { padding: 0.5rem 1rem; font: inherit; cursor: pointer; }
+#providers form { margin-bottom: 0.6rem; }
+#providers button { width: 100%; }
 #status[data-kind="ok"] { color: #176b2c; }
 #status[data-kind="error"] { color: #a11d1d; }
 #passkeys { padding: 0; list-style: none; }

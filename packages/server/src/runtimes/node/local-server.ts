@@ -184,7 +184,7 @@ async function serveApi(env: Env, logs: 'text' | 'json', output: LocalLogOutput 
   const deps = await wiring.buildAuthDependencies(config, platform, { mail }, { mailAtStart: true });
   await ensureTable(platform.dynamoDb(config.storage), config.storage.table, { maxWaitSeconds: 30 });
   // The pages answer the links only where the links point: here, unless PASSLANE_APP_URL names another app.
-  const pages = config.mail.appUrl === ownUrl ? createLocalPages(config.mail) : undefined;
+  const pages = config.mail.appUrl === ownUrl ? createLocalPages(config.mail, config.federation?.providers.map((provider) => provider.name)) : undefined;
   // The operator API beside the public one only with PASSLANE_ADMIN_KEYS (features/operators).
   const { routes, services } = wiring.servedApi(config, deps);
   return {

@@ -46,6 +46,8 @@ export function edgeServices(env: WorkerEnv): ApiServices {
     authenticator: async () => sessionAuthenticator(await getEdgeDependencies(env)),
     account: async () => getEdgeDependencies(env),
     emailChange: () => getEdgeDependencies(env),
+    federation: () => getEdgeDependencies(env),
+    identities: () => getEdgeDependencies(env),
     publicTokens: () => getEdgePublicTokens(env),
   };
 }

@@ -33,6 +33,14 @@ export interface WorkerEnv {
   PASSLANE_LOGIN_LIMIT_WINDOW_S?: string;
   /** Var: origins whose pages may call the Worker, comma-separated (packages/server/src/api/README.md, "CORS"). */
   PASSLANE_CORS_ORIGINS?: string;
+  /**
+   * Var: the sign-in providers (JSON, src/config/README.md); their secrets are secrets of their
+   * own, `PASSLANE_OAUTH_<NAME>_CLIENT_SECRET` and Apple's `PASSLANE_OAUTH_<NAME>_PRIVATE_KEY`
+   * (read through the index signature below, like every binding).
+   */
+  PASSLANE_OAUTH_PROVIDERS?: string;
+  /** Var: where the providers call back (`<url>/oauth/<name>/callback`); the issuer by default. */
+  PASSLANE_PUBLIC_URL?: string;
   [binding: string]: unknown;
 }
 
