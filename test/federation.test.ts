@@ -19,6 +19,7 @@ import { createProviderDirectory } from '../packages/server/src/features/federat
 import { resolveIdentity } from '../packages/server/src/features/federation/resolve-identity.js';
 import type { FederationConfig } from '../packages/server/src/features/federation/settings.js';
 import { register } from '../packages/server/src/features/register/register.js';
+import { deleteAccount } from '../packages/server/src/features/account/delete-account.js';
 import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
 import { servicesOf, type ApiServices } from '../packages/server/src/wiring/api-services.js';
 import { authenticatorApp } from './support/authenticator-app.js';
@@ -194,6 +195,27 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ name, start
     expect(h.events.filter((event) => event.type === 'auth.federated_account_created')).toHaveLength(1);
     // No password opens it.
     expect((await h.call('POST', '/login', { body: { email, password: PASSWORD } })).status).toBe(401);
+  });
+
+  it('a deleted account is not made again by its identity: the next sign-in makes a new account, and a stale claim is released', async () => {
+    const h = await harness();
+    const email = uniqueEmail();
+    const sub = subject();
+    oidc.signInAs({ sub, email, emailVerified: true });
+    const first = await h.signedIn('oidc');
+    expect(first.status).toBe(200);
+    await deleteAccount(h.deps, { userId: userOf(first)!, actor: { kind: 'owner' } });
+    expect(await h.deps.identities.read('oidc', sub)).toBeUndefined();
+    const again = await h.signedIn('oidc');
+    expect(again.status).toBe(200);
+    expect(userOf(again)).not.toBe(userOf(first));
+
+    // A lookup its account listed, whose account went without it (a crash mid-deletion): released, not made again.
+    const second = userOf(again)!;
+    await h.deps.users.deleteUser(email, second);
+    const third = await h.signedIn('oidc');
+    expect(third.status).toBe(200);
+    expect(userOf(third)).not.toBe(second);
   });
 
   it('takes the callback as a form post (response_mode=form_post)', async () => {

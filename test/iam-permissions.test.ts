@@ -32,6 +32,8 @@ vi.hoisted(() => {
 import { LAMBDA_FUNCTIONS } from '../scripts/packaging/lambda-functions.js';
 import { readStorageConfig } from '../packages/server/src/config/storage-config.js';
 import { AccountStore } from '../packages/server/src/storage/account-store.js';
+import { IdentityStore } from '../packages/server/src/storage/identity-store.js';
+import { createEmailFingerprint } from '../packages/server/src/accounts/fingerprint.js';
 import { dynamoDbClientConfig } from '../packages/server/src/storage/dynamodb-client.js';
 import { JobCursorStore } from '../packages/server/src/storage/job-cursor-store.js';
 import { ensureTable } from '../packages/server/src/storage/table.js';
@@ -264,6 +266,19 @@ async function seedAccount(passwordHash = LEGACY.hash, options: { emailVerified?
   const userId = randomUUID();
   await seedUsers.createUser({ email, userId, passwordHash, createdAt: new Date(), ...options });
   return { email, userId };
+}
+
+/** An identity at a provider for the account, as a federated sign-in leaves it: its lookup and the account's list. */
+async function seedIdentity(email: string, userId: string) {
+  const identities = new IdentityStore(seedClient, TABLE);
+  const accountKey = createEmailFingerprint(new Uint8Array(Buffer.from(fingerprintKey, 'base64')))(email);
+  const subject = randomUUID();
+  await identities.claim('oidc', subject, { userId, email, accountKey }, new Date());
+  await identities.record(accountKey, userId, { id: `oidc.${subject}`, provider: 'oidc', subject, linkedAt: 1 });
+  return {
+    gone: async () => (await identities.read('oidc', subject)) === undefined && (await identities.list(accountKey, userId)).length === 0,
+    lookup: () => identities.read('oidc', subject),
+  };
 }
 
 /** The mails SES was asked to send to `to`, oldest first. */
@@ -581,7 +596,7 @@ describe('each function, through its handler, as deployed', () => {
   });
 
   it('account: a deletion refused to a password-only session of an account with a passkey, then done by a passwordless login', async () => {
-    const { email } = await seedAccount();
+    const { email, userId } = await seedAccount();
     const session = await signIn(email);
     const passkeys = await container('passkeys', { secrets: 'ssm', env: WEBAUTHN_ON });
     const authenticator = softwareAuthenticator({ origin: WEBAUTHN_ORIGIN });
@@ -592,11 +607,14 @@ describe('each function, through its handler, as deployed', () => {
     const passwordless = await passkeyLogin.http('POST', '/passkey/login', { response: await authenticator.authenticate(loginOptions) }, { sourceIp: randomIp() });
     expect(passwordless.status).toBe(200);
 
+    const identity = await seedIdentity(email, userId);
+
     const { http } = await container('account', { secrets: 'ssm' });
     expect(await http('DELETE', '/account', undefined, { token: session.accessToken })).toMatchObject({ status: 403, body: { error: { code: 'reauthentication_required' } } });
     expect((await http('DELETE', '/account', undefined, { token: String(passwordless.body!.accessToken) })).status).toBe(204);
     expect(mailsTo(email).at(-1)?.EmailTags).toEqual([{ Name: 'passlane-kind', Value: 'account_changed' }]);
     expect(await seedUsers.getUserByEmail(email)).toBeUndefined();
+    expect(await identity.gone()).toBe(true);
   });
 
   it('emailChange: a change asked for by a passkey login, a wrong link, the link (the account, its factors and passkey moved), the old address\'s undo', async () => {
@@ -611,12 +629,15 @@ describe('each function, through its handler, as deployed', () => {
     const loggedIn = await passkeyLogin.http('POST', '/passkey/login', { response: await authenticator.authenticate(loginOptions.body as never) });
     expect(loggedIn.status).toBe(200);
 
+    const identity = await seedIdentity(email, userId);
     const { http } = await container('emailChange', { secrets: 'ssm' });
     const newEmail = uniqueEmail();
     expect(await http('POST', '/email/change', { newEmail }, { token: loggedIn.body!.accessToken as string })).toMatchObject({ status: 202 });
     const link = tokenMailedTo(newEmail);
     expect(await http('POST', '/email/change/confirm', { token: `${link.split('.')[0]}.${'A'.repeat(43)}` })).toMatchObject({ status: 400, body: { error: { code: 'invalid_token' } } });
     expect(await http('POST', '/email/change/confirm', { token: link })).toMatchObject({ status: 204 });
+    // Its identity at a provider follows it.
+    expect((await identity.lookup())?.email).toBe(newEmail);
     expect((await seedUsers.getUserByEmail(newEmail))?.userId).toBe(userId);
     expect(await seedUsers.getUserByEmail(email)).toBeUndefined();
     expect(mailsTo(email).at(-1)?.EmailTags).toEqual([{ Name: 'passlane-kind', Value: 'email_changed' }]);
@@ -749,8 +770,10 @@ describe('each function, through its handler, as deployed', () => {
     expect((await call('DELETE', `/admin/users/${userId}/passkeys/${credentialId}`)).status).toBeLessThan(300);
     expect((await call('POST', `/admin/users/${userId}/send-reset`)).status).toBeLessThan(300);
     expect(mailsTo(email).at(-1)?.EmailTags).toEqual([{ Name: 'passlane-kind', Value: 'password_reset' }]);
+    const identity = await seedIdentity(email, userId);
     expect((await call('DELETE', `/admin/users/${userId}`)).status).toBe(204);
     expect(await seedUsers.getUserByEmail(email)).toBeUndefined();
+    expect(await identity.gone()).toBe(true);
     expect(await call('GET', `/admin/users/${userId}`)).toMatchObject({ status: 404, body: { error: { code: 'user_not_found' } } });
   });
 

@@ -137,12 +137,15 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // and its mail. No session, token service or secret.
   // DELETE /account: the token's session (recent, with a factor where there is one), the account by
   // its userId (the index), marked disabled, its sessions purged, its factors, passkey lookups and
-  // one-time tokens deleted, the account deleted, the deletion mailed. No pepper, signing or TOTP key.
+  // identities (lookups and list) and one-time tokens deleted, the account deleted, the deletion mailed. No pepper, signing or TOTP key.
   account: [
+    'dynamodb:DeleteItem identities#',
+    'dynamodb:DeleteItem identity#',
     'dynamodb:DeleteItem mfa#',
     'dynamodb:DeleteItem passkey#',
     'dynamodb:DeleteItem token#',
     'dynamodb:DeleteItem user#',
+    'dynamodb:GetItem identities#',
     'dynamodb:GetItem mfa#',
     'dynamodb:GetItem sessions#',
     'dynamodb:GetItem user#',
@@ -228,9 +231,11 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // (token#email-undo#) and its notice. Undo: the link read and used, the switch back, the password
   // locked (user#), a reset link (token#reset#). The fingerprint key; public keys verify the token.
   emailChange: [
+    'dynamodb:DeleteItem identities#',
     'dynamodb:DeleteItem mfa#',
     'dynamodb:DeleteItem token#',
     'dynamodb:DeleteItem user#',
+    'dynamodb:GetItem identities#',
     'dynamodb:GetItem mfa#',
     'dynamodb:GetItem passkey#',
     'dynamodb:GetItem sessions#',
@@ -240,6 +245,8 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:PutItem token#',
     'dynamodb:PutItem user#',
     'dynamodb:Query index/userId-index',
+    'dynamodb:UpdateItem identities#',
+    'dynamodb:UpdateItem identity#',
     'dynamodb:UpdateItem passkey#',
     'dynamodb:UpdateItem ratelimit#',
     'dynamodb:UpdateItem sessions#',
@@ -277,10 +284,13 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // enabled, every session ended (a purge), a factor removed (conditional updates); a reset link
   // written; a deletion's items (account, factors, passkey lookups, links); the owner's mails.
   admin: [
+    'dynamodb:DeleteItem identities#',
+    'dynamodb:DeleteItem identity#',
     'dynamodb:DeleteItem mfa#',
     'dynamodb:DeleteItem passkey#',
     'dynamodb:DeleteItem token#',
     'dynamodb:DeleteItem user#',
+    'dynamodb:GetItem identities#',
     'dynamodb:GetItem mfa#',
     'dynamodb:GetItem sessions#',
     'dynamodb:GetItem user#',

@@ -422,8 +422,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       {
         kind: 'items',
         action: 'dynamodb:GetItem',
-        keys: ['sessions#*', 'mfa#*', 'user#*'],
-        why: 'The access token\'s sessions item (is its session live, its login recent), the account\'s factors (did the login use one; the passkeys whose lookups go), the account (after the index).',
+        keys: ['sessions#*', 'mfa#*', 'user#*', 'identities#*'],
+        why: 'The access token\'s sessions item (is its session live, its login recent), the account\'s factors (did the login use one; the passkeys whose lookups go), the account (after the index), its identities at providers (whose lookups go).',
       },
       {
         kind: 'items',
@@ -434,8 +434,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       {
         kind: 'items',
         action: 'dynamodb:DeleteItem',
-        keys: ['user#*', 'mfa#*', 'passkey#*', 'token#reset#*', 'token#verify#*', 'token#email-change#*'],
-        why: 'The account (conditional on its userId), its factors (conditional on their account), its passkeys\' lookups (conditional on the account), its outstanding reset, verification and email-change links.',
+        keys: ['user#*', 'mfa#*', 'passkey#*', 'identity#*', 'identities#*', 'token#reset#*', 'token#verify#*', 'token#email-change#*'],
+        why: 'The account (conditional on its userId), its factors (conditional on their account), its passkeys\' and identities\' lookups and its list of identities (conditional on the account), its outstanding reset, verification and email-change links.',
       },
       { kind: 'parameters', secrets: ['fingerprintKey'], why: 'The fingerprint key: the account\'s sessions, factors and links are keyed by it. No pepper, signing key or TOTP key.' },
       SEND_MAIL('The mail confirming the deletion to the address.'),
@@ -805,8 +805,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       {
         kind: 'items',
         action: 'dynamodb:GetItem',
-        keys: ['user#*', 'sessions#*', 'mfa#*', 'passkey#*', 'token#*'],
-        why: 'The access token\'s sessions item (live, a recent login, with a factor where there is one); the account at the old and the new address, its factors at both keys and its passkeys\' lookups, read before the switch; the presented link\'s item (consistent read).',
+        keys: ['user#*', 'sessions#*', 'mfa#*', 'passkey#*', 'identities#*', 'token#*'],
+        why: 'The access token\'s sessions item (live, a recent login, with a factor where there is one); the account at the old and the new address, its factors at both keys and its passkeys\' lookups and its identities\' list, read before the switch; the presented link\'s item (consistent read).',
       },
       {
         kind: 'items',
@@ -817,14 +817,14 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       {
         kind: 'items',
         action: 'dynamodb:UpdateItem',
-        keys: ['ratelimit#*', 'token#email-change#*', 'passkey#*', 'sessions#*', 'user#*'],
-        why: 'The new mailbox\'s and the account\'s mail budgets (atomic ADD); a presented secret counted against the outstanding link (conditional ADD); the passkeys\' lookups carried to the new key (conditional on the account); every session ended at the switch (conditional on the epoch); the password locked by an undo (compare-and-swap), or the account disabled when its old address was taken meanwhile.',
+        keys: ['ratelimit#*', 'token#email-change#*', 'passkey#*', 'identity#*', 'identities#*', 'sessions#*', 'user#*'],
+        why: 'The new mailbox\'s and the account\'s mail budgets (atomic ADD); a presented secret counted against the outstanding link (conditional ADD); the passkeys\' and identities\' lookups carried to the new key (conditional on the account), the identities\' list written there; every session ended at the switch (conditional on the epoch); the password locked by an undo (compare-and-swap), or the account disabled when its old address was taken meanwhile.',
       },
       {
         kind: 'items',
         action: 'dynamodb:DeleteItem',
-        keys: ['user#*', 'mfa#*', 'token#*'],
-        why: 'The account and its factors at the old key (conditional on them being unchanged since read); a link used (conditional) and the account\'s other one-time links voided at the switch.',
+        keys: ['user#*', 'mfa#*', 'identities#*', 'token#*'],
+        why: 'The account and its factors at the old key (conditional on them being unchanged since read), its identities\' list there (conditional on the account); a link used (conditional) and the account\'s other one-time links voided at the switch.',
       },
       SEND_MAIL('The link to the new address, a notice to a taken one, the old address\'s notice with its undo link, the reset link after an undo.'),
       { kind: 'parameters', secrets: ['fingerprintKey'], why: 'The fingerprint key (the new address\'s keys). No pepper or signing key: the caller\'s access token is verified with the public keys in its environment.' },
@@ -863,8 +863,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       {
         kind: 'items',
         action: 'dynamodb:GetItem',
-        keys: ['user#*', 'sessions#*', 'mfa#*'],
-        why: 'The account (by address, or after the index), its sessions item (to show, and before each purge) and its factors (to show, and to remove one conditionally).',
+        keys: ['user#*', 'sessions#*', 'mfa#*', 'identities#*'],
+        why: 'The account (by address, or after the index), its sessions item (to show, and before each purge), its factors (to show, and to remove one conditionally) and its identities at providers (a deletion erases them).',
       },
       {
         kind: 'items',
@@ -875,8 +875,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       {
         kind: 'items',
         action: 'dynamodb:DeleteItem',
-        keys: ['user#*', 'mfa#*', 'passkey#*', 'token#*'],
-        why: 'A deletion: the account (conditional on it being this account), its factors, its passkeys\' lookups (conditional on the account), its outstanding links; a removed passkey\'s lookup.',
+        keys: ['user#*', 'mfa#*', 'passkey#*', 'identity#*', 'identities#*', 'token#*'],
+        why: 'A deletion: the account (conditional on it being this account), its factors, its passkeys\' and identities\' lookups and its list of identities (conditional on the account), its outstanding links; a removed passkey\'s lookup.',
       },
       { kind: 'items', action: 'dynamodb:PutItem', keys: ['token#reset#*'], why: 'The reset link an operator sends, replacing the outstanding one. No other token: an operator never holds a link.' },
       SEND_MAIL('The owner hears of every change to their access (disabled, enabled, sessions ended, a factor removed, deleted) and gets the reset link.'),

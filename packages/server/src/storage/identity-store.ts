@@ -148,6 +148,33 @@ export class IdentityStore {
       ExpressionAttributeValues: { ':userId': { S: userId }, ...(options.keepOne && { ':one': { N: '1' } }) },
     });
   }
+
+  /** Points the lookup at the account's new address (a change of email): only while it is this account's. */
+  async repoint(provider: string, subject: string, userId: string, to: { email: string; accountKey: string }): Promise<boolean> {
+    return conditionalUpdate(this.client, this.tableName, 'repointIdentity', {
+      Key: { pk: { S: identityKey(provider, subject) } },
+      UpdateExpression: 'SET email = :email, accountKey = :accountKey',
+      ConditionExpression: 'accountUserId = :userId',
+      ExpressionAttributeValues: { ':email': { S: to.email }, ':accountKey': { S: to.accountKey }, ':userId': { S: userId } },
+    });
+  }
+
+  /** Deletes the account's list (its deletion, or its move to a new key): only while it is this account's. */
+  async forget(accountKey: string, userId: string): Promise<void> {
+    try {
+      await this.client.send(
+        new DeleteItemCommand({
+          TableName: this.tableName,
+          Key: { pk: { S: identitiesKey(accountKey) } },
+          ConditionExpression: 'accountUserId = :userId',
+          ExpressionAttributeValues: { ':userId': { S: userId } },
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return;
+      throw new StorageUnavailableError('forgetIdentities', error);
+    }
+  }
 }
 
 function entryAttributes(identity: LinkedIdentity): Record<string, AttributeValue> {

@@ -23,7 +23,7 @@ export const CLOSED_SESSIONS_SECONDS = 24 * 3600;
  * 2. its sessions item purged and marked too, in one write that moves its epoch on: every access
  *    and refresh token of the account stops working now (their session is gone), and a login
  *    already past its checks cannot write a session (the mark refuses it: session-store.ts);
- * 3. the factors and their lookups, the one-time tokens;
+ * 3. the factors and their lookups, the identities at providers and their lookups, the one-time tokens;
  * 4. the account item, on the condition that it is still this account's;
  * 5. the sessions item emptied again with the mark cleared, its epoch moved on and its TTL near
  *    (CLOSED_SESSIONS_SECONDS), so the address's next account can sign in.
@@ -43,6 +43,10 @@ export async function deleteAccount(deps: AccountLifecycleDependencies, input: {
     await Promise.all([...factors.passkeys.keys()].map((credentialId) => deps.passkeys.deleteLookup(credentialId, accountKey)));
     await deps.mfa.deleteFactors(accountKey, user.userId);
   }
+  // Its identities at providers before the account item: a lookup left behind never makes the account again (features/federation).
+  const identities = await deps.identities.list(accountKey, user.userId);
+  await Promise.all(identities.map((identity) => deps.identities.release(identity.provider, identity.subject, user.userId)));
+  if (identities.length > 0) await deps.identities.forget(accountKey, user.userId);
   await deps.oneTimeTokens.discardAll(accountKey);
   if (!(await deps.users.deleteUser(user.email, user.userId))) throw new UserNotFoundError();
   await endAccountSessions(deps, { ...ended, options: { disabledAt: false, expiresAt: closedUntil, forgetLogins: true } });

@@ -4,6 +4,7 @@ import type { AccountMail } from '../../mail/account-mail.js';
 import type { AccountStore } from '../../storage/account-store.js';
 import type { MfaStore } from '../../storage/mfa-store.js';
 import type { OneTimeTokenStore } from '../../storage/one-time-token-store.js';
+import type { IdentityStore } from '../../storage/identity-store.js';
 import type { PasskeyStore } from '../../storage/passkey-store.js';
 import type { SessionStore } from '../../storage/session-store.js';
 import type { RecoveryConfig } from '../recovery/settings.js';
@@ -22,6 +23,8 @@ export interface AccountLifecycleDependencies {
   sessions: Pick<SessionStore, 'read' | 'purge'>;
   mfa: Pick<MfaStore, 'read' | 'removeTotp' | 'removeRecoveryCodes' | 'deleteFactors'>;
   passkeys: Pick<PasskeyStore, 'remove' | 'deleteLookup'>;
+  /** The account's identities at providers (features/federation): erased with it. */
+  identities: Pick<IdentityStore, 'list' | 'release' | 'forget'>;
   oneTimeTokens: Pick<OneTimeTokenStore, 'put' | 'discardAll'>;
   fingerprint: EmailFingerprint;
   recovery: Pick<RecoveryConfig, 'resetTokenSeconds'>;

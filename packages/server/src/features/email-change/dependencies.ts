@@ -5,6 +5,7 @@ import type { AccountStore } from '../../storage/account-store.js';
 import type { EmailSwitchStore } from '../../storage/email-switch-store.js';
 import type { EmailUndoStore } from '../../storage/email-undo-store.js';
 import type { MfaStore } from '../../storage/mfa-store.js';
+import type { IdentityStore } from '../../storage/identity-store.js';
 import type { OneTimeTokenStore } from '../../storage/one-time-token-store.js';
 import type { RateLimitStore } from '../../storage/rate-limit-store.js';
 import type { RecoveryConfig } from '../recovery/settings.js';
@@ -14,6 +15,8 @@ import type { EndOtherSessionsDependencies, SessionCheckDependencies } from '../
 export interface AddressSwitchDependencies extends EndOtherSessionsDependencies {
   emailSwitches: Pick<EmailSwitchStore, 'switchEmail'>;
   oneTimeTokens: Pick<OneTimeTokenStore, 'discardAll'>;
+  /** The account's identities at providers (features/federation) follow it to the new address. */
+  identities: Pick<IdentityStore, 'list' | 'repoint' | 'record' | 'forget'>;
   fingerprint: EmailFingerprint;
   audit: Audit;
   now: () => Date;

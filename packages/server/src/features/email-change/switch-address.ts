@@ -27,10 +27,28 @@ export async function switchAddress(
       return outcome;
     }
     deps.audit({ type: 'auth.email_changed', userId: input.userId, fromFingerprint: fromKey, toFingerprint: toKey });
+    await moveIdentities(deps, { userId: input.userId, fromKey, to: input.to, toKey });
     await endOtherSessions(deps, { accountKey: fromKey, userId: input.userId, reason: input.reason });
     await deps.oneTimeTokens.discardAll(fromKey);
     return 'switched';
   }
   deps.audit({ type: 'auth.email_change_failed', userId: input.userId, reason: 'changed' });
   throw new AccountChangedError();
+}
+
+/**
+ * The account's identities at providers follow it: each lookup names the new address (only while
+ * it is still this account's), the list moves to the new key. Each step can be taken again; a
+ * lookup left naming the old address is released at its next sign-in, never made an account of
+ * again (features/federation/resolve-identity.ts).
+ */
+async function moveIdentities(deps: AddressSwitchDependencies, input: { userId: string; fromKey: string; to: string; toKey: string }): Promise<void> {
+  const identities = await deps.identities.list(input.fromKey, input.userId);
+  if (identities.length === 0) return;
+  for (const identity of identities) {
+    if (await deps.identities.repoint(identity.provider, identity.subject, input.userId, { email: input.to, accountKey: input.toKey })) {
+      await deps.identities.record(input.toKey, input.userId, identity);
+    }
+  }
+  await deps.identities.forget(input.fromKey, input.userId);
 }

@@ -19,7 +19,7 @@ export interface FederationFlowDependencies extends AttemptCounterDependencies {
 
 /** From an identity to its account (resolve-identity.ts): the lookups and the accounts, which a first sign-in creates. */
 export interface IdentityAccountDependencies {
-  identities: Pick<IdentityStore, 'read' | 'claim' | 'release' | 'record'>;
+  identities: Pick<IdentityStore, 'read' | 'claim' | 'release' | 'record' | 'list'>;
   users: Pick<AccountStore, 'getUserByEmail' | 'createUser'>;
   fingerprint: (canonicalEmail: string) => string;
   audit: Audit;

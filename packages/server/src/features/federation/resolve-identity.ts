@@ -48,7 +48,10 @@ export async function resolveIdentity(deps: IdentityAccountDependencies, identit
         await recordIdentity(deps, identity, user, lookup.accountKey);
         return { kind: 'account', user, accountKey: lookup.accountKey };
       }
-      if (user === undefined) {
+      // A claim whose account was never made is finished here; one its account listed (the account
+      // made, then deleted or moved to another address) is stale: never made again (a deletion is
+      // not undone, and a moved account keeps one item), released like a lookup of another account.
+      if (user === undefined && !(await listedByItsAccount(deps, identity, lookup))) {
         await createClaimedAccount(deps, lookup);
         continue;
       }
@@ -102,4 +105,10 @@ export async function recordIdentity(deps: Pick<IdentityAccountDependencies, 'id
     ...(email !== undefined && { email }),
     linkedAt: epochSeconds(deps.now()),
   });
+}
+
+/** The identity is on its account's list: that account was made (and since went, or moved). */
+async function listedByItsAccount(deps: IdentityAccountDependencies, identity: ProvenIdentity, lookup: { userId: string; accountKey: string }): Promise<boolean> {
+  const id = identityId(identity.provider, identity.subject);
+  return (await deps.identities.list(lookup.accountKey, lookup.userId)).some((listed) => listed.id === id);
 }
