@@ -91,7 +91,7 @@ const MAIL_VARIABLES = ['PASSLANE_MAIL_FROM', 'PASSLANE_APP_URL', 'PASSLANE_SES_
  * first send, so it is never parsed at a cold start), and password, which wires the same auth
  * dependencies as login (mail included, built on first use) but never sends and may not.
  */
-const SES_CHUNK_FUNCTIONS = ['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'factorUndo', 'account', 'password', 'recovery', 'emailChange', 'admin'];
+const SES_CHUNK_FUNCTIONS = ['register', 'login', 'mfa', 'passkeys', 'passkeyLogin', 'federation', 'factorUndo', 'account', 'password', 'recovery', 'emailChange', 'admin'];
 
 /** A message of @simplewebauthn/server's assertion check: where it is, the library is. */
 const WEBAUTHN_MARKER = 'Unexpected authentication response challenge';

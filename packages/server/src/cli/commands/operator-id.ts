@@ -7,16 +7,16 @@ import { userInfo } from 'node:os';
  * GetCallerIdentity: that would be a network call (and a client) more before every action, for a
  * name the operator's own credentials could not make more trustworthy (cli/README.md, "Operators").
  */
-export function cliOperatorId(env: Record<string, string | undefined>): string {
-  return `cli:${osUser(env)}`;
+export function cliOperatorId(): string {
+  return `cli:${osUser()}`;
 }
 
-function osUser(env: Record<string, string | undefined>): string {
+function osUser(): string {
   try {
     const name = userInfo().username;
     if (name !== '') return name;
   } catch {
-    // No passwd entry for the uid (some containers): the environment's name, if any.
+    // No passwd entry for the uid (some containers): no name to give.
   }
-  return env.USER ?? env.LOGNAME ?? env.USERNAME ?? 'unknown';
+  return 'unknown';
 }

@@ -75,7 +75,7 @@ export async function runUsersCommand(argv: string[], io: CommandIo): Promise<nu
   const tools = await openOperatorTools(io, name, { mails: !READS.includes(options.subcommand) });
   if (tools === undefined) return 2;
   const { deps, storage, close } = tools;
-  const actor: Actor = { kind: 'operator', id: cliOperatorId(io.env) };
+  const actor: Actor = { kind: 'operator', id: cliOperatorId() };
   const [id, second] = options.args as [string, string | undefined];
   const print = (human: () => void, json: unknown) => (options.json ? writeLine(io.stdout, JSON.stringify(json)) : human());
   try {
