@@ -150,7 +150,7 @@ describe('npm start says what went wrong, and what happened', () => {
     const { url } = server;
     const port = new URL(url).port;
     expect(server.output()).toContain(`mail: ${dataDir}/outbox/*.eml`);
-    expect(server.output()).toContain(`pages for the mailed links: http://localhost:${port}/reset-password, /verify-email, /sign-in`);
+    expect(server.output()).toContain(`pages for the mailed links: http://localhost:${port}/reset-password, /verify-email, /sign-in, /approve-device, /undo-factor, /confirm-email-change, /undo-email-change`);
     const email = `mail-${randomUUID()}@example.test`;
     expect((await post(`${url}/register`, { email, password: 'a passphrase for mail' })).status).toBe(201);
 

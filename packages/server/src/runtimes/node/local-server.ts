@@ -270,7 +270,7 @@ async function main(): Promise<void> {
         ? []
         : [`  the mails link to your app, ${server.appUrl} (PASSLANE_APP_URL): its pages take the token and post it to this API`]
       : [
-          `  pages for the mailed links: ${server.appUrl}${server.pages.passwordReset}, ${server.pages.emailVerification}, ${server.pages.signIn}`,
+          `  pages for the mailed links: ${server.appUrl}${[server.pages.passwordReset, server.pages.emailVerification, server.pages.signIn, server.pages.deviceApproval, server.pages.factorUndo, server.pages.emailChange, server.pages.emailChangeUndo].join(', ')}`,
           `  passkeys of the account signed in on ${server.pages.signIn}: ${server.appUrl}${server.pages.passkeys}`,
         ];
   // One write, so a reader of stdout gets the whole banner at once.
