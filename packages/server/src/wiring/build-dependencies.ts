@@ -323,7 +323,7 @@ export async function buildEmailChangeDependencies(config: PasslaneConfig, platf
     fingerprint,
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
-    now: () => new Date(),
+    now: systemClock,
   };
 }
 
@@ -394,7 +394,7 @@ export async function buildAccountLifecycleDependencies(config: PasslaneConfig, 
     recovery: config.recovery,
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
-    now: () => new Date(),
+    now: systemClock,
   };
 }
 

@@ -11,6 +11,7 @@ import { RateLimitStore } from '../storage/rate-limit-store.js';
 import { SessionStore } from '../storage/session-store.js';
 import { buildAccountMail, buildFingerprint, buildTokenService } from './build-dependencies.js';
 import type { Platform } from './platform.js';
+import { systemClock } from '../shared/system-clock.js';
 
 /**
  * The federation function (functions/federation.ts): start, callback, POST /oauth/token and the
@@ -45,6 +46,6 @@ export async function buildFederationDependencies(
     providers: createProviderDirectory(config.federation ?? { providers: [], publicUrl: '' }),
     flows: new FederationFlowStore(client, table),
     identities: new IdentityStore(client, table),
-    now: () => new Date(),
+    now: systemClock,
   };
 }
