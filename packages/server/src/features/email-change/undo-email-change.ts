@@ -1,9 +1,7 @@
-import { AccountChangedError, InvalidOneTimeTokenError, TemporarilyUnavailableError } from '../../accounts/errors.js';
-import { PASSWORD_RESET_REQUIRED } from '../../accounts/password-reset-required.js';
+import { AccountChangedError, InvalidOneTimeTokenError } from '../../accounts/errors.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
-import { HashChangedError } from '../../storage/errors.js';
-import { mailFailureCode } from '../recovery/mail-failure.js';
-import { formatOneTimeToken, newOneTimeToken, parseOneTimeToken } from '../recovery/one-time-token.js';
+import { lockPasswordUntilReset, mailResetLinkNow } from '../recovery/lock-password-until-reset.js';
+import { parseOneTimeToken } from '../recovery/one-time-token.js';
 import { endOtherSessions } from '../sessions/end-sessions.js';
 import { secretHash } from '../sessions/refresh-token.js';
 import type { EmailChangeUndoDependencies } from './dependencies.js';
@@ -14,9 +12,6 @@ export interface EmailChangeUndone {
   /** The old address is the account's again (false: it has another account now, and this one is disabled). */
   emailRestored: boolean;
 }
-
-/** Writes lost to a concurrent change of the password before giving up (each reads again). */
-const MAX_ATTEMPTS = 3;
 
 /**
  * POST /email/change/undo { token }: the "this wasn't me" link of the old address's notice, with
@@ -52,39 +47,12 @@ export async function undoEmailChange(deps: EmailChangeUndoDependencies, input: 
   }
   const email = emailRestored ? undo.oldEmail : account.email;
   const accountKey = deps.fingerprint(email);
-  await lockPassword(deps, email, now);
+  await lockPasswordUntilReset(deps, { email, userId: undo.userId, reason: 'email-change-undo', now });
   await endOtherSessions(deps, { accountKey, userId: undo.userId, reason: 'email_change_undone' });
   await deps.oneTimeTokens.discardAll(accountKey);
   if (!emailRestored) await deps.emailSwitches.disable(email, undo.userId, now);
   if (!(await deps.emailUndos.consume(token.accountKey, tokenHash))) return reject('used');
   deps.audit({ type: 'auth.email_change_undone', userId: undo.userId, restored: emailRestored });
-  if (emailRestored) await mailResetLink(deps, accountKey, email, now);
+  if (emailRestored) await mailResetLinkNow(deps, { accountKey, email, now });
   return { emailRestored };
-}
-
-/** The password stops working (whoever moved the account knew it) until a reset; conditional on the hash read, as every change of it. */
-async function lockPassword(deps: EmailChangeUndoDependencies, email: string, now: Date): Promise<void> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const user = await deps.users.getUserByEmail(email);
-    if (user === undefined || user.passwordHash === PASSWORD_RESET_REQUIRED) return;
-    try {
-      await deps.users.replacePasswordHash({ email, expectedHash: user.passwordHash, newHash: PASSWORD_RESET_REQUIRED, reason: 'email-change-undo', now });
-      return;
-    } catch (error) {
-      if (!(error instanceof HashChangedError)) throw error;
-    }
-  }
-  throw new TemporarilyUnavailableError(1);
-}
-
-/** A reset link to the restored address, outside the reset request's hourly budget: the owner just proved the mailbox. */
-async function mailResetLink(deps: EmailChangeUndoDependencies, accountKey: string, email: string, now: Date): Promise<void> {
-  const token = newOneTimeToken(accountKey);
-  const expiresIn = deps.recovery.resetTokenSeconds;
-  try {
-    await deps.oneTimeTokens.put('reset', accountKey, { tokenHash: secretHash(token.secret), email, expiresAt: epochSeconds(now) + expiresIn });
-    await deps.mail.passwordReset(email, formatOneTimeToken(token), expiresIn);
-  } catch (error) {
-    deps.audit({ type: 'auth.mail_failed', mail: 'password_reset', code: mailFailureCode(error) });
-  }
 }

@@ -1,9 +1,8 @@
 import { InvalidOneTimeTokenError, TemporarilyUnavailableError } from '../../accounts/errors.js';
-import { PASSWORD_RESET_REQUIRED } from '../../accounts/password-reset-required.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
-import { HashChangedError } from '../../storage/errors.js';
 import type { StoredFactorUndo } from '../../storage/factor-undo-store.js';
-import { formatOneTimeToken, newOneTimeToken, parseOneTimeToken } from '../recovery/one-time-token.js';
+import { lockPasswordUntilReset, mailResetLinkNow } from '../recovery/lock-password-until-reset.js';
+import { parseOneTimeToken } from '../recovery/one-time-token.js';
 import { endOtherSessions } from '../sessions/end-sessions.js';
 import { secretHash } from '../sessions/refresh-token.js';
 import type { FactorUndoDependencies } from './dependencies.js';
@@ -43,11 +42,11 @@ export async function undoFactor(deps: FactorUndoDependencies, input: { token: s
   // Every step is idempotent and the link is used last: a failure midway (storage down) leaves
   // it working for a retry, and of two racing uses both do the same once, one is told `invalid_token`.
   const factorRemoved = await removeFactor(deps, accountKey, undo);
-  await lockPassword(deps, undo.email, undo.userId, now);
+  await lockPasswordUntilReset(deps, { email: undo.email, userId: undo.userId, reason: 'factor-undo', now });
   await endOtherSessions(deps, { accountKey, userId: undo.userId, reason: 'factor_undone' });
   if (!(await deps.factorUndos.consume(accountKey, tokenHash))) return reject('used');
   deps.audit({ type: 'auth.factor_undone', userId: undo.userId, factor: undo.factor.kind, removed: factorRemoved });
-  await mailResetLink(deps, accountKey, undo.email, now);
+  await mailResetLinkNow(deps, { accountKey, email: undo.email, now });
   return { factorRemoved };
 }
 
@@ -70,37 +69,4 @@ async function removeFactor(deps: FactorUndoDependencies, accountKey: string, un
     }
   }
   throw new TemporarilyUnavailableError(1);
-}
-
-/** The password stops working (whoever added the factor knew it) until a reset; conditional on the hash read, as every change of it. */
-async function lockPassword(deps: FactorUndoDependencies, email: string, userId: string, now: Date): Promise<void> {
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const user = await deps.users.getUserByEmail(email);
-    // Another account at the address (the link's was deleted, the address registered again): not this link's to lock.
-    if (user === undefined || user.userId !== userId || user.passwordHash === PASSWORD_RESET_REQUIRED) return;
-    try {
-      await deps.users.replacePasswordHash({ email, expectedHash: user.passwordHash, newHash: PASSWORD_RESET_REQUIRED, reason: 'factor-undo', now });
-      return;
-    } catch (error) {
-      // A login's upgrade of the hash landed in between: read again and lock that.
-      if (!(error instanceof HashChangedError)) throw error;
-    }
-  }
-  throw new TemporarilyUnavailableError(1);
-}
-
-/**
- * A reset link, as POST /password/reset makes one but outside its hourly budget: the owner just
- * proved the mailbox. It replaces the account's outstanding reset link (one per account), so none
- * mailed before outlives this. Best effort (a failure is audited; the sign-in page asks for another).
- */
-async function mailResetLink(deps: FactorUndoDependencies, accountKey: string, email: string, now: Date): Promise<void> {
-  const token = newOneTimeToken(accountKey);
-  const expiresIn = deps.recovery.resetTokenSeconds;
-  try {
-    await deps.oneTimeTokens.put('reset', accountKey, { tokenHash: secretHash(token.secret), email, expiresAt: epochSeconds(now) + expiresIn });
-    await deps.mail.passwordReset(email, formatOneTimeToken(token), expiresIn);
-  } catch (error) {
-    deps.audit({ type: 'auth.mail_failed', mail: 'password_reset', code: (error as { code?: string }).code ?? 'unknown' });
-  }
 }
