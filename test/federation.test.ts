@@ -27,6 +27,7 @@ import { asCaller, createAuthFixture, uniqueEmail } from './support/auth-fixture
 import { dynamoDbServers } from './support/dynamodb-servers.js';
 import { movableClock } from './support/clock.js';
 import { startOidcProvider, type TestOidcProvider } from './support/oidc-provider.js';
+import { throughProvider as followProvider } from './support/provider-browser.js';
 import { startHost } from './support/api-hosts.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -115,30 +116,9 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ name, start
      * or the form post of `form_post`), not yet sent.
      */
     async function throughProvider(location: string, publicUrl = PUBLIC): Promise<Request> {
-      const jar = new Map<string, string>();
-      let url = new URL(location);
-      for (let hop = 0; hop < 20; hop++) {
-        const response = await fetch(url, { redirect: 'manual', headers: { cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; ') } });
-        for (const set of response.headers.getSetCookie()) {
-          const [pair] = set.split(';');
-          const [name, ...value] = pair!.split('=');
-          jar.set(name!.trim(), value.join('='));
-        }
-        if (response.status >= 300 && response.status < 400) {
-          url = new URL(response.headers.get('location')!, url);
-          if (url.href.startsWith(publicUrl)) return new Request(url);
-          continue;
-        }
-        const html = await response.text();
-        const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-        if (response.status === 200 && action !== undefined) {
-          const form = new URLSearchParams();
-          for (const match of html.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) form.set(decodeEntities(match[1]!), decodeEntities(match[2]!));
-          return new Request(decodeEntities(action), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form.toString() });
-        }
-        throw new Error(`the provider answered ${response.status}: ${html.slice(0, 300)}`);
-      }
-      throw new Error('too many redirects at the provider');
+      const back = await followProvider(location, publicUrl);
+      if (back.method === 'GET') return new Request(back.url);
+      return new Request(back.url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: back.form!.toString() });
     }
 
     /** The callback as the browser sends it, with the cookie the start set (or the one a test chose). */
@@ -505,7 +485,3 @@ describe.each(dynamoDbServers)('sign-in with providers on $name', ({ name, start
     expect(new Set(answers.map(userOf)).size).toBe(1);
   });
 });
-
-function decodeEntities(text: string): string {
-  return text.replace(/&amp;/g, '&').replace(/&quot;/g, '"').replace(/&#x2F;/g, '/').replace(/&#x3D;/g, '=').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>');
-}
