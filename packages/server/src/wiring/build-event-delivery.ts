@@ -58,7 +58,10 @@ export function buildEventDelivery(
   };
 }
 
-/** What the status report reads: the sinks' names are enough (no EventBridge client needed to read its counts). */
-export function buildEventDeliveryStatus(settings: EventDeliverySettings, storage: StorageConfig, platform: Pick<Platform, 'dynamoDb'>): EventDeliveryStatusDependencies {
-  return { status: new OutboxDeliveryStore(platform.dynamoDb(storage), storage.table), sinkNames: eventSinkNames(settings) };
+/**
+ * What the status report reads: the sinks' names are enough (no EventBridge client needed to read
+ * its counts); with no settings (nothing delivered), the pending outboxes alone.
+ */
+export function buildEventDeliveryStatus(settings: EventDeliverySettings | undefined, storage: StorageConfig, platform: Pick<Platform, 'dynamoDb'>): EventDeliveryStatusDependencies {
+  return { status: new OutboxDeliveryStore(platform.dynamoDb(storage), storage.table), sinkNames: settings === undefined ? [] : eventSinkNames(settings) };
 }
