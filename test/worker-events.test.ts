@@ -66,7 +66,8 @@ describe('the Worker’s scheduled sweep of account events', () => {
     await appendToOutbox(client, TABLE, one);
     await appendToOutbox(client, TABLE, two);
 
-    const worker = await miniflare.getWorker();
+    // Miniflare's Fetcher runs the Worker's `scheduled` as the cron trigger would.
+    const worker = (await miniflare.getWorker()) as unknown as { scheduled(options: { cron: string }): Promise<unknown> };
     await worker.scheduled({ cron: '* * * * *' });
 
     expect(receiver.refused).toEqual([]);
