@@ -62,6 +62,8 @@ export function createResolver(template: Template, physicalIds: Record<string, s
         return `arn:${PARTITION}:dynamodb:${REGION}:${ACCOUNT_ID}:table/${name}`;
       case 'AWS::Logs::LogGroup':
         return `arn:${PARTITION}:logs:${REGION}:${ACCOUNT_ID}:log-group:${name}:*`;
+      case 'AWS::SQS::Queue':
+        return `arn:${PARTITION}:sqs:${REGION}:${ACCOUNT_ID}:${name}`;
       default:
         throw new Error(`cannot resolve the Arn of ${logicalId} (${resource.Type})`);
     }
