@@ -280,12 +280,12 @@ describe.each([
       ParallelizationFactor: 10,
       StartingPosition: 'TRIM_HORIZON',
       MaximumBatchingWindowInSeconds: 0,
-      MaximumRetryAttempts: 60,
+      MaximumRetryAttempts: -1,
       BisectBatchOnFunctionError: true,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      MaximumRecordAgeInSeconds: 3600,
+      MaximumRecordAgeInSeconds: 21_600,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['EventsDeadLetterQueue', 'Arn'] } } },
-      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT', 'MODIFY'], dynamodb: { Keys: { pk: { S: [{ prefix: 'outbox#' }] } } } }) }] },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { pk: { S: [{ prefix: 'outbox#' }] } } } }) }] },
     });
     // Created after its role: Lambda checks then that the role may read the stream.
     for (const template of [cdk(), sls()]) expect([mapping(template).DependsOn].flat()).toContain('EventsRole');

@@ -51,6 +51,7 @@ const SECRET_PARAMS: Record<SecretName, string> = {
   mfaKeys: 'mfaKeysParameter',
   migrationSecret: 'migrationSecretParameter',
   oauthSecrets: 'oauthSecretsParameter',
+  webhooks: 'webhooksParameter',
 };
 
 /** A setting as serverless.yml resolves it; null defaults leave the variable out (osls drops null). */

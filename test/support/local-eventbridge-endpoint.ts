@@ -26,8 +26,11 @@ export type EventBridgeBehaviour =
   | { kind: 'accept' }
   /** The call fails as a whole with this HTTP status and error type. */
   | { kind: 'fail'; status: number; type: string }
-  /** A 200, with every entry failed with this code (PutEvents' partial failure). */
-  | { kind: 'rejectEntries'; code: string };
+  /**
+   * A 200 with the entries `when` picks (all by default) failed with this code (PutEvents'
+   * partial failure), the others taken; after `times` such calls (if given), it accepts again.
+   */
+  | { kind: 'rejectEntries'; code: string; when?: (entry: PutEventsEntry) => boolean; times?: number };
 
 export interface LocalEventBridgeEndpoint {
   endpoint: string;
@@ -65,8 +68,14 @@ export async function startLocalEventBridgeEndpoint(): Promise<LocalEventBridgeE
         return;
       }
       if (behaviour.kind === 'rejectEntries') {
-        const code = behaviour.code;
-        reply(200, { FailedEntryCount: entries.length, Entries: entries.map(() => ({ ErrorCode: code, ErrorMessage: 'refused by the test' })) });
+        const { code, when = () => true } = behaviour;
+        const refused = entries.map((entry) => when(entry));
+        if (refused.some(Boolean) && behaviour.times !== undefined && --behaviour.times <= 0) behaviour = { kind: 'accept' };
+        accepted.push(...entries.filter((_, index) => !refused[index]));
+        reply(200, {
+          FailedEntryCount: refused.filter(Boolean).length,
+          Entries: entries.map((_, index) => (refused[index] ? { ErrorCode: code, ErrorMessage: 'refused by the test' } : { EventId: `local-event-${++sequence}` })),
+        });
         return;
       }
       accepted.push(...entries);
@@ -84,7 +93,7 @@ export async function startLocalEventBridgeEndpoint(): Promise<LocalEventBridgeE
     requests,
     accepted,
     behave: (next) => {
-      behaviour = next;
+      behaviour = { ...next };
     },
     stop: () =>
       new Promise<void>((resolve, reject) => {

@@ -13,7 +13,7 @@
  */
 
 /** The SSM parameters the functions read at cold start (their names only ever reach a template). */
-export type SecretName = 'pepperKeys' | 'jwtPrivateKey' | 'fingerprintKey' | 'mfaKeys' | 'migrationSecret' | 'oauthSecrets';
+export type SecretName = 'pepperKeys' | 'jwtPrivateKey' | 'fingerprintKey' | 'mfaKeys' | 'migrationSecret' | 'oauthSecrets' | 'webhooks';
 
 /**
  * Deploy-time settings. `custom`: serverless.yml computes the value (custom.<name>) and the
@@ -118,6 +118,7 @@ export const SECRETS: Record<SecretName, { optional: boolean; why: string }> = {
   mfaKeys: { optional: false, why: 'the keys sealing TOTP secrets, "id:base64" (SecureString)' },
   migrationSecret: { optional: true, why: 'the key that signs requests to the legacy store\'s URL (SecureString); only with a migration by URL' },
   oauthSecrets: { optional: true, why: 'the sign-in providers\' client secrets and Apple\'s key, JSON by provider name (SecureString); only with providers that have one' },
+  webhooks: { optional: true, why: 'the webhooks account events go to, PASSLANE_WEBHOOKS\' JSON with their URLs and signing secrets (SecureString); only with webhooks' },
 };
 
 export type DynamoDbItemAction =
@@ -153,9 +154,10 @@ export type Grant =
 
 /**
  * A function fed by the table's stream (DynamoDB Streams, keys only): Lambda reads the stream
- * and invokes it with batches of the records whose partition key starts with `keyPrefix` and
- * whose change is one of `eventNames` (the event source mapping's filter: other records are
- * dropped by Lambda, at no invocation). Records of one key reach the function in the order they
+ * and invokes it with batches of the records whose partition key starts with `keyPrefix` (the
+ * event source mapping's filter: other records are dropped by Lambda, at no invocation; a
+ * DynamoDB mapping filters on the record's `dynamodb` key alone, so removals come through too
+ * and the handler skips them). Records of one key reach the function in the order they
  * were written, also with `parallelizationFactor` > 1 (Lambda splits a shard by key). The function
  * answers ReportBatchItemFailures; a failed batch is split in two (BisectBatchOnFunctionError) and
  * retried, and what still fails after `maximumRetryAttempts` or `maximumRecordAgeSeconds` is
@@ -164,7 +166,6 @@ export type Grant =
  */
 export interface TableStreamTrigger {
   keyPrefix: string;
-  eventNames: readonly ('INSERT' | 'MODIFY' | 'REMOVE')[];
   startingPosition: 'TRIM_HORIZON' | 'LATEST';
   batchSize: number;
   maximumBatchingWindowSeconds: number;
@@ -228,7 +229,7 @@ export const DEAD_LETTER_RETENTION_SECONDS = 1_209_600;
 
 /** The event source mapping's one filter, as both templates write it (its JSON is FilterCriteria.Filters[0].Pattern). */
 export function streamFilterPattern(trigger: TableStreamTrigger): Record<string, unknown> {
-  return { eventName: [...trigger.eventNames], dynamodb: { Keys: { pk: { S: [{ prefix: trigger.keyPrefix }] } } } };
+  return { dynamodb: { Keys: { pk: { S: [{ prefix: trigger.keyPrefix }] } } } };
 }
 
 /** One CloudWatch alarm on a stream-triggered function or its dead-letter queue. */
@@ -1077,6 +1078,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     environment: {
       PASSLANE_TABLE: table,
       PASSLANE_EVENT_BUS: setting('eventBus'),
+      // The webhooks' JSON whole, URLs with the secrets: a URL may carry a token of its own.
+      PASSLANE_WEBHOOKS_PARAMETER: parameterName('webhooks'),
     },
     grants: [
       { kind: 'items', action: 'dynamodb:GetItem', keys: ['outbox#*'], why: 'The account\'s outbox (consistent read): its events, oldest first, and their delivery state.' },
@@ -1094,11 +1097,10 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       },
       { kind: 'sendToDeadLetterQueue', why: 'Lambda describes a batch whose retries ran out in the function\'s own dead-letter queue, as this role.' },
       { kind: 'putEvents', setting: 'eventBus', why: 'With a bus named: PutEvents on that bus, and no other.' },
+      { kind: 'parameters', secrets: ['webhooks'], why: 'With webhooks: their JSON (URLs and signing secrets), read once per container.' },
     ],
     tableStream: {
       keyPrefix: 'outbox#',
-      // An outbox is created (INSERT) or appended to (MODIFY); its removal (REMOVE) is the end of a delivery.
-      eventNames: ['INSERT', 'MODIFY'],
       // The oldest record still in the stream when the mapping is created: appends made while it
       // was being created (or after it was turned off and on) still ring.
       startingPosition: 'TRIM_HORIZON',
@@ -1106,8 +1108,11 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       maximumBatchingWindowSeconds: 0,
       // Records of one key stay in order at any factor: Lambda splits a shard by key.
       parallelizationFactor: 10,
-      maximumRetryAttempts: 60,
-      maximumRecordAgeSeconds: 3600,
+      // Retried until the record is older than the delivery's own retries last (its backoff and
+      // attempts, features/events/settings.ts): a destination that is down for hours is caught
+      // up with when it is back, and only then does a batch go to the dead-letter queue.
+      maximumRetryAttempts: -1,
+      maximumRecordAgeSeconds: 21_600,
       iteratorAgeAlarmMs: 600_000,
     },
   },

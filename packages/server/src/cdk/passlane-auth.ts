@@ -190,6 +190,11 @@ export interface PasslaneEventDelivery {
    * @default none: no EventBridge destination
    */
   readonly busName?: string;
+  /**
+   * The SSM SecureString holding PASSLANE_WEBHOOKS' JSON, `[{ "name", "url", "secrets": ["whsec_..."] }]`
+   * (packages/server/src/config/README.md); the events function's role may read it. @default none: no webhooks
+   */
+  readonly webhooksParameterName?: string;
   /** The SNS topic the events function's alarms notify. @default none: the alarms only change state */
   readonly alarmTopicArn?: string;
 }
@@ -371,6 +376,7 @@ export class PasslaneAuth extends Construct {
       mfaKeys: props.secrets?.mfaKeysParameterName ?? `/passlane/${stage}/mfa-keys`,
       ...(props.migration !== undefined && 'secretParameterName' in props.migration && { migrationSecret: props.migration.secretParameterName }),
       ...(props.federation?.secretsParameterName !== undefined && { oauthSecrets: props.federation.secretsParameterName }),
+      ...(props.events?.webhooksParameterName !== undefined && { webhooks: props.events.webhooksParameterName }),
     };
     this.kmsKeyArn = props.secrets?.kmsKeyArn;
     const sesIdentity = props.mail === undefined ? '' : (props.mail.sesIdentityArn ?? this.domainIdentityArn(props.mail.from));

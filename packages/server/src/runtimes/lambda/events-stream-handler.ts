@@ -20,6 +20,9 @@
  *   only; failing to build the dependencies fails the invocation (an Errors alarm), never a
  *   record silently dropped.
  *
+ * Removals (`REMOVE`: an outbox deleted, the end of a delivery) are skipped: the mapping's filter
+ * can only look at the record's `dynamodb` key (its keys), not at the kind of change.
+ *
  * Logged: account ids (the token's `sub`, no address), outcomes and counts; never an event's
  * data (addresses) or a destination's secret.
  */
@@ -31,12 +34,11 @@ import type { Context as LambdaContext, DynamoDBBatchResponse, DynamoDBRecord, D
 import { logger } from '../../observability/logger.js';
 import { metrics } from '../../observability/metrics.js';
 import { safeErrorFields } from '../../observability/safe-error.js';
+import type { DeliveryOutcome } from '../../features/events/deliver-account-events.js';
+import { OUTBOX_KEY_PREFIX } from '../../storage/outbox-delivery-store.js';
 
-/** The partition-key prefix of an account's outbox (packages/server/src/storage/table.ts). */
-export const OUTBOX_KEY_PREFIX = 'outbox#';
-
-/** What one delivery attempt of an account's outbox came to (features/events/deliver-account-events.ts). */
-export type StreamDeliveryOutcome = 'delivered' | 'nothing' | 'leased' | 'waiting' | 'failed';
+/** What one delivery attempt of an account's outbox came to. */
+export type StreamDeliveryOutcome = DeliveryOutcome;
 
 /** Nothing left to send for the account: its record is done. Anything else is tried again. */
 const DONE: ReadonlySet<StreamDeliveryOutcome> = new Set(['delivered', 'nothing']);
@@ -73,6 +75,8 @@ export const DEFAULT_STREAM_HANDLER_OPTIONS: EventsStreamHandlerOptions = {
 export function accountsOfRecords(records: readonly DynamoDBRecord[], warn: (message: string, fields: Record<string, unknown>) => void = () => {}): StreamAccount[] {
   const accounts = new Map<string, StreamAccount>();
   for (const record of records) {
+    // An outbox deleted: its delivery ended, nothing to ring for.
+    if (record.eventName === 'REMOVE') continue;
     const key = record.dynamodb?.Keys?.pk?.S;
     const sequenceNumber = record.dynamodb?.SequenceNumber;
     if (key === undefined || !key.startsWith(OUTBOX_KEY_PREFIX) || key.length === OUTBOX_KEY_PREFIX.length || sequenceNumber === undefined) {
@@ -119,7 +123,7 @@ export function deliverStreamBatch(
           outcome = await deliver(account.accountId);
         } catch (error) {
           outcome = 'error';
-          log.warn('account events: delivery failed', { accountId: account.accountId, ...safeErrorFields(error) });
+          log.warn('account events: delivery failed', { accountId: account.accountId, error: safeErrorFields(error) });
         }
         last.set(account.accountId, outcome);
         if (outcome !== 'error' && DONE.has(outcome)) pending.delete(account.accountId);
