@@ -19,6 +19,9 @@
  *   passlane users find EMAIL | show ID | list [--cursor C] [--limit N] | disable ID | enable ID | end-sessions ID
  *                  | remove-factor ID totp|recovery_codes|passkey:ID|all | send-reset ID | delete ID [--yes]   [--json]
  *
+ * Account events (features/events): the sinks' counts and last errors, the pending outboxes; a deliverer:
+ *   passlane events status [--json] | passlane events deliver [--follow]
+ *
  *   passlane keygen [--format env|dev-vars|ssm]         -> new secrets to configure (it prints keys: that is its job)
  *   passlane admin-key ID                               -> a new admin key for the operator API off Lambda, and its PASSLANE_ADMIN_KEYS entry
  *   passlane --version
@@ -40,15 +43,17 @@ import { BENCH_USAGE, benchCommand } from './commands/bench.js';
 import { checkPasswordCommand } from './commands/check-password.js';
 import { USERS_USAGE, runUsersCommand } from './commands/users.js';
 import { ADMIN_KEY_USAGE, runAdminKeyCommand } from './commands/admin-key.js';
+import { EVENTS_USAGE, runEventsCommand } from './commands/events.js';
 
 const USAGE = `usage: passlane <hash | verify (--hash H | --jsonl) | needs-rehash --hash H> [--backend native|wasm]
        passlane check-password [--email E]   (exit 0 accepted, 1 refused)
        passlane import FILE [options] | passlane rehash [--dry-run] [options] | passlane inventory [--json]
        passlane users find EMAIL | show ID | list | disable ID | enable ID | end-sessions ID | remove-factor ID F | send-reset ID | delete ID [--yes]
+       passlane events status [--json] | deliver [--follow]   (account events: failures, pending, a deliverer)
        passlane bench [--quick] [--remote FUNCTION --memory 512,1024,1769,3008] [options]
        passlane keygen [--format env|dev-vars|ssm]   (new signing, fingerprint and pepper keys) | passlane admin-key ID
        passlane --version
-The password is read from stdin. passlane <import|rehash|inventory|users|bench|keygen|admin-key> --help for their options.`;
+The password is read from stdin. passlane <import|rehash|inventory|users|events|bench|keygen|admin-key> --help for their options.`;
 
 /** Subcommands with their own options and usage; none of them reads a password. */
 const SUBCOMMANDS: Readonly<Record<string, { run: (args: string[], io: CommandIo) => Promise<number>; usage: string }>> = {
@@ -59,6 +64,7 @@ const SUBCOMMANDS: Readonly<Record<string, { run: (args: string[], io: CommandIo
   keygen: { run: runKeygenCommand, usage: KEYGEN_USAGE },
   users: { run: runUsersCommand, usage: USERS_USAGE },
   'admin-key': { run: runAdminKeyCommand, usage: ADMIN_KEY_USAGE },
+  events: { run: runEventsCommand, usage: EVENTS_USAGE },
 };
 
 class UsageError extends Error {}

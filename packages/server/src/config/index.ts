@@ -36,3 +36,5 @@ export {
   type MigrationConfig,
   type UrlMigrationConfig,
 } from '../features/migration/settings.js';
+export { readEventDeliveryConfig } from './event-delivery-config.js';
+export { DEFAULT_EVENT_DELIVERY, type EventDeliverySettings, type WebhookSettings } from '../features/events/settings.js';
