@@ -24,12 +24,8 @@ const delivery = onceUntilFailure(async () => {
   // Events recorded with nowhere to go would leave their outboxes only by being dropped: fail
   // instead (the Errors alarm), and the events wait in their outboxes.
   if (settings === undefined) throw new ConfigError('PASSLANE_EVENT_BUS', 'and PASSLANE_WEBHOOKS are both unset: the events function has nowhere to deliver account events');
-  const deps = buildEventDelivery(
-    settings,
-    readStorageConfig(env),
-    { dynamoDb: createLambdaDynamoDbClient, warn: (message, fields) => logger.warn(message, fields) },
-    { eventBus: sdkEventBusClient(), log: { info: (message, fields) => logger.info(message, fields), warn: (message, fields) => logger.warn(message, fields) } },
-  );
+  const log = { info: (message: string, fields: Record<string, unknown> = {}) => logger.info(message, fields), warn: (message: string, fields: Record<string, unknown> = {}) => logger.warn(message, fields) };
+  const deps = buildEventDelivery(settings, readStorageConfig(env), { dynamoDb: createLambdaDynamoDbClient, warn: log.warn }, { eventBus: sdkEventBusClient(), log });
   return (accountId: string) => deliverAccountEvents(deps, accountId);
 });
 

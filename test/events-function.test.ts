@@ -21,6 +21,9 @@ import { readStorageConfig } from '../packages/server/src/config/storage-config.
 import { dynamoDbClientConfig } from '../packages/server/src/storage/dynamodb-client.js';
 import { ensureTable } from '../packages/server/src/storage/table.js';
 import { DynamoDBClient as Client } from '@aws-sdk/client-dynamodb';
+import { PASSLANE_FUNCTIONS } from '../packages/server/src/cdk/functions.js';
+import { retryDelayMs } from '../packages/server/src/features/events/retry-delay.js';
+import { DEFAULT_EVENT_DELIVERY } from '../packages/server/src/features/events/settings.js';
 import { accountsOfRecords, deliverStreamBatch, type StreamDeliveryOutcome } from '../packages/server/src/runtimes/lambda/events-stream-handler.js';
 import { startDynamoDbLocal, type RunningDynamoDb } from './support/dynamodb-servers.js';
 import { lambdaContext } from './support/lambda-context.js';
@@ -160,6 +163,18 @@ describe('the events function on a stream batch', () => {
   it('answers a batch of records of nothing (an outbox already delivered) with nothing to retry', async () => {
     const handler = await container();
     expect(await handler(outboxStreamEvent([crypto.randomUUID(), [crypto.randomUUID(), 'MODIFY']]), lambdaContext())).toEqual({ batchItemFailures: [] });
+  });
+});
+
+describe('the stream trigger against the delivery\'s retries', () => {
+  it('retries a record for longer than the delivery\'s default retries last, so a destination down for hours is caught up with', () => {
+    const trigger = PASSLANE_FUNCTIONS.find((fn) => fn.name === 'events')!.tableStream!;
+    // The longest the delivery waits between its attempts at one event, before dead-lettering it.
+    let waits = 0;
+    for (let attempt = 1; attempt < DEFAULT_EVENT_DELIVERY.maxAttempts; attempt++) waits += retryDelayMs(attempt, DEFAULT_EVENT_DELIVERY, () => 0.999_999);
+    expect(trigger.maximumRecordAgeSeconds * 1000).toBeGreaterThan(waits);
+    expect(trigger.maximumRetryAttempts).toBe(-1);
+    expect(trigger.startingPosition).toBe('TRIM_HORIZON');
   });
 });
 
