@@ -1071,7 +1071,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
   {
     name: 'events',
     entry: 'functions/events.ts',
-    why: 'No route: the table\'s stream rings it when an account\'s outbox (outbox#) is written; it delivers that account\'s events, in order, to the EventBridge bus the deployment names (packages/server/src/features/events). Failed batches are retried, then described in its dead-letter queue, with alarms.',
+    why: 'No route: the table\'s stream rings it when an account\'s outbox (outbox#) is written; it delivers that account\'s events, in order, to the EventBridge bus and the webhooks the deployment names (packages/server/src/features/events). Failed batches are retried, then described in its dead-letter queue, with alarms.',
     memory: DEFAULT_MEMORY_MB,
     timeout: 60,
     routes: [],
