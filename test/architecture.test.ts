@@ -23,7 +23,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  * may import its own floor and those below, never one above.
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['shared'],
+  ['shared', 'events'],
   ['storage', 'mail'],
   ['accounts'],
   ['webauthn'],

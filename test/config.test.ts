@@ -90,8 +90,15 @@ describe('readConfig', () => {
         serviceName: 'passlane',
         breachCheck: { enabled: false, url: 'https://api.pwnedpasswords.com/range/', timeoutMs: 1000, minCount: 1, failClosed: false },
       },
+      events: { enabled: false },
     });
     expect(readServerConfig({})).toEqual({ port: 3000, host: '127.0.0.1', dataDir: '.data', dynamoDbPort: 8000, dynamoDbEndpoint: undefined });
+  });
+
+  it('records account events only when PASSLANE_EVENTS is on, and refuses anything but on and off', () => {
+    expect(readConfig({ PASSLANE_EVENTS: 'on' }).events).toEqual({ enabled: true });
+    expect(readConfig({ PASSLANE_EVENTS: 'off' }).events).toEqual({ enabled: false });
+    expect(() => readConfig({ PASSLANE_EVENTS: 'true' })).toThrow(/PASSLANE_EVENTS/);
   });
 
   it('reads the recovery settings and refuses requiring a verification that is never sent', () => {

@@ -15,6 +15,7 @@ import { legacyFixtures } from './support/fixtures.js';
 import { DEFAULT_SESSION_CONFIG } from '../packages/server/src/features/sessions/settings.js';
 import { DEFAULT_RECOVERY_CONFIG } from '../packages/server/src/features/recovery/settings.js';
 import { loginSession } from './support/login-results.js';
+import { NO_ACCOUNT_EVENTS } from '../packages/server/src/events/account-events.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'new password, longer and better';
@@ -227,6 +228,7 @@ describe('token check', () => {
       rateLimits: limits(),
       audit: () => {},
       now: () => new Date(),
+      accountEvents: NO_ACCOUNT_EVENTS,
     });
     const request = { accessToken: 'a.b.c', currentPassword: PASSWORD, newPassword: NEW_PASSWORD };
     await expect(changePasswordWithToken(fails(new InvalidTokenError('expired')), request)).rejects.toBeInstanceOf(UnauthenticatedError);
@@ -263,6 +265,7 @@ describe('storage outage', () => {
       rateLimits: limits(),
       audit: () => {},
       now: () => new Date(),
+      accountEvents: NO_ACCOUNT_EVENTS,
     };
     const { mapError } = await import('../packages/server/src/api/map-error.js');
     for (const run of [loginSession, register]) {

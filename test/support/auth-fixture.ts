@@ -36,9 +36,12 @@ import type { RateLimits } from '../../packages/server/src/features/login/settin
 import { createProviderDirectory } from '../../packages/server/src/features/federation/provider-directory.js';
 import { FederationFlowStore } from '../../packages/server/src/storage/federation-flow-store.js';
 import { IdentityStore } from '../../packages/server/src/storage/identity-store.js';
+import { accountEventRecorder } from '../../packages/server/src/events/account-events.js';
+import { EventOutbox } from '../../packages/server/src/storage/event-outbox.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
-export async function createAuthFixture(endpoint: string, overrides: Partial<AppDependencies> = {}, options: { burst?: boolean } = {}) {
+/** `events`: account events recorded (PASSLANE_EVENTS=on), through the one outbox the stores share. */
+export async function createAuthFixture(endpoint: string, overrides: Partial<AppDependencies> = {}, options: { burst?: boolean; events?: boolean } = {}) {
   // No middleware cache: tests add middleware (call logs, fault injection) after the first requests.
   // Item requests by the short path, as the functions' client sends them; a test's middleware
   // (initialize step) still sees each call first.
@@ -50,7 +53,8 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
   sendItemRequestsDirectly(client);
   const tableName = `users-${crypto.randomUUID()}`;
   await ensureTable(client, tableName);
-  const users = new AccountStore(client, tableName);
+  const outbox = new EventOutbox(client, tableName);
+  const users = new AccountStore(client, tableName, outbox);
   const counters = new RateLimitStore(client, tableName);
   const cursors = new JobCursorStore(client, tableName);
   const tokens = createTokenService({ keyring: await createKeyring(await generateSigningKey()) });
@@ -69,10 +73,10 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     oneTimeTokens: new OneTimeTokenStore(client, tableName),
     deviceApprovals: new DeviceApprovalStore(client, tableName),
     deviceApproval: { ...DEFAULT_DEVICE_APPROVAL_CONFIG },
-    mfa: new MfaStore(client, tableName),
-    passkeys: new PasskeyStore(client, tableName),
+    mfa: new MfaStore(client, tableName, outbox),
+    passkeys: new PasskeyStore(client, tableName, outbox),
     factorUndos: new FactorUndoStore(client, tableName),
-    emailSwitches: new EmailSwitchStore(client, tableName),
+    emailSwitches: new EmailSwitchStore(client, tableName, outbox),
     emailUndos: new EmailUndoStore(client, tableName),
     now: () => new Date(),
     secretBox: createSecretBox([{ id: 'test', key: crypto.getRandomValues(new Uint8Array(32)) }]),
@@ -83,10 +87,11 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     audit: (event) => events.push(event),
     providers: createProviderDirectory({ providers: [], publicUrl: '' }),
     flows: new FederationFlowStore(client, tableName),
-    identities: new IdentityStore(client, tableName),
+    identities: new IdentityStore(client, tableName, outbox),
+    accountEvents: accountEventRecorder({ enabled: options.events === true }, () => deps.now()),
     ...overrides,
   };
-  return { deps, users, counters, cursors, events, mailbox, client, tableName, dispose: () => client.destroy() };
+  return { deps, users, counters, cursors, events, mailbox, client, tableName, outbox, dispose: () => client.destroy() };
 }
 
 /**

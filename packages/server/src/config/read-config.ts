@@ -31,6 +31,8 @@ import { readStorageConfig } from './storage-config.js';
 import { readTokenConfig } from './token-config.js';
 import { readAdminConfig } from './admin-config.js';
 import type { OperatorConfig } from '../features/operators/settings.js';
+import type { AccountEventSettings } from '../events/account-events.js';
+import { readEventsConfig } from './events-config.js';
 
 /**
  * Everything the service is built from (wiring/build-dependencies.ts), each part typed where the
@@ -59,6 +61,8 @@ export interface PasslaneConfig {
   operators?: OperatorConfig;
   /** Sign-in with providers; absent when none is configured (features/federation/settings.ts). */
   federation?: FederationConfig;
+  /** Account events recorded with each change (src/events); off unless PASSLANE_EVENTS=on. */
+  events: AccountEventSettings;
 }
 
 /**
@@ -86,6 +90,7 @@ export function readConfig(env: Env): PasslaneConfig {
     mail: readMailConfig(env),
     passwords: readPasswordConfig(env),
     mfa: readMfaConfig(env),
+    events: readEventsConfig(env),
     ...(webauthn && { webauthn }),
     ...(migration && { migration }),
     ...(operators && { operators }),

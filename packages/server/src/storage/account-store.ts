@@ -1,10 +1,7 @@
 import {
-  DeleteItemCommand,
   GetItemCommand,
-  PutItemCommand,
   QueryCommand,
   ScanCommand,
-  UpdateItemCommand,
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
@@ -16,6 +13,8 @@ import {
 } from './errors.js';
 import { assertPositiveInteger, isConditionalCheckFailed } from './checks.js';
 import { USER_ID_INDEX, MFA_KEY_PREFIX, USER_KEY_PREFIX } from './table.js';
+import type { AccountEvent } from '../events/account-event.js';
+import { EventOutbox } from './event-outbox.js';
 
 export interface UserRecord {
   userId: string;
@@ -123,35 +122,40 @@ export interface ScanAccountsPage {
  * Accounts on the one DynamoDB table (layout in table.ts); rate-limit counters and job cursors
  * have stores of their own. Every write that can race is conditional. SDK errors other than lost conditions become
  * StorageUnavailableError, so no caller decides authentication without storage. Nothing here
- * logs; error messages carry no emails or hashes.
+ * logs; error messages carry no emails or hashes. The writes that change an account take the
+ * account events to record with the change (`events`, written by the outbox: event-outbox.ts).
  */
 export class AccountStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
+    private readonly outbox = new EventOutbox(client, tableName),
   ) {}
 
   /** Throws AccountExistsError if the email is taken. */
-  async createUser(user: NewUser): Promise<void> {
+  async createUser(user: NewUser, events: readonly AccountEvent[] = []): Promise<void> {
     const createdAt = user.createdAt.toISOString();
     try {
-      await this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: {
-            pk: { S: userKey(user.email) },
-            userId: { S: user.userId },
-            email: { S: user.email },
-            passwordHash: { S: user.passwordHash },
-            createdAt: { S: createdAt },
-            updatedAt: { S: createdAt },
-            ...(user.emailVerified !== undefined && { emailVerified: { BOOL: user.emailVerified } }),
+      await this.outbox.write(
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: {
+              pk: { S: userKey(user.email) },
+              userId: { S: user.userId },
+              email: { S: user.email },
+              passwordHash: { S: user.passwordHash },
+              createdAt: { S: createdAt },
+              updatedAt: { S: createdAt },
+              ...(user.emailVerified !== undefined && { emailVerified: { BOOL: user.emailVerified } }),
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            // The failed condition hands back the stored item, so telling our own landed retry
+            // from a duplicate needs no GetItem (the register role may not read accounts).
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
-          ConditionExpression: 'attribute_not_exists(pk)',
-          // The failed condition hands back the stored item, so telling our own landed retry
-          // from a duplicate needs no GetItem (the register role may not read accounts).
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
+        },
+        events,
       );
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw new StorageUnavailableError('createUser', error);
@@ -208,16 +212,19 @@ export class AccountStore {
   }
 
   /** The owner proved the mailbox. False when the account is gone. */
-  async markEmailVerified(email: string, now = new Date()): Promise<boolean> {
+  async markEmailVerified(email: string, now = new Date(), events: readonly AccountEvent[] = []): Promise<boolean> {
     try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: { S: userKey(email) } },
-          UpdateExpression: 'SET emailVerified = :true, updatedAt = :now',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':true': { BOOL: true }, ':now': { S: now.toISOString() } },
-        }),
+      await this.outbox.write(
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { pk: { S: userKey(email) } },
+            UpdateExpression: 'SET emailVerified = :true, updatedAt = :now',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':true': { BOOL: true }, ':now': { S: now.toISOString() } },
+          },
+        },
+        events,
       );
       return true;
     } catch (error) {
@@ -230,26 +237,29 @@ export class AccountStore {
    * Compare-and-swap of the password hash. Throws HashChangedError if the stored hash is no
    * longer `expectedHash` (e.g. a stale rehash after a password change) or the account is gone.
    */
-  async replacePasswordHash(input: ReplacePasswordHashInput): Promise<void> {
+  async replacePasswordHash(input: ReplacePasswordHashInput, events: readonly AccountEvent[] = []): Promise<void> {
     const now = (input.now ?? new Date()).toISOString();
     const changesSecret = input.reason !== 'rehash';
     try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: { S: userKey(input.email) } },
-          ConditionExpression: 'attribute_exists(pk) AND passwordHash = :expected',
-          UpdateExpression: changesSecret
-            ? 'SET passwordHash = :new, updatedAt = :now, passwordChangedAt = :now'
-            : 'SET passwordHash = :new, updatedAt = :now',
-          ExpressionAttributeValues: {
-            ':expected': { S: input.expectedHash },
-            ':new': { S: input.newHash },
-            ':now': { S: now },
+      await this.outbox.write(
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { pk: { S: userKey(input.email) } },
+            ConditionExpression: 'attribute_exists(pk) AND passwordHash = :expected',
+            UpdateExpression: changesSecret
+              ? 'SET passwordHash = :new, updatedAt = :now, passwordChangedAt = :now'
+              : 'SET passwordHash = :new, updatedAt = :now',
+            ExpressionAttributeValues: {
+              ':expected': { S: input.expectedHash },
+              ':new': { S: input.newHash },
+              ':now': { S: now },
+            },
+            // As in createUser: the failed condition hands back what is stored.
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           },
-          // As in createUser: the failed condition hands back what is stored.
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
+        },
+        events,
       );
     } catch (error) {
       if (!isConditionalCheckFailed(error)) {
@@ -267,15 +277,18 @@ export class AccountStore {
    * Deletes the account item, only while it is this account's (an address registered again
    * since is another account). False when it is gone or another's.
    */
-  async deleteUser(email: string, userId: string): Promise<boolean> {
+  async deleteUser(email: string, userId: string, events: readonly AccountEvent[] = []): Promise<boolean> {
     try {
-      await this.client.send(
-        new DeleteItemCommand({
-          TableName: this.tableName,
-          Key: { pk: { S: userKey(email) } },
-          ConditionExpression: 'userId = :userId',
-          ExpressionAttributeValues: { ':userId': { S: userId } },
-        }),
+      await this.outbox.write(
+        {
+          Delete: {
+            TableName: this.tableName,
+            Key: { pk: { S: userKey(email) } },
+            ConditionExpression: 'userId = :userId',
+            ExpressionAttributeValues: { ':userId': { S: userId } },
+          },
+        },
+        events,
       );
       return true;
     } catch (error) {
@@ -288,21 +301,24 @@ export class AccountStore {
    * Marks the account disabled (`disabled`: when and by whom) or enabled again (undefined), only
    * while the item is this account's. False when it is gone or another's.
    */
-  async setDisabled(email: string, userId: string, disabled: { at: Date; by: string } | undefined, now: Date): Promise<boolean> {
+  async setDisabled(email: string, userId: string, disabled: { at: Date; by: string } | undefined, now: Date, events: readonly AccountEvent[] = []): Promise<boolean> {
     const values: Record<string, AttributeValue> = { ':userId': { S: userId }, ':now': { S: now.toISOString() } };
     if (disabled !== undefined) {
       values[':at'] = { S: disabled.at.toISOString() };
       values[':by'] = { S: disabled.by };
     }
     try {
-      await this.client.send(
-        new UpdateItemCommand({
-          TableName: this.tableName,
-          Key: { pk: { S: userKey(email) } },
-          UpdateExpression: disabled !== undefined ? 'SET disabledAt = :at, disabledBy = :by, updatedAt = :now' : 'SET updatedAt = :now REMOVE disabledAt, disabledBy',
-          ConditionExpression: 'userId = :userId',
-          ExpressionAttributeValues: values,
-        }),
+      await this.outbox.write(
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: { pk: { S: userKey(email) } },
+            UpdateExpression: disabled !== undefined ? 'SET disabledAt = :at, disabledBy = :by, updatedAt = :now' : 'SET updatedAt = :now REMOVE disabledAt, disabledBy',
+            ConditionExpression: 'userId = :userId',
+            ExpressionAttributeValues: values,
+          },
+        },
+        events,
       );
       return true;
     } catch (error) {

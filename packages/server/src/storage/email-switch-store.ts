@@ -12,6 +12,8 @@ import { isConditionalCheckFailed } from './checks.js';
 import { StorageUnavailableError } from './errors.js';
 import { userKey } from './account-store.js';
 import { CLEAR_FACTOR_FAILURES, PASSKEY_KEY_PREFIX, mfaKey } from './table.js';
+import type { AccountEvent } from '../events/account-event.js';
+import { EventOutbox } from './event-outbox.js';
 
 type Item = Record<string, AttributeValue>;
 
@@ -62,7 +64,8 @@ interface SwitchPlan {
  * server has it; on one without (dynalite answers an unknown operation) the same writes in order,
  * the new address's conditional put first, undone when a later condition fails. Sessions,
  * devices and one-time links are not moved: the caller ends them (they are keyed by the old
- * address's fingerprint, and the tokens that name them carry it).
+ * address's fingerprint, and the tokens that name them carry it). The account events of a switch
+ * (`events`) are appended in its transaction, or after its last step (event-outbox.ts).
  */
 export class EmailSwitchStore {
   /** Unknown until the first switch: whether this server runs TransactWriteItems. */
@@ -71,20 +74,24 @@ export class EmailSwitchStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
+    private readonly outbox = new EventOutbox(client, tableName),
   ) {}
 
-  async switchEmail(input: EmailSwitch): Promise<SwitchOutcome> {
+  async switchEmail(input: EmailSwitch, events: readonly AccountEvent[] = []): Promise<SwitchOutcome> {
     const plan = await this.plan(input);
     if (typeof plan === 'string') return plan;
     if (this.transactions !== false) {
-      const outcome = await this.transact(plan);
+      const outcome = await this.transact(plan, events);
       if (outcome !== 'unsupported') {
         this.transactions = true;
+        if (outcome === 'switched') this.outbox.committed(events);
         return outcome;
       }
       this.transactions = false;
     }
-    return this.inSteps(plan);
+    const outcome = await this.inSteps(plan);
+    if (outcome === 'switched' && events.length > 0) await this.outbox.append(events);
+    return outcome;
   }
 
   /**
@@ -109,16 +116,25 @@ export class EmailSwitchStore {
    * An operator's attention needed: the account item at `email` disabled (login, refresh and tokens
    * refused), only while it is this account's. False when it is not there.
    */
-  async disable(email: string, userId: string, now: Date): Promise<boolean> {
-    return this.write(
-      new UpdateItemCommand({
-        TableName: this.tableName,
-        Key: key(userKey(email)),
-        UpdateExpression: 'SET disabledAt = if_not_exists(disabledAt, :now), updatedAt = :now',
-        ConditionExpression: 'userId = :userId',
-        ExpressionAttributeValues: { ':now': { S: now.toISOString() }, ':userId': { S: userId } },
-      }),
-    );
+  async disable(email: string, userId: string, now: Date, events: readonly AccountEvent[] = []): Promise<boolean> {
+    try {
+      await this.outbox.write(
+        {
+          Update: {
+            TableName: this.tableName,
+            Key: key(userKey(email)),
+            UpdateExpression: 'SET disabledAt = if_not_exists(disabledAt, :now), updatedAt = :now',
+            ConditionExpression: 'userId = :userId',
+            ExpressionAttributeValues: { ':now': { S: now.toISOString() }, ':userId': { S: userId } },
+          },
+        },
+        events,
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw new StorageUnavailableError('switchEmail', error);
+    }
   }
 
   /** Whether the last switch ran as one transaction (tests; undefined before any). */
@@ -152,12 +168,14 @@ export class EmailSwitchStore {
   }
 
   /** Every write of the switch as one transaction; `unsupported` when the server has none. */
-  private async transact(plan: SwitchPlan): Promise<SwitchOutcome | 'unsupported'> {
+  private async transact(plan: SwitchPlan, events: readonly AccountEvent[]): Promise<SwitchOutcome | 'unsupported'> {
     const items: TransactWriteItem[] = [
       { Put: { TableName: this.tableName, Item: movedUser(plan, plan.user.passwordHash!), ConditionExpression: 'attribute_not_exists(pk)' } },
       { Delete: { TableName: this.tableName, Key: key(userKey(plan.input.from)), ...unchanged(plan.user, USER_OPTIONAL) } },
       ...this.factorWrites(plan),
       ...[...plan.lookups.keys()].map((credentialId): TransactWriteItem => ({ Update: { TableName: this.tableName, ...lookupUpdate(plan, credentialId, 'forward') } })),
+      // Last: the cancellation's reasons keep the switch's own items where they were.
+      ...this.outbox.appendItems(events),
     ];
     try {
       await this.client.send(new TransactWriteItemsCommand({ TransactItems: items }));

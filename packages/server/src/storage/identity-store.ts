@@ -1,5 +1,7 @@
-import { DeleteItemCommand, GetItemCommand, PutItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { conditionalUpdate } from './conditional-update.js';
+import { DeleteItemCommand, GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { conditionalUpdate, conditionalUpdateWithEvents } from './conditional-update.js';
+import type { AccountEvent } from '../events/account-event.js';
+import { EventOutbox } from './event-outbox.js';
 import { isConditionalCheckFailed } from './checks.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
 import { textAttribute, wholeNumberAttribute } from './item-attributes.js';
@@ -31,30 +33,35 @@ export interface LinkedIdentity {
  * `identities#<account key>`, the account's identities as a map, which GET /identities lists and
  * whose removal is conditional on what else opens the account. No transactions (dynalite lacks
  * them): the feature orders the writes so that each step can be taken again
- * (features/federation/README.md).
+ * (features/federation/README.md). A link's claim and a removal take the account events to
+ * record with them (event-outbox.ts).
  */
 export class IdentityStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
+    private readonly outbox = new EventOutbox(client, tableName),
   ) {}
 
   /** Claims the identity for an account: false when it is someone's already. */
-  async claim(provider: string, subject: string, lookup: IdentityLookup, now: Date): Promise<boolean> {
+  async claim(provider: string, subject: string, lookup: IdentityLookup, now: Date, events: readonly AccountEvent[] = []): Promise<boolean> {
     try {
-      await this.client.send(
-        new PutItemCommand({
-          TableName: this.tableName,
-          Item: {
-            pk: { S: identityKey(provider, subject) },
-            // Not `userId`: the userId index is the accounts' alone (table.ts).
-            accountUserId: { S: lookup.userId },
-            email: { S: lookup.email },
-            accountKey: { S: lookup.accountKey },
-            createdAt: { N: String(Math.floor(now.getTime() / 1000)) },
+      await this.outbox.write(
+        {
+          Put: {
+            TableName: this.tableName,
+            Item: {
+              pk: { S: identityKey(provider, subject) },
+              // Not `userId`: the userId index is the accounts' alone (table.ts).
+              accountUserId: { S: lookup.userId },
+              email: { S: lookup.email },
+              accountKey: { S: lookup.accountKey },
+              createdAt: { N: String(Math.floor(now.getTime() / 1000)) },
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
           },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
+        },
+        events,
       );
       return true;
     } catch (error) {
@@ -76,15 +83,18 @@ export class IdentityStore {
   }
 
   /** Deletes the lookup if it is still that account's: false when it is gone or another's. */
-  async release(provider: string, subject: string, userId: string): Promise<boolean> {
+  async release(provider: string, subject: string, userId: string, events: readonly AccountEvent[] = []): Promise<boolean> {
     try {
-      await this.client.send(
-        new DeleteItemCommand({
-          TableName: this.tableName,
-          Key: { pk: { S: identityKey(provider, subject) } },
-          ConditionExpression: 'accountUserId = :userId',
-          ExpressionAttributeValues: { ':userId': { S: userId } },
-        }),
+      await this.outbox.write(
+        {
+          Delete: {
+            TableName: this.tableName,
+            Key: { pk: { S: identityKey(provider, subject) } },
+            ConditionExpression: 'accountUserId = :userId',
+            ExpressionAttributeValues: { ':userId': { S: userId } },
+          },
+        },
+        events,
       );
       return true;
     } catch (error) {
@@ -139,14 +149,20 @@ export class IdentityStore {
    * account's only other way in): of two removals racing for the last two, one loses. False when
    * it was not listed or the condition failed.
    */
-  async unlist(accountKey: string, userId: string, id: string, options: { keepOne: boolean }): Promise<boolean> {
-    return conditionalUpdate(this.client, this.tableName, 'unlistIdentity', {
-      Key: { pk: { S: identitiesKey(accountKey) } },
-      UpdateExpression: 'REMOVE identities.#id',
-      ConditionExpression: `accountUserId = :userId AND attribute_exists(identities.#id)${options.keepOne ? ' AND size(identities) > :one' : ''}`,
-      ExpressionAttributeNames: { '#id': id },
-      ExpressionAttributeValues: { ':userId': { S: userId }, ...(options.keepOne && { ':one': { N: '1' } }) },
-    });
+  async unlist(accountKey: string, userId: string, id: string, options: { keepOne: boolean }, events: readonly AccountEvent[] = []): Promise<boolean> {
+    return conditionalUpdateWithEvents(
+      this.outbox,
+      this.tableName,
+      'unlistIdentity',
+      {
+        Key: { pk: { S: identitiesKey(accountKey) } },
+        UpdateExpression: 'REMOVE identities.#id',
+        ConditionExpression: `accountUserId = :userId AND attribute_exists(identities.#id)${options.keepOne ? ' AND size(identities) > :one' : ''}`,
+        ExpressionAttributeNames: { '#id': id },
+        ExpressionAttributeValues: { ':userId': { S: userId }, ...(options.keepOne && { ':one': { N: '1' } }) },
+      },
+      events,
+    );
   }
 
   /** Points the lookup at the account's new address (a change of email): only while it is this account's. */

@@ -1,7 +1,9 @@
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, type AttributeValue, type DynamoDBClient, type UpdateItemCommandInput } from '@aws-sdk/client-dynamodb';
 import { isConditionalCheckFailed } from './checks.js';
 import { addBelowLimit } from './attempt-counters.js';
-import { conditionalUpdate } from './conditional-update.js';
+import { conditionalUpdateWithEvents } from './conditional-update.js';
+import type { AccountEvent } from '../events/account-event.js';
+import { EventOutbox } from './event-outbox.js';
 import { StorageUnavailableError } from './errors.js';
 import { countAttribute, textAttribute, wholeNumberAttribute } from './item-attributes.js';
 import { toStoredPasskeys, type StoredPasskey } from './passkey-store.js';
@@ -56,12 +58,14 @@ export interface StoredMfaLogin {
  * conditional write: a confirm only of the secret that was shown, a TOTP step only forward (a
  * code is accepted once), a recovery code deleted only while it is there (used once), a login
  * token spent only once. The items name the account's user `accountUserId`, never `userId`:
- * that attribute puts an item in the userId index, which must find accounts only.
+ * that attribute puts an item in the userId index, which must find accounts only. The writes
+ * that add or remove a factor take the account events to record with them (event-outbox.ts).
  */
 export class MfaStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
+    private readonly outbox = new EventOutbox(client, tableName),
   ) {}
 
   /** The account's factors, strongly consistent; undefined when it never enrolled. */
@@ -90,7 +94,7 @@ export class MfaStore {
    * when given, the recovery codes' hashes (the account's first factor: only while it has no
    * passkey); only if it is still the secret the confirm checked.
    */
-  async activate(accountKey: string, pendingSealed: string, step: number, now: number, recoveryCodes?: readonly string[]): Promise<boolean> {
+  async activate(accountKey: string, pendingSealed: string, step: number, now: number, recoveryCodes?: readonly string[], events: readonly AccountEvent[] = []): Promise<boolean> {
     const values: Record<string, AttributeValue> = { ':pending': { S: pendingSealed }, ':step': { N: String(step) }, ':now': { N: String(now) } };
     let set = 'totpSecret = :pending, totpLastStep = :step, totpEnabledAt = :now';
     let condition = 'pendingSecret = :pending AND attribute_not_exists(totpSecret)';
@@ -105,7 +109,7 @@ export class MfaStore {
       UpdateExpression: `SET ${set} REMOVE pendingSecret, pendingExpiresAt`,
       ConditionExpression: condition,
       ExpressionAttributeValues: values,
-    });
+    }, events);
   }
 
   /** Accepts a TOTP step: only later than the last accepted one, and only for this secret (false: a replay, or the factor changed). */
@@ -144,13 +148,13 @@ export class MfaStore {
    * otherwise they stay, on the condition that a passkey does. False when a condition failed.
    * The item stays for the factors still to come.
    */
-  async removeTotp(accountKey: string, sealed: string, lastFactor = true): Promise<boolean> {
+  async removeTotp(accountKey: string, sealed: string, lastFactor = true, events: readonly AccountEvent[] = []): Promise<boolean> {
     return this.conditional('removeTotp', {
       Key: { pk: { S: mfaKey(accountKey) } },
       UpdateExpression: `REMOVE totpSecret, totpLastStep, totpEnabledAt, pendingSecret, pendingExpiresAt${lastFactor ? ', recoveryCodes' : ''}`,
       ConditionExpression: `totpSecret = :sealed AND ${lastFactor ? NO_PASSKEY : `(${HAS_PASSKEY})`}`,
       ExpressionAttributeValues: { ':sealed': { S: sealed }, ':zero': { N: '0' } },
-    });
+    }, events);
   }
 
   /** A new MFA login token, keyed by the SHA-256 of its secret. */
@@ -243,8 +247,8 @@ export class MfaStore {
     return addBelowLimit(this.client, this.tableName, operation, { key, attribute, limit, condition: 'attribute_exists(pk)' });
   }
 
-  private conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
-    return conditionalUpdate(this.client, this.tableName, operation, input);
+  private conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>, events: readonly AccountEvent[] = []): Promise<boolean> {
+    return conditionalUpdateWithEvents(this.outbox, this.tableName, operation, input, events);
   }
 
   /** Removes the recovery codes, while there are some (false otherwise): an operator's removal (features/account). */
@@ -260,15 +264,18 @@ export class MfaStore {
    * Deletes the account's factors item whole (every factor, the recovery codes, the failure
    * counts), only while it is this account's: an operator's removal of every factor, a deletion.
    */
-  async deleteFactors(accountKey: string, userId: string): Promise<void> {
+  async deleteFactors(accountKey: string, userId: string, events: readonly AccountEvent[] = []): Promise<void> {
     try {
-      await this.client.send(
-        new DeleteItemCommand({
-          TableName: this.tableName,
-          Key: { pk: { S: mfaKey(accountKey) } },
-          ConditionExpression: 'accountUserId = :userId',
-          ExpressionAttributeValues: { ':userId': { S: userId } },
-        }),
+      await this.outbox.write(
+        {
+          Delete: {
+            TableName: this.tableName,
+            Key: { pk: { S: mfaKey(accountKey) } },
+            ConditionExpression: 'accountUserId = :userId',
+            ExpressionAttributeValues: { ':userId': { S: userId } },
+          },
+        },
+        events,
       );
     } catch (error) {
       if (isConditionalCheckFailed(error)) return;

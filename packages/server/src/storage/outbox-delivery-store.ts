@@ -10,15 +10,10 @@ import {
 import { isConditionalCheckFailed } from './checks.js';
 import { conditionalUpdate } from './conditional-update.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
+import { OUTBOX_DEAD_KEY_PREFIX, OUTBOX_KEY_PREFIX, OUTBOX_STATUS_KEY_PREFIX } from './table.js';
 
 type Item = Record<string, AttributeValue>;
 
-/** An account's outbox (storage/event-outbox.ts appends to it; this store delivers from it). */
-export const OUTBOX_KEY_PREFIX = 'outbox#';
-/** One item per sink: its counts and last error. */
-export const OUTBOX_STATUS_KEY_PREFIX = 'outbox-status#';
-/** One item per event a sink never took: `outbox-dead#<sink>#<event id>`. */
-export const OUTBOX_DEAD_KEY_PREFIX = 'outbox-dead#';
 
 /** One event as the outbox holds it: `data` is the event's data as JSON. */
 export interface StoredEvent {

@@ -7,7 +7,9 @@ import {
   type UpdateItemCommandInput,
 } from '@aws-sdk/client-dynamodb';
 import { isConditionalCheckFailed } from './checks.js';
-import { conditionalUpdate } from './conditional-update.js';
+import { conditionalUpdateWithEvents } from './conditional-update.js';
+import type { AccountEvent } from '../events/account-event.js';
+import { EventOutbox } from './event-outbox.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
 import { textAttribute, wholeNumberAttribute } from './item-attributes.js';
 import { CLEAR_FACTOR_FAILURES, PASSKEY_KEY_PREFIX, TTL_ATTRIBUTE, WEBAUTHN_CHALLENGE_KEY_PREFIX, mfaKey } from './table.js';
@@ -64,11 +66,13 @@ export interface PasskeyUse {
  * fails; a login refuses a lookup whose account does not hold the passkey (stale). Every change
  * to a passkey is conditional: added only if absent and below the limit, renamed or removed only
  * if present, its counter moved only from the value read (of two uses of one assertion one wins).
+ * An addition and a removal take the account events to record with them (event-outbox.ts).
  */
 export class PasskeyStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
+    private readonly outbox = new EventOutbox(client, tableName),
   ) {}
 
   /**
@@ -79,6 +83,7 @@ export class PasskeyStore {
   async add(
     accountKey: string,
     input: { userId: string; credentialId: string; passkey: StoredPasskey; max: number; hadPasskeys: boolean; recoveryCodes?: readonly string[] },
+    events: readonly AccountEvent[] = [],
   ): Promise<boolean> {
     const names: Record<string, string> = { '#id': input.credentialId };
     const values: Record<string, AttributeValue> = { ':userId': { S: input.userId } };
@@ -108,7 +113,7 @@ export class PasskeyStore {
       ConditionExpression: conditions.join(' AND '),
       ...(Object.keys(names).length > 0 && { ExpressionAttributeNames: names }),
       ExpressionAttributeValues: values,
-    });
+    }, events);
   }
 
   /** A new name, only while the passkey is there (false otherwise). */
@@ -127,7 +132,7 @@ export class PasskeyStore {
    * recovery codes go with it, on the condition that no other factor exists; otherwise on the
    * condition that another does. False when a condition failed (re-read to see why).
    */
-  async remove(accountKey: string, credentialId: string, lastFactor: boolean): Promise<boolean> {
+  async remove(accountKey: string, credentialId: string, lastFactor: boolean, events: readonly AccountEvent[] = []): Promise<boolean> {
     return this.conditional('removePasskey', {
       Key: { pk: { S: mfaKey(accountKey) } },
       UpdateExpression: lastFactor ? 'REMOVE passkeys.#id, recoveryCodes' : 'REMOVE passkeys.#id',
@@ -136,7 +141,7 @@ export class PasskeyStore {
         : 'attribute_exists(passkeys.#id) AND (attribute_exists(totpSecret) OR size(passkeys) > :one)',
       ExpressionAttributeNames: { '#id': credentialId },
       ExpressionAttributeValues: { ':one': { N: '1' } },
-    });
+    }, events);
   }
 
   /**
@@ -254,8 +259,8 @@ export class PasskeyStore {
     }
   }
 
-  private conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<boolean> {
-    return conditionalUpdate(this.client, this.tableName, operation, input);
+  private conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>, events: readonly AccountEvent[] = []): Promise<boolean> {
+    return conditionalUpdateWithEvents(this.outbox, this.tableName, operation, input, events);
   }
 }
 

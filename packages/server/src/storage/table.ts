@@ -85,9 +85,25 @@ import { StorageUnavailableError } from './errors.js';
  *               pk = "identities#" + email fingerprint
  *               accountUserId S, identities M (id -> { provider S, subject S, email S?, linkedAt N }):
  *               the account's identities, as GET /identities lists them; no TTL
+ * Account       pk = "outbox#" + the account's userId (stable across a change of address)
+ * events        events L (oldest first, in the order the writes committed; each M: id S, type S,
+ *               time S, accountId S, data S = the event's data as JSON), pendingSince N (epoch
+ *               seconds of the oldest append not yet delivered): appended in the same
+ *               TransactWriteItems as the change (event-outbox.ts, an UpdateItem with no
+ *               condition); the delivery's lease and progress live on the same item, and its
+ *               per-destination status and dead letters on items of their own ("outbox-status#",
+ *               "outbox-dead#": outbox-delivery-store.ts); the item goes when its list is empty; no TTL
+ *               leaseOwner S, leaseUntil N (epoch ms): the deliverer holding it; headAttempts N,
+ *               headDone SS (the destinations that have events[0]), nextAttemptAt N (epoch ms),
+ *               headLastError S: the head's progress (features/events/README.md)
+ *               pk = "outbox-status#" + destination (`webhook:<name>`, `eventbridge:<bus>`)
+ *               delivered N, failures N, deadLettered N, lastError S, lastErrorAt S; no TTL
+ *               pk = "outbox-dead#" + destination + "#" + event id
+ *               sink S, event M (as in the list), error S, attempts N, deadLetteredAt S,
+ *               expiresAt N: an event the destination refused on every attempt
  *
  * The prefixes keep the kinds apart; TTL only ever applies to rate-limit, failure, session,
- * one-time token, MFA login, WebAuthn challenge, federated sign-in step and migration items because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
+ * one-time token, MFA login, WebAuthn challenge, federated sign-in step, migration and dead-lettered event items because only they carry `expiresAt` (and readers check it: TTL deletes up to days late).
  */
 export { DEFAULT_TABLE_NAME } from './settings.js';
 export const PARTITION_KEY = 'pk';
@@ -108,6 +124,11 @@ export const WEBAUTHN_CHALLENGE_KEY_PREFIX = 'webauthn#';
 export const FEDERATION_FLOW_KEY_PREFIX = 'oauth#';
 export const IDENTITY_KEY_PREFIX = 'identity#';
 export const IDENTITIES_KEY_PREFIX = 'identities#';
+export const OUTBOX_KEY_PREFIX = 'outbox#';
+/** One item per event destination (`outbox-status#<sink>`): its counts and last error (outbox-delivery-store.ts). */
+export const OUTBOX_STATUS_KEY_PREFIX = 'outbox-status#';
+/** One item per event a destination never took: `outbox-dead#<sink>#<event id>` (outbox-delivery-store.ts). */
+export const OUTBOX_DEAD_KEY_PREFIX = 'outbox-dead#';
 export const USER_ID_INDEX = 'userId-index';
 
 /** The kinds of second factor, as a login names them; each kind's failures are counted on its own. */

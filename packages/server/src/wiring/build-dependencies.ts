@@ -52,6 +52,9 @@ import { createEmailFingerprint, type EmailFingerprint } from '../accounts/finge
 import { localSecretsRefusedOn, readOrCreateLocalSecret } from '../shared/local-secret-file.js';
 import { buildMigrationSource } from './build-migration-source.js';
 import { systemClock } from '../shared/system-clock.js';
+import { accountEventRecorder } from '../events/account-events.js';
+import { EventOutbox } from '../storage/event-outbox.js';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { Platform } from './platform.js';
 
 /**
@@ -114,20 +117,21 @@ async function buildAccountParts(config: PasslaneConfig, platform: Platform, ove
     // Built at start when configured, so a bad setting fails the cold start, not a request.
     'migration' in overrides ? overrides.migration : buildMigrationSource(config.migration, platform),
   ]);
-  return {
+  const outbox = buildEventOutbox(client, table, platform);
+  const parts: AccountParts = {
     rateLimits: config.rateLimits,
     hasher: buildHasher(config, platform),
     passwordPolicy: buildPasswordPolicy(config, platform),
-    users: new AccountStore(client, table),
+    users: new AccountStore(client, table, outbox),
     counters: new RateLimitStore(client, table),
     oneTimeTokens: new OneTimeTokenStore(client, table),
     recovery: config.recovery,
     deviceApprovals: new DeviceApprovalStore(client, table),
     deviceApproval: config.deviceApproval,
-    mfa: new MfaStore(client, table),
+    mfa: new MfaStore(client, table, outbox),
     factorUndos: new FactorUndoStore(client, table),
-    passkeys: new PasskeyStore(client, table),
-    emailSwitches: new EmailSwitchStore(client, table),
+    passkeys: new PasskeyStore(client, table, outbox),
+    emailSwitches: new EmailSwitchStore(client, table, outbox),
     emailUndos: new EmailUndoStore(client, table),
     ...(config.webauthn !== undefined && { webauthn: config.webauthn }),
     secretBox: buildSecretBox(config),
@@ -143,9 +147,21 @@ async function buildAccountParts(config: PasslaneConfig, platform: Platform, ove
     // Sign-in with providers (features/federation): none configured, every provider is `provider_not_found`.
     providers: createProviderDirectory(config.federation ?? { providers: [], publicUrl: '' }),
     flows: new FederationFlowStore(client, table),
-    identities: new IdentityStore(client, table),
+    identities: new IdentityStore(client, table, outbox),
+    // Stamped with the clock the parts end up with (a test's own, when it passes one).
+    accountEvents: accountEventRecorder(config.events, () => parts.now()),
     ...overrides,
   };
+  return parts;
+}
+
+/**
+ * The outbox every store of one build records account events through (storage/event-outbox.ts):
+ * one per build, so it learns once whether the server has transactions, and tells the host's
+ * delivery (Platform.afterEventAppend) of each account with new events.
+ */
+export function buildEventOutbox(client: DynamoDBClient, table: string, platform: Pick<Platform, 'afterEventAppend'>): EventOutbox {
+  return new EventOutbox(client, table, { ...(platform.afterEventAppend !== undefined && { afterAppend: platform.afterEventAppend }) });
 }
 
 /**
@@ -258,21 +274,23 @@ async function buildAccountDependencies<T extends Pick<TokenService, 'verify'>>(
  * The /mfa routes (features/mfa): the public keys, the sessions, the factors, the box sealing TOTP
  * secrets, the accounts (for the email) and the mail; nothing that hashes, signs or fingerprints.
  */
-export async function buildMfaDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): Promise<MfaDependencies> {
+export async function buildMfaDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail' | 'afterEventAppend'>): Promise<MfaDependencies> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
+  const outbox = buildEventOutbox(client, table, platform);
   return {
     tokens: await buildPublicTokenService(config),
     sessions: new SessionStore(client, table),
-    mfa: new MfaStore(client, table),
+    mfa: new MfaStore(client, table, outbox),
     factorUndos: new FactorUndoStore(client, table),
-    users: new AccountStore(client, table),
+    users: new AccountStore(client, table, outbox),
     counters: new RateLimitStore(client, table),
     secretBox: buildSecretBox(config),
     mfaConfig: config.mfa,
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
     now: systemClock,
+    accountEvents: accountEventRecorder(config.events, systemClock),
   };
 }
 
@@ -281,20 +299,22 @@ export async function buildMfaDependencies(config: PasslaneConfig, platform: Pic
  * sessions, a reset link and its mail; no token service, hasher, TOTP key or fingerprint key
  * (the link names the account's key, its item the email).
  */
-export function buildFactorUndoDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): FactorUndoDependencies {
+export function buildFactorUndoDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail' | 'afterEventAppend'>): FactorUndoDependencies {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
+  const outbox = buildEventOutbox(client, table, platform);
   return {
     factorUndos: new FactorUndoStore(client, table),
-    mfa: new MfaStore(client, table),
-    passkeys: new PasskeyStore(client, table),
-    users: new AccountStore(client, table),
+    mfa: new MfaStore(client, table, outbox),
+    passkeys: new PasskeyStore(client, table, outbox),
+    users: new AccountStore(client, table, outbox),
     sessions: new SessionStore(client, table),
     oneTimeTokens: new OneTimeTokenStore(client, table),
     recovery: config.recovery,
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
     now: systemClock,
+    accountEvents: accountEventRecorder(config.events, systemClock),
   };
 }
 
@@ -304,26 +324,28 @@ export function buildFactorUndoDependencies(config: PasslaneConfig, platform: Pi
  * the fingerprint key (the new address's keys) and the mail; nothing that hashes, signs or opens
  * a TOTP secret (the undo makes the password unusable, it sets none).
  */
-export async function buildEmailChangeDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): Promise<EmailChangeDependencies> {
+export async function buildEmailChangeDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail' | 'afterEventAppend'>): Promise<EmailChangeDependencies> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
+  const outbox = buildEventOutbox(client, table, platform);
   const [tokens, fingerprint] = await Promise.all([buildPublicTokenService(config), buildFingerprint(config)]);
   return {
     tokens,
     requireMfa: config.mfa.requireMfa,
     sessions: new SessionStore(client, table),
-    users: new AccountStore(client, table),
-    mfa: new MfaStore(client, table),
+    users: new AccountStore(client, table, outbox),
+    mfa: new MfaStore(client, table, outbox),
     counters: new RateLimitStore(client, table),
     oneTimeTokens: new OneTimeTokenStore(client, table),
-    emailSwitches: new EmailSwitchStore(client, table),
+    emailSwitches: new EmailSwitchStore(client, table, outbox),
     emailUndos: new EmailUndoStore(client, table),
-    identities: new IdentityStore(client, table),
+    identities: new IdentityStore(client, table, outbox),
     recovery: config.recovery,
     fingerprint,
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
     now: systemClock,
+    accountEvents: accountEventRecorder(config.events, systemClock),
   };
 }
 
@@ -332,20 +354,22 @@ export async function buildEmailChangeDependencies(config: PasslaneConfig, platf
  * passkeys' items and challenges, the accounts (for the email) and the mail; nothing that
  * hashes, signs or fingerprints.
  */
-export async function buildPasskeyDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): Promise<PasskeyDependencies> {
+export async function buildPasskeyDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail' | 'afterEventAppend'>): Promise<PasskeyDependencies> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
+  const outbox = buildEventOutbox(client, table, platform);
   return {
     tokens: await buildPublicTokenService(config),
     sessions: new SessionStore(client, table),
-    mfa: new MfaStore(client, table),
-    passkeys: new PasskeyStore(client, table),
+    mfa: new MfaStore(client, table, outbox),
+    passkeys: new PasskeyStore(client, table, outbox),
     factorUndos: new FactorUndoStore(client, table),
-    users: new AccountStore(client, table),
+    users: new AccountStore(client, table, outbox),
     ...(config.webauthn !== undefined && { webauthn: config.webauthn }),
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
     now: systemClock,
+    accountEvents: accountEventRecorder(config.events, systemClock),
   };
 }
 
@@ -380,26 +404,28 @@ export async function buildPasskeyLoginDependencies(
  * lookups and one-time tokens, the fingerprint key that names them, the mail; nothing that
  * hashes or signs. The operator API and the CLI take these; DELETE /account adds the public keys.
  */
-export async function buildAccountLifecycleDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): Promise<AccountLifecycleDependencies> {
+export async function buildAccountLifecycleDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail' | 'afterEventAppend'>): Promise<AccountLifecycleDependencies> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
+  const outbox = buildEventOutbox(client, table, platform);
   return {
-    users: new AccountStore(client, table),
+    users: new AccountStore(client, table, outbox),
     sessions: new SessionStore(client, table),
-    mfa: new MfaStore(client, table),
-    passkeys: new PasskeyStore(client, table),
-    identities: new IdentityStore(client, table),
+    mfa: new MfaStore(client, table, outbox),
+    passkeys: new PasskeyStore(client, table, outbox),
+    identities: new IdentityStore(client, table, outbox),
     oneTimeTokens: new OneTimeTokenStore(client, table),
     fingerprint: await buildFingerprint(config),
     recovery: config.recovery,
     mail: buildAccountMail(config, platform, { mailAtStart: true }),
     audit: platform.audit,
     now: systemClock,
+    accountEvents: accountEventRecorder(config.events, systemClock),
   };
 }
 
 /** DELETE /account (features/account): the lifecycle's parts and the public keys that verify the caller. */
-export async function buildOwnAccountDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail'>): Promise<OwnAccountDependencies> {
+export async function buildOwnAccountDependencies(config: PasslaneConfig, platform: Pick<Platform, 'dynamoDb' | 'audit' | 'mail' | 'afterEventAppend'>): Promise<OwnAccountDependencies> {
   const [lifecycle, tokens] = await Promise.all([buildAccountLifecycleDependencies(config, platform), buildPublicTokenService(config)]);
   return { ...lifecycle, tokens, requireMfa: config.mfa.requireMfa === true };
 }

@@ -9,7 +9,8 @@ import { MfaStore } from '../storage/mfa-store.js';
 import { OneTimeTokenStore } from '../storage/one-time-token-store.js';
 import { RateLimitStore } from '../storage/rate-limit-store.js';
 import { SessionStore } from '../storage/session-store.js';
-import { buildAccountMail, buildFingerprint, buildTokenService } from './build-dependencies.js';
+import { buildAccountMail, buildEventOutbox, buildFingerprint, buildTokenService } from './build-dependencies.js';
+import { accountEventRecorder } from '../events/account-events.js';
 import type { Platform } from './platform.js';
 import { systemClock } from '../shared/system-clock.js';
 
@@ -22,10 +23,11 @@ import { systemClock } from '../shared/system-clock.js';
  */
 export async function buildFederationDependencies(
   config: PasslaneConfig,
-  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner' | 'mail'>,
+  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner' | 'mail' | 'afterEventAppend'>,
 ): Promise<FederationDependencies & IdentityManagementDependencies> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
+  const outbox = buildEventOutbox(client, table, platform);
   const [tokens, fingerprint] = await Promise.all([buildTokenService(config, platform), buildFingerprint(config)]);
   return {
     requireMfa: config.mfa.requireMfa,
@@ -38,14 +40,15 @@ export async function buildFederationDependencies(
     loginGuard: new LoginGuardStore(client, table, config.rateLimits.windowSeconds),
     counters: new RateLimitStore(client, table),
     oneTimeTokens: new OneTimeTokenStore(client, table),
-    users: new AccountStore(client, table),
+    users: new AccountStore(client, table, outbox),
     mfa: new MfaStore(client, table),
     ...(config.webauthn !== undefined && { webauthn: config.webauthn }),
     recovery: config.recovery,
     mail: buildAccountMail(config, platform),
     providers: createProviderDirectory(config.federation ?? { providers: [], publicUrl: '' }),
     flows: new FederationFlowStore(client, table),
-    identities: new IdentityStore(client, table),
+    identities: new IdentityStore(client, table, outbox),
     now: systemClock,
+    accountEvents: accountEventRecorder(config.events, systemClock),
   };
 }

@@ -38,4 +38,10 @@ export interface Platform {
    * only when called. Absent where there is no AWS SDK (the Worker): the HTTPS form only there.
    */
   migrationFunction?: (config: FunctionMigrationConfig) => Promise<MigrationSource>;
+  /**
+   * Called after a write that recorded account events committed, with the account's id
+   * (storage/event-outbox.ts `afterAppend`): a long-lived host's delivery starts at once. Absent
+   * on Lambda, where the table's stream wakes the events function.
+   */
+  afterEventAppend?: (accountId: string) => void;
 }

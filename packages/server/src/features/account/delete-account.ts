@@ -5,6 +5,7 @@ import type { AccountLifecycleDependencies } from './dependencies.js';
 import { endAccountSessions } from './end-account-sessions.js';
 import { findAccount } from './find-account.js';
 import { mailAccountChange } from './mail-account-change.js';
+import { changedBy } from './changed-by.js';
 
 /**
  * How long a deleted account's emptied sessions item stays (its TTL): longer than any login, MFA
@@ -48,7 +49,7 @@ export async function deleteAccount(deps: AccountLifecycleDependencies, input: {
   await Promise.all(identities.map((identity) => deps.identities.release(identity.provider, identity.subject, user.userId)));
   if (identities.length > 0) await deps.identities.forget(accountKey, user.userId);
   await deps.oneTimeTokens.discardAll(accountKey);
-  if (!(await deps.users.deleteUser(user.email, user.userId))) throw new UserNotFoundError();
+  if (!(await deps.users.deleteUser(user.email, user.userId, deps.accountEvents.of('account.deleted', user.userId, { by: changedBy(input.actor) })))) throw new UserNotFoundError();
   await endAccountSessions(deps, { ...ended, options: { disabledAt: false, expiresAt: closedUntil, forgetLogins: true } });
   deps.audit({ type: 'auth.account_deleted', userId: user.userId, emailFingerprint: accountKey, actor: input.actor });
   await mailAccountChange(deps, user.email, 'deleted');

@@ -9,6 +9,7 @@ import type { PasskeyStore } from '../../storage/passkey-store.js';
 import type { SessionStore } from '../../storage/session-store.js';
 import type { RecoveryConfig } from '../recovery/settings.js';
 import type { SessionCheckDependencies } from '../sessions/dependencies.js';
+import type { AccountEventDependencies } from '../../events/account-events.js';
 
 export type { Actor };
 
@@ -18,7 +19,7 @@ export type { Actor };
  * item, its factors and passkey lookups, its one-time tokens, the fingerprint that keys them, the
  * mail. No hasher, no signing key: nothing here checks a password or issues a token.
  */
-export interface AccountLifecycleDependencies {
+export interface AccountLifecycleDependencies extends AccountEventDependencies {
   users: Pick<AccountStore, 'getUserById' | 'getUserByEmail' | 'deleteUser' | 'setDisabled' | 'listUsers'>;
   sessions: Pick<SessionStore, 'read' | 'purge'>;
   mfa: Pick<MfaStore, 'read' | 'removeTotp' | 'removeRecoveryCodes' | 'deleteFactors'>;

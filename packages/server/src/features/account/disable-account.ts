@@ -6,6 +6,7 @@ import type { AccountLifecycleDependencies } from './dependencies.js';
 import { endAccountSessions } from './end-account-sessions.js';
 import { findAccount } from './find-account.js';
 import { mailAccountChange } from './mail-account-change.js';
+import { changedBy } from './changed-by.js';
 
 /**
  * Disables the account: marked on its item (when and by whom: a login with the right secret is
@@ -18,7 +19,8 @@ import { mailAccountChange } from './mail-account-change.js';
 export async function disableAccount(deps: AccountLifecycleDependencies, input: { userId: string; actor: Actor }): Promise<void> {
   const { user, accountKey } = await findAccount(deps, input.userId);
   const now = deps.now();
-  if (!(await deps.users.setDisabled(user.email, user.userId, { at: now, by: actorName(input.actor) }, now))) throw new UserNotFoundError();
+  const disabled = deps.accountEvents.of('account.disabled', user.userId, { by: changedBy(input.actor) });
+  if (!(await deps.users.setDisabled(user.email, user.userId, { at: now, by: actorName(input.actor) }, now, disabled))) throw new UserNotFoundError();
   await endAccountSessions(deps, { accountKey, userId: user.userId, reason: 'account_disabled', actor: input.actor, options: { disabledAt: epochSeconds(now) } });
   deps.audit({ type: 'auth.account_disabled', userId: user.userId, actor: input.actor });
   await mailAccountChange(deps, user.email, 'disabled');
@@ -31,7 +33,8 @@ export async function disableAccount(deps: AccountLifecycleDependencies, input: 
 export async function enableAccount(deps: AccountLifecycleDependencies, input: { userId: string; actor: Actor }): Promise<void> {
   const { user, accountKey } = await findAccount(deps, input.userId);
   const now = deps.now();
-  if (!(await deps.users.setDisabled(user.email, user.userId, undefined, now))) throw new UserNotFoundError();
+  const enabled = deps.accountEvents.of('account.enabled', user.userId, { by: changedBy(input.actor) });
+  if (!(await deps.users.setDisabled(user.email, user.userId, undefined, now, enabled))) throw new UserNotFoundError();
   await endAccountSessions(deps, { accountKey, userId: user.userId, reason: 'account_disabled', actor: input.actor, options: { disabledAt: false } });
   deps.audit({ type: 'auth.account_enabled', userId: user.userId, actor: input.actor });
   await mailAccountChange(deps, user.email, 'enabled');

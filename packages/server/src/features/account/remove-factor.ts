@@ -5,6 +5,8 @@ import type { StoredMfa } from '../../storage/mfa-store.js';
 import type { AccountLifecycleDependencies } from './dependencies.js';
 import { findAccount } from './find-account.js';
 import { mailFactorChange } from './mail-account-change.js';
+import { changedBy } from './changed-by.js';
+import type { AccountEvent, ChangedBy } from '../../events/account-event.js';
 
 /** A factor an operator may remove: TOTP, the recovery codes, one passkey (by credential id), or all of them. */
 export type FactorToRemove = 'totp' | 'recovery_codes' | { passkey: string } | 'all';
@@ -27,7 +29,7 @@ export async function removeFactor(deps: AccountLifecycleDependencies, input: { 
   for (let attempt = 1; ; attempt++) {
     const factors = await deps.mfa.read(accountKey);
     const mine = factors !== undefined && factors.userId === user.userId ? factors : undefined;
-    const outcome = await removeOnce(deps, accountKey, user.userId, mine, input.factor);
+    const outcome = await removeOnce(deps, { accountKey, userId: user.userId, by: changedBy(input.actor) }, mine, input.factor);
     if (outcome !== 'lost') {
       removed = outcome;
       break;
@@ -46,18 +48,24 @@ const MAIL_OF: Readonly<Record<'totp' | 'recovery_codes' | 'passkey' | 'all', Mf
   all: 'factors_removed',
 };
 
-/** One try: true removed, false not there, 'lost' a condition failed (the factors changed since the read). */
+/**
+ * One try: true removed, false not there, 'lost' a condition failed (the factors changed since the
+ * read). Each factor removed is a `factor.removed` event (recovery codes are no factor of their own).
+ */
 async function removeOnce(
   deps: AccountLifecycleDependencies,
-  accountKey: string,
-  userId: string,
+  account: { accountKey: string; userId: string; by: ChangedBy },
   factors: StoredMfa | undefined,
   factor: FactorToRemove,
 ): Promise<boolean | 'lost'> {
+  const { accountKey, userId, by } = account;
+  const removedTotp = () => deps.accountEvents.of('factor.removed', userId, { factor: 'totp', by });
+  const removedPasskey = (credentialId: string) => deps.accountEvents.of('factor.removed', userId, { factor: 'passkey', credentialId, by });
   if (factors === undefined) return false;
   if (factor === 'all') {
+    const removed: AccountEvent[] = [...(factors.totpSecret !== undefined ? removedTotp() : []), ...[...factors.passkeys.keys()].flatMap(removedPasskey)];
     await Promise.all([...factors.passkeys.keys()].map((credentialId) => deps.passkeys.deleteLookup(credentialId, accountKey)));
-    await deps.mfa.deleteFactors(accountKey, userId);
+    await deps.mfa.deleteFactors(accountKey, userId, removed);
     return factors.totpSecret !== undefined || factors.passkeys.size > 0 || factors.recoveryCodes.length > 0;
   }
   if (factor === 'recovery_codes') {
@@ -66,11 +74,11 @@ async function removeOnce(
   }
   if (factor === 'totp') {
     if (factors.totpSecret === undefined) return false;
-    return (await deps.mfa.removeTotp(accountKey, factors.totpSecret, factors.passkeys.size === 0)) || 'lost';
+    return (await deps.mfa.removeTotp(accountKey, factors.totpSecret, factors.passkeys.size === 0, removedTotp())) || 'lost';
   }
   if (!factors.passkeys.has(factor.passkey)) return false;
   const lastFactor = factors.totpSecret === undefined && factors.passkeys.size === 1;
-  if (!(await deps.passkeys.remove(accountKey, factor.passkey, lastFactor))) return 'lost';
+  if (!(await deps.passkeys.remove(accountKey, factor.passkey, lastFactor, removedPasskey(factor.passkey)))) return 'lost';
   await deps.passkeys.deleteLookup(factor.passkey, accountKey);
   return true;
 }

@@ -10,9 +10,10 @@ import type { OneTimeTokenStore } from '../../storage/one-time-token-store.js';
 import type { RateLimitStore } from '../../storage/rate-limit-store.js';
 import type { RecoveryConfig } from '../recovery/settings.js';
 import type { EndOtherSessionsDependencies, SessionCheckDependencies } from '../sessions/dependencies.js';
+import type { AccountEventDependencies } from '../../events/account-events.js';
 
 /** An account moved from one address to another, and what follows (switch-address.ts). */
-export interface AddressSwitchDependencies extends EndOtherSessionsDependencies {
+export interface AddressSwitchDependencies extends EndOtherSessionsDependencies, AccountEventDependencies {
   emailSwitches: Pick<EmailSwitchStore, 'switchEmail'>;
   oneTimeTokens: Pick<OneTimeTokenStore, 'discardAll'>;
   /** The account's identities at providers (features/federation) follow it to the new address. */

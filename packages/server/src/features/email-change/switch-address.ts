@@ -19,8 +19,10 @@ export async function switchAddress(
 ): Promise<'switched' | 'taken' | 'gone'> {
   const fromKey = deps.fingerprint(input.from);
   const toKey = deps.fingerprint(input.to);
+  const by = input.reason === 'email_changed' ? 'owner' : 'undo_link';
+  const changed = deps.accountEvents.of('email.changed', input.userId, { from: input.from, to: input.to, by });
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
-    const outcome = await deps.emailSwitches.switchEmail({ userId: input.userId, from: input.from, fromKey, to: input.to, toKey, now: deps.now() });
+    const outcome = await deps.emailSwitches.switchEmail({ userId: input.userId, from: input.from, fromKey, to: input.to, toKey, now: deps.now() }, changed);
     if (outcome === 'changed') continue;
     if (outcome !== 'switched') {
       deps.audit({ type: 'auth.email_change_failed', userId: input.userId, reason: outcome });

@@ -50,7 +50,7 @@ export async function undoEmailChange(deps: EmailChangeUndoDependencies, input: 
   await lockPasswordUntilReset(deps, { email, userId: undo.userId, reason: 'email-change-undo', now });
   await endOtherSessions(deps, { accountKey, userId: undo.userId, reason: 'email_change_undone' });
   await deps.oneTimeTokens.discardAll(accountKey);
-  if (!emailRestored) await deps.emailSwitches.disable(email, undo.userId, now);
+  if (!emailRestored) await deps.emailSwitches.disable(email, undo.userId, now, deps.accountEvents.of('account.disabled', undo.userId, { by: 'undo_link' }));
   if (!(await deps.emailUndos.consume(token.accountKey, tokenHash))) return reject('used');
   deps.audit({ type: 'auth.email_change_undone', userId: undo.userId, restored: emailRestored });
   if (emailRestored) await mailResetLinkNow(deps, { accountKey, email, now });

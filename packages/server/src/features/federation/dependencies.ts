@@ -8,6 +8,7 @@ import type { LoginGuardStore } from '../../storage/login-guard-store.js';
 import type { FinishLoginDependencies } from '../login/finish-login.js';
 import type { SessionCheckDependencies } from '../sessions/dependencies.js';
 import type { ProviderDirectory } from './provider-directory.js';
+import type { AccountEventDependencies } from '../../events/account-events.js';
 
 /** The start and the callback: the providers, the flow's short-lived items and the start's count per source; nothing of accounts. */
 export interface FederationFlowDependencies extends AttemptCounterDependencies {
@@ -18,7 +19,7 @@ export interface FederationFlowDependencies extends AttemptCounterDependencies {
 }
 
 /** From an identity to its account (resolve-identity.ts): the lookups and the accounts, which a first sign-in creates. */
-export interface IdentityAccountDependencies {
+export interface IdentityAccountDependencies extends AccountEventDependencies {
   identities: Pick<IdentityStore, 'read' | 'claim' | 'release' | 'record' | 'list'>;
   users: Pick<AccountStore, 'getUserByEmail' | 'createUser'>;
   fingerprint: (canonicalEmail: string) => string;
@@ -27,7 +28,8 @@ export interface IdentityAccountDependencies {
 }
 
 /** GET /identities, DELETE /identities/{id}, POST /identities/link: a live session's account and its identities. */
-export type IdentityManagementDependencies = SessionCheckDependencies & {
+export type IdentityManagementDependencies = SessionCheckDependencies &
+  AccountEventDependencies & {
   identities: Pick<IdentityStore, 'read' | 'claim' | 'release' | 'record' | 'list' | 'unlist'>;
   flows: Pick<FederationFlowStore, 'spend'>;
   users: Pick<AccountStore, 'getUserById'>;

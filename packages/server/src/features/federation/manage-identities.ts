@@ -28,10 +28,13 @@ export async function linkIdentity(deps: IdentityManagementDependencies, input: 
   if (spent === undefined || spent.expiresAt <= epochSeconds(now)) throw new InvalidOneTimeTokenError();
   const pending = readFlowItem(PendingLink, spent.payload, 'federationFlow.link');
   if (pending.userId !== caller.userId) throw new InvalidOneTimeTokenError();
-  const claimed = await deps.identities.claim(pending.provider, pending.subject, { userId: caller.userId, email: pending.email, accountKey: caller.accountKey }, now);
+  const id = identityId(pending.provider, pending.subject);
+  const linked = deps.accountEvents.of('identity.linked', caller.userId, { provider: pending.provider, identityId: id });
+  // The claim decides the link (put only if absent): recorded with it, once, whatever retries follow.
+  const claimed = await deps.identities.claim(pending.provider, pending.subject, { userId: caller.userId, email: pending.email, accountKey: caller.accountKey }, now, linked);
   if (!claimed && (await deps.identities.read(pending.provider, pending.subject))?.userId !== caller.userId) throw new InvalidOneTimeTokenError();
   const identity: LinkedIdentity = {
-    id: identityId(pending.provider, pending.subject),
+    id,
     provider: pending.provider,
     subject: pending.subject,
     email: pending.email,
@@ -56,12 +59,14 @@ export async function removeIdentity(deps: IdentityManagementDependencies, input
   const [user, factors] = await Promise.all([deps.users.getUserById(caller.userId), deps.mfa.read(caller.accountKey)]);
   const hasPasskey = factors?.userId === caller.userId && factors.passkeys.size > 0;
   const otherWayIn = (user !== undefined && hasPassword(user)) || hasPasskey;
-  const unlisted = await deps.identities.unlist(caller.accountKey, caller.userId, input.id, { keepOne: !otherWayIn });
+  const unlinked = deps.accountEvents.of('identity.unlinked', caller.userId, { provider: named.provider, identityId: input.id, by: 'owner' });
+  const unlisted = await deps.identities.unlist(caller.accountKey, caller.userId, input.id, { keepOne: !otherWayIn }, unlinked);
   if (!unlisted) {
     const listed = (await deps.identities.list(caller.accountKey, caller.userId)).some((identity) => identity.id === input.id);
     if (listed) throw new LastSignInMethodError();
   }
-  const released = await deps.identities.release(named.provider, named.subject, caller.userId);
+  // A removal that stopped after the list's write was recorded with it; one that finds the list done records with the lookup.
+  const released = await deps.identities.release(named.provider, named.subject, caller.userId, unlisted ? [] : unlinked);
   if (!unlisted && !released) throw new IdentityNotFoundError();
   deps.audit({ type: 'auth.identity_removed', userId: caller.userId, provider: named.provider });
 }

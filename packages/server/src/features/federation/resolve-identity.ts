@@ -52,7 +52,7 @@ export async function resolveIdentity(deps: IdentityAccountDependencies, identit
       // made, then deleted or moved to another address) is stale: never made again (a deletion is
       // not undone, and a moved account keeps one item), released like a lookup of another account.
       if (user === undefined && !(await listedByItsAccount(deps, identity, lookup))) {
-        await createClaimedAccount(deps, lookup);
+        await createClaimedAccount(deps, lookup, identity.provider);
         continue;
       }
       await deps.identities.release(identity.provider, identity.subject, lookup.userId);
@@ -85,11 +85,15 @@ export function verifiedEmail(identity: Pick<ProvenIdentity, 'email' | 'emailVer
   }
 }
 
-/** The account a claim stands for, unless the email has one already (ours, written by a twin, or another's: the next read tells). */
-async function createClaimedAccount(deps: IdentityAccountDependencies, lookup: { userId: string; email: string }): Promise<void> {
+/**
+ * The account a claim stands for, unless the email has one already (ours, written by a twin, or
+ * another's: the next read tells). Of twins writing it, the one whose write lands records `user.registered`.
+ */
+async function createClaimedAccount(deps: IdentityAccountDependencies, lookup: { userId: string; email: string }, provider: string): Promise<void> {
+  const registered = deps.accountEvents.of('user.registered', lookup.userId, { email: lookup.email, method: 'federated', provider });
   try {
     // The provider verified the email (a claim is only made for a verified one).
-    await deps.users.createUser({ email: lookup.email, userId: lookup.userId, passwordHash: NO_PASSWORD, createdAt: deps.now(), emailVerified: true });
+    await deps.users.createUser({ email: lookup.email, userId: lookup.userId, passwordHash: NO_PASSWORD, createdAt: deps.now(), emailVerified: true }, registered);
   } catch (error) {
     if (!(error instanceof AccountExistsError)) throw error;
   }

@@ -10,6 +10,7 @@ import type { RecoveryConfig } from '../recovery/settings.js';
 import type { EndOtherSessionsDependencies, SessionCheckDependencies } from '../sessions/dependencies.js';
 import type { SecretBox } from './secret-box.js';
 import type { MfaConfig } from './settings.js';
+import type { AccountEventDependencies } from '../../events/account-events.js';
 
 /** A login's second factor checked (check-second-factor.ts): the sealed secret opened, the code spent. */
 export interface SecondFactorDependencies {
@@ -40,6 +41,7 @@ export type FactorEnabledDependencies = FactorAddedMailDependencies & EndOtherSe
  * public keys suffice), its account's factors, the key that seals TOTP secrets, the mail.
  */
 export type MfaDependencies = SessionCheckDependencies &
+  AccountEventDependencies &
   SecondFactorDependencies &
   MfaMailDependencies &
   FactorEnabledDependencies & {
@@ -56,7 +58,7 @@ export type MfaDependencies = SessionCheckDependencies &
  * factors (removed by store writes alone: no TOTP key, no WebAuthn check), the account (its
  * password made unusable), its sessions and devices (all ended), its reset link and mail.
  */
-export interface FactorUndoDependencies extends EndOtherSessionsDependencies {
+export interface FactorUndoDependencies extends EndOtherSessionsDependencies, AccountEventDependencies {
   factorUndos: Pick<FactorUndoStore, 'read' | 'consume'>;
   mfa: Pick<MfaStore, 'read' | 'removeTotp'>;
   passkeys: Pick<PasskeyStore, 'remove' | 'deleteLookup'>;

@@ -77,14 +77,15 @@ export async function confirmTotp(deps: MfaDependencies, input: { caller: Authen
     throw new InvalidMfaCodeError();
   }
   let codes = hasActiveFactor(factors) ? undefined : newRecoveryCodes(MFA_LIMITS.recoveryCodes);
-  let activated = await deps.mfa.activate(caller.accountKey, factors.pendingSecret, step, epochSeconds(now), codes?.map((code) => recoveryCodeHash(code)!));
+  const added = deps.accountEvents.of('factor.added', caller.userId, { factor: 'totp' });
+  let activated = await deps.mfa.activate(caller.accountKey, factors.pendingSecret, step, epochSeconds(now), codes?.map((code) => recoveryCodeHash(code)!), added);
   // With codes it needs the account to have no passkey: one registered meanwhile keeps the codes it brought,
   // and makes this a second factor, which a password-only login may not add.
   const current = !activated && codes !== undefined ? await deps.mfa.read(caller.accountKey) : undefined;
   if (current !== undefined && hasActiveFactor(current)) {
     requireFactorLoginOnceEnrolled(deps, caller, current);
     codes = undefined;
-    activated = await deps.mfa.activate(caller.accountKey, factors.pendingSecret, step, epochSeconds(now));
+    activated = await deps.mfa.activate(caller.accountKey, factors.pendingSecret, step, epochSeconds(now), undefined, added);
   }
   // Lost to a twin confirm (or a new enrolment): this secret is not the one to activate any more.
   if (!activated) throw new MfaNotEnabledError('the enrolment changed meanwhile; start again');
@@ -136,7 +137,8 @@ export async function removeTotp(deps: MfaDependencies, input: { caller: Authent
     deps.audit({ type: 'auth.mfa_failed', reason: 'wrong_code', userId: caller.userId, method: input.method });
     throw new InvalidMfaCodeError();
   }
-  for (let removal = 1; !(await deps.mfa.removeTotp(caller.accountKey, sealed, factors.passkeys.size === 0)); removal++) {
+  const removed = deps.accountEvents.of('factor.removed', caller.userId, { factor: 'totp', by: 'owner' });
+  for (let removal = 1; !(await deps.mfa.removeTotp(caller.accountKey, sealed, factors.passkeys.size === 0, removed)); removal++) {
     // A passkey came or went meanwhile (or TOTP changed): read again and decide again.
     factors = await deps.mfa.read(caller.accountKey);
     if (factors?.totpSecret !== sealed) throw new MfaNotEnabledError();

@@ -53,16 +53,17 @@ export async function undoFactor(deps: FactorUndoDependencies, input: { token: s
 /** The factor the link names, if it is still there; true when removed. The last factor takes the recovery codes. */
 async function removeFactor(deps: FactorUndoDependencies, accountKey: string, undo: StoredFactorUndo): Promise<boolean> {
   const { factor } = undo;
+  const removed = deps.accountEvents.of('factor.removed', undo.userId, factor.kind === 'totp' ? { factor: 'totp', by: 'undo_link' } : { factor: 'passkey', credentialId: factor.credentialId, by: 'undo_link' });
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const factors = await deps.mfa.read(accountKey);
     if (factor.kind === 'totp') {
       // Only that secret: a TOTP the owner set up since is theirs.
       if (factors?.totpSecret !== factor.sealedSecret) return false;
-      if (await deps.mfa.removeTotp(accountKey, factor.sealedSecret, factors.passkeys.size === 0)) return true;
+      if (await deps.mfa.removeTotp(accountKey, factor.sealedSecret, factors.passkeys.size === 0, removed)) return true;
     } else {
       if (factors?.passkeys.has(factor.credentialId) !== true) return false;
       const lastFactor = factors.totpSecret === undefined && factors.passkeys.size === 1;
-      if (await deps.passkeys.remove(accountKey, factor.credentialId, lastFactor)) {
+      if (await deps.passkeys.remove(accountKey, factor.credentialId, lastFactor, removed)) {
         await deps.passkeys.deleteLookup(factor.credentialId, accountKey);
         return true;
       }

@@ -3,6 +3,7 @@ import type { Audit } from '../../accounts/audit-events.js';
 import type { EmailFingerprint } from '../../accounts/fingerprint.js';
 import type { AccountStore } from '../../storage/account-store.js';
 import type { RecoveryConfig } from '../recovery/settings.js';
+import type { AccountEvents } from '../../events/account-events.js';
 
 /** What asking the old system (at login and registration) and creating the account it vouched for take (migrate-account.ts). */
 export interface MigrationDependencies {
@@ -14,4 +15,6 @@ export interface MigrationDependencies {
   audit: Audit;
   newUserId?: () => string;
   now: () => Date;
+  /** `user.registered` (method `migration`) recorded with the migrated account. */
+  accountEvents: AccountEvents;
 }

@@ -89,7 +89,7 @@ export async function createMigratedAccount(
   const emailVerified = input.emailVerified ?? (deps.recovery.emailVerification ? false : undefined);
   const user: UserRecord = { userId, email: input.email, passwordHash, createdAt, ...(emailVerified !== undefined && { emailVerified }) };
   try {
-    await deps.users.createUser(user);
+    await deps.users.createUser(user, deps.accountEvents.of('user.registered', userId, { email: input.email, method: 'migration' }));
   } catch (error) {
     if (error instanceof AccountExistsError) return 'taken';
     throw error;

@@ -9,6 +9,7 @@ import type { FactorEnabledDependencies, MfaMailDependencies } from '../mfa/depe
 import type { VerificationMailDependencies } from '../recovery/dependencies.js';
 import type { SessionCheckDependencies, StartSessionDependencies } from '../sessions/dependencies.js';
 import type { WebAuthnConfig } from './settings.js';
+import type { AccountEventDependencies } from '../../events/account-events.js';
 
 /**
  * The /passkeys routes (register, list, rename, remove): the caller's live session (the public
@@ -16,6 +17,7 @@ import type { WebAuthnConfig } from './settings.js';
  * absent: passkeys are off (`passkeys_not_configured`).
  */
 export type PasskeyDependencies = SessionCheckDependencies &
+  AccountEventDependencies &
   MfaMailDependencies &
   FactorEnabledDependencies & {
     mfa: Pick<MfaStore, 'read'>;

@@ -40,11 +40,12 @@ const MAX_ATTEMPTS = 3;
 export async function removePasskey(deps: PasskeyDependencies, input: { caller: AuthenticatedSession; id: string }): Promise<void> {
   configuredRelyingParty(deps);
   const { caller } = input;
+  const removed = deps.accountEvents.of('factor.removed', caller.userId, { factor: 'passkey', credentialId: input.id, by: 'owner' });
   for (let attempt = 1; ; attempt++) {
     const factors = await deps.mfa.read(caller.accountKey);
     if (factors?.passkeys.has(input.id) !== true) throw new PasskeyNotFoundError();
     const lastFactor = factors.totpSecret === undefined && factors.passkeys.size === 1;
-    if (await deps.passkeys.remove(caller.accountKey, input.id, lastFactor)) break;
+    if (await deps.passkeys.remove(caller.accountKey, input.id, lastFactor, removed)) break;
     if (attempt >= MAX_ATTEMPTS) throw new TemporarilyUnavailableError(1);
   }
   await deps.passkeys.deleteLookup(input.id, caller.accountKey);

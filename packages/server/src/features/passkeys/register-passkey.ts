@@ -146,6 +146,7 @@ export async function registerPasskey(
  * password-only caller loses to a factor enrolled meanwhile, and is refused on the re-read.
  */
 async function addToFactors(deps: PasskeyDependencies, caller: AuthenticatedSession, credentialId: string, passkey: StoredPasskey): Promise<string[] | undefined> {
+  const factorAdded = deps.accountEvents.of('factor.added', caller.userId, { factor: 'passkey', credentialId });
   for (let attempt = 1; ; attempt++) {
     const factors = await deps.mfa.read(caller.accountKey);
     requireFactorLoginOnceEnrolled(deps, caller, factors);
@@ -159,7 +160,7 @@ async function addToFactors(deps: PasskeyDependencies, caller: AuthenticatedSess
       max: PASSKEY_LIMITS.perAccount,
       hadPasskeys: count > 0,
       ...(codes !== undefined && { recoveryCodes: codes.map((code) => recoveryCodeHash(code)!) }),
-    });
+    }, factorAdded);
     if (added) return codes;
     // Another factor came or went meanwhile: read again and decide again.
     if (attempt >= MAX_ATTEMPTS) throw new TemporarilyUnavailableError(1);

@@ -50,7 +50,7 @@ export async function changePassword(deps: PasswordChangeDependencies, request: 
         newHash,
         reason: 'password-change',
         now: deps.now(),
-      });
+      }, deps.accountEvents.of('password.changed', user.userId, { by: 'owner' }));
       deps.audit({ type: 'auth.password_changed', userId: user.userId });
       const accountKey = deps.fingerprint(user.email);
       // A new password ends every other session (whoever knew the old one is signed out), voids

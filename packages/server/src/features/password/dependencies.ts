@@ -7,6 +7,7 @@ import type { LoginGuardStore } from '../../storage/login-guard-store.js';
 import type { OneTimeTokenStore } from '../../storage/one-time-token-store.js';
 import type { EndOtherSessionsDependencies, SessionCheckDependencies } from '../sessions/dependencies.js';
 import type { PasswordPolicy } from './rules/policy.js';
+import type { AccountEventDependencies } from '../../events/account-events.js';
 
 /**
  * The rules for a password being set (rules/README.md): register, change and reset call
@@ -30,6 +31,7 @@ export interface NewPasswordDependencies extends EndOtherSessionsDependencies {
  */
 export type PasswordChangeDependencies = SessionCheckDependencies &
   AttemptCounterDependencies &
+  AccountEventDependencies &
   PasswordRulesDependencies &
   NewPasswordDependencies & {
     hasher: PasswordHasher;

@@ -28,7 +28,8 @@ export async function confirmPasswordReset(deps: PasswordResetDependencies, requ
     const user = await deps.users.getUserByEmail(email);
     if (user === undefined) throw new InvalidOneTimeTokenError();
     try {
-      await deps.users.replacePasswordHash({ email, expectedHash: user.passwordHash, newHash, reason: 'password-reset', now: deps.now() });
+      const reset = deps.accountEvents.of('password.reset', user.userId, { by: 'owner' });
+      await deps.users.replacePasswordHash({ email, expectedHash: user.passwordHash, newHash, reason: 'password-reset', now: deps.now() }, reset);
     } catch (error) {
       // A login's upgrade of the old hash landed in between: read again and replace that.
       if (!(error instanceof HashChangedError)) throw error;
@@ -38,7 +39,7 @@ export async function confirmPasswordReset(deps: PasswordResetDependencies, requ
     deps.audit({ type: 'auth.password_reset', userId: user.userId });
     await endOtherSessions(deps, { accountKey: checked.accountKey, userId: user.userId });
     await Promise.all([deps.loginGuard.clearAccountFailures(checked.accountKey, sourceKeyOf(request.sourceIp)), deps.mfa.clearFactorFailures(checked.accountKey)]);
-    if (user.emailVerified !== true) await deps.users.markEmailVerified(email, deps.now());
+    if (user.emailVerified !== true) await deps.users.markEmailVerified(email, deps.now(), deps.accountEvents.of('email.verified', user.userId, { email }));
     // After the mark: an outstanding verification link has nothing left to prove, and if the
     // mark failed (storage down) that link still works. A reset link requested since this one was used
     // goes too: no link mailed before the new password outlives it.

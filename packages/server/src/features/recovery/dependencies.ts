@@ -12,6 +12,7 @@ import type { SessionStore } from '../../storage/session-store.js';
 import type { NewPasswordDependencies, PasswordRulesDependencies } from '../password/dependencies.js';
 import type { SessionCheckDependencies } from '../sessions/dependencies.js';
 import type { RecoveryConfig } from './settings.js';
+import type { AccountEventDependencies } from '../../events/account-events.js';
 
 /** A verification link and its mail (send-verification.ts): registration, an unverified login, the resend. */
 export interface VerificationMailDependencies {
@@ -51,6 +52,7 @@ export interface PasswordResetRequestDependencies {
 
 /** POST /password/reset/confirm (confirm-password-reset.ts). */
 export type PasswordResetDependencies = OneTimeTokenDependencies &
+  AccountEventDependencies &
   PasswordRulesDependencies &
   NewPasswordDependencies & {
     hasher: PasswordHasher;
@@ -60,7 +62,8 @@ export type PasswordResetDependencies = OneTimeTokenDependencies &
   };
 
 /** POST /email/verify (verify-email.ts). */
-export type EmailVerificationDependencies = OneTimeTokenDependencies & {
+export type EmailVerificationDependencies = OneTimeTokenDependencies &
+  AccountEventDependencies & {
   users: Pick<AccountStore, 'getUserByEmail' | 'markEmailVerified'>;
   sessions: Pick<SessionStore, 'read' | 'markEmailVerified'>;
 };

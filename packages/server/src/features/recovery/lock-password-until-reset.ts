@@ -10,25 +10,28 @@ import { secretHash } from '../sessions/refresh-token.js';
 import { mailFailureCode } from './mail-failure.js';
 import { formatOneTimeToken, newOneTimeToken } from './one-time-token.js';
 import type { RecoveryConfig } from './settings.js';
+import type { AccountEvents } from '../../events/account-events.js';
 
 /** Writes lost to a concurrent change of the password before giving up (each reads again). */
 const MAX_ATTEMPTS = 3;
 
 /**
  * The password stops working until a reset (a "this wasn't me" link: whoever acted knew it);
- * conditional on the hash read, as every change of it. Another account at the address (this
- * one deleted, the address registered again) is not this one's to lock.
+ * conditional on the hash read, as every change of it, and recorded as `password.changed` by the
+ * link. Another account at the address (this one deleted, the address registered again) is not
+ * this one's to lock.
  */
 export async function lockPasswordUntilReset(
-  deps: { users: Pick<AccountStore, 'getUserByEmail' | 'replacePasswordHash'> },
+  deps: { users: Pick<AccountStore, 'getUserByEmail' | 'replacePasswordHash'>; accountEvents: AccountEvents },
   input: { email: string; userId: string; reason: Extract<PasswordHashChangeReason, 'factor-undo' | 'email-change-undo'>; now: Date },
 ): Promise<void> {
   const { email, userId, reason, now } = input;
+  const locked = deps.accountEvents.of('password.changed', userId, { by: 'undo_link' });
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     const user = await deps.users.getUserByEmail(email);
     if (user === undefined || user.userId !== userId || user.passwordHash === PASSWORD_RESET_REQUIRED) return;
     try {
-      await deps.users.replacePasswordHash({ email, expectedHash: user.passwordHash, newHash: PASSWORD_RESET_REQUIRED, reason, now });
+      await deps.users.replacePasswordHash({ email, expectedHash: user.passwordHash, newHash: PASSWORD_RESET_REQUIRED, reason, now }, locked);
       return;
     } catch (error) {
       // A login's upgrade of the hash landed in between: read again and lock that.

@@ -10,7 +10,9 @@ export async function verifyEmail(deps: EmailVerificationDependencies, request: 
   const checked = await checkOneTimeToken(deps, 'verify', request.token);
   await consumeOneTimeToken(deps, 'verify', checked);
   const user = await deps.users.getUserByEmail(checked.stored.email);
-  if (user === undefined || !(await deps.users.markEmailVerified(user.email, deps.now()))) throw new InvalidOneTimeTokenError();
+  if (user === undefined || !(await deps.users.markEmailVerified(user.email, deps.now(), deps.accountEvents.of('email.verified', user.userId, { email: user.email })))) {
+    throw new InvalidOneTimeTokenError();
+  }
   deps.audit({ type: 'auth.email_verified', userId: user.userId });
   await markSessionsVerified(deps, checked.accountKey, user.userId);
 }

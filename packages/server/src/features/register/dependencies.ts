@@ -3,6 +3,7 @@ import type { AttemptCounterDependencies } from '../../accounts/enforce-rate-lim
 import type { FailureTiming } from '../../accounts/failure-timing.js';
 import type { AccountMail } from '../../mail/account-mail.js';
 import type { AccountStore } from '../../storage/account-store.js';
+import type { AccountEventDependencies } from '../../events/account-events.js';
 import type { MigrationDependencies } from '../migration/dependencies.js';
 import type { MigrationSource } from '../migration/migration-source.js';
 import type { PasswordRulesDependencies } from '../password/dependencies.js';
@@ -17,6 +18,7 @@ import type { VerificationMailDependencies } from '../recovery/dependencies.js';
 export type RegisterDependencies = AttemptCounterDependencies &
   PasswordRulesDependencies &
   VerificationMailDependencies &
+  AccountEventDependencies &
   Pick<MigrationDependencies, 'fingerprint' | 'audit' | 'newUserId' | 'now'> & {
     hasher: PasswordHasher;
     users: Pick<AccountStore, 'createUser'>;

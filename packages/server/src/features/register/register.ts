@@ -56,7 +56,8 @@ export async function register(deps: RegisterDependencies, request: RegisterRequ
 async function createAccount(deps: RegisterDependencies, input: { email: string; userId: string; passwordHash: string; verifying: boolean }): Promise<boolean> {
   const { email, userId, passwordHash, verifying } = input;
   try {
-    await deps.users.createUser({ email, userId, passwordHash, createdAt: deps.now(), ...(verifying && { emailVerified: false }) });
+    const registered = deps.accountEvents.of('user.registered', userId, { email, method: 'password' });
+    await deps.users.createUser({ email, userId, passwordHash, createdAt: deps.now(), ...(verifying && { emailVerified: false }) }, registered);
     return true;
   } catch (error) {
     if (error instanceof AccountExistsError) return false;

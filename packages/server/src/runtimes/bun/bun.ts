@@ -5,6 +5,7 @@
  */
 import { getConnInfo } from 'hono/bun';
 import { readCorsConfig } from '../../config/cors-config.js';
+import { readEventDeliveryConfig } from '../../config/event-delivery-config.js';
 import { readConfig } from '../../config/read-config.js';
 import { readServerConfig } from '../../config/server-config.js';
 import { createFetchServerApi } from '../fetch-server.js';
@@ -21,7 +22,7 @@ declare const Bun: {
 // Bun's one read of its environment: where to listen, and the settings the wiring builds from.
 const env = Bun.env;
 const { port, host } = readServerConfig(env);
-const app = await createFetchServerApi(readConfig(env), getConnInfo, readCorsConfig(env));
+const app = await createFetchServerApi(readConfig(env), getConnInfo, readCorsConfig(env), readEventDeliveryConfig(env));
 const server = Bun.serve({
   port,
   hostname: host,

@@ -8,6 +8,7 @@
  */
 import { getConnInfo } from 'hono/deno';
 import { readCorsConfig } from '../../config/cors-config.js';
+import { readEventDeliveryConfig } from '../../config/event-delivery-config.js';
 import { readConfig } from '../../config/read-config.js';
 import { readServerConfig } from '../../config/server-config.js';
 import { createFetchServerApi } from '../fetch-server.js';
@@ -23,7 +24,7 @@ declare const Deno: {
 // Deno's one read of its environment: where to listen, and the settings the wiring builds from.
 const env = Deno.env.toObject();
 const { port, host: hostname } = readServerConfig(env);
-const app = await createFetchServerApi(readConfig(env), getConnInfo, readCorsConfig(env));
+const app = await createFetchServerApi(readConfig(env), getConnInfo, readCorsConfig(env), readEventDeliveryConfig(env));
 Deno.serve(
   { port, hostname, onListen: (address) => console.log(`passlane (deno) listening on http://${hostname}:${address.port}`) },
   // The serve info (its remoteAddr) as hono's env, where getConnInfo reads it.

@@ -27,6 +27,7 @@ import { createLocalLog, type LocalLog, type LocalLogOutput } from './local-log.
 import { createLocalPages, type LocalPages } from './local-pages.js';
 import { listenOnNode, nodeApiFetch, type NodeFetch, type NodeHost } from './node-server.js';
 import { stopOnSignals } from './stop-on-signals.js';
+import type { HostEventDelivery } from '../host-event-delivery.js';
 
 export interface LocalServerOptions {
   /** Defaults to PORT, else 3000; 0 picks a free port. */
@@ -62,6 +63,8 @@ export interface LocalServer {
   pages: LocalPages['paths'] | undefined;
   /** `<data dir>/outbox` when mail goes there (PASSLANE_MAIL_TRANSPORT outbox, the default). */
   outboxDir: string | undefined;
+  /** Whether this server delivers account events to webhooks (PASSLANE_WEBHOOKS set). */
+  deliversEvents: boolean;
   stop(): Promise<void>;
 }
 
@@ -142,10 +145,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     appUrl: served.appUrl,
     pages: served.pages?.paths,
     outboxDir: served.outboxDir,
+    deliversEvents: served.deliversEvents,
     stop: () =>
       (stopped ??= (async () => {
         await alsoListening?.close();
         await listener.close();
+        // The deliveries under way finish while the table is still there.
+        await served.stopDelivery();
         await dynalite?.stop();
       })()),
   };
@@ -156,6 +162,9 @@ interface Served {
   appUrl: string | undefined;
   pages: LocalPages | undefined;
   outboxDir: string | undefined;
+  /** Stops the in-process event deliverer (none without webhooks). */
+  stopDelivery(): Promise<void>;
+  deliversEvents: boolean;
 }
 
 /**
@@ -164,19 +173,28 @@ interface Served {
  * table exists and the mail can be written before the first request.
  */
 async function serveApi(env: Env, logs: 'text' | 'json', output: LocalLogOutput | undefined, ownUrl: string): Promise<Served> {
-  const [{ readConfig }, { readCorsConfig }, wiring, { nodePlatform }, { ensureTable }, { createAccountMail }] = await Promise.all([
+  const [{ readConfig }, { readCorsConfig }, { readEventDeliveryConfig }, wiring, { nodePlatform }, { ensureTable }, { createAccountMail }, { startHostEventDelivery }] = await Promise.all([
     import('../../config/read-config.js'),
     import('../../config/cors-config.js'),
+    import('../../config/event-delivery-config.js'),
     import('../../wiring/index.js'),
     import('./node-platform.js'),
     import('../../storage/table.js'),
     import('../../mail/account-mail.js'),
+    import('../host-event-delivery.js'),
   ]);
   const config = readConfig(env);
   const cors = readCorsConfig(env);
+  const events = readEventDeliveryConfig(env);
   const local: LocalLog | undefined = logs === 'text' ? createLocalLog(output) : undefined;
-  const platform: Platform = local === undefined ? nodePlatform : { ...nodePlatform, warn: local.warn, audit: local.audit, mail: { log: local.mail } };
   const apiLog: ApiLog = local?.api ?? (await import('../../observability/logger.js')).apiLog;
+  // With webhooks, the account's events go out right after the write that recorded them (the
+  // deliverer starts below, once the table exists; features/events/README.md, "How each host").
+  // Set once the deliverer starts; a write before that is swept instead.
+  const started: { delivery?: HostEventDelivery } = {};
+  const afterEventAppend = events?.webhooks.length ? (accountId: string) => started.delivery?.afterAppend(accountId) : undefined;
+  const base: Platform = local === undefined ? nodePlatform : { ...nodePlatform, warn: local.warn, audit: local.audit, mail: { log: local.mail } };
+  const platform: Platform = afterEventAppend === undefined ? base : { ...base, afterEventAppend };
   // It serves the recovery routes: a missing mail setting, a broken template or an outbox it may
   // not write stops the start, not the first reset.
   const mail = createAccountMail(config.mail, { ...platform.mail, ...(local && { print: local.print }) });
@@ -187,11 +205,16 @@ async function serveApi(env: Env, logs: 'text' | 'json', output: LocalLogOutput 
   const pages = config.mail.appUrl === ownUrl ? createLocalPages(config.mail, config.federation?.providers.map((provider) => provider.name)) : undefined;
   // The operator API beside the public one only with PASSLANE_ADMIN_KEYS (features/operators).
   const { routes, services } = wiring.servedApi(config, deps);
+  // Last, so nothing after it can fail the start with the deliverer running.
+  const delivery = startHostEventDelivery(events, config.storage, platform, { info: (message, fields) => apiLog.info(message, fields), warn: (message, fields) => apiLog.warn(message, fields) });
+  if (delivery !== undefined) started.delivery = delivery;
   return {
     fetch: nodeApiFetch(routes, services, { log: apiLog, cors, ...(pages && { before: pages.answer }), ...(local && { onRequest: local.request }) }),
     appUrl: config.mail.appUrl,
     pages,
     outboxDir: config.mail.transport === 'outbox' ? config.mail.outboxDir : undefined,
+    stopDelivery: async () => delivery?.stop(),
+    deliversEvents: delivery !== undefined,
   };
 }
 
@@ -281,6 +304,7 @@ async function main(): Promise<void> {
       `  OAuth issuer: ${server.issuer} (discovery: ${server.url}/.well-known/oauth-authorization-server)`,
       ...mail,
       ...pages,
+      ...(server.deliversEvents ? ['  account events: delivered to PASSLANE_WEBHOOKS right after each change, and swept every PASSLANE_EVENT_SWEEP_S'] : []),
       `  try: curl -i -X POST ${server.url}/register -H 'content-type: application/json' \\`,
       `         -d '{"email":"ada@example.com","password":"correct horse battery staple"}'`,
       '  Ctrl-C to stop.',

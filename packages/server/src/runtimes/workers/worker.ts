@@ -8,8 +8,10 @@ import { createApi } from '../../api/create-api.js';
 import { API_ROUTES } from '../../wiring/api-routes.js';
 import type { ApiServices } from '../../wiring/api-services.js';
 import { edgeServices } from './edge-dependencies.js';
-import { edgeLog } from './edge-log.js';
+import { edgeLog, log } from './edge-log.js';
+import { safeErrorFields } from '../../observability/safe-error.js';
 import { readWorkerCors, type WorkerEnv } from './worker-env.js';
+import { sweepEventsOnSchedule } from './worker-events.js';
 
 export type { WorkerEnv } from './worker-env.js';
 
@@ -23,4 +25,15 @@ const app = createApi<ApiServices>(API_ROUTES, {
   log: edgeLog,
 });
 
-export default { fetch: app.fetch };
+/** What workerd hands `scheduled` to keep it running after it returns. */
+interface ScheduledContext {
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+export default {
+  fetch: app.fetch,
+  // The cron trigger (wrangler.toml): account events to the webhooks (worker-events.ts).
+  scheduled(_controller: unknown, env: WorkerEnv, context: ScheduledContext): void {
+    context.waitUntil(sweepEventsOnSchedule(env).catch((error: unknown) => log('ERROR', 'event sweep failed', { error: safeErrorFields(error) })));
+  },
+};
