@@ -35,7 +35,7 @@ import { logger } from '../../observability/logger.js';
 import { metrics } from '../../observability/metrics.js';
 import { safeErrorFields } from '../../observability/safe-error.js';
 import type { DeliveryOutcome } from '../../features/events/deliver-account-events.js';
-import { OUTBOX_KEY_PREFIX } from '../../storage/outbox-delivery-store.js';
+import { OUTBOX_KEY_PREFIX } from '../../storage/table.js';
 
 /** What one delivery attempt of an account's outbox came to. */
 export type StreamDeliveryOutcome = DeliveryOutcome;
