@@ -8,7 +8,16 @@
  * and the use cases, with captured mail, a software authenticator and a clock the test moves.
  */
 import { GetItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../packages/server/src/config/read-config.js';
+import { AccountExistsConflictError } from '../packages/server/src/accounts/errors.js';
+import { nodePlatform } from '../packages/server/src/runtimes/node/node-platform.js';
+import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
+import { ensureTable } from '../packages/server/src/storage/table.js';
+import { buildAuthDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
 import { createApi } from '../packages/server/src/api/create-api.js';
 import type { AnyRoute } from '../packages/server/src/api/route.js';
@@ -324,6 +333,30 @@ describe('account events on DynamoDB Local (each change and its event: one trans
     expect((await f.users.getUserByEmail(email))!.passwordHash).toBe('chain-8');
     expect((await f.eventsOf(userId)).slice(1).map((event) => event.id)).toEqual(changes.map((change) => change.event.id));
     f.dispose();
+  });
+
+  it('wired from the configuration: PASSLANE_EVENTS=on records and the host hears of the account once its write commits; off records nothing', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'passlane-events-'));
+    const table = `events-${crypto.randomUUID()}`;
+    const client = createDynamoDbClient({ endpoint: server.endpoint });
+    await ensureTable(client, table);
+    const appended: string[] = [];
+    const platform = { ...nodePlatform, afterEventAppend: (accountId: string) => void appended.push(accountId) };
+    const env = { DYNAMODB_ENDPOINT: server.endpoint, PASSLANE_TABLE: table, PASSLANE_DATA_DIR: dataDir };
+    const on = await buildAuthDependencies(readConfig({ ...env, PASSLANE_EVENTS: 'on' }), platform);
+    const off = await buildAuthDependencies(readConfig(env), platform);
+    const email = uniqueEmail();
+    const made = await register(on, { email, password: PASSWORD });
+    const userId = 'userId' in made ? made.userId : '';
+    expect(appended).toEqual([userId]);
+    expect(summary(await eventsOf(client, table, userId))).toEqual([{ type: 'user.registered', accountId: userId, data: { email, method: 'password' } }]);
+    // A lost condition: no event, and the host hears of none.
+    await expect(register(on, { email, password: PASSWORD })).rejects.toBeInstanceOf(AccountExistsConflictError);
+    const quiet = await register(off, { email: uniqueEmail(), password: PASSWORD });
+    expect(appended).toEqual([userId]);
+    expect(await rawOutbox(client, table, 'userId' in quiet ? quiet.userId : '')).toBeUndefined();
+    client.destroy();
+    await rm(dataDir, { recursive: true, force: true });
   });
 
   it('with recording off: no outbox item, no transaction, the writes as they were', async () => {

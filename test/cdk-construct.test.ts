@@ -75,6 +75,7 @@ const CONFIGURED_PARAMS = {
   oauthProviders: '{"google":{"kind":"google","clientId":"g","redirectOrigins":["https://app.example.test"]}}',
   publicUrl: 'https://auth.example.test',
   oauthSecretsParameter: '/passlane/dev/oauth-secrets',
+  events: 'on',
   eventBus: 'team-events',
   alarmTopicArn: ALARM_TOPIC,
 };
@@ -96,7 +97,7 @@ const CONFIGURED_PROPS: PasslaneAuthProps = {
     publicUrl: 'https://auth.example.test',
     secretsParameterName: '/passlane/dev/oauth-secrets',
   },
-  events: { busName: 'team-events', alarmTopicArn: ALARM_TOPIC },
+  events: { enabled: true, busName: 'team-events', alarmTopicArn: ALARM_TOPIC },
 };
 
 let workDir: string;
@@ -405,11 +406,14 @@ describe('options the two routes express alike', () => {
     for (const template of [templates.cdkConfigured, templates.serverlessConfigured]) {
       expect(statementsOf(template, 'events')).toContainEqual({ Effect: 'Allow', Action: 'events:PutEvents', Resource: 'arn:aws:events:eu-west-1:123456789012:event-bus/team-events' });
       expect(environmentOf(template, 'events').PASSLANE_EVENT_BUS).toBe('team-events');
+      // Recording on, from one setting: the construct's events.enabled as serverless.yml's --param=events=on.
+      expect(environmentOf(template, 'register').PASSLANE_EVENTS).toBe('on');
       for (const [, alarm] of ofType(template, 'AWS::CloudWatch::Alarm')) expect(resolverFor(template)(alarm.Properties!.AlarmActions)).toEqual([ALARM_TOPIC]);
     }
     for (const template of [templates.cdk, templates.serverless]) {
       expect(JSON.stringify(statementsOf(template, 'events'))).not.toContain('events:PutEvents');
       expect(environmentOf(template, 'events').PASSLANE_EVENT_BUS).toBeUndefined();
+      expect(environmentOf(template, 'register').PASSLANE_EVENTS).toBe('off');
       for (const [, alarm] of ofType(template, 'AWS::CloudWatch::Alarm')) expect(resolverFor(template)({ AlarmActions: alarm.Properties!.AlarmActions })).toEqual({});
     }
     // The stream is read by the events function alone, and only it may send to its queue or publish events.

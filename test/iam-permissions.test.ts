@@ -77,6 +77,12 @@ const PHYSICAL_IDS = { UsersTable: TABLE, HttpApi: 'iamcheck01', ...queueNames()
  * the From address's domain, and a configuration set, so SES authorizes both resources.
  */
 const MAIL_PARAMETERS = { mailFrom: 'Passlane <no-reply@mail.example.test>', appUrl: 'https://app.example.test', sesConfigurationSet: 'passlane-events' };
+/**
+ * Account events on (`--param=events=on`, PASSLANE_EVENTS): each change of an account is then one
+ * TransactWriteItems with its outbox append, whose items IAM authorizes one by one, so the roles'
+ * `outbox#` grants are exercised (the grants are there with events off too: never used then).
+ */
+const EVENTS_ON = { events: 'on' };
 const DERIVED_IDENTITY = 'arn:aws:ses:eu-west-1:123456789012:identity/mail.example.test';
 /** An identity given as a parameter instead: another region (SES is called there) and account. */
 const EXPLICIT_IDENTITY = 'arn:aws:ses:us-east-1:210987654321:identity/no-reply@example.org';
@@ -175,14 +181,14 @@ beforeAll(async () => {
     return packageTemplateOnly(join(workDir, dir), { PASSLANE_JWT_PUBLIC_KEYS: publicKeys }, asParameters(parameters)) as Promise<Template>;
   };
   [template, explicitIdentityTemplate] = await Promise.all([
-    packaged('derived-identity', { ...MAIL_PARAMETERS, eventBus: EVENT_BUS }),
-    packaged('explicit-identity', { ...MAIL_PARAMETERS, eventBus: EVENT_BUS, sesIdentityArn: EXPLICIT_IDENTITY }),
+    packaged('derived-identity', { ...MAIL_PARAMETERS, ...EVENTS_ON, eventBus: EVENT_BUS }),
+    packaged('explicit-identity', { ...MAIL_PARAMETERS, ...EVENTS_ON, eventBus: EVENT_BUS, sesIdentityArn: EXPLICIT_IDENTITY }),
   ]);
   const resolve = createResolver(template, PHYSICAL_IDS);
   roles = new Map(functionRoles(template, resolve).map((role) => [role.functionName, role]));
   // The CDK route: the construct with the same settings, its logical ids as osls names them, and
   // CloudFormation's generated log group names (the only names the two templates do not share).
-  cdkProps = { bundleDirectory: placeholderBundles(join(workDir, 'bundles')), jwt: { publicKeys }, mail: CDK_MAIL, events: { busName: EVENT_BUS } };
+  cdkProps = { bundleDirectory: placeholderBundles(join(workDir, 'bundles')), jwt: { publicKeys }, mail: CDK_MAIL, events: { enabled: true, busName: EVENT_BUS } };
   cdkRoles = cdkRolesFor('cdk.out', cdkProps);
   cdkExplicitIdentityRoles = cdkRolesFor('cdk-explicit.out', { ...cdkProps, mail: { ...CDK_MAIL, sesIdentityArn: EXPLICIT_IDENTITY } });
   keySchema = tableKeySchema(template, 'UsersTable');

@@ -10,7 +10,9 @@
  * variable, and `ses:SendEmail <variable>` for the SES identity (PASSLANE_SES_IDENTITY_ARN) and
  * configuration set (PASSLANE_SES_CONFIGURATION_SET) a mail goes out as: SES authorizes both, the
  * second only when one is configured (the IAM test deploys with one). Calls that happen only
- * with email verification on count: the IAM test drives those paths too. When code changes what a function calls, change its lines here, its role
+ * with email verification on count: the IAM test drives those paths too, and with account events
+ * on (`UpdateItem outbox#`: every function whose use cases change an account appends their events
+ * to its outbox in the same transaction). When code changes what a function calls, change its lines here, its role
  * in infra/iam-roles.yml and the table in infra/README.md ("IAM") together.
  */
 const PEPPER = 'ssm:GetParameter PASSLANE_PEPPER_KEYS_PARAMETER';
@@ -49,6 +51,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:Query index/userId-index',
     'dynamodb:UpdateItem failures#',
     'dynamodb:UpdateItem identities#',
+    'dynamodb:UpdateItem outbox#',
     'dynamodb:UpdateItem ratelimit#',
     'dynamodb:UpdateItem sessions#',
     ...SEND_MAIL,
@@ -59,7 +62,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
   // read); the per-source counter. With email verification on: the new account's verification
   // token (token#verify#) and mail, or for a taken email a mail to its owner; each within the
   // account's mail budget (ratelimit#), keyed by the email fingerprint (always built).
-  register: ['dynamodb:PutItem token#', 'dynamodb:PutItem user#', 'dynamodb:UpdateItem ratelimit#', PEPPER, FINGERPRINT_KEY, ...SEND_MAIL],
+  register: ['dynamodb:PutItem token#', 'dynamodb:PutItem user#', 'dynamodb:UpdateItem outbox#', 'dynamodb:UpdateItem ratelimit#', PEPPER, FINGERPRINT_KEY, ...SEND_MAIL],
   // The account, its failure counters and its sessions in one read; failure counters after a
   // failed verify, cleared after a good login; the upgrade of an outdated hash
   // (packages/server/src/features/login/LIMITS.md); the new session. With a verified email required, a correct login
@@ -86,6 +89,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:UpdateItem mfa#',
     'dynamodb:UpdateItem mfalogin#',
     'dynamodb:UpdateItem migration#',
+    'dynamodb:UpdateItem outbox#',
     'dynamodb:UpdateItem ratelimit#',
     'dynamodb:UpdateItem sessions#',
     'dynamodb:UpdateItem user#',
@@ -107,6 +111,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:PutItem token#',
     'dynamodb:Query index/userId-index',
     'dynamodb:UpdateItem mfa#',
+    'dynamodb:UpdateItem outbox#',
     'dynamodb:UpdateItem ratelimit#',
     'dynamodb:UpdateItem sessions#',
     MFA_KEYS,
@@ -128,6 +133,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:PutItem webauthn#',
     'dynamodb:Query index/userId-index',
     'dynamodb:UpdateItem mfa#',
+    'dynamodb:UpdateItem outbox#',
     'dynamodb:UpdateItem sessions#',
     ...SEND_MAIL,
   ],
@@ -150,6 +156,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:GetItem sessions#',
     'dynamodb:GetItem user#',
     'dynamodb:Query index/userId-index',
+    'dynamodb:UpdateItem outbox#',
     'dynamodb:UpdateItem sessions#',
     'dynamodb:UpdateItem user#',
     FINGERPRINT_KEY,
@@ -164,6 +171,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:GetItem user#',
     'dynamodb:PutItem token#',
     'dynamodb:UpdateItem mfa#',
+    'dynamodb:UpdateItem outbox#',
     'dynamodb:UpdateItem sessions#',
     'dynamodb:UpdateItem user#',
     ...SEND_MAIL,
@@ -207,6 +215,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:GetItem sessions#',
     'dynamodb:GetItem user#',
     'dynamodb:Query index/userId-index',
+    'dynamodb:UpdateItem outbox#',
     'dynamodb:UpdateItem ratelimit#',
     'dynamodb:UpdateItem sessions#',
     'dynamodb:UpdateItem user#',
@@ -247,6 +256,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:Query index/userId-index',
     'dynamodb:UpdateItem identities#',
     'dynamodb:UpdateItem identity#',
+    'dynamodb:UpdateItem outbox#',
     'dynamodb:UpdateItem passkey#',
     'dynamodb:UpdateItem ratelimit#',
     'dynamodb:UpdateItem sessions#',
@@ -264,6 +274,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:PutItem token#',
     'dynamodb:Query index/userId-index',
     'dynamodb:UpdateItem mfa#',
+    'dynamodb:UpdateItem outbox#',
     'dynamodb:UpdateItem ratelimit#',
     'dynamodb:UpdateItem sessions#',
     'dynamodb:UpdateItem token#',
@@ -298,6 +309,7 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:Query index/userId-index',
     'dynamodb:Scan',
     'dynamodb:UpdateItem mfa#',
+    'dynamodb:UpdateItem outbox#',
     'dynamodb:UpdateItem sessions#',
     'dynamodb:UpdateItem user#',
     FINGERPRINT_KEY,

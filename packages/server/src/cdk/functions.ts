@@ -90,6 +90,10 @@ export const SETTINGS = {
   // every provider route answers provider_not_found.
   oauthProviders: { kind: 'param', default: null },
   publicUrl: { kind: 'param', default: null },
+  // Account events (packages/server/src/events/README.md): `on` records each change of an
+  // account in its outbox, in the same write (the functions that change accounts get
+  // PASSLANE_EVENTS and may append to `outbox#` whatever this says: nothing appends while off).
+  events: { kind: 'param', default: 'off' },
   // Account events (infra/README.md, "Account events"): the EventBridge bus the events function
   // publishes to, by name (a bus of this account and region; `default` is the account's default
   // bus). Unset: no EventBridge destination and no events:PutEvents in any role.
@@ -381,6 +385,23 @@ const FEDERATION_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
   PASSLANE_OAUTH_SECRETS_PARAMETER: parameterName('oauthSecrets'),
 };
 
+/** The functions whose use cases change an account: they record its events (PASSLANE_EVENTS). */
+const EVENTS_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  PASSLANE_EVENTS: setting('events'),
+};
+
+/**
+ * The append of an account's events to its outbox, in the same TransactWriteItems as the change
+ * (an UpdateItem with no condition on `outbox#<userId>`; packages/server/src/storage/event-outbox.ts).
+ * Only ever used with the `events` setting on.
+ */
+const RECORD_EVENTS = (what: string): Grant => ({
+  kind: 'items',
+  action: 'dynamodb:UpdateItem',
+  keys: ['outbox#*'],
+  why: `With account events on (the events setting): ${what}, appended to the account's outbox in the same transaction as the change.`,
+});
+
 const MIGRATION_GRANTS = (when: string): Grant[] => [
   { kind: 'parameters', secrets: ['migrationSecret'], why: `With a migration by URL (${when}): the key that signs its requests.` },
   { kind: 'invokeFunction', setting: 'migrationFunction', why: 'With a migration through a Lambda function: that function, and no other.' },
@@ -398,6 +419,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /register'],
     environment: {
+      ...EVENTS_ENVIRONMENT,
       ...MAIL_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
       ...HASHER_ENVIRONMENT,
@@ -423,6 +445,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       },
       SEND_MAIL('The verification mail, or "someone tried to register with your address".'),
       ...MIGRATION_GRANTS('an email the legacy store still holds is taken'),
+      RECORD_EVENTS('`user.registered`'),
     ],
   },
   {
@@ -433,6 +456,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /login', 'POST /login/mfa'],
     environment: {
+      ...EVENTS_ENVIRONMENT,
       // Mail: a new verification link when an unverified account logs in (requireVerifiedEmail).
       ...MAIL_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
@@ -482,6 +506,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       SEND_MAIL('The new verification link (requireVerifiedEmail); "a recovery code was used".'),
       { kind: 'parameters', secrets: ['pepperKeys', 'jwtPrivateKey', 'fingerprintKey', 'mfaKeys'], why: 'The pepper, the signing key, the fingerprint key and the keys that open TOTP secrets.' },
       ...MIGRATION_GRANTS('an unknown email is asked about'),
+      RECORD_EVENTS('a migrated account\'s `user.registered` (lazy migration)'),
     ],
   },
   {
@@ -521,6 +546,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['DELETE /account'],
     environment: {
+      ...EVENTS_ENVIRONMENT,
       ...MAIL_ENVIRONMENT,
       PASSLANE_TABLE: table,
       // Public keys only: it verifies the caller's token and issues none. The fingerprint key
@@ -550,6 +576,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       },
       { kind: 'parameters', secrets: ['fingerprintKey'], why: 'The fingerprint key: the account\'s sessions, factors and links are keyed by it. No pepper, signing key or TOTP key.' },
       SEND_MAIL('The mail confirming the deletion to the address.'),
+      RECORD_EVENTS('`account.deleted`'),
     ],
   },
   {
@@ -587,6 +614,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /mfa/totp', 'POST /mfa/totp/confirm', 'POST /mfa/recovery-codes', 'DELETE /mfa/totp'],
     environment: {
+      ...EVENTS_ENVIRONMENT,
       ...MAIL_ENVIRONMENT,
       PASSLANE_TABLE: table,
       // Public keys only: these routes verify access tokens and never issue one.
@@ -618,6 +646,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       { kind: 'items', action: 'dynamodb:UpdateItem', keys: ['ratelimit#*'], why: 'Attempts at DELETE /mfa/totp, counted per account (atomic ADD): a stolen session cannot guess its way to a removal.' },
       { kind: 'parameters', secrets: ['mfaKeys'], why: 'The keys that seal and open TOTP secrets; no pepper, signing key or fingerprint key.' },
       SEND_MAIL('The owner hears of every change: TOTP enabled (with its undo link) or removed, recovery codes regenerated.'),
+      RECORD_EVENTS('`factor.added` and `factor.removed` (TOTP)'),
     ],
   },
   {
@@ -628,6 +657,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /passkeys/registration/options', 'POST /passkeys/registration', 'GET /passkeys', 'PATCH /passkeys/{id}', 'DELETE /passkeys/{id}'],
     environment: {
+      ...EVENTS_ENVIRONMENT,
       ...MAIL_ENVIRONMENT,
       ...WEBAUTHN_ENVIRONMENT,
       PASSLANE_TABLE: table,
@@ -668,6 +698,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         why: 'A challenge spent (conditional delete: one answer per challenge); a removed passkey\'s lookup, or a failed registration\'s (conditional on the account).',
       },
       SEND_MAIL('The owner hears of every change: a passkey added (with its undo link) or removed.'),
+      RECORD_EVENTS('`factor.added` and `factor.removed` (a passkey)'),
     ],
   },
   {
@@ -678,6 +709,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /mfa/undo'],
     environment: {
+      ...EVENTS_ENVIRONMENT,
       ...MAIL_ENVIRONMENT,
       PASSLANE_TABLE: table,
     },
@@ -702,6 +734,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       },
       { kind: 'items', action: 'dynamodb:PutItem', keys: ['token#reset#*'], why: 'The reset link mailed now, replacing the outstanding one: the password works again only after a reset.' },
       SEND_MAIL('The reset link.'),
+      RECORD_EVENTS('`factor.removed` and `password.changed` (the password locked)'),
     ],
   },
   {
@@ -756,6 +789,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       'POST /identities/link',
     ],
     environment: {
+      ...EVENTS_ENVIRONMENT,
       // Mail: a new verification link when an unverified account logs in (requireVerifiedEmail).
       ...MAIL_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
@@ -802,6 +836,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       SEND_MAIL('The new verification link (requireVerifiedEmail).'),
       { kind: 'parameters', secrets: ['jwtPrivateKey', 'fingerprintKey'], why: 'The signing key (a federated login\'s tokens) and the fingerprint key (a provider\'s email meets the accounts by it). No pepper, no MFA keys.' },
       { kind: 'parameters', secrets: ['oauthSecrets'], why: 'With providers that have secrets: their client secrets and Apple\'s key.' },
+      RECORD_EVENTS('a first sign-in\'s `user.registered`, `identity.linked` and `identity.unlinked`'),
     ],
   },
   {
@@ -812,6 +847,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /password'],
     environment: {
+      ...EVENTS_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
       ...HASHER_ENVIRONMENT,
       PASSLANE_TABLE: table,
@@ -844,6 +880,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         secrets: ['pepperKeys', 'fingerprintKey'],
         why: 'The pepper (the new hash) and the fingerprint key. No signing key: it verifies the caller\'s access token with the public keys in its environment.',
       },
+      RECORD_EVENTS('`password.changed`'),
     ],
   },
   {
@@ -854,6 +891,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /password/reset', 'POST /password/reset/confirm', 'POST /email/verify', 'POST /email/verify/resend', 'POST /devices/approval', 'POST /devices/approval/confirm'],
     environment: {
+      ...EVENTS_ENVIRONMENT,
       ...MAIL_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
       ...HASHER_ENVIRONMENT,
@@ -894,6 +932,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         secrets: ['pepperKeys', 'fingerprintKey'],
         why: 'The pepper (the new hash) and the fingerprint key (token and counter keys). No signing key: resend verifies access tokens with the public keys in its environment.',
       },
+      RECORD_EVENTS('`password.reset` and `email.verified`'),
     ],
   },
   {
@@ -904,6 +943,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /email/change', 'POST /email/change/confirm', 'POST /email/change/undo'],
     environment: {
+      ...EVENTS_ENVIRONMENT,
       ...MAIL_ENVIRONMENT,
       PASSLANE_TABLE: table,
       // The new address's keys (its item, mail budget, factors) are its fingerprint. No pepper, no
@@ -939,6 +979,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       },
       SEND_MAIL('The link to the new address, a notice to a taken one, the old address\'s notice with its undo link, the reset link after an undo.'),
       { kind: 'parameters', secrets: ['fingerprintKey'], why: 'The fingerprint key (the new address\'s keys). No pepper or signing key: the caller\'s access token is verified with the public keys in its environment.' },
+      RECORD_EVENTS('`email.changed`, and after an undo `password.changed` (locked) or `account.disabled`'),
     ],
   },
   {
@@ -960,6 +1001,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     ],
     routeAuthorization: 'iam',
     environment: {
+      ...EVENTS_ENVIRONMENT,
       ...MAIL_ENVIRONMENT,
       PASSLANE_TABLE: table,
       // Keys the account's sessions, factors, links and mail budgets: no pepper, no signing key (nothing here hashes or issues a token).
@@ -992,6 +1034,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       { kind: 'items', action: 'dynamodb:PutItem', keys: ['token#reset#*'], why: 'The reset link an operator sends, replacing the outstanding one. No other token: an operator never holds a link.' },
       SEND_MAIL('The owner hears of every change to their access (disabled, enabled, sessions ended, a factor removed, deleted) and gets the reset link.'),
       { kind: 'parameters', secrets: ['fingerprintKey'], why: 'The fingerprint key alone: the account key of an address.' },
+      RECORD_EVENTS('`account.disabled`, `account.enabled`, `factor.removed` and `account.deleted`, naming the operator'),
     ],
   },
   {

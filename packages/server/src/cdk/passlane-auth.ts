@@ -178,11 +178,17 @@ export interface PasslaneAuthProps {
   readonly passkeys?: PasslanePasskeys;
   /** Sign-in with providers (packages/server/src/features/federation/README.md). @default none: every provider route answers 404 */
   readonly federation?: PasslaneFederation;
-  /** Where the events function delivers account events, and who hears of its alarms (infra/README.md, "Account events"). */
+  /** Whether account events are recorded, where the events function delivers them, who hears of its alarms (infra/README.md, "Account events"). */
   readonly events?: PasslaneEventDelivery;
 }
 
 export interface PasslaneEventDelivery {
+  /**
+   * Record account events: the functions that change accounts write each change's events to its
+   * outbox in the same write (PASSLANE_EVENTS=on; packages/server/src/events/README.md), and the
+   * events function delivers them. @default false: nothing is recorded, the events function never runs
+   */
+  readonly enabled?: boolean;
   /**
    * The EventBridge bus the events function publishes to, by name, in this stack's account and
    * region (`default`: the account's default bus); its role may PutEvents on that bus alone. The
@@ -417,6 +423,7 @@ export class PasslaneAuth extends Construct {
       ...(props.passkeys?.rpName !== undefined && { webauthnRpName: props.passkeys.rpName }),
       ...(props.federation !== undefined && { oauthProviders: JSON.stringify(props.federation.providers) }),
       ...(props.federation?.publicUrl !== undefined && { publicUrl: props.federation.publicUrl }),
+      ...(props.events?.enabled !== undefined && { events: props.events.enabled ? 'on' : 'off' }),
       ...(props.events?.busName !== undefined && { eventBus: props.events.busName }),
       ...(props.events?.alarmTopicArn !== undefined && { alarmTopicArn: props.events.alarmTopicArn }),
     };

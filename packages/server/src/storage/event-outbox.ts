@@ -102,8 +102,15 @@ export class EventOutbox {
 
   /** A write carrying `events` committed: the delivery may start. */
   committed(events: readonly AccountEvent[]): void {
-    if (this.options.afterAppend === undefined) return;
-    for (const accountId of byAccount(events).keys()) this.options.afterAppend(accountId);
+    const { afterAppend } = this.options;
+    if (afterAppend === undefined) return;
+    for (const accountId of byAccount(events).keys()) {
+      try {
+        afterAppend(accountId);
+      } catch {
+        // The change and its events are written: a delivery that failed to start finds them at its next sweep.
+      }
+    }
   }
 
   /** Whether writes with events ran as transactions (tests; undefined before the first). */
