@@ -118,8 +118,8 @@ describe('the events function on a stream batch', () => {
     const handler = await container();
     const batch = outboxStreamEvent([b, a, [a, 'MODIFY']]);
     try {
-      // Too little time left for a second round: the answer comes after one.
-      const result = await handler(batch, lambdaContext(1_000));
+      // Time for the deliveries (the reserve and more) but not for a second round: the answer comes after one.
+      const result = await handler(batch, lambdaContext(5_500));
       expect(result).toEqual({ batchItemFailures: [{ itemIdentifier: batch.Records[1]!.dynamodb!.SequenceNumber }] });
     } finally {
       bridge.behave({ kind: 'accept' });
@@ -225,9 +225,26 @@ describe('the batch, account by account', () => {
   });
 
   it('counts a delivery that throws (the table unreachable) as not delivered, for that account only', async () => {
-    const { run } = scripted({ a: [new Error('storage down')], b: ['delivered'] }, 1_000);
+    const { run } = scripted({ a: [new Error('storage down')], b: ['delivered'] }, 5_500);
     const batch = outboxStreamEvent(['a', 'b']);
     expect(await run(batch)).toEqual({ batchItemFailures: [{ itemIdentifier: batch.Records[0]!.dynamodb!.SequenceNumber }] });
+  });
+
+  it('starts no delivery its time left could not see through: the accounts not started are reported too', async () => {
+    let clock = 0;
+    const calls: string[] = [];
+    // Each delivery takes 3 s of the invocation's 10 s; 5 s are kept in reserve.
+    const deliver = async (accountId: string): Promise<StreamDeliveryOutcome> => {
+      calls.push(accountId);
+      clock += 3_000;
+      return 'delivered';
+    };
+    const options = { firstPauseMs: 1_000, maxPauseMs: 4_000, reserveMs: 5_000, sleep: async () => {} };
+    const batch = outboxStreamEvent(['a', 'b', 'c', 'd']);
+    const answer = await deliverStreamBatch(deliver, options, { info: () => {}, warn: () => {} })(batch, { getRemainingTimeInMillis: () => 10_000 - clock });
+    // a (10 s left), b (7 s left, covers 5 + 3); not c (4 s left).
+    expect(calls).toEqual(['a', 'b']);
+    expect(answer).toEqual({ batchItemFailures: [batch.Records[2]!, batch.Records[3]!].map((record) => ({ itemIdentifier: record.dynamodb!.SequenceNumber })) });
   });
 
   it('answers nothing to retry once every account is delivered or had nothing, without pausing', async () => {

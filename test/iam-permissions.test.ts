@@ -814,10 +814,10 @@ describe('each function, through its handler, as deployed', () => {
       bridge.behave({ kind: 'rejectEntries', code: 'InternalFailure' });
       try {
         const batch = outboxStreamEvent([c]);
-        expect(await invoke(batch, lambdaContext(1_000))).toEqual({ batchItemFailures: [{ itemIdentifier: batch.Records[0]!.dynamodb!.SequenceNumber }] });
+        expect(await invoke(batch, lambdaContext(5_500))).toEqual({ batchItemFailures: [{ itemIdentifier: batch.Records[0]!.dynamodb!.SequenceNumber }] });
         // Its last attempt (PASSLANE_EVENT_MAX_ATTEMPTS): dead-lettered for the bus, and the outbox moves on.
         await new Promise((resolve) => setTimeout(resolve, 50));
-        expect(await invoke(batch, lambdaContext(1_000))).toEqual({ batchItemFailures: [] });
+        expect(await invoke(batch, lambdaContext(5_500))).toEqual({ batchItemFailures: [] });
       } finally {
         bridge.behave({ kind: 'accept' });
       }

@@ -1116,7 +1116,9 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     entry: 'functions/events.ts',
     why: 'No route: the table\'s stream rings it when an account\'s outbox (outbox#) is written; it delivers that account\'s events, in order, to the EventBridge bus and the webhooks the deployment names (packages/server/src/features/events). Failed batches are retried, then described in its dead-letter queue, with alarms.',
     memory: DEFAULT_MEMORY_MB,
-    timeout: 60,
+    // Room for a batch of accounts whose destinations are slow (each webhook has its timeout);
+    // the handler starts no delivery that its time left could not see through.
+    timeout: 120,
     routes: [],
     environment: {
       PASSLANE_TABLE: table,

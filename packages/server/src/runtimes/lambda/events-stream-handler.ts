@@ -9,6 +9,8 @@
  *   delivery sends everything its outbox holds; later records of the same account ring for
  *   events the first delivery already took or, if they came after it, are rung again by the
  *   next batch).
+ * - No account's delivery starts unless the invocation's time left (less a reserve) covers the
+ *   longest delivery so far: one not started is reported like one not delivered.
  * - An account not fully delivered (the destination failed or is in its backoff, or another
  *   deliverer holds the outbox's lease) is tried again within the invocation while its time
  *   allows, with a growing pause; still not delivered, its first record's SequenceNumber goes
@@ -111,13 +113,22 @@ export function deliverStreamBatch(
     const last = new Map<string, StreamDeliveryOutcome | 'error'>();
     let pause = options.firstPauseMs;
     let longestRoundMs = 0;
+    let longestDeliveryMs = 0;
     let rounds = 0;
+    let outOfTime = false;
     for (;;) {
       const started = Date.now();
       rounds++;
       // One account after another: each delivery is its own account's, and a destination that
       // is down fails them alike, so sending them side by side would only multiply the load on it.
       for (const account of [...pending.values()]) {
+        // No delivery started that might not end before the invocation does (a timeout fails the
+        // whole batch): the account stays pending and is reported, and Lambda retries from it.
+        if (context.getRemainingTimeInMillis() < options.reserveMs + longestDeliveryMs) {
+          outOfTime = true;
+          break;
+        }
+        const deliveryStarted = Date.now();
         let outcome: StreamDeliveryOutcome | 'error';
         try {
           outcome = await deliver(account.accountId);
@@ -125,11 +136,12 @@ export function deliverStreamBatch(
           outcome = 'error';
           log.warn('account events: delivery failed', { accountId: account.accountId, error: safeErrorFields(error) });
         }
+        longestDeliveryMs = Math.max(longestDeliveryMs, Date.now() - deliveryStarted);
         last.set(account.accountId, outcome);
         if (outcome !== 'error' && DONE.has(outcome)) pending.delete(account.accountId);
       }
       longestRoundMs = Math.max(longestRoundMs, Date.now() - started);
-      if (pending.size === 0) break;
+      if (pending.size === 0 || outOfTime) break;
       // Another round only if it fits: the pause, a round as long as the longest so far, the reserve.
       if (context.getRemainingTimeInMillis() < pause + longestRoundMs + options.reserveMs) break;
       await options.sleep(pause);
