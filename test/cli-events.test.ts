@@ -6,6 +6,7 @@
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEventsCommand } from '../packages/server/src/cli/commands/events.js';
+import { runInventoryCommand } from '../packages/server/src/cli/commands/inventory.js';
 import type { CommandIo } from '../packages/server/src/cli/commands/command-io.js';
 import { newDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
 import { ensureTable } from '../packages/server/src/storage/table.js';
@@ -46,14 +47,14 @@ describe('passlane events', () => {
     await dynamo?.stop();
   });
 
-  async function events(args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  async function events(args: string[], extra: Record<string, string> = {}, run = runEventsCommand): Promise<{ code: number; stdout: string; stderr: string }> {
     const [stdout, stderr] = [new PassThrough(), new PassThrough()];
     let out = '';
     let err = '';
     stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     const io: CommandIo = { stdout, stderr, env: { ...env, ...extra } };
-    const code = await runEventsCommand(args, io);
+    const code = await run(args, io);
     return { code, stdout: out, stderr: err };
   }
 
@@ -79,6 +80,14 @@ describe('passlane events', () => {
     const json = await events(['status', '--json']);
     expect(JSON.parse(json.stdout)).toEqual({ sinks: [{ sink: 'webhook:crm', delivered: 3, failures: 2, deadLettered: 0, lastError: 'HTTP 503', lastErrorAt: expect.any(String) }], pendingOutboxes: 0 });
     expect(receiver.refused).toEqual([]);
+
+    // passlane inventory shows the same counts.
+    const inventory = await events(['--json'], {}, runInventoryCommand);
+    expect(inventory.code).toBe(0);
+    expect(JSON.parse(inventory.stdout).events).toEqual([{ sink: 'webhook:crm', delivered: 3, failures: 2, deadLettered: 0, lastError: 'HTTP 503', lastErrorAt: expect.any(String) }]);
+    const table = await events([], {}, runInventoryCommand);
+    expect(table.stdout).toMatch(/^Account events to webhook:crm: 3 delivered, 2 failed attempts, 0 dead-lettered; last error HTTP 503 at \S+ \(pending: passlane events status\)$/m);
+    expect(JSON.parse((await events(['--json'], { PASSLANE_WEBHOOKS: '' }, runInventoryCommand)).stdout).events).toBeUndefined();
   });
 
   it('refuses bad arguments and settings with exit 2, quoting no secret', async () => {

@@ -143,6 +143,15 @@ describe.each(dynamoDbServers)('event delivery on $name', ({ start }) => {
     expect((await store.sinkStatus([sink.name]))[0]).toMatchObject({ delivered: 2, failures: 2, deadLettered: 0, lastError: 'HTTP 503' });
   });
 
+  it('refuses to run with no sink rather than drop the events', async () => {
+    const id = accountId();
+    await appendToOutbox(client, table, someEvents(id, 1));
+    await expect(deliverAccountEvents(deps([]), id)).rejects.toThrow(RangeError);
+    expect((await store.read(id))!.events).toHaveLength(1);
+    const hooks = await receiver();
+    expect(await deliverAccountEvents(deps([webhook(hooks.url)]), id)).toBe('delivered');
+  });
+
   it('computes the retry delay as the base doubled per attempt, capped, in its upper half', () => {
     const settings = { retryBaseMs: 1_000, retryMaxMs: 10_000 };
     expect([1, 2, 3, 4, 5].map((attempts) => retryDelayMs(attempts, settings, () => 0))).toEqual([500, 1_000, 2_000, 4_000, 5_000]);

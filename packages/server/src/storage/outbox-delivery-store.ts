@@ -12,6 +12,9 @@ import { conditionalUpdate } from './conditional-update.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
 import { OUTBOX_DEAD_KEY_PREFIX, OUTBOX_KEY_PREFIX, OUTBOX_STATUS_KEY_PREFIX } from './table.js';
 
+// The prefixes are table.ts's (with every other); here too for the stores' callers that name them.
+export { OUTBOX_DEAD_KEY_PREFIX, OUTBOX_KEY_PREFIX, OUTBOX_STATUS_KEY_PREFIX };
+
 type Item = Record<string, AttributeValue>;
 
 

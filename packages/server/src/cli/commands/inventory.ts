@@ -9,13 +9,17 @@ import { buildAccountTools } from '../../wiring/build-dependencies.js';
 import { openBulkTools } from './bulk-tools.js';
 import { collectShapeSamples, MAX_TIMED_SHAPES, measureVerifyCosts, type VerifyCosts } from './measure-verify-costs.js';
 import { CURRENT_COST_SHAPE } from 'passlane/common';
+import { readEventDeliveryConfig } from '../../config/event-delivery-config.js';
+import type { SinkStatus } from '../../storage/outbox-delivery-store.js';
+import { buildEventDeliveryStatus } from '../../wiring/build-event-delivery.js';
 
 /** Verifies per shape for --timing: the median of 5 holds within a few percent on a quiet machine. */
 const TIMING_ROUNDS = 5;
 
 export const INVENTORY_USAGE = `usage: passlane inventory [--segments N] [--timing] [--json]
 Counts stored password hashes by scheme, parameters, wrapping and pepper key, and what each is
-waiting for, accounts keyed by an email not in canonical form, disabled accounts, and accounts with second factors. Reads only (a parallel Scan);
+waiting for, accounts keyed by an email not in canonical form, disabled accounts, and accounts with second factors;
+with PASSLANE_WEBHOOKS or PASSLANE_EVENT_BUS, each account-event destination's counts. Reads only (a parallel Scan);
 no hashing, no writes.
 --timing: then verifies one stored record of each cost shape with a wrong password, ${TIMING_ROUNDS} times,
 against the current argon2id verify, and prints the PASSLANE_LOGIN_FAILURE_PAD_FACTOR to set.`;
@@ -39,6 +43,7 @@ export async function runInventoryCommand(args: string[], io: CommandIo): Promis
   const progress = createProgress(io);
   const startedAt = Date.now();
   let inventory: Inventory;
+  let events: SinkStatus[] | undefined;
   const accountTools = buildAccountTools(tools.config, tools.platform);
   // Only with --timing: one stored value per cost shape, held in memory for the run, never printed.
   const samples = timing ? collectShapeSamples(accountTools.hasher) : undefined;
@@ -48,6 +53,7 @@ export async function runInventoryCommand(args: string[], io: CommandIo): Promis
       onProgress: (scanned) => progress.update(() => ({ text: `${scanned} accounts read, ${ratePerSecond(scanned, startedAt)}` })),
       ...(samples && { onRecord: (stored: string) => samples.add(stored) }),
     });
+    events = await eventSinkStatus(io, tools);
   } catch (error) {
     writeLine(io.stderr, `passlane inventory: ${describeFailure(error)}`);
     // What to set, as import and rehash say it (`Region is missing` alone names no variable).
@@ -65,12 +71,31 @@ export async function runInventoryCommand(args: string[], io: CommandIo): Promis
     writeLine(io.stderr, `passlane inventory: --timing: ${describeFailure(error)}`);
     return 2;
   }
-  if (json) writeLine(io.stdout, JSON.stringify(costs ? { ...inventory, timing: costs } : inventory));
+  if (json) writeLine(io.stdout, JSON.stringify({ ...inventory, ...(costs && { timing: costs }), ...(events && { events }) }));
   else {
     printInventory(io, inventory);
+    if (events) printEventSinks(io, events);
     if (costs && samples) printVerifyCosts(io, costs, samples.untimedAccounts);
   }
   return 0;
+}
+
+/**
+ * The account events' destinations, when any is configured: each one's counts and last error
+ * (a read per sink; the pending outboxes are `passlane events status`'s, a Scan of their own).
+ */
+async function eventSinkStatus(io: CommandIo, tools: NonNullable<ReturnType<typeof openBulkTools>>): Promise<SinkStatus[] | undefined> {
+  const settings = readEventDeliveryConfig(io.env);
+  if (settings === undefined) return undefined;
+  const { status, sinkNames } = buildEventDeliveryStatus(settings, tools.config.storage, tools.platform);
+  return status.sinkStatus(sinkNames);
+}
+
+function printEventSinks(io: CommandIo, sinks: SinkStatus[]): void {
+  for (const sink of sinks) {
+    const last = sink.lastError === undefined ? '' : `; last error ${sink.lastError} at ${sink.lastErrorAt ?? 'an unknown time'}`;
+    writeLine(io.stdout, `Account events to ${sink.sink}: ${sink.delivered} delivered, ${sink.failures} failed attempts, ${sink.deadLettered} dead-lettered${last} (pending: passlane events status)`);
+  }
 }
 
 /** What each shape costs to verify against the current argon2id, and the factor to set. */

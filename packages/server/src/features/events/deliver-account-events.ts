@@ -23,6 +23,8 @@ export type DeliveryOutcome = 'delivered' | 'nothing' | 'leased' | 'waiting' | '
  * lease runs out and the next run resumes).
  */
 export async function deliverAccountEvents(deps: EventDeliveryDependencies, accountId: string): Promise<DeliveryOutcome> {
+  // With no sink every head would count as delivered to all of them: the events would be dropped.
+  if (deps.sinks.length === 0) throw new RangeError('deliverAccountEvents needs at least one sink');
   const owner = `dlv_${crypto.randomUUID()}`;
   const claim = await deps.outbox.claim(accountId, owner, deps.now().getTime(), deps.settings.leaseMs);
   if (claim.kind !== 'claimed') return claim.kind;
