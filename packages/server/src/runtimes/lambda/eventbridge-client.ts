@@ -9,8 +9,8 @@ import { EventBridgeClient, PutEventsCommand, type EventBridgeClientConfig } fro
 import type { EventBusClient, EventBusEntry, EventBusResult } from '../../features/events/eventbridge-sink.js';
 
 /**
- * The SDK's `standard` retry, 3 attempts: throttling, 5xx and network errors, with jittered
- * backoff. A retried PutEvents that had in fact gone through publishes the event twice, which
+ * The SDK's `standard` retry: throttling, 5xx and network errors, with jittered backoff, up to
+ * EVENTBRIDGE_MAX_ATTEMPTS attempts. A retried PutEvents that had in fact gone through publishes the event twice, which
  * at-least-once delivery allows (receivers deduplicate by the event's id, `detail.id`).
  */
 export const EVENTBRIDGE_RETRY_MODE = 'standard';
