@@ -44,6 +44,7 @@ const NAMES = PASSLANE_FUNCTIONS.map((fn) => fn.name);
 
 /** Every option, as serverless.yml params and as construct props. */
 const KMS_KEY = 'arn:aws:kms:eu-west-1:123456789012:key/0b1c2d3e-1111-2222-3333-444455556666';
+const ALARM_TOPIC = 'arn:aws:sns:eu-west-1:123456789012:passlane-alarms';
 const CONFIGURED_PARAMS = {
   mailFrom: 'Passlane <no-reply@mail.example.test>',
   appUrl: 'https://app.example.test',
@@ -74,6 +75,9 @@ const CONFIGURED_PARAMS = {
   oauthProviders: '{"google":{"kind":"google","clientId":"g","redirectOrigins":["https://app.example.test"]}}',
   publicUrl: 'https://auth.example.test',
   oauthSecretsParameter: '/passlane/dev/oauth-secrets',
+  events: 'on',
+  eventBus: 'team-events',
+  alarmTopicArn: ALARM_TOPIC,
 };
 const CONFIGURED_PROPS: PasslaneAuthProps = {
   mail: { from: CONFIGURED_PARAMS.mailFrom, appUrl: CONFIGURED_PARAMS.appUrl, configurationSet: 'passlane-events', emailVerification: true },
@@ -93,6 +97,7 @@ const CONFIGURED_PROPS: PasslaneAuthProps = {
     publicUrl: 'https://auth.example.test',
     secretsParameterName: '/passlane/dev/oauth-secrets',
   },
+  events: { enabled: true, busName: 'team-events', alarmTopicArn: ALARM_TOPIC },
 };
 
 let workDir: string;
@@ -261,6 +266,51 @@ describe.each([
     expect(invokable(cdk())).toEqual(invokable(sls()));
   });
 
+  it('the events function\'s trigger: the table\'s keys-only stream, the event source mapping (filter, bisect, retries, partial failures, its dead-letter queue), the queue and the alarms', () => {
+    for (const template of [cdk(), sls()]) expect(resource(template, 'UsersTable').Properties!.StreamSpecification).toEqual({ StreamViewType: 'KEYS_ONLY' });
+    const mappings = (template: CfnTemplate) => ofType(template, 'AWS::Lambda::EventSourceMapping');
+    expect(mappings(cdk()).map(([id]) => id)).toEqual(['EventsEventSourceMappingDynamodbUsersTable']);
+    expect(mappings(sls()).map(([id]) => id)).toEqual(['EventsEventSourceMappingDynamodbUsersTable']);
+    const mapping = (template: CfnTemplate) => resource(template, 'EventsEventSourceMappingDynamodbUsersTable');
+    expect(mapping(cdk()).Properties).toEqual(mapping(sls()).Properties);
+    expect(mapping(cdk()).Properties).toEqual({
+      BatchSize: 10,
+      Enabled: true,
+      EventSourceArn: { 'Fn::GetAtt': ['UsersTable', 'StreamArn'] },
+      FunctionName: { 'Fn::GetAtt': ['EventsLambdaFunction', 'Arn'] },
+      ParallelizationFactor: 10,
+      StartingPosition: 'TRIM_HORIZON',
+      MaximumBatchingWindowInSeconds: 0,
+      MaximumRetryAttempts: -1,
+      BisectBatchOnFunctionError: true,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      MaximumRecordAgeInSeconds: 21_600,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': ['EventsDeadLetterQueue', 'Arn'] } } },
+      FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ dynamodb: { Keys: { pk: { S: [{ prefix: 'outbox#' }] } } } }) }] },
+    });
+    // Created after its role: Lambda checks then that the role may read the stream.
+    for (const template of [cdk(), sls()]) expect([mapping(template).DependsOn].flat()).toContain('EventsRole');
+    expect(resource(cdk(), 'EventsDeadLetterQueue').Properties).toEqual(resource(sls(), 'EventsDeadLetterQueue').Properties);
+    expect(resource(sls(), 'EventsDeadLetterQueue').Properties).toEqual({ MessageRetentionPeriod: 1_209_600, SqsManagedSseEnabled: true });
+    expect(ofType(cdk(), 'AWS::SQS::Queue').map(([id]) => id)).toEqual(['EventsDeadLetterQueue']);
+    // Alarm actions are a condition in serverless.yml, present or absent in the construct: compared resolved.
+    const alarms = (template: CfnTemplate) =>
+      Object.fromEntries(ofType(template, 'AWS::CloudWatch::Alarm').map(([id, alarm]) => {
+        const { AlarmActions, ...rest } = alarm.Properties!;
+        return [id, { ...rest, ...(resolverFor(template)({ AlarmActions }) as object) }];
+      }));
+    expect(alarms(cdk())).toEqual(alarms(sls()));
+    expect(Object.keys(alarms(sls())).sort()).toEqual(['EventsDeadLetterAlarm', 'EventsErrorsAlarm', 'EventsIteratorAgeAlarm']);
+    expect(alarms(sls()).EventsDeadLetterAlarm).toMatchObject({
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['EventsDeadLetterQueue', 'QueueName'] } }],
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+    expect(alarms(sls()).EventsIteratorAgeAlarm).toMatchObject({ MetricName: 'IteratorAge', Dimensions: [{ Name: 'FunctionName', Value: { Ref: 'EventsLambdaFunction' } }] });
+  });
+
   it('both authorizers: JWT (issuer and audience of the tokens) and the session authorizer function', () => {
     const resolve = (template: CfnTemplate) => resolverFor(template);
     const jwt = (template: CfnTemplate) => resolve(template)(resource(template, 'HttpApiAuthorizerPasslaneJwt').Properties);
@@ -348,6 +398,33 @@ describe('options the two routes express alike', () => {
       const shaped = serverlessShaped(template, serverlessLogicalIds(stack, auth));
       const login = rolesOf(shaped).get('login')!.policies.flatMap((policy) => policy.policy.Statement);
       expect(login).toContainEqual({ Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: expected });
+    }
+  });
+
+  it('account events: the events function may PutEvents on the named bus alone, is told its name, and its alarms notify the topic; unset, neither', () => {
+    const statementsOf = (template: CfnTemplate, name: string) => rolesOf(template).get(name)!.policies.flatMap((policy) => policy.policy.Statement);
+    for (const template of [templates.cdkConfigured, templates.serverlessConfigured]) {
+      expect(statementsOf(template, 'events')).toContainEqual({ Effect: 'Allow', Action: 'events:PutEvents', Resource: 'arn:aws:events:eu-west-1:123456789012:event-bus/team-events' });
+      expect(environmentOf(template, 'events').PASSLANE_EVENT_BUS).toBe('team-events');
+      // Recording on, from one setting: the construct's events.enabled as serverless.yml's --param=events=on.
+      expect(environmentOf(template, 'register').PASSLANE_EVENTS).toBe('on');
+      for (const [, alarm] of ofType(template, 'AWS::CloudWatch::Alarm')) expect(resolverFor(template)(alarm.Properties!.AlarmActions)).toEqual([ALARM_TOPIC]);
+    }
+    for (const template of [templates.cdk, templates.serverless]) {
+      expect(JSON.stringify(statementsOf(template, 'events'))).not.toContain('events:PutEvents');
+      expect(environmentOf(template, 'events').PASSLANE_EVENT_BUS).toBeUndefined();
+      expect(environmentOf(template, 'register').PASSLANE_EVENTS).toBe('off');
+      for (const [, alarm] of ofType(template, 'AWS::CloudWatch::Alarm')) expect(resolverFor(template)({ AlarmActions: alarm.Properties!.AlarmActions })).toEqual({});
+    }
+    // The stream is read by the events function alone, and only it may send to its queue or publish events.
+    for (const template of [templates.cdkConfigured, templates.serverlessConfigured]) {
+      for (const name of NAMES.filter((n) => n !== 'events')) expect(JSON.stringify(statementsOf(template, name))).not.toMatch(/stream|sqs:|events:PutEvents/);
+      expect(statementsOf(template, 'events')).toContainEqual({
+        Effect: 'Allow',
+        Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+        Resource: `arn:aws:dynamodb:eu-west-1:123456789012:table/${SERVERLESS_TABLE}/stream/*`,
+      });
+      expect(statementsOf(template, 'events')).toContainEqual({ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: 'arn:aws:sqs:eu-west-1:123456789012:passlane-test-EventsDeadLetterQueue-GENERATED' });
     }
   });
 

@@ -31,10 +31,13 @@ import { startOidcProvider } from './support/oidc-provider.js';
 import { throughProvider } from './support/provider-browser.js';
 import { createResolver, functionRoles, type Template as ResolvableTemplate } from './support/iam/template-roles.js';
 import { coldImportMs, readZip, repoRoot, runPackaging, unpackZip } from './support/packaging.js';
-import { synthConstruct } from './support/deploy-templates.js';
+import { queueNames, synthConstruct } from './support/deploy-templates.js';
 import { httpApiAuthorizerEvent } from './support/authorizer-events.js';
 import { httpApiEvent } from './support/http-api-event.js';
 import { lambdaContext } from './support/lambda-context.js';
+import { startLocalEventBridgeEndpoint } from './support/local-eventbridge-endpoint.js';
+import { appendToOutbox, someEvents } from './support/outbox-append.js';
+import { outboxStreamEvent } from './support/outbox-stream-event.js';
 
 type Resource = { Type: string; Properties: Record<string, unknown>; DependsOn?: unknown; DeletionPolicy?: string };
 type Template = { Resources: Record<string, Resource>; Outputs?: Record<string, unknown> };
@@ -81,6 +84,16 @@ const IAM_ROUTES: Record<string, string[]> = {
  */
 const ACTIONS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTION_ACCESS).map((name) => [name, actionsOf(name)]));
 const SECRET_PARAMETERS: Record<string, string[]> = Object.fromEntries(Object.keys(FUNCTION_ACCESS).map((name) => [name, parameterVariablesOf(name)]));
+/**
+ * Functions whose only secret is an optional one, absent from `npm run package`'s template: the
+ * events function's webhooks (its SSM client is bundled, and its role may decrypt through SSM
+ * with a customer-managed key, for when the parameter is given).
+ */
+const OPTIONAL_SECRET_ONLY = ['events'];
+/** Actions whose statement is there only when a setting is given (none is while packaging): the bus the events function publishes to. */
+const CONDITIONAL_ACTIONS: Record<string, string[]> = { events: ['events:PutEvents'] };
+/** What Lambda does as the role of a function the table's stream invokes: read the stream, describe failed batches in the function's dead-letter queue. */
+const LAMBDA_AS_ROLE: Record<string, string[]> = { events: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams', 'sqs:SendMessage'] };
 
 /** Functions given the published keys: those that publish them, those that check they sign with the first, and the authorizer, which verifies with them. */
 const PUBLIC_KEYS_FUNCTIONS = ['login', 'token', 'sessions', 'mfa', 'passkeys', 'passkeyLogin', 'federation', 'account', 'password', 'recovery', 'emailChange', 'jwks', 'openidConfiguration', 'authorizer'];
@@ -243,7 +256,17 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
     const migration = conditional.filter((s) => ['HasMigrationFunction', 'HasMigrationSecretParameter'].includes(s['Fn::If'][0]));
     // The sign-in providers' secrets, read by the federation function only when a parameter is given.
     const oauthSecrets = conditional.filter((s) => s['Fn::If'][0] === 'HasOauthSecretsParameter');
-    expect(conditional).toHaveLength(kms.length + mail.length + migration.length + oauthSecrets.length);
+    // Account events: PutEvents on the bus, the webhooks' parameter, each only when given.
+    const events = conditional.filter((s) => ['HasEventBus', 'HasWebhooksParameter'].includes(s['Fn::If'][0]));
+    expect(conditional).toHaveLength(kms.length + mail.length + migration.length + oauthSecrets.length + events.length);
+    expect(events.map((s) => [s['Fn::If'][0], s['Fn::If'][1].Action, s['Fn::If'][2]])).toEqual(
+      name === 'events'
+        ? [
+            ['HasEventBus', 'events:PutEvents', { Ref: 'AWS::NoValue' }],
+            ['HasWebhooksParameter', 'ssm:GetParameter', { Ref: 'AWS::NoValue' }],
+          ]
+        : [],
+    );
     expect(oauthSecrets.map((s) => [s['Fn::If'][1].Action, s['Fn::If'][2]])).toEqual(name === 'federation' ? [['ssm:GetParameter', { Ref: 'AWS::NoValue' }]] : []);
     expect(migration.map((s) => [s['Fn::If'][0], s['Fn::If'][1].Action, s['Fn::If'][2]])).toEqual(
       name === 'login' || name === 'register'
@@ -255,7 +278,7 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
     );
     for (const s of kms) expect(s['Fn::If'][1].Action).toBe('kms:Decrypt');
     // Decrypting through SSM only where some parameter is read.
-    expect(kms).toHaveLength(SECRET_PARAMETERS[name]!.length > 0 ? 1 : 0);
+    expect(kms).toHaveLength(SECRET_PARAMETERS[name]!.length > 0 || OPTIONAL_SECRET_ONLY.includes(name) ? 1 : 0);
     // Sending as the configured identity (and configuration set) only where mail is sent.
     expect(mail).toHaveLength(sendsMail(name) ? 1 : 0);
     for (const s of mail) {
@@ -274,14 +297,18 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
       { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [`${logicalId(name)}LogGroup`, 'Arn'] } },
     ]);
     const rest = statements.filter((s) => !logs.includes(s));
-    expect([...new Set(rest.flatMap(actions))].sort()).toEqual(ACTIONS[name]);
+    const expected = [...ACTIONS[name]!.filter((action) => !(CONDITIONAL_ACTIONS[name] ?? []).includes(action)), ...(LAMBDA_AS_ROLE[name] ?? [])];
+    expect([...new Set(rest.flatMap(actions))].sort()).toEqual([...new Set(expected)].sort());
     expect(rest.flatMap(actions).some((a) => a.includes('*'))).toBe(false);
     expect(JSON.stringify(rest)).not.toContain('"*"'); // no statement on every resource
 
     for (const s of rest.filter((s) => actions(s).some((a) => a.startsWith('dynamodb:')))) {
       const query = actions(s).includes('dynamodb:Query');
-      expect(s.Resource).toEqual(query ? { 'Fn::Sub': '${UsersTable.Arn}/index/userId-index' } : { 'Fn::GetAtt': ['UsersTable', 'Arn'] });
+      // The table's streams (whichever is current), for Lambda reading them as the events function.
+      const stream = actions(s).includes('dynamodb:GetRecords');
+      expect(s.Resource).toEqual(query ? { 'Fn::Sub': '${UsersTable.Arn}/index/userId-index' } : stream ? { 'Fn::Sub': '${UsersTable.Arn}/stream/*' } : { 'Fn::GetAtt': ['UsersTable', 'Arn'] });
     }
+    for (const s of rest.filter((s) => actions(s).includes('sqs:SendMessage'))) expect(s.Resource).toEqual({ 'Fn::GetAtt': [`${logicalId(name)}DeadLetterQueue`, 'Arn'] });
     if (name === 'rehash') {
       const cursor = rest.find((s) => actions(s).includes('dynamodb:PutItem'));
       expect(cursor?.Condition).toEqual({ 'ForAllValues:StringEquals': { 'dynamodb:LeadingKeys': ['job#rehash'] } });
@@ -312,7 +339,7 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
 
   it('packaged without a sender: no function may send mail, and none is told an identity', () => {
     // Mail is configured by parameters (infra/README.md, "Sending mail"); `npm run package` alone sets none.
-    const resolve = createResolver(template() as unknown as ResolvableTemplate, { UsersTable: 'passlane-dev-UsersTable', HttpApi: 'api0000001' });
+    const resolve = createResolver(template() as unknown as ResolvableTemplate, { UsersTable: 'passlane-dev-UsersTable', HttpApi: 'api0000001', ...queueNames() });
     for (const role of functionRoles(template() as unknown as ResolvableTemplate, resolve)) {
       expect(JSON.stringify(role.policies), role.functionName).not.toContain('ses:');
     }
@@ -346,7 +373,7 @@ describe.each(LAMBDA_ARCHITECTURES)('zips for %s', (arch) => {
       expect(Object.keys(files).filter((file) => file === 'argon2.wasm' || /^(native|load-wasm-module-node)-/.test(file))).toEqual([]);
     }
     // No secret read, no SSM client; the JWKS functions are their entry alone.
-    if (SECRET_PARAMETERS[name]!.length === 0) expect(Object.keys(files).filter((file) => file.startsWith('ssm-secret-source-'))).toEqual([]);
+    if (SECRET_PARAMETERS[name]!.length === 0 && !OPTIONAL_SECRET_ONLY.includes(name)) expect(Object.keys(files).filter((file) => file.startsWith('ssm-secret-source-'))).toEqual([]);
     // The SES client in a chunk of its own, only where mail is wired (loaded on the first send).
     expect(Object.keys(files).filter((file) => file.startsWith('ses-client-'))).toHaveLength(SES_CHUNK_FUNCTIONS.includes(name) ? 1 : 0);
     if (SES_CHUNK_FUNCTIONS.includes(name)) expect(new TextDecoder().decode(files[BUNDLE_FILE])).not.toMatch(/SESv2Client|SendEmailCommand/);
@@ -420,7 +447,7 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
     });
     // The same connection as the functions (DynamoDB Local keeps one database per region and key).
     await ensureTable(createDynamoDbClient(readStorageConfig(process.env)), table);
-    for (const name of ['register', 'login', 'jwks', 'authorizer', 'recovery', 'federation']) {
+    for (const name of ['register', 'login', 'jwks', 'authorizer', 'recovery', 'federation', 'events']) {
       unpacked[name] = join(workDir, 'unpacked', name);
       unpackZip(join(zipsDir('x86_64'), `${name}.zip`), unpacked[name]);
     }
@@ -569,6 +596,26 @@ describe('the x86_64 zips, unpacked and imported, against DynamoDB Local', () =>
     } finally {
       process.env = saved;
       await ssm.stop();
+    }
+  });
+
+  it('the events zip delivers a stream batch: an account\'s outbox to EventBridge through the SDK client it bundles', async () => {
+    const bridge = await startLocalEventBridgeEndpoint();
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, { PASSLANE_EVENT_BUS: 'team-events', AWS_ENDPOINT_URL_EVENTBRIDGE: bridge.endpoint, AWS_ACCESS_KEY_ID: 'AKIDLOCAL', AWS_SECRET_ACCESS_KEY: 'local' });
+      const client = createDynamoDbClient(readStorageConfig(process.env));
+      await ensureTable(client, table);
+      const accountId = randomUUID();
+      const events = someEvents(accountId, 2);
+      await appendToOutbox(client, table, events);
+      const { handler } = (await import(pathToFileURL(join(unpacked.events!, BUNDLE_FILE)).href)) as { handler: (event: unknown, context: Context) => Promise<unknown> };
+      expect(await handler(outboxStreamEvent([accountId]), lambdaContext())).toEqual({ batchItemFailures: [] });
+      expect(bridge.accepted.map((entry) => (JSON.parse(entry.Detail!) as { id: string }).id)).toEqual(events.map((event) => event.id));
+      expect(bridge.accepted[0]).toMatchObject({ EventBusName: 'team-events', Source: 'passlane', DetailType: 'password.changed' });
+    } finally {
+      process.env = saved;
+      await bridge.stop();
     }
   });
 

@@ -45,13 +45,17 @@ import { oldSystemAccounts, startOldSystemServer } from './support/old-system.js
 import { FUNCTION_ACCESS } from './support/function-access.js';
 import { keyKind, recordAllAwsClients, type AwsRequest, type CallSink, type KeySchema } from './support/iam/aws-call-recorder.js';
 import { deniedRequests, suggestedStatements, summarize, unconditionedItemGrants, unusedGrants } from './support/iam/check-access.js';
-import { createResolver, functionEnvironment, functionRoles, tableKeySchema, type FunctionRole, type Template } from './support/iam/template-roles.js';
+import { createResolver, eventSourceRequests, LAMBDA_CHECKED_ONLY, functionEnvironment, functionRoles, tableKeySchema, type FunctionRole, type Template } from './support/iam/template-roles.js';
+import { startLocalEventBridgeEndpoint, type LocalEventBridgeEndpoint } from './support/local-eventbridge-endpoint.js';
+import { appendToOutbox, someEvents } from './support/outbox-append.js';
+import { outboxStreamEvent } from './support/outbox-stream-event.js';
+import { newWebhookSecret, startWebhookReceiver } from './support/webhook-receiver.js';
 import { httpApiAuthorizerEvent } from './support/authorizer-events.js';
 import { httpApiEvent } from './support/http-api-event.js';
 import { lambdaContext } from './support/lambda-context.js';
 import { startLocalSsmEndpoint, type LocalSsmEndpoint } from './support/local-ssm-endpoint.js';
 import { packageTemplateOnly } from './support/packaging.js';
-import { logGroupNames, placeholderBundles, serverlessLogicalIds, serverlessShaped, synthConstruct } from './support/deploy-templates.js';
+import { logGroupNames, placeholderBundles, queueNames, serverlessLogicalIds, serverlessShaped, synthConstruct } from './support/deploy-templates.js';
 import { PASSLANE_FUNCTIONS, type FunctionDescription } from '../packages/server/src/cdk/functions.js';
 import type { PasslaneAuthProps } from '../packages/server/src/cdk/passlane-auth.js';
 import { startSesCapture, type SesCapture } from './support/ses-capture.js';
@@ -66,7 +70,7 @@ import { throughProvider } from './support/provider-browser.js';
  * name stands in for; and what CloudFormation would name the API.
  */
 const TABLE = 'passlane-dev-users';
-const PHYSICAL_IDS = { UsersTable: TABLE, HttpApi: 'iamcheck01' };
+const PHYSICAL_IDS = { UsersTable: TABLE, HttpApi: 'iamcheck01', ...queueNames() };
 
 /**
  * Mail as a deploy would configure it (infra/README.md, "Sending mail"): the identity derived from
@@ -88,6 +92,8 @@ const VERIFICATION_ON = { PASSLANE_EMAIL_VERIFICATION: 'true', PASSLANE_REQUIRE_
 
 /** The same mail settings as construct props. */
 const CDK_MAIL = { from: MAIL_PARAMETERS.mailFrom, appUrl: MAIL_PARAMETERS.appUrl, configurationSet: MAIL_PARAMETERS.sesConfigurationSet };
+/** Account events to a bus (infra/README.md, "Account events"), so the events role may PutEvents on it. */
+const EVENT_BUS = 'team-events';
 let cdkProps: PasslaneAuthProps;
 
 /**
@@ -101,9 +107,10 @@ function cdkRolesFor(dir: string, props: PasslaneAuthProps, functions: readonly 
 }
 
 /** The functions driven here; bench only hashes in memory (minutes of it) and is checked statically. */
-type Driven = 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'passkeys' | 'passkeyLogin' | 'factorUndo' | 'account' | 'password' | 'recovery' | 'emailChange' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash' | 'admin' | 'federation';
+type Driven = 'events' | 'register' | 'login' | 'token' | 'sessions' | 'mfa' | 'passkeys' | 'passkeyLogin' | 'factorUndo' | 'account' | 'password' | 'recovery' | 'emailChange' | 'jwks' | 'openidConfiguration' | 'authorizer' | 'rehash' | 'admin' | 'federation';
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 const ENTRIES: Record<Driven, () => Promise<{ handler: unknown }>> = {
+  events: () => import('../functions/events.js'),
   register: () => import('../functions/register.js'),
   login: () => import('../functions/login.js'),
   token: () => import('../functions/token.js'),
@@ -143,6 +150,7 @@ let keySchema: KeySchema;
 let dynamo: RunningDynamoDb;
 let ssm: LocalSsmEndpoint;
 let ses: SesCapture;
+let bridge: LocalEventBridgeEndpoint;
 let signingKey: JWK;
 let pepperKeys: string;
 let fingerprintKey: string;
@@ -173,20 +181,20 @@ beforeAll(async () => {
     return packageTemplateOnly(join(workDir, dir), { PASSLANE_JWT_PUBLIC_KEYS: publicKeys }, asParameters(parameters)) as Promise<Template>;
   };
   [template, explicitIdentityTemplate] = await Promise.all([
-    packaged('derived-identity', { ...MAIL_PARAMETERS, ...EVENTS_ON }),
-    packaged('explicit-identity', { ...MAIL_PARAMETERS, ...EVENTS_ON, sesIdentityArn: EXPLICIT_IDENTITY }),
+    packaged('derived-identity', { ...MAIL_PARAMETERS, ...EVENTS_ON, eventBus: EVENT_BUS }),
+    packaged('explicit-identity', { ...MAIL_PARAMETERS, ...EVENTS_ON, eventBus: EVENT_BUS, sesIdentityArn: EXPLICIT_IDENTITY }),
   ]);
   const resolve = createResolver(template, PHYSICAL_IDS);
   roles = new Map(functionRoles(template, resolve).map((role) => [role.functionName, role]));
   // The CDK route: the construct with the same settings, its logical ids as osls names them, and
   // CloudFormation's generated log group names (the only names the two templates do not share).
-  cdkProps = { bundleDirectory: placeholderBundles(join(workDir, 'bundles')), jwt: { publicKeys }, mail: CDK_MAIL };
+  cdkProps = { bundleDirectory: placeholderBundles(join(workDir, 'bundles')), jwt: { publicKeys }, mail: CDK_MAIL, events: { enabled: true, busName: EVENT_BUS } };
   cdkRoles = cdkRolesFor('cdk.out', cdkProps);
   cdkExplicitIdentityRoles = cdkRolesFor('cdk-explicit.out', { ...cdkProps, mail: { ...CDK_MAIL, sesIdentityArn: EXPLICIT_IDENTITY } });
   keySchema = tableKeySchema(template, 'UsersTable');
 
   const parameters = functionEnvironment(template, 'login', resolve).variables;
-  [dynamo, ssm, ses] = await Promise.all([
+  [dynamo, ssm, ses, bridge] = await Promise.all([
     startDynamoDbLocal(),
     startLocalSsmEndpoint({
       [parameters.PASSLANE_PEPPER_KEYS_PARAMETER!]: pepperKeys,
@@ -195,6 +203,7 @@ beforeAll(async () => {
       [parameters.PASSLANE_MFA_KEYS_PARAMETER!]: mfaKeys,
     }),
     startSesCapture(),
+    startLocalEventBridgeEndpoint(),
   ]);
   awsEnv = {
     AWS_REGION: 'eu-west-1',
@@ -204,6 +213,8 @@ beforeAll(async () => {
     AWS_ENDPOINT_URL_SSM: ssm.endpoint,
     // SES v2 in the identity's region, answered locally (AWS itself is not reachable from tests).
     PASSLANE_SES_ENDPOINT: ses.endpoint,
+    // EventBridge in the region, answered locally (the SDK's own variable).
+    AWS_ENDPOINT_URL_EVENTBRIDGE: bridge.endpoint,
     // Any other AWS service a function might call fails at once instead of waiting for AWS.
     AWS_ENDPOINT_URL: `http://127.0.0.1:${await freePort()}`,
   };
@@ -219,7 +230,7 @@ afterAll(async () => {
   vi.restoreAllMocks();
   process.env = { ...savedEnv };
   seedClient?.destroy();
-  await Promise.all([dynamo?.stop(), ssm?.stop(), ses?.stop()]);
+  await Promise.all([dynamo?.stop(), ssm?.stop(), ses?.stop(), bridge?.stop()]);
   if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
@@ -249,10 +260,10 @@ async function container(name: Driven, options: { secrets: 'ssm' | 'plain'; env?
   const calls = recorded.get(name) ?? [];
   recorded.set(name, calls);
   const sink: CallSink = { record: (request) => calls.push(request), ...(options.beforeSend && { beforeSend: options.beforeSend }) };
-  const invoke = async (event: unknown) => {
+  const invoke = async (event: unknown, context: Context = lambdaContext()) => {
     currentSink = sink;
     try {
-      return await handler(event, lambdaContext());
+      return await handler(event, context);
     } finally {
       currentSink = undefined;
     }
@@ -783,6 +794,40 @@ describe('each function, through its handler, as deployed', () => {
     expect(await call('GET', `/admin/users/${userId}`)).toMatchObject({ status: 404, body: { error: { code: 'user_not_found' } } });
   });
 
+  it('events: a stream batch to the bus and a webhook, records of outboxes already delivered, a refusal retried, then dead-lettered', async () => {
+    const secret = newWebhookSecret();
+    const receiver = await startWebhookReceiver([secret]);
+    try {
+      // The webhooks as plain env: their parameter's grant exists only where one is deployed (test/cdk-construct.test.ts).
+      const webhooks = JSON.stringify([{ name: 'crm', url: receiver.url, secrets: [secret] }]);
+      const { invoke } = await container('events', { secrets: 'ssm', env: { PASSLANE_WEBHOOKS: webhooks, PASSLANE_EVENT_RETRY_BASE_MS: '10', PASSLANE_EVENT_MAX_ATTEMPTS: '2' } });
+      const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
+      await appendToOutbox(seedClient, TABLE, someEvents(a, 2));
+      await appendToOutbox(seedClient, TABLE, someEvents(b, 1));
+      // Delivered: each outbox claimed, its events popped, counted per destination, the emptied outbox deleted.
+      expect(await invoke(outboxStreamEvent([a, b, [a, 'MODIFY']]))).toEqual({ batchItemFailures: [] });
+      expect(receiver.received.map((event) => event.accountId)).toEqual([a, a, b]);
+      // The delivery's own writes ring again: nothing left (a refused claim, then one read).
+      expect(await invoke(outboxStreamEvent([[a, 'MODIFY']]))).toEqual({ batchItemFailures: [] });
+      // The bus refuses c's event: the attempt is recorded on the outbox and counted, and c's record reported.
+      await appendToOutbox(seedClient, TABLE, someEvents(c, 1));
+      bridge.behave({ kind: 'rejectEntries', code: 'InternalFailure' });
+      try {
+        const batch = outboxStreamEvent([c]);
+        expect(await invoke(batch, lambdaContext(5_500))).toEqual({ batchItemFailures: [{ itemIdentifier: batch.Records[0]!.dynamodb!.SequenceNumber }] });
+        // Its last attempt (PASSLANE_EVENT_MAX_ATTEMPTS): dead-lettered for the bus, and the outbox moves on.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        expect(await invoke(batch, lambdaContext(5_500))).toEqual({ batchItemFailures: [] });
+      } finally {
+        bridge.behave({ kind: 'accept' });
+      }
+      expect(bridge.accepted.filter((entry) => entry.Detail?.includes(c))).toEqual([]);
+      expect(receiver.received.filter((event) => event.accountId === c)).toHaveLength(1);
+    } finally {
+      await receiver.stop();
+    }
+  });
+
   it('rehash: a pass that wraps legacy records, loses one to a concurrent change, and stores its cursor', async () => {
     const legacy = await Promise.all([seedAccount(), seedAccount(), seedAccount()]);
     const raced = await seedAccount();
@@ -810,6 +855,27 @@ describe('each function, through its handler, as deployed', () => {
 describe('the calls against each function\'s role in the packaged template', () => {
   const names = LAMBDA_FUNCTIONS.map((fn) => fn.name);
   const driven = Object.keys(ENTRIES);
+  /**
+   * The function's recorded calls, and what Lambda does as its role for its event source mapping
+   * (the events function's: reading the table's stream, describing failed batches in its
+   * dead-letter queue), taken from the packaged template.
+   */
+  /** Unused grants, but for ListStreams on the stream: there for Lambda's check (LAMBDA_CHECKED_ONLY), checked just below. */
+  const unused = (findings: Array<{ message: string }>) => findings.map((f) => f.message).filter((message) => !LAMBDA_CHECKED_ONLY.some((action) => message.includes(` grants ${action} on `)));
+
+  it('events: ListStreams on the table\'s streams (and nothing else of it), as Lambda\'s check for a DynamoDB trigger asks, in both templates', () => {
+    for (const role of [roles.get('events')!, cdkRoles.get('events')!]) {
+      const statements = role.policies.flatMap((policy) => policy.policy.Statement);
+      const listing = statements.filter((statement) => [statement.Action].flat().some((action) => LAMBDA_CHECKED_ONLY.includes(action)));
+      expect(listing.map((statement) => statement.Resource)).toEqual([`arn:aws:dynamodb:eu-west-1:123456789012:table/${TABLE}/stream/*`]);
+    }
+    for (const name of LAMBDA_FUNCTIONS.map((fn) => fn.name).filter((n) => n !== 'events')) expect(JSON.stringify(roles.get(name)!.policies)).not.toContain('ListStreams');
+  });
+
+  const callsAsRole = (name: string): AwsRequest[] => [
+    ...(recorded.get(name) ?? []),
+    ...eventSourceRequests(template, name, createResolver(template, PHYSICAL_IDS)).map(({ action, arn }) => ({ action, operation: 'EventSourceMapping', resource: { type: 'arn' as const, arn } })),
+  ];
 
   it('has expectations for every function, drives every function but bench, and saw no call outside an invocation', () => {
     expect(Object.keys(FUNCTION_ACCESS).sort()).toEqual([...names].sort());
@@ -819,7 +885,7 @@ describe('the calls against each function\'s role in the packaged template', () 
 
   it.each(names)('%s: every recorded call is allowed by its role', async (name) => {
     const role = roles.get(name)!;
-    const findings = await deniedRequests(role, recorded.get(name) ?? []);
+    const findings = await deniedRequests(role, callsAsRole(name));
     const suggestion = suggestedStatements(role, findings.flatMap((f) => f.requests ?? []), { [TABLE]: 'UsersTable' });
     const hint = `${name} made calls its role denies: stop making them, or allow them in its grants in packages/server/src/cdk/functions.ts (then npm run generate:infra writes ${role.roleId} in infra/iam-roles.yml), e.g.\n${suggestion}\n`;
     expect(findings.map((f) => f.message), hint).toEqual([]);
@@ -827,18 +893,18 @@ describe('the calls against each function\'s role in the packaged template', () 
 
   it.each(names)('%s: every recorded call is allowed by its role in the CDK template too', async (name) => {
     const role = cdkRoles.get(name)!;
-    const findings = await deniedRequests(role, recorded.get(name) ?? []);
+    const findings = await deniedRequests(role, callsAsRole(name));
     const hint = `${name} made calls its CDK role denies: allow them in its grants in packages/server/src/cdk/functions.ts (the construct's roles and infra/iam-roles.yml both come from there)\n`;
     expect(findings.map((f) => f.message), hint).toEqual([]);
   });
 
   it.each(names)('%s: its CDK role grants nothing its calls do not use, and limits item grants to key prefixes', async (name) => {
-    expect((await unusedGrants(cdkRoles.get(name)!, recorded.get(name) ?? [])).map((f) => f.message)).toEqual([]);
+    expect(unused(await unusedGrants(cdkRoles.get(name)!, callsAsRole(name)))).toEqual([]);
     expect(unconditionedItemGrants(cdkRoles.get(name)!).map((f) => f.message)).toEqual([]);
   });
 
   it.each(names)('%s: its role grants nothing its calls do not use', async (name) => {
-    expect((await unusedGrants(roles.get(name)!, recorded.get(name) ?? [])).map((f) => f.message)).toEqual([]);
+    expect(unused(await unusedGrants(roles.get(name)!, callsAsRole(name)))).toEqual([]);
   });
 
   it.each(names)('%s: item-level grants are limited to key prefixes (dynamodb:LeadingKeys)', (name) => {
@@ -848,7 +914,7 @@ describe('the calls against each function\'s role in the packaged template', () 
   it.each(driven)('%s: its calls are the ones FUNCTION_ACCESS lists', (name) => {
     const { variables } = functionEnvironment(template, name, createResolver(template, PHYSICAL_IDS));
     // The variables that name what a call is on: SSM parameters, the SES identity and configuration set.
-    const naming = Object.entries(variables).filter(([key, value]) => value !== '' && (key.endsWith('_PARAMETER') || key === 'PASSLANE_SES_IDENTITY_ARN' || key === 'PASSLANE_SES_CONFIGURATION_SET'));
+    const naming = Object.entries(variables).filter(([key, value]) => value !== '' && (key.endsWith('_PARAMETER') || key === 'PASSLANE_SES_IDENTITY_ARN' || key === 'PASSLANE_SES_CONFIGURATION_SET' || key === 'PASSLANE_EVENT_BUS'));
     expect(summarize(recorded.get(name) ?? [], Object.fromEntries(naming.map(([key, value]) => [value, key])))).toEqual([...FUNCTION_ACCESS[name]!].sort());
   });
 });
@@ -941,6 +1007,19 @@ describe('the check itself fails on what it is there to catch', () => {
     expect(findings.map((f) => f.message)).toEqual([
       expect.stringMatching(/^login: dynamodb:DeleteItem on \S+ \(\d+ calls?\) keys \[failures#acct#…, migration#breaker, mfalogin#…\]: LoginRole has no statement/),
     ]);
+  });
+
+  it('keeps the events function to its bus, its queue, the table\'s stream and the outbox items', async () => {
+    const events = roles.get('events')!;
+    const arn = (action: string, target: string): AwsRequest => ({ action, operation: action.split(':')[1]!, resource: { type: 'arn', arn: target } });
+    expect(await deniedRequests(events, [arn('events:PutEvents', 'arn:aws:events:eu-west-1:123456789012:event-bus/team-events')])).toEqual([]);
+    expect(await deniedRequests(events, [arn('events:PutEvents', 'arn:aws:events:eu-west-1:123456789012:event-bus/default')])).toHaveLength(1);
+    expect(await deniedRequests(events, [arn('dynamodb:GetRecords', `arn:aws:dynamodb:eu-west-1:123456789012:table/${TABLE}/stream/2026-02-02T00:00:00.000`)])).toEqual([]);
+    expect(await deniedRequests(events, [arn('dynamodb:GetRecords', 'arn:aws:dynamodb:eu-west-1:123456789012:table/other/stream/2026-02-02T00:00:00.000')])).toHaveLength(1);
+    expect(await deniedRequests(events, [arn('sqs:SendMessage', 'arn:aws:sqs:eu-west-1:123456789012:some-other-queue')])).toHaveLength(1);
+    for (const key of ['user#a@example.com', 'sessions#0123456789abcdef', 'outboxes#x']) expect(await deniedRequests(events, [request('dynamodb:GetItem', [key])])).toHaveLength(1);
+    // The outbox is the events function's alone among the functions that deliver nothing else.
+    for (const name of ['login', 'token', 'sessions', 'authorizer', 'rehash']) expect(await deniedRequests(roles.get(name)!, [arn('events:PutEvents', 'arn:aws:events:eu-west-1:123456789012:event-bus/team-events')])).toHaveLength(1);
   });
 
   it('prints keys only as their kind', () => {

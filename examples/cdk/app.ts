@@ -8,7 +8,8 @@
  * Context (`-c name=value`): arch (arm64 or x86_64, packaged with `-- --arch x86_64`), stage (the
  * SSM parameters' /passlane/<stage>/ prefix, as serverless.yml's --stage), mailFrom, appUrl,
  * sesIdentityArn, sesConfigurationSet, jwtIssuer, corsOrigins (comma-separated origins of browser
- * apps, packages/server/src/api/README.md "CORS"). The parameters themselves are created once per
+ * apps, packages/server/src/api/README.md "CORS"), eventBus (the EventBridge bus account events go
+to, infra/README.md "Account events"). The parameters themselves are created once per
  * stage as infra/README.md shows ("Secrets").
  */
 import { dirname, join } from 'node:path';
@@ -36,6 +37,8 @@ export class PasslaneStack extends Stack {
     // For `passlane bench --remote <name>` (packages/server/src/cli/bench/README.md) and for invoking the rehash job.
     new CfnOutput(this, 'BenchFunctionName', { value: this.auth.functions.bench!.functionName });
     new CfnOutput(this, 'RehashFunctionName', { value: this.auth.functions.rehash!.functionName });
+    // Where the events function describes batches it gave up on (infra/README.md, "Account events": redrive).
+    new CfnOutput(this, 'EventsDeadLetterQueueUrl', { value: this.auth.deadLetterQueues.events!.queueUrl });
   }
 }
 
@@ -49,6 +52,7 @@ export function passlaneApp(app: App): PasslaneStack {
   const sesIdentityArn = context('sesIdentityArn');
   const configurationSet = context('sesConfigurationSet');
   const corsOrigins = context('corsOrigins');
+  const eventBus = context('eventBus');
   return new PasslaneStack(app, `passlane-${stage}`, {
     env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
     passlane: {
@@ -57,6 +61,7 @@ export function passlaneApp(app: App): PasslaneStack {
       bundleDirectory: context('bundles') ?? join(repoRoot, '.package', architecture),
       ...(context('jwtIssuer') !== undefined && { jwt: { issuer: context('jwtIssuer') } }),
       ...(corsOrigins !== undefined && { corsOrigins: corsOrigins.split(',').map((origin) => origin.trim()) }),
+      ...(eventBus !== undefined && { events: { busName: eventBus } }),
       ...(mailFrom !== undefined &&
         appUrl !== undefined && { mail: { from: mailFrom, appUrl, ...(sesIdentityArn !== undefined && { sesIdentityArn }), ...(configurationSet !== undefined && { configurationSet }) } }),
     },

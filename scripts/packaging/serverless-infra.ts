@@ -19,12 +19,16 @@ import {
   apiGatewayRoutes,
   capitalized,
   COMMON_ENVIRONMENT,
+  DEAD_LETTER_RETENTION_SECONDS,
   HANDLER,
+  STREAM_READ_ACTIONS,
   kebabCase,
   LOG_RETENTION_DAYS,
   PASSLANE_FUNCTIONS,
   SECRETS,
   SETTINGS,
+  streamAlarms,
+  streamFilterPattern,
   type EnvSource,
   type FunctionDescription,
   type Grant,
@@ -35,6 +39,7 @@ import {
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const SERVICE_FILE = 'serverless.yml';
 export const ROLES_FILE = 'infra/iam-roles.yml';
+export const STREAM_TRIGGERS_FILE = 'infra/stream-triggers.yml';
 
 type Json = string | number | boolean | null | Json[] | { [key: string]: Json };
 
@@ -46,6 +51,7 @@ const SECRET_PARAMS: Record<SecretName, string> = {
   mfaKeys: 'mfaKeysParameter',
   migrationSecret: 'migrationSecretParameter',
   oauthSecrets: 'oauthSecretsParameter',
+  webhooks: 'webhooksParameter',
 };
 
 /** A setting as serverless.yml resolves it; null defaults leave the variable out (osls drops null). */
@@ -93,6 +99,34 @@ function functionEntry(fn: FunctionDescription): Record<string, Json> {
     package: { artifact: `\${self:custom.artifacts}/${fn.name}.zip` },
     ...(Object.keys(fn.environment).length > 0 && { environment: environment(fn.environment) }),
     ...(fn.routes.length > 0 && { events: apiGatewayRoutes(fn).map((route) => httpApiEvent(fn, route)) }),
+    ...(fn.tableStream !== undefined && { events: [tableStreamEvent(fn)] }),
+  };
+}
+
+/** The function's own dead-letter queue (infra/stream-triggers.yml). */
+const deadLetterQueueId = (fn: FunctionDescription) => `${capitalized(fn.name)}DeadLetterQueue`;
+
+/**
+ * osls's `stream` event on the table's stream: its event source mapping
+ * (`<Name>EventSourceMappingDynamodbUsersTable`), which the CDK construct writes property for property.
+ */
+function tableStreamEvent(fn: FunctionDescription): Json {
+  const trigger = fn.tableStream!;
+  return {
+    stream: {
+      type: 'dynamodb',
+      arn: { 'Fn::GetAtt': ['UsersTable', 'StreamArn'] },
+      startingPosition: trigger.startingPosition,
+      batchSize: trigger.batchSize,
+      batchWindow: trigger.maximumBatchingWindowSeconds,
+      parallelizationFactor: trigger.parallelizationFactor,
+      maximumRetryAttempts: trigger.maximumRetryAttempts,
+      maximumRecordAgeInSeconds: trigger.maximumRecordAgeSeconds,
+      bisectBatchOnFunctionError: true,
+      functionResponseType: 'ReportBatchItemFailures',
+      destinations: { onFailure: { arn: { 'Fn::GetAtt': [deadLetterQueueId(fn), 'Arn'] }, type: 'sqs' } },
+      filterPatterns: [streamFilterPattern(trigger) as Json],
+    },
   };
 }
 
@@ -142,7 +176,7 @@ const DECRYPT_THROUGH_SSM: Json = onlyIf('HasSecretsKmsKey', {
   Condition: { StringEquals: { 'kms:ViaService': { 'Fn::Sub': 'ssm.${AWS::Region}.${AWS::URLSuffix}' } } },
 });
 
-function grantStatement(grant: Grant): Json {
+function grantStatement(fn: FunctionDescription, grant: Grant): Json {
   switch (grant.kind) {
     case 'items':
       return {
@@ -170,13 +204,24 @@ function grantStatement(grant: Grant): Json {
         Action: 'lambda:InvokeFunction',
         Resource: { 'Fn::Sub': `arn:\${AWS::Partition}:lambda:\${AWS::Region}:\${AWS::AccountId}:function:\${param:${grant.setting}, ''}` },
       });
+    case 'readTableStream':
+      return { Effect: 'Allow', Action: [...STREAM_READ_ACTIONS], Resource: { 'Fn::Sub': '${UsersTable.Arn}/stream/*' } };
+    case 'sendToDeadLetterQueue':
+      if (fn.tableStream === undefined) throw new Error(`${fn.name}: a dead-letter queue grant without a tableStream trigger`);
+      return { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: { 'Fn::GetAtt': [deadLetterQueueId(fn), 'Arn'] } };
+    case 'putEvents':
+      return onlyIf(conditionOfSetting(grant.setting), {
+        Effect: 'Allow',
+        Action: 'events:PutEvents',
+        Resource: { 'Fn::Sub': `arn:\${AWS::Partition}:events:\${AWS::Region}:\${AWS::AccountId}:event-bus/\${param:${grant.setting}, ''}` },
+      });
   }
 }
 
 /** Every statement of a function's role with the comment above it: its log group first, KMS last. */
 export function roleStatements(fn: FunctionDescription): Array<{ statement: Json; why?: string }> {
   const logs = { Effect: 'Allow', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Resource: { 'Fn::GetAtt': [`${capitalized(fn.name)}LogGroup`, 'Arn'] } };
-  const statements: Array<{ statement: Json; why?: string }> = [{ statement: logs }, ...fn.grants.map((grant) => ({ statement: grantStatement(grant), why: grant.why }))];
+  const statements: Array<{ statement: Json; why?: string }> = [{ statement: logs }, ...fn.grants.map((grant) => ({ statement: grantStatement(fn, grant), why: grant.why }))];
   if (fn.grants.some((grant) => grant.kind === 'parameters')) statements.push({ statement: DECRYPT_THROUGH_SSM });
   return statements;
 }
@@ -185,7 +230,7 @@ function conditions(functions: readonly FunctionDescription[]): Record<string, J
   const optional: Record<string, Json> = {};
   for (const fn of functions) {
     for (const grant of fn.grants) {
-      if (grant.kind === 'invokeFunction') optional[conditionOfSetting(grant.setting)] = notEmpty(`\${param:${grant.setting}, ''}`);
+      if (grant.kind === 'invokeFunction' || grant.kind === 'putEvents') optional[conditionOfSetting(grant.setting)] = notEmpty(`\${param:${grant.setting}, ''}`);
       if (grant.kind === 'parameters') {
         for (const secret of grant.secrets.filter((s) => SECRETS[s].optional)) optional[conditionOfSecret(secret)] = notEmpty(secretName(secret, false));
       }
@@ -316,12 +361,57 @@ export function renderRolesFile(functions: readonly FunctionDescription[] = PASS
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
 }
 
+/** A CloudWatch alarm's dimension value: the dead-letter queue's name or the function's. */
+function alarmDimension(fn: FunctionDescription, of: 'deadLetterQueue' | 'function'): Json {
+  return of === 'deadLetterQueue'
+    ? { Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetterQueueId(fn), 'QueueName'] } }
+    : { Name: 'FunctionName', Value: { Ref: `${capitalized(fn.name)}LambdaFunction` } };
+}
+
+/** Each stream-triggered function's dead-letter queue and alarms (the CDK construct makes the same). */
+export function renderStreamTriggersFile(functions: readonly FunctionDescription[] = PASSLANE_FUNCTIONS): string {
+  const triggered = functions.filter((fn) => fn.tableStream !== undefined);
+  const resources: Record<string, Json> = {};
+  for (const fn of triggered) {
+    // Metadata of failed batches only (the shard, the sequence numbers), never an item: the stream holds keys alone.
+    resources[deadLetterQueueId(fn)] = { Type: 'AWS::SQS::Queue', Properties: { MessageRetentionPeriod: DEAD_LETTER_RETENTION_SECONDS, SqsManagedSseEnabled: true } };
+    for (const alarm of streamAlarms(fn)) {
+      resources[`${capitalized(fn.name)}${alarm.suffix}`] = {
+        Type: 'AWS::CloudWatch::Alarm',
+        Properties: {
+          AlarmDescription: alarm.why,
+          Namespace: alarm.namespace,
+          MetricName: alarm.metric,
+          Dimensions: [alarmDimension(fn, alarm.of)],
+          Statistic: alarm.statistic,
+          Period: alarm.periodSeconds,
+          EvaluationPeriods: alarm.evaluationPeriods,
+          Threshold: alarm.threshold,
+          ComparisonOperator: 'GreaterThanThreshold',
+          // No data is no failure: an idle queue or function reports nothing.
+          TreatMissingData: 'notBreaching',
+          AlarmActions: { 'Fn::If': ['HasAlarmTopicArn', ["${param:alarmTopicArn, ''}"], { Ref: 'AWS::NoValue' }] },
+        },
+      };
+    }
+  }
+  const doc = yamlDocument({ Conditions: { HasAlarmTopicArn: notEmpty("${param:alarmTopicArn, ''}") }, Resources: resources });
+  doc.commentBefore = GENERATED(
+    'the dead-letter queue and the alarms of each function the table\'s stream invokes (its event source mapping is its `stream` event in serverless.yml). The alarms notify the SNS topic of the alarmTopicArn param when one is given.',
+  );
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: false });
+}
+
 /** Each generated file's path (from the repository root) and content; `serviceYml` is serverless.yml as it is. */
 export function renderServerlessInfra(
   functions: readonly FunctionDescription[] = PASSLANE_FUNCTIONS,
   serviceYml: string = readFileSync(join(root, SERVICE_FILE), 'utf8'),
 ): Record<string, string> {
-  return { [SERVICE_FILE]: withGeneratedSections(serviceYml, functions), [ROLES_FILE]: renderRolesFile(functions) };
+  return {
+    [SERVICE_FILE]: withGeneratedSections(serviceYml, functions),
+    [ROLES_FILE]: renderRolesFile(functions),
+    [STREAM_TRIGGERS_FILE]: renderStreamTriggersFile(functions),
+  };
 }
 
 function main(argv: string[]): number {

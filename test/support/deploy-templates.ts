@@ -20,7 +20,7 @@ import { zipSync } from 'fflate';
 import { passlaneApp, type PasslaneStack } from '../../examples/cdk/app.js';
 import type { LambdaArchitecture } from '../../scripts/packaging/architectures.js';
 import { BUNDLE_FILE } from '../../scripts/packaging/lambda-functions.js';
-import { capitalized, PASSLANE_FUNCTIONS, type FunctionDescription } from '../../packages/server/src/cdk/functions.js';
+import { capitalized, PASSLANE_FUNCTIONS, streamAlarms, type FunctionDescription } from '../../packages/server/src/cdk/functions.js';
 import { PasslaneAuth, type PasslaneAuthProps } from '../../packages/server/src/cdk/passlane-auth.js';
 import { repoRoot } from './packaging.js';
 
@@ -107,6 +107,11 @@ export function serverlessLogicalIds(stack: Stack, auth: PasslaneAuth, functions
     ids[logicalIdOf(stack, lambda)] = `${id}LambdaFunction`;
     ids[logicalIdOf(stack, lambda.role!)] = `${id}Role`;
     ids[logicalIdOf(stack, auth.node.findChild(`${id}Logs`))] = `${id}LogGroup`;
+    if (fn.tableStream === undefined) continue;
+    // The stream trigger's resources: the event source mapping as osls names it, the queue and alarms as infra/stream-triggers.yml does.
+    ids[logicalIdOf(stack, auth.deadLetterQueues[fn.name]!)] = `${id}DeadLetterQueue`;
+    ids[stack.getLogicalId(auth.node.findChild(`${id}StreamTrigger`) as CfnElement)] = `${id}EventSourceMappingDynamodbUsersTable`;
+    for (const alarm of streamAlarms(fn)) ids[stack.getLogicalId(auth.node.findChild(`${id}${alarm.suffix}`) as CfnElement)] = `${id}${alarm.suffix}`;
   }
   return ids;
 }
@@ -122,7 +127,12 @@ export function serverlessShaped(template: CfnTemplate, ids: Record<string, stri
 
 /** What CloudFormation would name the CDK's log groups (it generates them): for the resolver's ARNs. */
 export function logGroupNames(functions: readonly FunctionDescription[] = PASSLANE_FUNCTIONS): Record<string, string> {
-  return Object.fromEntries(functions.map((fn) => [`${capitalized(fn.name)}LogGroup`, `passlane-test-${capitalized(fn.name)}Logs-GENERATED`]));
+  return { ...Object.fromEntries(functions.map((fn) => [`${capitalized(fn.name)}LogGroup`, `passlane-test-${capitalized(fn.name)}Logs-GENERATED`])), ...queueNames(functions) };
+}
+
+/** What CloudFormation would name the dead-letter queues (both templates leave it to it). */
+export function queueNames(functions: readonly FunctionDescription[] = PASSLANE_FUNCTIONS): Record<string, string> {
+  return Object.fromEntries(functions.filter((fn) => fn.tableStream !== undefined).map((fn) => [`${capitalized(fn.name)}DeadLetterQueue`, `passlane-test-${capitalized(fn.name)}DeadLetterQueue-GENERATED`]));
 }
 
 /** Writes a template to `file` (for validators that read files). */

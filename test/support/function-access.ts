@@ -315,6 +315,21 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     FINGERPRINT_KEY,
     ...SEND_MAIL,
   ],
+  // Account events, rung by the table's stream: each account's outbox claimed (a conditional
+  // UpdateItem that returns it), its events taken off the front one by one, the emptied outbox
+  // deleted; a refused claim read (GetItem: gone, leased or waiting); each destination's counts
+  // and last error (outbox-status#); a refusal's retry state on the outbox, and an event refused
+  // on its last attempt kept as a dead letter (outbox-dead#); PutEvents on the configured bus.
+  // Reading the stream and sending to the dead-letter queue are Lambda's own calls as the role:
+  // the IAM test takes them from the template's event source mapping.
+  events: [
+    'dynamodb:DeleteItem outbox#',
+    'dynamodb:GetItem outbox#',
+    'dynamodb:PutItem outbox-dead#',
+    'dynamodb:UpdateItem outbox#',
+    'dynamodb:UpdateItem outbox-status#',
+    'events:PutEvents PASSLANE_EVENT_BUS',
+  ],
   // Hashes random passwords in memory. Not driven by the IAM test (minutes of hashing); its role
   // is checked to grant nothing beyond its logs.
   bench: [],

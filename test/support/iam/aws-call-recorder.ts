@@ -12,10 +12,11 @@
  */
 import { createHash } from 'node:crypto';
 import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { vi } from 'vitest';
-import { ACCOUNT_ID } from './template-roles.js';
+import { ACCOUNT_ID, PARTITION, REGION } from './template-roles.js';
 
 /** What one IAM authorization is about. A call may need several (batches, transactions). */
 export interface AwsRequest {
@@ -26,6 +27,8 @@ export interface AwsRequest {
     | { type: 'parameter'; name: string }
     /** An SES resource: `name` is what the function was configured with (the identity's ARN, the configuration set's name). */
     | { type: 'ses'; kind: 'identity' | 'configuration-set'; arn: string; name: string }
+    /** Any other resource by its ARN (an EventBridge bus, a stream, a queue); `name`: what the function was configured with, if anything. */
+    | { type: 'arn'; arn: string; name?: string }
     | { type: 'unknown'; detail: string };
   /** Partition-key values touched, when the action has them (dynamodb:LeadingKeys). Raw: print only keyKind(). */
   leadingKeys?: string[];
@@ -48,8 +51,8 @@ export interface CallSink {
 }
 
 const MIDDLEWARE_NAME = 'passlaneIamCallRecorder';
-const SERVICE_OF_CLIENT: Record<string, string> = { DynamoDBClient: 'dynamodb', SSMClient: 'ssm', SESv2Client: 'ses' };
-type RecordedClient = DynamoDBClient | SSMClient | SESv2Client;
+const SERVICE_OF_CLIENT: Record<string, string> = { DynamoDBClient: 'dynamodb', SSMClient: 'ssm', SESv2Client: 'ses', EventBridgeClient: 'events' };
+type RecordedClient = DynamoDBClient | SSMClient | SESv2Client | EventBridgeClient;
 
 type Next = (args: { input: object }) => Promise<unknown>;
 type Context = { clientName?: string; commandName?: string };
@@ -68,7 +71,7 @@ export function attachRecorder(client: RecordedClient, schema: KeySchema, sink: 
     return next(args);
   };
   // The stack's types are per client; the middleware only reads `input` and the context names.
-  client.middlewareStack.add(middleware as never, { step: 'initialize', name: MIDDLEWARE_NAME, priority: 'high' });
+  (client.middlewareStack as DynamoDBClient['middlewareStack']).add(middleware as never, { step: 'initialize', name: MIDDLEWARE_NAME, priority: 'high' });
 }
 
 /**
@@ -79,7 +82,7 @@ export function attachRecorder(client: RecordedClient, schema: KeySchema, sink: 
  */
 export function recordAllAwsClients(schema: KeySchema, currentSink: () => CallSink | undefined, untracked: WeakSet<object>): void {
   const instrumented = new WeakSet<object>();
-  for (const Client of [DynamoDBClient, SSMClient, SESv2Client]) {
+  for (const Client of [DynamoDBClient, SSMClient, SESv2Client, EventBridgeClient]) {
     const original = Client.prototype.send as (...args: unknown[]) => unknown;
     vi.spyOn(Client.prototype as { send: (...args: unknown[]) => unknown }, 'send').mockImplementation(function (this: RecordedClient, ...args: unknown[]) {
       if (!untracked.has(this) && !instrumented.has(this)) {
@@ -102,6 +105,7 @@ export function requestsOf(service: string, operation: string, input: Input, sch
     return [{ action, operation, resource: name === undefined ? { type: 'unknown', detail: 'no Name' } : { type: 'parameter', name } }];
   }
   if (service === 'ses') return sesRequests(action, operation, input);
+  if (service === 'events') return eventBusRequests(action, operation, input);
   if (service !== 'dynamodb') return [{ action, operation, resource: { type: 'unknown', detail: `client of ${service}` } }];
 
   const key = (item: unknown, attribute = schema.partitionKey): string => {
@@ -187,6 +191,20 @@ function sesRequests(action: string, operation: string, input: Input): AwsReques
     requests.push({ action, operation, resource: { type: 'ses', kind: 'configuration-set', arn, name: configurationSet } });
   }
   return requests;
+}
+
+/**
+ * EventBridge PutEvents, as it is authorized: once per bus its entries name (a name is a bus of
+ * the caller's region and account, an ARN is itself; no name is the default bus).
+ */
+function eventBusRequests(action: string, operation: string, input: Input): AwsRequest[] {
+  if (operation !== 'PutEvents') return [{ action, operation, resource: { type: 'unknown', detail: `EventBridge ${operation}` } }];
+  const buses = new Set(((input.Entries ?? []) as Array<{ EventBusName?: string }>).map((entry) => entry.EventBusName ?? 'default'));
+  return [...buses].map((bus) => ({
+    action,
+    operation,
+    resource: { type: 'arn', arn: bus.startsWith('arn:') ? bus : `arn:${PARTITION}:events:${REGION}:${ACCOUNT_ID}:event-bus/${bus}`, name: bus },
+  }));
 }
 
 /** The partition-key value of `<attribute> = :value` in a KeyConditionExpression. */

@@ -22,7 +22,7 @@ export const ITEM_ACTIONS = new Set([
 ]);
 
 /** Services whose grants the functions' own code uses (logs are written by the Lambda runtime, KMS by SSM). */
-const CHECKED_SERVICES = ['dynamodb:', 'ssm:', 'ses:'];
+const CHECKED_SERVICES = ['dynamodb:', 'ssm:', 'ses:', 'events:', 'sqs:'];
 
 export function resourceArn(request: AwsRequest): string {
   const { resource } = request;
@@ -34,6 +34,7 @@ export function resourceArn(request: AwsRequest): string {
     case 'parameter':
       return `arn:${PARTITION}:ssm:${REGION}:${ACCOUNT_ID}:parameter${resource.name.startsWith('/') ? '' : '/'}${resource.name}`;
     case 'ses':
+    case 'arn':
       return resource.arn;
     case 'unknown':
       return `<unknown resource: ${resource.detail}>`;
@@ -215,6 +216,7 @@ export function summarize(requests: AwsRequest[], variables: Record<string, stri
     const { resource } = request;
     if (resource.type === 'parameter') return [`${request.action} ${variables[resource.name] ?? `<unnamed parameter ${resource.name}>`}`];
     if (resource.type === 'ses') return [`${request.action} ${variables[resource.name] ?? `<unnamed ${resource.kind} ${resource.name}>`}`];
+    if (resource.type === 'arn') return [`${request.action} ${(resource.name !== undefined && variables[resource.name]) || resource.arn}`];
     if (resource.type === 'table' && resource.index !== undefined) return [`${request.action} index/${resource.index}`];
     if (request.leadingKeys === undefined) return [request.action];
     return request.leadingKeys.map((key) => `${request.action} ${keyPrefix(key)}`);

@@ -11,6 +11,8 @@ export const ACCOUNT_ID = '123456789012';
 export const REGION = 'eu-west-1';
 export const PARTITION = 'aws';
 const URL_SUFFIX = 'amazonaws.com';
+/** What CloudFormation's table stream ARNs end with: the time the stream was turned on. */
+export const STREAM_LABEL = '2026-01-01T00:00:00.000';
 
 interface Resource {
   Type: string;
@@ -62,6 +64,8 @@ export function createResolver(template: Template, physicalIds: Record<string, s
         return `arn:${PARTITION}:dynamodb:${REGION}:${ACCOUNT_ID}:table/${name}`;
       case 'AWS::Logs::LogGroup':
         return `arn:${PARTITION}:logs:${REGION}:${ACCOUNT_ID}:log-group:${name}:*`;
+      case 'AWS::SQS::Queue':
+        return `arn:${PARTITION}:sqs:${REGION}:${ACCOUNT_ID}:${name}`;
       default:
         throw new Error(`cannot resolve the Arn of ${logicalId} (${resource.Type})`);
     }
@@ -103,6 +107,8 @@ export function createResolver(template: Template, physicalIds: Record<string, s
           return ref(argument as string);
         case 'Fn::GetAtt': {
           const [id, attribute] = typeof argument === 'string' ? argument.split('.') : (args as string[]);
+          // A table's stream: its ARN is the table's with the stream's label (a time) after it.
+          if (attribute === 'StreamArn' && template.Resources[id!]?.Type === 'AWS::DynamoDB::Table') return `${arnOf(id!)}/stream/${STREAM_LABEL}`;
           if (attribute !== 'Arn') throw new Error(`cannot resolve Fn::GetAtt ${id}.${attribute}`);
           return arnOf(id!);
         }
@@ -188,3 +194,28 @@ export function tableKeySchema(template: Template, tableId: string) {
     indexPartitionKeys: Object.fromEntries(indexes.map((index) => [index.IndexName, hashOf(index.KeySchema)])),
   };
 }
+
+/**
+ * What Lambda itself does as a function's role, for the function's event source mappings: reads
+ * the stream and sends failed batches' descriptions to the on-failure destination. Taken from the
+ * template, as no code of ours makes these calls. Not `dynamodb:ListStreams`: IAM authorizes it
+ * on `*` only (no resource type), so the stream-scoped grant Lambda's own check asks for (AWS's
+ * example policy for a DynamoDB trigger, osls's default role) allows no call an evaluator could
+ * make; LAMBDA_CHECKED_ONLY names it for the tests.
+ */
+export function eventSourceRequests(template: Template, functionName: string, resolve: (value: unknown) => unknown): Array<{ action: string; arn: string }> {
+  const target = logicalIdOf(functionName);
+  const requests: Array<{ action: string; arn: string }> = [];
+  for (const resource of Object.values(template.Resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping')) {
+    const properties = resource.Properties ?? {};
+    if (JSON.stringify(properties.FunctionName) !== JSON.stringify({ 'Fn::GetAtt': [target, 'Arn'] })) continue;
+    const stream = String(resolve(properties.EventSourceArn));
+    for (const action of ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator']) requests.push({ action, arn: stream });
+    const destination = (properties.DestinationConfig as { OnFailure?: { Destination?: unknown } } | undefined)?.OnFailure?.Destination;
+    if (destination !== undefined) requests.push({ action: String(resolve(destination)).includes(':sns:') ? 'sns:Publish' : 'sqs:SendMessage', arn: String(resolve(destination)) });
+  }
+  return requests;
+}
+
+/** Granted on the stream because Lambda checks for it when it creates a mapping, though IAM authorizes no call of it there (see eventSourceRequests). */
+export const LAMBDA_CHECKED_ONLY = ['dynamodb:ListStreams'];

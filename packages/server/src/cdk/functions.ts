@@ -13,7 +13,7 @@
  */
 
 /** The SSM parameters the functions read at cold start (their names only ever reach a template). */
-export type SecretName = 'pepperKeys' | 'jwtPrivateKey' | 'fingerprintKey' | 'mfaKeys' | 'migrationSecret' | 'oauthSecrets';
+export type SecretName = 'pepperKeys' | 'jwtPrivateKey' | 'fingerprintKey' | 'mfaKeys' | 'migrationSecret' | 'oauthSecrets' | 'webhooks';
 
 /**
  * Deploy-time settings. `custom`: serverless.yml computes the value (custom.<name>) and the
@@ -94,6 +94,13 @@ export const SETTINGS = {
   // account in its outbox, in the same write (the functions that change accounts get
   // PASSLANE_EVENTS and may append to `outbox#` whatever this says: nothing appends while off).
   events: { kind: 'param', default: 'off' },
+  // Account events (infra/README.md, "Account events"): the EventBridge bus the events function
+  // publishes to, by name (a bus of this account and region; `default` is the account's default
+  // bus). Unset: no EventBridge destination and no events:PutEvents in any role.
+  eventBus: { kind: 'param', default: null },
+  // Where the events function's alarms notify (an SNS topic's ARN). Unset: the alarms change
+  // state in CloudWatch and notify nobody.
+  alarmTopicArn: { kind: 'param', default: null },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -115,6 +122,7 @@ export const SECRETS: Record<SecretName, { optional: boolean; why: string }> = {
   mfaKeys: { optional: false, why: 'the keys sealing TOTP secrets, "id:base64" (SecureString)' },
   migrationSecret: { optional: true, why: 'the key that signs requests to the legacy store\'s URL (SecureString); only with a migration by URL' },
   oauthSecrets: { optional: true, why: 'the sign-in providers\' client secrets and Apple\'s key, JSON by provider name (SecureString); only with providers that have one' },
+  webhooks: { optional: true, why: 'the webhooks account events go to, PASSLANE_WEBHOOKS\' JSON with their URLs and signing secrets (SecureString); only with webhooks' },
 };
 
 export type DynamoDbItemAction =
@@ -140,7 +148,37 @@ export type Grant =
   /** ses:SendEmail as the configured identity (and configuration set), only when mail is configured. */
   | { kind: 'sendMail'; why: string }
   /** lambda:InvokeFunction on the function a setting names, only when it is set. */
-  | { kind: 'invokeFunction'; setting: SettingName; why: string };
+  | { kind: 'invokeFunction'; setting: SettingName; why: string }
+  /** Reading the table's streams (what Lambda does, as the function's role, to feed it a `tableStream` trigger). */
+  | { kind: 'readTableStream'; why: string }
+  /** sqs:SendMessage on the function's own dead-letter queue (Lambda sends a `tableStream` trigger's failed batches there, as the role). */
+  | { kind: 'sendToDeadLetterQueue'; why: string }
+  /** events:PutEvents on the EventBridge bus a setting names, only when it is set. */
+  | { kind: 'putEvents'; setting: SettingName; why: string };
+
+/**
+ * A function fed by the table's stream (DynamoDB Streams, keys only): Lambda reads the stream
+ * and invokes it with batches of the records whose partition key starts with `keyPrefix` (the
+ * event source mapping's filter: other records are dropped by Lambda, at no invocation; a
+ * DynamoDB mapping filters on the record's `dynamodb` key alone, so removals come through too
+ * and the handler skips them). Records of one key reach the function in the order they
+ * were written, also with `parallelizationFactor` > 1 (Lambda splits a shard by key). The function
+ * answers ReportBatchItemFailures; a failed batch is split in two (BisectBatchOnFunctionError) and
+ * retried, and what still fails after `maximumRetryAttempts` or `maximumRecordAgeSeconds` is
+ * described in a message to the function's dead-letter queue (an SQS queue of its own, with an
+ * alarm), and the shard moves on.
+ */
+export interface TableStreamTrigger {
+  keyPrefix: string;
+  startingPosition: 'TRIM_HORIZON' | 'LATEST';
+  batchSize: number;
+  maximumBatchingWindowSeconds: number;
+  parallelizationFactor: number;
+  maximumRetryAttempts: number;
+  maximumRecordAgeSeconds: number;
+  /** The iterator age (milliseconds) over which its alarm fires: the stream is falling behind. */
+  iteratorAgeAlarmMs: number;
+}
 
 export interface FunctionDescription {
   /** Key in serverless.yml, the zip's name, the construct's id. */
@@ -168,6 +206,8 @@ export interface FunctionDescription {
   /** Its own variables, on top of COMMON_ENVIRONMENT. */
   environment: Readonly<Record<string, EnvSource>>;
   grants: readonly Grant[];
+  /** Invoked by the table's stream (see TableStreamTrigger); it then has a dead-letter queue and alarms. */
+  tableStream?: TableStreamTrigger;
 }
 
 /** Every function's handler: scripts/package-functions.ts bundles each into index.mjs. */
@@ -180,6 +220,77 @@ export const LOG_RETENTION_DAYS = 30;
 /** Stage throttling of the HTTP API (every route): a ceiling on cost and guesses per second. */
 export const DEFAULT_THROTTLING = { rateLimit: 50, burstLimit: 100 } as const;
 export const TABLE_INDEX = 'userId-index';
+/**
+ * The table's stream: keys only. It is a doorbell (the outbox item's key says which account has
+ * events waiting), never a copy of the data: no attribute of any item, a hash or an address
+ * least of all, is ever in a stream record, and the events function reads the outbox itself.
+ */
+export const TABLE_STREAM_VIEW = 'KEYS_ONLY';
+/** What Lambda calls on the table's stream, as the function's role, to feed it (AWS's example policy for a DynamoDB trigger). */
+export const STREAM_READ_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'] as const;
+/** How long a dead-letter queue keeps a message: the longest SQS allows. */
+export const DEAD_LETTER_RETENTION_SECONDS = 1_209_600;
+
+/** The event source mapping's one filter, as both templates write it (its JSON is FilterCriteria.Filters[0].Pattern). */
+export function streamFilterPattern(trigger: TableStreamTrigger): Record<string, unknown> {
+  return { dynamodb: { Keys: { pk: { S: [{ prefix: trigger.keyPrefix }] } } } };
+}
+
+/** One CloudWatch alarm on a stream-triggered function or its dead-letter queue. */
+export interface AlarmDescription {
+  /** After the function's capitalized name: `Events` + `DeadLetterAlarm`. */
+  suffix: string;
+  why: string;
+  namespace: 'AWS/SQS' | 'AWS/Lambda';
+  metric: string;
+  /** Its dimension: the dead-letter queue's name, or the function's. */
+  of: 'deadLetterQueue' | 'function';
+  statistic: 'Maximum' | 'Sum';
+  periodSeconds: number;
+  evaluationPeriods: number;
+  /** Fires when the statistic is greater than this. */
+  threshold: number;
+}
+
+/** The alarms of a `tableStream` function: anything in its dead-letter queue, a failed invocation, a stream falling behind. */
+export function streamAlarms(fn: FunctionDescription): AlarmDescription[] {
+  if (fn.tableStream === undefined) return [];
+  return [
+    {
+      suffix: 'DeadLetterAlarm',
+      why: 'A batch of records went to the dead-letter queue: retries and the record age ran out. The events are still in their outboxes; `passlane events deliver` sends them (infra/README.md, "Account events").',
+      namespace: 'AWS/SQS',
+      metric: 'ApproximateNumberOfMessagesVisible',
+      of: 'deadLetterQueue',
+      statistic: 'Maximum',
+      periodSeconds: 60,
+      evaluationPeriods: 1,
+      threshold: 0,
+    },
+    {
+      suffix: 'ErrorsAlarm',
+      why: 'An invocation failed as a whole (the handler threw: its dependencies, the table), not an account whose delivery is retried.',
+      namespace: 'AWS/Lambda',
+      metric: 'Errors',
+      of: 'function',
+      statistic: 'Sum',
+      periodSeconds: 300,
+      evaluationPeriods: 1,
+      threshold: 0,
+    },
+    {
+      suffix: 'IteratorAgeAlarm',
+      why: 'The stream is read late: deliveries are being retried (a destination refuses or is down), or the function cannot keep up.',
+      namespace: 'AWS/Lambda',
+      metric: 'IteratorAge',
+      of: 'function',
+      statistic: 'Maximum',
+      periodSeconds: 60,
+      evaluationPeriods: 5,
+      threshold: fn.tableStream.iteratorAgeAlarmMs,
+    },
+  ];
+}
 
 const literal = (value: string): EnvSource => ({ kind: 'literal', value });
 const setting = (name: SettingName): EnvSource => ({ kind: 'setting', setting: name });
@@ -999,6 +1110,56 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       { kind: 'items', action: 'dynamodb:PutItem', keys: ['job#rehash'], exact: true, why: 'Its resumable cursor, a single item: job#rehash (packages/server/src/features/rehash/run-rehash-job.ts).' },
       { kind: 'parameters', secrets: ['pepperKeys'], why: 'The pepper, to re-seal records under the current key; no signing key.' },
     ],
+  },
+  {
+    name: 'events',
+    entry: 'functions/events.ts',
+    why: 'No route: the table\'s stream rings it when an account\'s outbox (outbox#) is written; it delivers that account\'s events, in order, to the EventBridge bus and the webhooks the deployment names (packages/server/src/features/events). Failed batches are retried, then described in its dead-letter queue, with alarms.',
+    memory: DEFAULT_MEMORY_MB,
+    // Room for a batch of accounts whose destinations are slow (each webhook has its timeout);
+    // the handler starts no delivery that its time left could not see through.
+    timeout: 120,
+    routes: [],
+    environment: {
+      PASSLANE_TABLE: table,
+      PASSLANE_EVENT_BUS: setting('eventBus'),
+      // The webhooks' JSON whole, URLs with the secrets: a URL may carry a token of its own.
+      PASSLANE_WEBHOOKS_PARAMETER: parameterName('webhooks'),
+    },
+    grants: [
+      { kind: 'items', action: 'dynamodb:GetItem', keys: ['outbox#*'], why: 'The account\'s outbox (consistent read): its events, oldest first, and their delivery state.' },
+      {
+        kind: 'items',
+        action: 'dynamodb:UpdateItem',
+        keys: ['outbox#*', 'outbox-status#*'],
+        why: 'The outbox\'s lease (conditional, one deliverer at a time), a delivered event taken off its front (conditional on the lease and the event), a failure\'s retry state; each destination\'s counts and last error.',
+      },
+      { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['outbox#*'], why: 'An outbox emptied by its delivery (conditional: an append that raced it is never lost).' },
+      { kind: 'items', action: 'dynamodb:PutItem', keys: ['outbox-dead#*'], why: 'An event a destination kept refusing, kept as a dead letter (its retries spent) so the rest of the account\'s events move on.' },
+      {
+        kind: 'readTableStream',
+        why: 'Lambda reads the table\'s stream as this role to invoke the function (its streams only: a stream\'s ARN changes when it is turned off and on).',
+      },
+      { kind: 'sendToDeadLetterQueue', why: 'Lambda describes a batch whose retries ran out in the function\'s own dead-letter queue, as this role.' },
+      { kind: 'putEvents', setting: 'eventBus', why: 'With a bus named: PutEvents on that bus, and no other.' },
+      { kind: 'parameters', secrets: ['webhooks'], why: 'With webhooks: their JSON (URLs and signing secrets), read once per container.' },
+    ],
+    tableStream: {
+      keyPrefix: 'outbox#',
+      // The oldest record still in the stream when the mapping is created: appends made while it
+      // was being created (or after it was turned off and on) still ring.
+      startingPosition: 'TRIM_HORIZON',
+      batchSize: 10,
+      maximumBatchingWindowSeconds: 0,
+      // Records of one key stay in order at any factor: Lambda splits a shard by key.
+      parallelizationFactor: 10,
+      // Retried until the record is older than the delivery's own retries last (its backoff and
+      // attempts, features/events/settings.ts): a destination that is down for hours is caught
+      // up with when it is back, and only then does a batch go to the dead-letter queue.
+      maximumRetryAttempts: -1,
+      maximumRecordAgeSeconds: 21_600,
+      iteratorAgeAlarmMs: 600_000,
+    },
   },
   {
     name: 'bench',

@@ -30,15 +30,18 @@ import {
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpIamAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, CfnEventSourceMapping, Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import {
   apiGatewayRoutes,
   capitalized,
   COMMON_ENVIRONMENT,
+  DEAD_LETTER_RETENTION_SECONDS,
   DEFAULT_THROTTLING,
   HANDLER,
   HASHER_MEMORY_MB,
@@ -46,7 +49,11 @@ import {
   LOG_RETENTION_DAYS,
   PASSLANE_FUNCTIONS,
   SETTINGS,
+  STREAM_READ_ACTIONS,
+  streamAlarms,
+  streamFilterPattern,
   TABLE_INDEX,
+  TABLE_STREAM_VIEW,
   type EnvSource,
   type FunctionDescription,
   type Grant,
@@ -171,6 +178,31 @@ export interface PasslaneAuthProps {
   readonly passkeys?: PasslanePasskeys;
   /** Sign-in with providers (packages/server/src/features/federation/README.md). @default none: every provider route answers 404 */
   readonly federation?: PasslaneFederation;
+  /** Whether account events are recorded, where the events function delivers them, who hears of its alarms (infra/README.md, "Account events"). */
+  readonly events?: PasslaneEventDelivery;
+}
+
+export interface PasslaneEventDelivery {
+  /**
+   * Record account events: the functions that change accounts write each change's events to its
+   * outbox in the same write (PASSLANE_EVENTS=on; packages/server/src/events/README.md), and the
+   * events function delivers them. @default false: nothing is recorded, the events function never runs
+   */
+  readonly enabled?: boolean;
+  /**
+   * The EventBridge bus the events function publishes to, by name, in this stack's account and
+   * region (`default`: the account's default bus); its role may PutEvents on that bus alone. The
+   * bus is the team's, not the construct's: rules and other publishers outlive this stack.
+   * @default none: no EventBridge destination
+   */
+  readonly busName?: string;
+  /**
+   * The SSM SecureString holding PASSLANE_WEBHOOKS' JSON, `[{ "name", "url", "secrets": ["whsec_..."] }]`
+   * (packages/server/src/config/README.md); the events function's role may read it. @default none: no webhooks
+   */
+  readonly webhooksParameterName?: string;
+  /** The SNS topic the events function's alarms notify. @default none: the alarms only change state */
+  readonly alarmTopicArn?: string;
 }
 
 export interface PasslaneFederation {
@@ -283,6 +315,8 @@ export class PasslaneAuth extends Construct {
   readonly jwksUrl: string;
   /** Every function by its name in the description (register, login, ..., rehash, bench). */
   readonly functions: Readonly<Record<string, LambdaFunction>>;
+  /** The dead-letter queue of each function the table's stream invokes (`events`), by function name. */
+  readonly deadLetterQueues: Readonly<Record<string, Queue>>;
   /** The Lambda authorizer (token and live session), for another API's authorizer. */
   readonly authorizerFunction: LambdaFunction;
   /** API Gateway checks the JWT itself: no invocation, no revocation before expiry. */
@@ -315,6 +349,8 @@ export class PasslaneAuth extends Construct {
       timeToLiveAttribute: 'expiresAt',
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: true,
+      // Keys only: the doorbell of account events, never a copy of an item (functions.ts, TABLE_STREAM_VIEW).
+      stream: StreamViewType[TABLE_STREAM_VIEW],
       // Accounts outlive any stack.
       removalPolicy: RemovalPolicy.RETAIN,
     });
@@ -346,6 +382,7 @@ export class PasslaneAuth extends Construct {
       mfaKeys: props.secrets?.mfaKeysParameterName ?? `/passlane/${stage}/mfa-keys`,
       ...(props.migration !== undefined && 'secretParameterName' in props.migration && { migrationSecret: props.migration.secretParameterName }),
       ...(props.federation?.secretsParameterName !== undefined && { oauthSecrets: props.federation.secretsParameterName }),
+      ...(props.events?.webhooksParameterName !== undefined && { webhooks: props.events.webhooksParameterName }),
     };
     this.kmsKeyArn = props.secrets?.kmsKeyArn;
     const sesIdentity = props.mail === undefined ? '' : (props.mail.sesIdentityArn ?? this.domainIdentityArn(props.mail.from));
@@ -386,17 +423,27 @@ export class PasslaneAuth extends Construct {
       ...(props.passkeys?.rpName !== undefined && { webauthnRpName: props.passkeys.rpName }),
       ...(props.federation !== undefined && { oauthProviders: JSON.stringify(props.federation.providers) }),
       ...(props.federation?.publicUrl !== undefined && { publicUrl: props.federation.publicUrl }),
+      ...(props.events?.enabled !== undefined && { events: props.events.enabled ? 'on' : 'off' }),
+      ...(props.events?.busName !== undefined && { eventBus: props.events.busName }),
+      ...(props.events?.alarmTopicArn !== undefined && { alarmTopicArn: props.events.alarmTopicArn }),
     };
 
     const runtime = props.runtime ?? Runtime.NODEJS_22_X;
     const built: Record<string, LambdaFunction> = {};
+    const deadLetterQueues: Record<string, Queue> = {};
     for (const fn of functions) {
       const id = capitalized(fn.name);
       const logGroup = new LogGroup(this, `${id}Logs`, { retention, removalPolicy: RemovalPolicy.DESTROY });
+      // Metadata of failed batches only (shard, sequence numbers), never an item: the stream holds keys alone.
+      const deadLetterQueue =
+        fn.tableStream === undefined
+          ? undefined
+          : new Queue(this, `${id}DeadLetterQueue`, { retentionPeriod: Duration.seconds(DEAD_LETTER_RETENTION_SECONDS), encryption: QueueEncryption.SQS_MANAGED });
+      if (deadLetterQueue !== undefined) deadLetterQueues[fn.name] = deadLetterQueue;
       const role = new Role(this, `${id}Role`, {
         assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
         // Inline and unminimized: statement for statement what infra/iam-roles.yml holds.
-        inlinePolicies: { [kebabCase(fn.name)]: new PolicyDocument({ statements: this.statements(fn, logGroup), minimize: false }) },
+        inlinePolicies: { [kebabCase(fn.name)]: new PolicyDocument({ statements: this.statements(fn, logGroup, deadLetterQueue), minimize: false }) },
       });
       const memory = typeof fn.memory === 'number' ? fn.memory : Number(this.setting(fn.memory.setting));
       built[fn.name] = new LambdaFunction(this, `${id}Function`, {
@@ -411,8 +458,10 @@ export class PasslaneAuth extends Construct {
         logGroup,
         ...(fn.reservedConcurrency !== undefined && { reservedConcurrentExecutions: fn.reservedConcurrency }),
       });
+      if (deadLetterQueue !== undefined) this.streamTrigger(fn, built[fn.name]!, role, deadLetterQueue);
     }
     this.functions = built;
+    this.deadLetterQueues = deadLetterQueues;
 
     for (const fn of functions) {
       if (fn.routes.length === 0) continue;
@@ -455,6 +504,51 @@ export class PasslaneAuth extends Construct {
       sourceArn: stack.formatArn({ service: 'execute-api', resource: this.api.apiId, resourceName: `authorizers/${session.authorizerId}`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME }),
     });
     this.sessionAuthorizer = new PasslaneRouteAuthorizer(session, 'CUSTOM');
+  }
+
+  /**
+   * The event source mapping on the table's stream and the alarms, as serverless.yml's `stream`
+   * event and infra/stream-triggers.yml have them. L1 resources, not DynamoEventSource and Alarm:
+   * those would attach policies of their own to the role, which then would not be the one
+   * infra/iam-roles.yml holds.
+   */
+  private streamTrigger(fn: FunctionDescription, lambda: LambdaFunction, role: Role, deadLetterQueue: Queue): void {
+    const trigger = fn.tableStream!;
+    const id = capitalized(fn.name);
+    const mapping = new CfnEventSourceMapping(this, `${id}StreamTrigger`, {
+      batchSize: trigger.batchSize,
+      enabled: true,
+      eventSourceArn: this.table.tableStreamArn!,
+      functionName: lambda.functionArn,
+      parallelizationFactor: trigger.parallelizationFactor,
+      startingPosition: trigger.startingPosition,
+      maximumBatchingWindowInSeconds: trigger.maximumBatchingWindowSeconds,
+      maximumRetryAttempts: trigger.maximumRetryAttempts,
+      bisectBatchOnFunctionError: true,
+      functionResponseTypes: ['ReportBatchItemFailures'],
+      maximumRecordAgeInSeconds: trigger.maximumRecordAgeSeconds,
+      destinationConfig: { onFailure: { destination: deadLetterQueue.queueArn } },
+      filterCriteria: { filters: [{ pattern: JSON.stringify(streamFilterPattern(trigger)) }] },
+    });
+    // Lambda checks at creation that the role may read the stream: the role (its inline policy) first.
+    mapping.node.addDependency(role);
+    const topic = this.setting('alarmTopicArn');
+    for (const alarm of streamAlarms(fn)) {
+      new CfnAlarm(this, `${id}${alarm.suffix}`, {
+        alarmDescription: alarm.why,
+        namespace: alarm.namespace,
+        metricName: alarm.metric,
+        dimensions: [alarm.of === 'deadLetterQueue' ? { name: 'QueueName', value: deadLetterQueue.queueName } : { name: 'FunctionName', value: lambda.functionName }],
+        statistic: alarm.statistic,
+        period: alarm.periodSeconds,
+        evaluationPeriods: alarm.evaluationPeriods,
+        threshold: alarm.threshold,
+        comparisonOperator: 'GreaterThanThreshold',
+        // No data is no failure: an idle queue or function reports nothing.
+        treatMissingData: 'notBreaching',
+        ...(topic !== undefined && { alarmActions: [topic] }),
+      });
+    }
   }
 
   /** A setting's value here: given (props or derived), else its description default; undefined = unset. */
@@ -513,10 +607,10 @@ export class PasslaneAuth extends Construct {
   }
 
   /** The role's statements, in the order the description and infra/iam-roles.yml have them. */
-  private statements(fn: FunctionDescription, logGroup: LogGroup): PolicyStatement[] {
+  private statements(fn: FunctionDescription, logGroup: LogGroup, deadLetterQueue: Queue | undefined): PolicyStatement[] {
     const statements = [new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] })];
     for (const grant of fn.grants) {
-      const statement = this.grantStatement(grant);
+      const statement = this.grantStatement(fn, grant, deadLetterQueue);
       if (statement !== undefined) statements.push(statement);
     }
     if (this.kmsKeyArn !== undefined && fn.grants.some((grant) => grant.kind === 'parameters')) {
@@ -532,7 +626,7 @@ export class PasslaneAuth extends Construct {
   }
 
   /** undefined: a grant that applies only when configured, and is not. */
-  private grantStatement(grant: Grant): PolicyStatement | undefined {
+  private grantStatement(fn: FunctionDescription, grant: Grant, deadLetterQueue: Queue | undefined): PolicyStatement | undefined {
     switch (grant.kind) {
       case 'items':
         return new PolicyStatement({
@@ -563,6 +657,18 @@ export class PasslaneAuth extends Construct {
       case 'invokeFunction': {
         const name = this.setting(grant.setting);
         return name === undefined ? undefined : new PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [this.functionArn(name)] });
+      }
+      case 'readTableStream':
+        // The table's streams, whichever is current: a stream's ARN changes when it is turned off and on.
+        return new PolicyStatement({ actions: [...STREAM_READ_ACTIONS], resources: [`${this.table.tableArn}/stream/*`] });
+      case 'sendToDeadLetterQueue':
+        if (deadLetterQueue === undefined) throw new Error(`PasslaneAuth: ${fn.name} has a dead-letter queue grant without a tableStream trigger`);
+        return new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [deadLetterQueue.queueArn] });
+      case 'putEvents': {
+        const bus = this.setting(grant.setting);
+        return bus === undefined
+          ? undefined
+          : new PolicyStatement({ actions: ['events:PutEvents'], resources: [Stack.of(this).formatArn({ service: 'events', resource: 'event-bus', resourceName: bus, arnFormat: ArnFormat.SLASH_RESOURCE_NAME })] });
       }
     }
   }

@@ -25,6 +25,8 @@ export const SECRET_VARIABLES = [
   'PASSLANE_MIGRATION_SECRET',
   // The sign-in providers' client secrets and keys, one JSON object (oauth-secrets.ts).
   'PASSLANE_OAUTH_SECRETS',
+  // Account events' webhooks, URLs and signing secrets together (the events function's).
+  'PASSLANE_WEBHOOKS',
 ] as const;
 export type SecretVariable = (typeof SECRET_VARIABLES)[number];
 
