@@ -36,3 +36,5 @@ export {
   type MigrationConfig,
   type UrlMigrationConfig,
 } from '../features/migration/settings.js';
+export { readHooksConfig } from './hooks-config.js';
+export { DEFAULT_HOOK_TIMEOUT_MS, type HookConfig, type HooksConfig, type HookTarget, type TokenHookConfig } from '../hooks/settings.js';

@@ -31,6 +31,8 @@ import { readStorageConfig } from './storage-config.js';
 import { readTokenConfig } from './token-config.js';
 import { readAdminConfig } from './admin-config.js';
 import type { OperatorConfig } from '../features/operators/settings.js';
+import type { HooksConfig } from '../hooks/settings.js';
+import { readHooksConfig } from './hooks-config.js';
 
 /**
  * Everything the service is built from (wiring/build-dependencies.ts), each part typed where the
@@ -59,6 +61,8 @@ export interface PasslaneConfig {
   operators?: OperatorConfig;
   /** Sign-in with providers; absent when none is configured (features/federation/settings.ts). */
   federation?: FederationConfig;
+  /** The token and sign-up hooks; each absent when off (src/hooks/settings.ts). */
+  hooks?: HooksConfig;
 }
 
 /**
@@ -74,6 +78,7 @@ export function readConfig(env: Env): PasslaneConfig {
   const federation = readFederationConfig(env, tokens);
   return {
     storage: readStorageConfig(env),
+    hooks: readHooksConfig(env),
     hasher: readHasherConfig(env),
     tokens,
     rateLimits: readRateLimits(env),
