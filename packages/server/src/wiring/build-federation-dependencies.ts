@@ -10,6 +10,7 @@ import { OneTimeTokenStore } from '../storage/one-time-token-store.js';
 import { RateLimitStore } from '../storage/rate-limit-store.js';
 import { SessionStore } from '../storage/session-store.js';
 import { buildAccountMail, buildFingerprint, buildTokenService } from './build-dependencies.js';
+import { buildHooks } from './build-hooks.js';
 import type { Platform } from './platform.js';
 import { systemClock } from '../shared/system-clock.js';
 
@@ -22,11 +23,11 @@ import { systemClock } from '../shared/system-clock.js';
  */
 export async function buildFederationDependencies(
   config: PasslaneConfig,
-  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner' | 'mail'>,
+  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner' | 'mail' | 'hookInvoker'>,
 ): Promise<FederationDependencies & IdentityManagementDependencies> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
-  const [tokens, fingerprint] = await Promise.all([buildTokenService(config, platform), buildFingerprint(config)]);
+  const [tokens, fingerprint, hooks] = await Promise.all([buildTokenService(config, platform), buildFingerprint(config), buildHooks(config, platform)]);
   return {
     requireMfa: config.mfa.requireMfa,
     sessions: new SessionStore(client, table),
@@ -34,6 +35,7 @@ export async function buildFederationDependencies(
     rateLimits: config.rateLimits,
     audit: platform.audit,
     tokens,
+    ...hooks,
     fingerprint,
     loginGuard: new LoginGuardStore(client, table, config.rateLimits.windowSeconds),
     counters: new RateLimitStore(client, table),

@@ -1,5 +1,6 @@
 import type { PasswordHasher } from 'passlane/common';
 import type { AttemptCounterDependencies } from '../../accounts/enforce-rate-limits.js';
+import type { SignupCheckDependencies } from '../../accounts/check-signup.js';
 import type { FailureTiming } from '../../accounts/failure-timing.js';
 import type { AccountMail } from '../../mail/account-mail.js';
 import type { AccountStore } from '../../storage/account-store.js';
@@ -17,7 +18,8 @@ import type { VerificationMailDependencies } from '../recovery/dependencies.js';
 export type RegisterDependencies = AttemptCounterDependencies &
   PasswordRulesDependencies &
   VerificationMailDependencies &
-  Pick<MigrationDependencies, 'fingerprint' | 'audit' | 'newUserId' | 'now'> & {
+  Pick<MigrationDependencies, 'fingerprint' | 'audit' | 'newUserId' | 'now'> &
+  SignupCheckDependencies & {
     hasher: PasswordHasher;
     users: Pick<AccountStore, 'createUser'>;
     mail: Pick<AccountMail, 'registrationAttempt'>;
