@@ -206,10 +206,10 @@ describe('the hooks settings', () => {
 
   it('are off unless set, and default to refusing on failure with a short timeout', () => {
     expect(readHooksConfig({})).toEqual({});
-    expect(readHooksConfig({ PASSLANE_TOKEN_HOOK: 'https://hooks.example.com/claims', PASSLANE_TOKEN_HOOK_SECRETS: `${secret} ${newWebhookSecret()}` })).toEqual({
+    expect(readHooksConfig({ PASSLANE_TOKEN_HOOK_URL: 'https://hooks.example.com/claims', PASSLANE_TOKEN_HOOK_SECRETS: `${secret} ${newWebhookSecret()}` })).toEqual({
       token: { target: { kind: 'url', url: 'https://hooks.example.com/claims', secrets: [secret, expect.any(String)] }, timeoutMs: 2_000, onFailure: 'refuse' },
     });
-    expect(readHooksConfig({ PASSLANE_SIGNUP_HOOK: 'arn:aws:lambda:eu-west-1:123456789012:function:signup', PASSLANE_SIGNUP_HOOK_TIMEOUT_MS: '500' }).signup).toEqual({
+    expect(readHooksConfig({ PASSLANE_SIGNUP_HOOK_FUNCTION: 'arn:aws:lambda:eu-west-1:123456789012:function:signup', PASSLANE_SIGNUP_HOOK_TIMEOUT_MS: '500' }).signup).toEqual({
       target: { kind: 'function', functionName: 'arn:aws:lambda:eu-west-1:123456789012:function:signup', connection: { region: 'eu-west-1' } },
       timeoutMs: 500,
     });
@@ -217,15 +217,17 @@ describe('the hooks settings', () => {
 
   it('refuse what cannot work, naming the variable and never a secret', () => {
     const refusals: [Record<string, string>, string][] = [
-      [{ PASSLANE_TOKEN_HOOK: 'http://hooks.example.com/claims', PASSLANE_TOKEN_HOOK_SECRETS: secret }, 'PASSLANE_TOKEN_HOOK'],
-      [{ PASSLANE_TOKEN_HOOK: 'https://hooks.example.com/claims' }, 'PASSLANE_TOKEN_HOOK_SECRETS'],
-      [{ PASSLANE_TOKEN_HOOK: 'https://hooks.example.com/claims', PASSLANE_TOKEN_HOOK_SECRETS: 'hunter2' }, 'PASSLANE_TOKEN_HOOK_SECRETS'],
-      [{ PASSLANE_SIGNUP_HOOK: 'signup-fn', PASSLANE_SIGNUP_HOOK_SECRETS: secret }, 'PASSLANE_SIGNUP_HOOK_SECRETS'],
-      [{ PASSLANE_SIGNUP_HOOK: 'not a function!' }, 'PASSLANE_SIGNUP_HOOK'],
+      [{ PASSLANE_TOKEN_HOOK_URL: 'http://hooks.example.com/claims', PASSLANE_TOKEN_HOOK_SECRETS: secret }, 'PASSLANE_TOKEN_HOOK_URL'],
+      [{ PASSLANE_TOKEN_HOOK_URL: 'https://hooks.example.com/claims' }, 'PASSLANE_TOKEN_HOOK_SECRETS'],
+      [{ PASSLANE_TOKEN_HOOK_URL: 'https://hooks.example.com/claims', PASSLANE_TOKEN_HOOK_SECRETS: 'hunter2' }, 'PASSLANE_TOKEN_HOOK_SECRETS'],
+      [{ PASSLANE_SIGNUP_HOOK_FUNCTION: 'signup-fn', PASSLANE_SIGNUP_HOOK_SECRETS: secret }, 'PASSLANE_SIGNUP_HOOK_SECRETS'],
+      [{ PASSLANE_SIGNUP_HOOK_FUNCTION: 'not a function!' }, 'PASSLANE_SIGNUP_HOOK_FUNCTION'],
+      [{ PASSLANE_SIGNUP_HOOK_FUNCTION: 'signup-fn', PASSLANE_SIGNUP_HOOK_URL: 'https://hooks.example.com/signup' }, 'PASSLANE_SIGNUP_HOOK_FUNCTION'],
+      [{ PASSLANE_SIGNUP_HOOK_URL: 'hooks.example.com/signup', PASSLANE_SIGNUP_HOOK_SECRETS: secret }, 'PASSLANE_SIGNUP_HOOK_URL'],
       [{ PASSLANE_TOKEN_HOOK_SECRETS: secret }, 'PASSLANE_TOKEN_HOOK_SECRETS'],
       [{ PASSLANE_TOKEN_HOOK_ON_FAILURE: 'refuse' }, 'PASSLANE_TOKEN_HOOK_ON_FAILURE'],
-      [{ PASSLANE_TOKEN_HOOK: 'claims-fn', PASSLANE_TOKEN_HOOK_ON_FAILURE: 'ignore' }, 'PASSLANE_TOKEN_HOOK_ON_FAILURE'],
-      [{ PASSLANE_TOKEN_HOOK: 'claims-fn', PASSLANE_TOKEN_HOOK_TIMEOUT_MS: '60000' }, 'PASSLANE_TOKEN_HOOK_TIMEOUT_MS'],
+      [{ PASSLANE_TOKEN_HOOK_FUNCTION: 'claims-fn', PASSLANE_TOKEN_HOOK_ON_FAILURE: 'ignore' }, 'PASSLANE_TOKEN_HOOK_ON_FAILURE'],
+      [{ PASSLANE_TOKEN_HOOK_FUNCTION: 'claims-fn', PASSLANE_TOKEN_HOOK_TIMEOUT_MS: '60000' }, 'PASSLANE_TOKEN_HOOK_TIMEOUT_MS'],
     ];
     for (const [env, variable] of refusals) {
       let error: unknown;

@@ -4,7 +4,7 @@ import type { Audit } from './audit-events.js';
 import { SignupHookUnavailableError, SignupRefusedError } from './errors.js';
 import type { EmailFingerprint } from './fingerprint.js';
 
-/** What asking the sign-up hook takes; `signupHook` absent unless PASSLANE_SIGNUP_HOOK is set (nothing is asked then). */
+/** What asking the sign-up hook takes; `signupHook` absent unless PASSLANE_SIGNUP_HOOK_URL or _FUNCTION is set (nothing is asked then). */
 export interface SignupCheckDependencies {
   signupHook?: SignupHook;
   fingerprint: EmailFingerprint;

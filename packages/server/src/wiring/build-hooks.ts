@@ -20,8 +20,8 @@ export async function buildHooks(
 ): Promise<{ tokenHook?: TokenHook; signupHook?: SignupHook }> {
   const { token, signup } = config.hooks ?? {};
   const [tokenCaller, signupCaller] = await Promise.all([
-    token && hookCaller(token, 'PASSLANE_TOKEN_HOOK', platform),
-    signup && hookCaller(signup, 'PASSLANE_SIGNUP_HOOK', platform),
+    token && hookCaller(token, 'PASSLANE_TOKEN_HOOK_FUNCTION', platform),
+    signup && hookCaller(signup, 'PASSLANE_SIGNUP_HOOK_FUNCTION', platform),
   ]);
   const { clientId, scopes } = config.tokens;
   return {
@@ -35,6 +35,6 @@ export async function buildHooks(
 async function hookCaller(hook: HookConfig, variable: string, platform: Pick<Platform, 'hookInvoker'>): Promise<HookCaller> {
   const { target, timeoutMs } = hook;
   if (target.kind === 'url') return createHttpsHook({ url: target.url, secrets: target.secrets, timeoutMs });
-  if (platform.hookInvoker === undefined) throw new ConfigError(variable, 'names a Lambda function, which this host cannot invoke (no AWS SDK here); use an https URL');
+  if (platform.hookInvoker === undefined) throw new ConfigError(variable, 'is not supported on this host (no AWS SDK here); use the _URL form');
   return createLambdaHook({ functionName: target.functionName, timeoutMs, invoker: await platform.hookInvoker(target.connection, timeoutMs) });
 }

@@ -41,7 +41,7 @@ export interface Platform {
    */
   migrationFunction?: (config: FunctionMigrationConfig) => Promise<MigrationSource>;
   /**
-   * A hook's Lambda form (PASSLANE_TOKEN_HOOK or PASSLANE_SIGNUP_HOOK naming a function), loading
+   * A hook's Lambda form (PASSLANE_TOKEN_HOOK_FUNCTION, PASSLANE_SIGNUP_HOOK_FUNCTION), loading
    * the SDK's Lambda client only when called. Absent where there is no AWS SDK: HTTPS hooks only.
    */
   hookInvoker?: (connection: AwsConnection, timeoutMs: number) => Promise<LambdaInvoker>;

@@ -15,7 +15,7 @@ export interface SessionCheckDependencies {
 
 /**
  * The token hook (src/hooks), asked for extra claims before a session's token is minted
- * (token-hook-claims.ts). Absent unless PASSLANE_TOKEN_HOOK is set: nothing is asked then.
+ * (token-hook-claims.ts). Absent unless PASSLANE_TOKEN_HOOK_URL or _FUNCTION is set: nothing is asked then.
  */
 export interface TokenHookDependencies {
   tokenHook?: TokenHook;
