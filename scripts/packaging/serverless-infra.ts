@@ -46,6 +46,8 @@ const SECRET_PARAMS: Record<SecretName, string> = {
   mfaKeys: 'mfaKeysParameter',
   migrationSecret: 'migrationSecretParameter',
   oauthSecrets: 'oauthSecretsParameter',
+  tokenHookSecrets: 'tokenHookSecretsParameter',
+  signupHookSecrets: 'signupHookSecretsParameter',
 };
 
 /** A setting as serverless.yml resolves it; null defaults leave the variable out (osls drops null). */

@@ -13,7 +13,7 @@
  */
 
 /** The SSM parameters the functions read at cold start (their names only ever reach a template). */
-export type SecretName = 'pepperKeys' | 'jwtPrivateKey' | 'fingerprintKey' | 'mfaKeys' | 'migrationSecret' | 'oauthSecrets';
+export type SecretName = 'pepperKeys' | 'jwtPrivateKey' | 'fingerprintKey' | 'mfaKeys' | 'migrationSecret' | 'oauthSecrets' | 'tokenHookSecrets' | 'signupHookSecrets';
 
 /**
  * Deploy-time settings. `custom`: serverless.yml computes the value (custom.<name>) and the
@@ -90,6 +90,17 @@ export const SETTINGS = {
   // every provider route answers provider_not_found.
   oauthProviders: { kind: 'param', default: null },
   publicUrl: { kind: 'param', default: null },
+  // Hooks (packages/server/src/hooks/README.md): the token hook (extra access-token claims, asked
+  // by the functions that mint tokens) and the sign-up hook (asked by those that create
+  // accounts), each an https endpoint (signed with the secrets in SSM) or a Lambda function
+  // (signed by IAM). Unset: no variable, no permission.
+  tokenHookUrl: { kind: 'param', default: null },
+  tokenHookFunction: { kind: 'param', default: null },
+  tokenHookTimeoutMs: { kind: 'param', default: null },
+  tokenHookOnFailure: { kind: 'param', default: null },
+  signupHookUrl: { kind: 'param', default: null },
+  signupHookFunction: { kind: 'param', default: null },
+  signupHookTimeoutMs: { kind: 'param', default: null },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -111,6 +122,8 @@ export const SECRETS: Record<SecretName, { optional: boolean; why: string }> = {
   mfaKeys: { optional: false, why: 'the keys sealing TOTP secrets, "id:base64" (SecureString)' },
   migrationSecret: { optional: true, why: 'the key that signs requests to the legacy store\'s URL (SecureString); only with a migration by URL' },
   oauthSecrets: { optional: true, why: 'the sign-in providers\' client secrets and Apple\'s key, JSON by provider name (SecureString); only with providers that have one' },
+  tokenHookSecrets: { optional: true, why: 'the Standard Webhooks secrets that sign requests to the token hook\'s URL, space-separated (SecureString); only with a token hook by URL' },
+  signupHookSecrets: { optional: true, why: 'the Standard Webhooks secrets that sign requests to the sign-up hook\'s URL, space-separated (SecureString); only with a sign-up hook by URL' },
 };
 
 export type DynamoDbItemAction =
@@ -270,6 +283,33 @@ const FEDERATION_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
   PASSLANE_OAUTH_SECRETS_PARAMETER: parameterName('oauthSecrets'),
 };
 
+/** The token hook: where an access token is minted (login, refresh, passkey login, federation). */
+const TOKEN_HOOK_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  PASSLANE_TOKEN_HOOK_URL: setting('tokenHookUrl'),
+  PASSLANE_TOKEN_HOOK_SECRETS_PARAMETER: parameterName('tokenHookSecrets'),
+  PASSLANE_TOKEN_HOOK_FUNCTION: setting('tokenHookFunction'),
+  PASSLANE_TOKEN_HOOK_TIMEOUT_MS: setting('tokenHookTimeoutMs'),
+  PASSLANE_TOKEN_HOOK_ON_FAILURE: setting('tokenHookOnFailure'),
+};
+
+/** The sign-up hook: where an account is created (registration, lazy migration at login, a first federated sign-in). */
+const SIGNUP_HOOK_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  PASSLANE_SIGNUP_HOOK_URL: setting('signupHookUrl'),
+  PASSLANE_SIGNUP_HOOK_SECRETS_PARAMETER: parameterName('signupHookSecrets'),
+  PASSLANE_SIGNUP_HOOK_FUNCTION: setting('signupHookFunction'),
+  PASSLANE_SIGNUP_HOOK_TIMEOUT_MS: setting('signupHookTimeoutMs'),
+};
+
+const TOKEN_HOOK_GRANTS: Grant[] = [
+  { kind: 'parameters', secrets: ['tokenHookSecrets'], why: 'With a token hook by URL: the secrets that sign its requests.' },
+  { kind: 'invokeFunction', setting: 'tokenHookFunction', why: 'With a token hook that is a Lambda function: that function, and no other.' },
+];
+
+const SIGNUP_HOOK_GRANTS: Grant[] = [
+  { kind: 'parameters', secrets: ['signupHookSecrets'], why: 'With a sign-up hook by URL: the secrets that sign its requests.' },
+  { kind: 'invokeFunction', setting: 'signupHookFunction', why: 'With a sign-up hook that is a Lambda function: that function, and no other.' },
+];
+
 const MIGRATION_GRANTS = (when: string): Grant[] => [
   { kind: 'parameters', secrets: ['migrationSecret'], why: `With a migration by URL (${when}): the key that signs its requests.` },
   { kind: 'invokeFunction', setting: 'migrationFunction', why: 'With a migration through a Lambda function: that function, and no other.' },
@@ -287,6 +327,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /register'],
     environment: {
+      ...SIGNUP_HOOK_ENVIRONMENT,
       ...MAIL_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
       ...HASHER_ENVIRONMENT,
@@ -312,6 +353,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       },
       SEND_MAIL('The verification mail, or "someone tried to register with your address".'),
       ...MIGRATION_GRANTS('an email the legacy store still holds is taken'),
+      ...SIGNUP_HOOK_GRANTS,
     ],
   },
   {
@@ -322,6 +364,9 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /login', 'POST /login/mfa'],
     environment: {
+      ...TOKEN_HOOK_ENVIRONMENT,
+      // Lazy migration creates accounts.
+      ...SIGNUP_HOOK_ENVIRONMENT,
       // Mail: a new verification link when an unverified account logs in (requireVerifiedEmail).
       ...MAIL_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
@@ -371,6 +416,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       SEND_MAIL('The new verification link (requireVerifiedEmail); "a recovery code was used".'),
       { kind: 'parameters', secrets: ['pepperKeys', 'jwtPrivateKey', 'fingerprintKey', 'mfaKeys'], why: 'The pepper, the signing key, the fingerprint key and the keys that open TOTP secrets.' },
       ...MIGRATION_GRANTS('an unknown email is asked about'),
+      ...TOKEN_HOOK_GRANTS,
+      ...SIGNUP_HOOK_GRANTS,
     ],
   },
   {
@@ -381,6 +428,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /token'],
     environment: {
+      ...TOKEN_HOOK_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
       PASSLANE_TABLE: table,
       PASSLANE_JWT_PRIVATE_KEY_PARAMETER: parameterName('jwtPrivateKey'),
@@ -400,6 +448,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         why: 'The rotation (conditional on the session\'s generation), the end of a session whose spent token came back, and one failed refresh more (atomic ADD). No account, no login counter: a refresh never touches them.',
       },
       { kind: 'parameters', secrets: ['jwtPrivateKey'], why: 'The signing key only: no pepper, no fingerprint key (the refresh token names its item).' },
+      ...TOKEN_HOOK_GRANTS,
     ],
   },
   {
@@ -601,6 +650,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /passkey/login/options', 'POST /passkey/login'],
     environment: {
+      ...TOKEN_HOOK_ENVIRONMENT,
       // Mail: a new verification link when an unverified account logs in (requireVerifiedEmail).
       ...MAIL_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
@@ -627,6 +677,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['webauthn#*', 'failures#*'], why: 'A challenge spent (conditional delete: one login per challenge); a good login ends the failures it follows (conditional delete).' },
       SEND_MAIL('The new verification link (requireVerifiedEmail).'),
       { kind: 'parameters', secrets: ['jwtPrivateKey'], why: 'The signing key alone: no pepper (no password is verified), no fingerprint key (the credential\'s lookup names the account\'s key, which the failure counters use) and no MFA keys (no TOTP secret is opened).' },
+      ...TOKEN_HOOK_GRANTS,
     ],
   },
   {
@@ -645,6 +696,9 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       'POST /identities/link',
     ],
     environment: {
+      ...TOKEN_HOOK_ENVIRONMENT,
+      // A first sign-in creates its account.
+      ...SIGNUP_HOOK_ENVIRONMENT,
       // Mail: a new verification link when an unverified account logs in (requireVerifiedEmail).
       ...MAIL_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
@@ -691,6 +745,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       SEND_MAIL('The new verification link (requireVerifiedEmail).'),
       { kind: 'parameters', secrets: ['jwtPrivateKey', 'fingerprintKey'], why: 'The signing key (a federated login\'s tokens) and the fingerprint key (a provider\'s email meets the accounts by it). No pepper, no MFA keys.' },
       { kind: 'parameters', secrets: ['oauthSecrets'], why: 'With providers that have secrets: their client secrets and Apple\'s key.' },
+      ...TOKEN_HOOK_GRANTS,
+      ...SIGNUP_HOOK_GRANTS,
     ],
   },
   {

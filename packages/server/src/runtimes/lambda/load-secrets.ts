@@ -25,6 +25,9 @@ export const SECRET_VARIABLES = [
   'PASSLANE_MIGRATION_SECRET',
   // The sign-in providers' client secrets and keys, one JSON object (oauth-secrets.ts).
   'PASSLANE_OAUTH_SECRETS',
+  // The hooks' Standard Webhooks secrets (src/hooks), only with a hook by URL.
+  'PASSLANE_TOKEN_HOOK_SECRETS',
+  'PASSLANE_SIGNUP_HOOK_SECRETS',
 ] as const;
 export type SecretVariable = (typeof SECRET_VARIABLES)[number];
 
