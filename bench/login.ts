@@ -473,7 +473,7 @@ function report(measurements: Measurement[], context: ReportContext): void {
       `${median(paired).toFixed(2)}x (${Math.min(...paired).toFixed(2)}-${Math.max(...paired).toFixed(2)})`,
     `above verify: ${ms(above)} CPU ms per login ~ ${breakdown(above, partsOf(login))}`,
     `token hook: ${ms(cpuOf(hooked) - cpuOf(login))} CPU ms more per login (${ms(cpuOf(hooked))} vs ${ms(cpuOf(login))}), ` +
-      `${ms(median(hooked.wallMs) - median(login.wallMs))} ms more wall; ${context.hookRequests} requests verified by the receiver`,
+      `wall ${ms(median(hooked.wallMs))} vs ${ms(median(login.wallMs))} ms; ${context.hookRequests} requests verified by the receiver (setup and warm-up included)`,
     `refresh: ${ms(cpuOf(refresh))} CPU ms (${requestsEach(refresh)}) vs login ${ms(cpuOf(login))} CPU ms (${requestsEach(login)}): ` +
       `${(cpuOf(refresh) / cpuOf(login)).toFixed(2)}x a login; paired within each round: ${median(refreshPaired).toFixed(2)}x ` +
       `(${Math.min(...refreshPaired).toFixed(2)}-${Math.max(...refreshPaired).toFixed(2)})`,
