@@ -3,7 +3,7 @@
  * resource, with the partition keys it touches (`dynamodb:LeadingKeys`). An SDK v3 middleware
  * (initialize step: the command's input, once per call however often the SDK retries).
  *
- * `recordAllAwsClients` attaches it to every DynamoDBClient, SSMClient and SESv2Client the moment
+ * `recordAllAwsClients` attaches it to every DynamoDBClient, SSMClient, SESv2Client and LambdaClient (a hook's Invoke) the moment
  * one first sends, so a function's clients are recorded however its wiring builds them (the
  * cached API client, the rehash job's bulk client, the SSM and SES clients in their lazily loaded
  * chunks) without a hook in production code. Only the keys and names IAM sees are kept: never
@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SSMClient } from '@aws-sdk/client-ssm';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { vi } from 'vitest';
 import { ACCOUNT_ID } from './template-roles.js';
 
@@ -26,6 +27,8 @@ export interface AwsRequest {
     | { type: 'parameter'; name: string }
     /** An SES resource: `name` is what the function was configured with (the identity's ARN, the configuration set's name). */
     | { type: 'ses'; kind: 'identity' | 'configuration-set'; arn: string; name: string }
+    /** A Lambda function as Invoke names it: a name, `account:function:name` or an ARN, each with an optional qualifier. */
+    | { type: 'function'; name: string }
     | { type: 'unknown'; detail: string };
   /** Partition-key values touched, when the action has them (dynamodb:LeadingKeys). Raw: print only keyKind(). */
   leadingKeys?: string[];
@@ -48,8 +51,8 @@ export interface CallSink {
 }
 
 const MIDDLEWARE_NAME = 'passlaneIamCallRecorder';
-const SERVICE_OF_CLIENT: Record<string, string> = { DynamoDBClient: 'dynamodb', SSMClient: 'ssm', SESv2Client: 'ses' };
-type RecordedClient = DynamoDBClient | SSMClient | SESv2Client;
+const SERVICE_OF_CLIENT: Record<string, string> = { DynamoDBClient: 'dynamodb', SSMClient: 'ssm', SESv2Client: 'ses', LambdaClient: 'lambda' };
+type RecordedClient = DynamoDBClient | SSMClient | SESv2Client | LambdaClient;
 
 type Next = (args: { input: object }) => Promise<unknown>;
 type Context = { clientName?: string; commandName?: string };
@@ -79,7 +82,7 @@ export function attachRecorder(client: RecordedClient, schema: KeySchema, sink: 
  */
 export function recordAllAwsClients(schema: KeySchema, currentSink: () => CallSink | undefined, untracked: WeakSet<object>): void {
   const instrumented = new WeakSet<object>();
-  for (const Client of [DynamoDBClient, SSMClient, SESv2Client]) {
+  for (const Client of [DynamoDBClient, SSMClient, SESv2Client, LambdaClient]) {
     const original = Client.prototype.send as (...args: unknown[]) => unknown;
     vi.spyOn(Client.prototype as { send: (...args: unknown[]) => unknown }, 'send').mockImplementation(function (this: RecordedClient, ...args: unknown[]) {
       if (!untracked.has(this) && !instrumented.has(this)) {
@@ -102,6 +105,12 @@ export function requestsOf(service: string, operation: string, input: Input, sch
     return [{ action, operation, resource: name === undefined ? { type: 'unknown', detail: 'no Name' } : { type: 'parameter', name } }];
   }
   if (service === 'ses') return sesRequests(action, operation, input);
+  if (service === 'lambda') {
+    // Invoke is authorized as lambda:InvokeFunction on the function it names.
+    const name = typeof input.FunctionName === 'string' ? input.FunctionName : undefined;
+    if (operation !== 'Invoke' || name === undefined) return [{ action, operation, resource: { type: 'unknown', detail: `Lambda ${operation}` } }];
+    return [{ action: 'lambda:InvokeFunction', operation, resource: { type: 'function', name } }];
+  }
   if (service !== 'dynamodb') return [{ action, operation, resource: { type: 'unknown', detail: `client of ${service}` } }];
 
   const key = (item: unknown, attribute = schema.partitionKey): string => {
