@@ -483,6 +483,7 @@ async function federationSteps(step: SendStep, expectThat: ExpectThat, last: () 
   const fresh = await signIn('federation: a new user, again', 'idp', newcomer);
   const session = await step('federation: the code redeemed', 200, post('/oauth/token', { code: fresh.code, codeVerifier: fresh.verifier }));
   expectThat('a federated login says amr fed', JSON.stringify(amrOf(session)) === '["fed"]', amrOf(session));
+  expectThat('a federated login\'s token carries the token hook\'s claims', tenantOf(session) === 'contract', tenantOf(session));
   await step('federation: the code again', 400, post('/oauth/token', { code: fresh.code, codeVerifier: fresh.verifier }), 'invalid_oauth_code');
   await step('federation: the callback again (its state spent)', 400, fresh.callback, 'invalid_oauth_state');
   const listed = await step('federation: identities', 200, { method: 'GET', path: '/identities', headers: bearer(session) });
@@ -501,6 +502,8 @@ async function federationSteps(step: SendStep, expectThat: ExpectThat, last: () 
 
 /** The access token's `amr` (RFC 8176): how the login was made. */
 const amrOf = (body: Body) => (body === undefined ? [] : (decodeJwt(String(body.accessToken)).amr as unknown));
+/** The claim the contract's token hook adds to every token it is asked about (answerHook). */
+const tenantOf = (body: Body) => (body === undefined ? undefined : decodeJwt(String(body.accessToken ?? body.access_token)).tenant);
 
 /**
  * Two-factor login on its own account: enrolment from the otpauth URI the host answered (codes
@@ -548,6 +551,7 @@ async function mfaSteps(
   await step('mfa: login, an unknown method', 400, finish(challenge?.mfaToken, 'sms', '000000'), 'invalid_request');
   const byRecovery = await step('mfa: login with a recovery code', 200, finish(challenge?.mfaToken, 'recovery_code', recoveryCodes[0] ?? ''));
   expectThat('a login with a second factor says amr pwd, otp, mfa', JSON.stringify(amrOf(byRecovery)) === '["pwd","otp","mfa"]', amrOf(byRecovery));
+  expectThat('a login with a second factor carries the token hook\'s claims', tenantOf(byRecovery) === 'contract', tenantOf(byRecovery));
   await step('mfa: enrol while active', 409, { method: 'POST', path: '/mfa/totp', headers: bearer(byRecovery) }, 'mfa_already_enabled');
   await step('mfa: the MFA token again', 401, finish(challenge?.mfaToken, 'recovery_code', recoveryCodes[1] ?? ''), 'invalid_mfa_token');
   const again = await step('mfa: login, the password step again', 401, post('/login', { email, password: PASSWORD }), 'mfa_required');
@@ -610,6 +614,7 @@ async function passkeySteps(
   const assertion = await authenticator.authenticate((await loginOptions('passkeys: login options')) as never);
   const passwordless = await step('passkeys: passwordless login', 200, post('/passkey/login', { response: assertion }));
   expectThat('a passwordless login says amr hwk, user, mfa', JSON.stringify(amrOf(passwordless)) === '["hwk","user","mfa"]', amrOf(passwordless));
+  expectThat('a passwordless login carries the token hook\'s claims', tenantOf(passwordless) === 'contract', tenantOf(passwordless));
   await step('passkeys: the same assertion again', 401, post('/passkey/login', { response: assertion }), 'invalid_passkey');
   await step('passkeys: rename', 200, withBearer({ method: 'PATCH', path: `/passkeys/${id}`, ...json({ name: 'Work laptop' }) }, passwordless));
   await step('passkeys: rename an unknown one', 404, withBearer({ method: 'PATCH', path: '/passkeys/AAAA', ...json({ name: 'x' }) }, passwordless), 'passkey_not_found');
