@@ -23,6 +23,12 @@
  * passkey as second factor` logs a sixth in with its password, then the passkey at POST
  * /login/mfa (signing inside too). Both present their device token, as a returning device does.
  *
+ * `login, token hook on` is `login (200)` through a second login handler process whose environment
+ * adds PASSLANE_TOKEN_HOOK_URL: every login asks a receiver on loopback (in this process, its CPU
+ * not counted, as dynalite's is not), signed per Standard Webhooks and verified there with the
+ * `standardwebhooks` package, for claims it puts in the token. What the hook adds is the request
+ * (signing, a local round trip, reading and checking the answer): a real hook's own time is its own.
+ *
  * The login measurements present the device token of the account's last setup login, as a
  * returning browser (its cookie) or app (the field) does; its item holds the 10 devices its 10
  * setup logins made. `login, a new device` logs a third account in presenting none, as a
@@ -62,6 +68,7 @@ import { DEFAULT_SESSION_CONFIG } from '../packages/server/src/features/sessions
 import { deployedLoginEnv, positiveOption } from './lambda-harness.js';
 import { median, summarize } from '../packages/server/src/cli/bench/statistics.js';
 import { BENCH_WEBAUTHN, type WorkerKind, type WorkerReplies, type WorkerReply, type WorkerRequest } from './login-worker.js';
+import { newWebhookSecret, startHookReceiver } from '../test/support/hook-receiver.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const WORKER_FILE = 'bench-worker.mjs';
@@ -71,6 +78,8 @@ const USAGE = 'usage: npm run bench:login -- [--quick] [--rounds 15] [--batch 10
 interface Measurement {
   label: string;
   kind: WorkerKind;
+  /** Which handler process runs it: the one with the token hook on, or (unset) the usual one. */
+  worker?: 'token-hook';
   expect: number;
   cpuMs: number[];
   wallMs: number[];
@@ -83,9 +92,10 @@ interface Measurement {
   stdoutLines: number;
 }
 
-const MEASUREMENTS: Array<Pick<Measurement, 'label' | 'kind' | 'expect'>> = [
+const MEASUREMENTS: Array<Pick<Measurement, 'label' | 'kind' | 'expect' | 'worker'>> = [
   { label: 'bare verify (hasher.verify, native)', kind: 'verify', expect: 200 },
   { label: 'login (200)', kind: 'login', expect: 200 },
+  { label: 'login, token hook on (a loopback receiver, its CPU not counted) (200)', kind: 'login', expect: 200, worker: 'token-hook' },
   { label: 'login, a new device (200)', kind: 'login-new-device', expect: 200 },
   { label: 'login with TOTP (401 mfa_required, then /login/mfa 200)', kind: 'login-totp', expect: 200 },
   { label: 'passkey login (options + /passkey/login 200; the client\'s signing, ~0.1 ms, inside)', kind: 'login-passkey', expect: 200 },
@@ -263,6 +273,7 @@ async function main(): Promise<void> {
 
   const buildDir = mkdtempSync(join(tmpdir(), 'passlane-bench-login-'));
   const children: Child[] = [];
+  let stopReceiver: (() => Promise<void>) | undefined;
   try {
     console.error(`bench:login: bundling login, token and register for ${arch}`);
     const dirs = await buildBundles(buildDir, arch);
@@ -294,10 +305,11 @@ async function main(): Promise<void> {
     const totpAccount = account();
     const passkeyAccount = account();
     const passkeyMfaAccount = account();
+    const hookAccount = account();
     const registrar = startWorker('register handler', dirs.register, env);
     children.push(registrar);
     await registrar.request({ op: 'init', handlerFile: join(dirs.register, BUNDLE_FILE) });
-    for (const credentials of [{ email, password }, refreshAccount, newDeviceAccount, totpAccount, passkeyAccount, passkeyMfaAccount]) {
+    for (const credentials of [{ email, password }, refreshAccount, newDeviceAccount, totpAccount, passkeyAccount, passkeyMfaAccount, hookAccount]) {
       const registered = await registrar.request({ op: 'register', ...credentials });
       if (registered.status !== 201) throw new Error(`registering a bench account answered ${registered.status}`);
     }
@@ -329,13 +341,25 @@ async function main(): Promise<void> {
     await worker.request({ op: 'fill-sessions', ...passkeyMfaAccount, role: 'passkey-mfa' });
     await worker.request({ op: 'enrol-passkeys' });
 
+    // The same login handler with the token hook on, in a process of its own (modules read the
+    // environment once), its account also logged in up to the session limit.
+    const hookSecret = newWebhookSecret();
+    const receiver = await startHookReceiver(hookSecret, () => ({ body: { claims: { tenant: 'bench', roles: ['reader', 'writer'] } } }));
+    stopReceiver = () => receiver.stop();
+    const hookWorker = startWorker('login handler, token hook on', dirs.login, { ...env, PASSLANE_TOKEN_HOOK_URL: receiver.url, PASSLANE_TOKEN_HOOK_SECRETS: hookSecret });
+    children.push(hookWorker);
+    await hookWorker.request({ op: 'init', handlerFile: join(dirs.login, BUNDLE_FILE) });
+    await hookWorker.request({ op: 'prepare', ...hookAccount });
+    await hookWorker.request({ op: 'fill-sessions', ...hookAccount, role: 'login' });
+    const workerOf = (m: Measurement) => (m.worker === 'token-hook' ? hookWorker : worker);
+
     const measurements: Measurement[] = MEASUREMENTS.map((m) => ({ ...m, cpuMs: [], wallMs: [], dynamoDb: {}, statuses: {}, roundCpu: [], stdoutLines: 0 }));
     console.error(`bench:login: warm-up (${warmup} of each), then ${rounds} rounds x ${batch} of each, interleaved`);
     for (const m of measurements) {
-      const reply = await worker.request({ op: 'batch', kind: m.kind, n: warmup, expect: m.expect });
+      const reply = await workerOf(m).request({ op: 'batch', kind: m.kind, n: warmup, expect: m.expect });
       // A broken handler answers fast: its figures would look like a met target.
       if (reply.unexpected !== undefined) {
-        const logged = worker.lastError;
+        const logged = workerOf(m).lastError;
         throw new Error(`${m.label}: expected ${m.expect}, got ${reply.unexpected}${logged ? `; the handler logged ${logged}` : ''}`);
       }
     }
@@ -344,7 +368,7 @@ async function main(): Promise<void> {
       const order = measurements.map((_, i) => measurements[(i + round) % measurements.length]!);
       for (const m of order) {
         const before = await dynalite.counts();
-        const reply = await worker.request({ op: 'batch', kind: m.kind, n: batch, expect: m.expect });
+        const reply = await workerOf(m).request({ op: 'batch', kind: m.kind, n: batch, expect: m.expect });
         const after = await dynalite.counts();
         m.cpuMs.push(...reply.cpuMs);
         m.wallMs.push(...reply.wallMs);
@@ -354,9 +378,12 @@ async function main(): Promise<void> {
         for (const [op, count] of diff(after, before)) m.dynamoDb[op] = (m.dynamoDb[op] ?? 0) + count;
       }
     }
-    report(measurements, { arch, warmup, rounds, batch, loadAtStart, stored, logsOff, perAccount });
+    const asked = receiver.received.length;
+    if (receiver.received.some((request) => request.event === undefined)) throw new Error('a request to the token hook did not verify with standardwebhooks');
+    report(measurements, { arch, warmup, rounds, batch, loadAtStart, stored, logsOff, perAccount, hookRequests: asked });
   } finally {
     for (const child of children) child.stop();
+    await stopReceiver?.();
     rmSync(buildDir, { recursive: true, force: true });
   }
 }
@@ -372,6 +399,8 @@ interface ReportContext {
   logsOff: boolean;
   /** PASSLANE_SESSIONS_PER_ACCOUNT as the handlers read it. */
   perAccount: number;
+  /** Requests the token hook's receiver verified, warm-up and setup included. */
+  hookRequests: number;
 }
 
 function report(measurements: Measurement[], context: ReportContext): void {
@@ -407,7 +436,8 @@ function report(measurements: Measurement[], context: ReportContext): void {
     ];
   });
 
-  const login = find('login');
+  const login = measurements.find((m) => m.kind === 'login' && m.worker === undefined)!;
+  const hooked = measurements.find((m) => m.worker === 'token-hook')!;
   const ratio = cpuOf(login) / verifyCpu;
   const paired = login.roundCpu.map((cpu, i) => cpu / verify.roundCpu[i]!);
   const invalid = measurements.filter((m) => unexpected(m) !== '').map((m) => m.label);
@@ -442,6 +472,8 @@ function report(measurements: Measurement[], context: ReportContext): void {
     `login / verify, CPU medians: ${ratio.toFixed(2)}x (target <= 1.25x: ${verdict}); paired within each round: ` +
       `${median(paired).toFixed(2)}x (${Math.min(...paired).toFixed(2)}-${Math.max(...paired).toFixed(2)})`,
     `above verify: ${ms(above)} CPU ms per login ~ ${breakdown(above, partsOf(login))}`,
+    `token hook: ${ms(cpuOf(hooked) - cpuOf(login))} CPU ms more per login (${ms(cpuOf(hooked))} vs ${ms(cpuOf(login))}), ` +
+      `wall ${ms(median(hooked.wallMs))} vs ${ms(median(login.wallMs))} ms; ${context.hookRequests} requests verified by the receiver (setup and warm-up included)`,
     `refresh: ${ms(cpuOf(refresh))} CPU ms (${requestsEach(refresh)}) vs login ${ms(cpuOf(login))} CPU ms (${requestsEach(login)}): ` +
       `${(cpuOf(refresh) / cpuOf(login)).toFixed(2)}x a login; paired within each round: ${median(refreshPaired).toFixed(2)}x ` +
       `(${Math.min(...refreshPaired).toFixed(2)}-${Math.max(...refreshPaired).toFixed(2)})`,

@@ -16,13 +16,14 @@ import { logger } from '../packages/server/src/observability/logger.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
 import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
+import { lambdaHookInvoker } from '../packages/server/src/runtimes/node/lambda-hook-invoker.js';
 import { buildFederationDependencies } from '../packages/server/src/wiring/build-federation-dependencies.js';
 import { onceUntilFailure } from '../packages/server/src/shared/once-until-failure.js';
 import { authenticatorOver } from '../packages/server/src/wiring/api-services.js';
 import type { CallerServices } from '../packages/server/src/features/sessions/caller-services.js';
 
 const log = { info: (message: string, fields?: Record<string, unknown>) => logger.info(message, fields ?? {}), warn: (message: string, fields?: Record<string, unknown>) => logger.warn(message, fields ?? {}) };
-const platform = { dynamoDb: createLambdaDynamoDbClient, jwsSigner: createNodeJwsSigner, audit: auditToPowertools, mail: { log } };
+const platform = { dynamoDb: createLambdaDynamoDbClient, jwsSigner: createNodeJwsSigner, audit: auditToPowertools, mail: { log }, hookInvoker: lambdaHookInvoker };
 // One set per container for both services: the providers' clients keep their discovery and keys.
 const dependencies = onceUntilFailure(async () => buildFederationDependencies(await configWithSecrets(), platform));
 

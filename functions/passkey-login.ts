@@ -11,9 +11,10 @@ import { logger } from '../packages/server/src/observability/logger.js';
 import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-handler.js';
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
 import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
+import { lambdaHookInvoker } from '../packages/server/src/runtimes/node/lambda-hook-invoker.js';
 import { buildPasskeyLoginDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 
 const log = { info: (message: string, fields?: Record<string, unknown>) => logger.info(message, fields ?? {}), warn: (message: string, fields?: Record<string, unknown>) => logger.warn(message, fields ?? {}) };
-const platform = { dynamoDb: createLambdaDynamoDbClient, jwsSigner: createNodeJwsSigner, audit: auditToPowertools, mail: { log } };
+const platform = { dynamoDb: createLambdaDynamoDbClient, jwsSigner: createNodeJwsSigner, audit: auditToPowertools, mail: { log }, hookInvoker: lambdaHookInvoker };
 
 export const handler = lambdaHandler([passkeyLoginOptionsRoute, passkeyLoginRoute], { passkeyLogin: async () => buildPasskeyLoginDependencies(await configWithSecrets(), platform) });

@@ -10,7 +10,14 @@ import { lambdaHandler } from '../packages/server/src/runtimes/lambda/lambda-han
 import { configWithSecrets } from '../packages/server/src/runtimes/lambda/secret-env.js';
 import { createLambdaDynamoDbClient } from '../packages/server/src/runtimes/lambda/lambda-dynamodb-client.js';
 import { buildRefreshDependencies } from '../packages/server/src/wiring/build-dependencies.js';
+import { lambdaHookInvoker } from '../packages/server/src/runtimes/node/lambda-hook-invoker.js';
 
 export const handler = lambdaHandler([tokenRoute], {
-  refresh: async () => buildRefreshDependencies(await configWithSecrets(), { dynamoDb: createLambdaDynamoDbClient, audit: auditToPowertools, jwsSigner: createNodeJwsSigner }),
+  refresh: async () => buildRefreshDependencies(await configWithSecrets(), {
+      dynamoDb: createLambdaDynamoDbClient,
+      audit: auditToPowertools,
+      jwsSigner: createNodeJwsSigner,
+      // A token hook naming a Lambda function: the SDK's client, loaded only then.
+      hookInvoker: lambdaHookInvoker,
+    }),
 });

@@ -32,6 +32,7 @@ import { softwareAuthenticator } from './support/software-authenticator.js';
 import { startOidcProvider, type TestOidcProvider } from './support/oidc-provider.js';
 import { throughProvider } from './support/provider-browser.js';
 import * as oauth from 'oauth4webapi';
+import { newWebhookSecret, startHookReceiver, type HookReceiver } from './support/hook-receiver.js';
 
 const PASSWORD = 'correct horse battery staple';
 const NEW_PASSWORD = 'another long passphrase';
@@ -482,6 +483,7 @@ async function federationSteps(step: SendStep, expectThat: ExpectThat, last: () 
   const fresh = await signIn('federation: a new user, again', 'idp', newcomer);
   const session = await step('federation: the code redeemed', 200, post('/oauth/token', { code: fresh.code, codeVerifier: fresh.verifier }));
   expectThat('a federated login says amr fed', JSON.stringify(amrOf(session)) === '["fed"]', amrOf(session));
+  expectThat('a federated login\'s token carries the token hook\'s claims', tenantOf(session) === 'contract', tenantOf(session));
   await step('federation: the code again', 400, post('/oauth/token', { code: fresh.code, codeVerifier: fresh.verifier }), 'invalid_oauth_code');
   await step('federation: the callback again (its state spent)', 400, fresh.callback, 'invalid_oauth_state');
   const listed = await step('federation: identities', 200, { method: 'GET', path: '/identities', headers: bearer(session) });
@@ -500,6 +502,8 @@ async function federationSteps(step: SendStep, expectThat: ExpectThat, last: () 
 
 /** The access token's `amr` (RFC 8176): how the login was made. */
 const amrOf = (body: Body) => (body === undefined ? [] : (decodeJwt(String(body.accessToken)).amr as unknown));
+/** The claim the contract's token hook adds to every token it is asked about (answerHook). */
+const tenantOf = (body: Body) => (body === undefined ? undefined : decodeJwt(String(body.accessToken ?? body.access_token)).tenant);
 
 /**
  * Two-factor login on its own account: enrolment from the otpauth URI the host answered (codes
@@ -547,6 +551,7 @@ async function mfaSteps(
   await step('mfa: login, an unknown method', 400, finish(challenge?.mfaToken, 'sms', '000000'), 'invalid_request');
   const byRecovery = await step('mfa: login with a recovery code', 200, finish(challenge?.mfaToken, 'recovery_code', recoveryCodes[0] ?? ''));
   expectThat('a login with a second factor says amr pwd, otp, mfa', JSON.stringify(amrOf(byRecovery)) === '["pwd","otp","mfa"]', amrOf(byRecovery));
+  expectThat('a login with a second factor carries the token hook\'s claims', tenantOf(byRecovery) === 'contract', tenantOf(byRecovery));
   await step('mfa: enrol while active', 409, { method: 'POST', path: '/mfa/totp', headers: bearer(byRecovery) }, 'mfa_already_enabled');
   await step('mfa: the MFA token again', 401, finish(challenge?.mfaToken, 'recovery_code', recoveryCodes[1] ?? ''), 'invalid_mfa_token');
   const again = await step('mfa: login, the password step again', 401, post('/login', { email, password: PASSWORD }), 'mfa_required');
@@ -609,6 +614,7 @@ async function passkeySteps(
   const assertion = await authenticator.authenticate((await loginOptions('passkeys: login options')) as never);
   const passwordless = await step('passkeys: passwordless login', 200, post('/passkey/login', { response: assertion }));
   expectThat('a passwordless login says amr hwk, user, mfa', JSON.stringify(amrOf(passwordless)) === '["hwk","user","mfa"]', amrOf(passwordless));
+  expectThat('a passwordless login carries the token hook\'s claims', tenantOf(passwordless) === 'contract', tenantOf(passwordless));
   await step('passkeys: the same assertion again', 401, post('/passkey/login', { response: assertion }), 'invalid_passkey');
   await step('passkeys: rename', 200, withBearer({ method: 'PATCH', path: `/passkeys/${id}`, ...json({ name: 'Work laptop' }) }, passwordless));
   await step('passkeys: rename an unknown one', 404, withBearer({ method: 'PATCH', path: '/passkeys/AAAA', ...json({ name: 'x' }) }, passwordless), 'passkey_not_found');
@@ -763,6 +769,96 @@ async function emailChangeWalk(host: RunningHost, ses: SesCapture): Promise<{ tr
 
 const emailChangeTranscripts = new Map<HostName, Transcript>();
 
+/**
+ * The hooks (packages/server/src/hooks), on for every host and every step: one receiver on loopback
+ * answers both, verifying each request with the `standardwebhooks` package. Its default answer
+ * lets every sign-up through and adds a claim to every token; an address at REFUSED_DOMAIN is
+ * refused, and an address in `tokenHookAnswers` gets what the walk set for it.
+ */
+const HOOK_SECRET = newWebhookSecret();
+const REFUSED_DOMAIN = 'refused.example.test';
+const tokenHookAnswers = new Map<string, { status?: number; body: unknown }>();
+let hooks: HookReceiver;
+
+function answerHook(event: { type: string; data: Record<string, unknown> }) {
+  const email = String(event.data.email);
+  if (event.type === 'signup.requested') return { body: email.endsWith(`@${REFUSED_DOMAIN}`) ? { allow: false, code: 'domain_not_allowed' } : { allow: true } };
+  return tokenHookAnswers.get(email) ?? { body: { claims: { tenant: 'contract' } } };
+}
+
+/**
+ * The hooks on a host: a registration the sign-up hook refuses (403 with its code), the token
+ * hook's claims in the access token at login and again at refresh (a role taken away is gone), a
+ * reserved claim refusing the login and the refresh (503: the default failure setting), and the
+ * refused refresh's token still good once the hook answers again.
+ */
+async function hookWalk(host: RunningHost): Promise<{ transcript: Transcript; wrong: string[] }> {
+  const transcript: Transcript = [];
+  const wrong: string[] = [];
+  const step = async (label: string, status: number, request: HostRequest, code?: string): Promise<Body> => {
+    const answer = await host.send(request);
+    transcript.push({ label, request, status, ...(code !== undefined && { code }), answer });
+    return answer.body === '' || answer.statusCode !== status ? undefined : (JSON.parse(answer.body) as Record<string, unknown>);
+  };
+  const expectThat = (label: string, holds: boolean, detail: unknown) => {
+    if (!holds) wrong.push(`${label}: ${JSON.stringify(detail)}`);
+  };
+  const claimsOf = (body: Body): Record<string, unknown> => {
+    try {
+      return decodeJwt(String(body?.accessToken ?? body?.access_token));
+    } catch {
+      return {};
+    }
+  };
+  const refused = `hooks-${randomUUID()}@${REFUSED_DOMAIN}`;
+  const email = `hooks-${randomUUID()}@example.test`;
+  const asked = hooks.received.length;
+
+  await step('hooks: register, refused by the sign-up hook', 403, post('/register', { email: refused, password: PASSWORD }), 'signup_refused');
+  const refusal = transcript.at(-1)!.answer.body;
+  expectThat('the refusal carries the hook\'s code as its reason', refusal.includes('"reason":"domain_not_allowed"'), refusal);
+  await step('hooks: login of the refused address', 401, post('/login', { email: refused, password: PASSWORD }), 'invalid_credentials');
+  await step('hooks: register', 201, post('/register', { email, password: PASSWORD }));
+
+  tokenHookAnswers.set(email, { body: { claims: { tenant: 't-1', roles: ['admin', 'billing'] } } });
+  const login = await step('hooks: login', 200, post('/login', { email, password: PASSWORD }));
+  expectThat('the token hook\'s claims are in the access token', JSON.stringify([claimsOf(login).tenant, claimsOf(login).roles]) === '["t-1",["admin","billing"]]', claimsOf(login));
+  tokenHookAnswers.set(email, { body: { claims: { tenant: 't-1', roles: ['billing'] } } });
+  const refreshed = await step('hooks: refresh', 200, refresh(login?.refreshToken));
+  expectThat('a refresh asks again: the role taken away is gone', JSON.stringify(claimsOf(refreshed).roles) === '["billing"]', claimsOf(refreshed));
+
+  tokenHookAnswers.set(email, { body: { claims: { sub: 'someone-else', tenant: 't-1' } } });
+  await step('hooks: login, the hook answers a reserved claim', 503, post('/login', { email, password: PASSWORD }), 'token_hook_unavailable');
+  expectThat('a refused login says when to try again', transcript.at(-1)!.answer.headers['retry-after'] === '5', transcript.at(-1)!.answer.headers);
+  await step('hooks: refresh, the hook answers a reserved claim', 503, refresh(refreshed?.refresh_token), 'temporarily_unavailable');
+  tokenHookAnswers.set(email, { status: 500, body: {} });
+  await step('hooks: refresh, the hook fails', 503, refresh(refreshed?.refresh_token), 'temporarily_unavailable');
+  tokenHookAnswers.delete(email);
+  const again = await step('hooks: refresh, the refused token once the hook answers', 200, refresh(refreshed?.refresh_token));
+  expectThat('the refused refreshes spent nothing: the same token refreshes', claimsOf(again).tenant === 'contract', claimsOf(again));
+
+  const mine = hooks.received.slice(asked).filter((request) => request.event?.data.email === email || request.event?.data.email === refused);
+  expectThat('every request to the hooks verified with standardwebhooks', hooks.received.slice(asked).every((request) => request.event !== undefined), hooks.received.slice(asked).length);
+  expectThat(
+    'the hooks were asked: the two sign-ups, then the token at each login and refresh',
+    JSON.stringify(mine.map((request) => [request.event?.type, request.event?.data.trigger ?? request.event?.data.method])) ===
+      JSON.stringify([
+        ['signup.requested', 'password'],
+        ['signup.requested', 'password'],
+        ['token.claims_requested', 'login'],
+        ['token.claims_requested', 'refresh'],
+        ['token.claims_requested', 'login'],
+        ['token.claims_requested', 'refresh'],
+        ['token.claims_requested', 'refresh'],
+        ['token.claims_requested', 'refresh'],
+      ]),
+    mine.map((request) => [request.event?.type, request.event?.data.trigger ?? request.event?.data.method]),
+  );
+  return { transcript, wrong };
+}
+
+const hookTranscripts = new Map<HostName, Transcript>();
+
 beforeAll(async () => {
   [dynamo, ses, range, provider] = await Promise.all([
     startDynalite(),
@@ -770,11 +866,12 @@ beforeAll(async () => {
     startRangeServer(),
     startOidcProvider({ redirectUris: [`${PUBLIC_URL}/oauth/idp/callback`, `${PUBLIC_URL}/oauth/idp-post/callback`] }),
   ]);
+  hooks = await startHookReceiver(HOOK_SECRET, answerHook);
   range.breach(BREACHED_PASSWORD);
 });
 
 afterAll(async () => {
-  await Promise.all([dynamo?.stop(), ses?.stop(), range?.stop(), provider?.stop()]);
+  await Promise.all([dynamo?.stop(), ses?.stop(), range?.stop(), provider?.stop(), hooks?.stop()]);
 });
 
 describe.each(HOST_NAMES)('%s', (name) => {
@@ -818,6 +915,11 @@ describe.each(HOST_NAMES)('%s', (name) => {
       AWS_REGION,
       AWS_ACCESS_KEY_ID,
       AWS_SECRET_ACCESS_KEY: 'contract-secret',
+      // The hooks, on for every step (hookWalk): one receiver on loopback answers both.
+      PASSLANE_TOKEN_HOOK_URL: hooks.url,
+      PASSLANE_TOKEN_HOOK_SECRETS: HOOK_SECRET,
+      PASSLANE_SIGNUP_HOOK_URL: hooks.url,
+      PASSLANE_SIGNUP_HOOK_SECRETS: HOOK_SECRET,
       POWERTOOLS_LOG_LEVEL: 'SILENT',
       POWERTOOLS_METRICS_DISABLED: 'true',
     });
@@ -886,6 +988,21 @@ describe.each(HOST_NAMES)('%s', (name) => {
       expect(transcript.map((step) => ({ step: step.label, ...comparable(step) }))).toEqual(reference!.map((step) => ({ step: step.label, ...comparable(step) })));
     }
   }, 120_000);
+
+  it('asks the token and sign-up hooks as openapi.yaml declares, and as the Lambda functions do', async () => {
+    const { transcript, wrong } = await hookWalk(host!);
+    hookTranscripts.set(name, transcript);
+    const errorCode = (answer: HttpAnswer) => (answer.body === '' ? undefined : errorCodeOf(JSON.parse(answer.body)));
+    expect(transcript.map(({ label, answer }) => [label, answer.statusCode, errorCode(answer)])).toEqual(transcript.map(({ label, status, code }) => [label, status, code]));
+    expect(wrong).toEqual([]);
+    const problems = transcript.flatMap(({ label, request, answer }) => contractErrors(request.method, request.path, answer).map((problem) => `${label}: ${problem}`));
+    expect(problems).toEqual([]);
+    if (name !== 'lambda') {
+      const reference = hookTranscripts.get('lambda');
+      expect(reference, 'the lambda host ran first').toBeDefined();
+      expect(transcript.map((step) => ({ step: step.label, ...comparable(step) }))).toEqual(reference!.map((step) => ({ step: step.label, ...comparable(step) })));
+    }
+  }, 60_000);
 
   it.runIf(name !== 'lambda')('answers exactly as the Lambda functions do', () => {
     const reference = transcripts.get('lambda');

@@ -24,7 +24,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['shared', 'events'],
-  ['storage', 'mail'],
+  ['storage', 'mail', 'hooks'],
   ['accounts'],
   ['webauthn'],
   ['api'],

@@ -78,6 +78,12 @@ const CONFIGURED_PARAMS = {
   events: 'on',
   eventBus: 'team-events',
   alarmTopicArn: ALARM_TOPIC,
+  tokenHookUrl: 'https://hooks.example.test/claims',
+  tokenHookSecretsParameter: '/passlane/dev/token-hook-secrets',
+  tokenHookTimeoutMs: '1500',
+  tokenHookOnFailure: 'without_claims',
+  signupHookUrl: 'https://hooks.example.test/signup',
+  signupHookSecretsParameter: '/passlane/dev/signup-hook-secrets',
 };
 const CONFIGURED_PROPS: PasslaneAuthProps = {
   mail: { from: CONFIGURED_PARAMS.mailFrom, appUrl: CONFIGURED_PARAMS.appUrl, configurationSet: 'passlane-events', emailVerification: true },
@@ -98,11 +104,22 @@ const CONFIGURED_PROPS: PasslaneAuthProps = {
     secretsParameterName: '/passlane/dev/oauth-secrets',
   },
   events: { enabled: true, busName: 'team-events', alarmTopicArn: ALARM_TOPIC },
+  tokenHook: { url: 'https://hooks.example.test/claims', secretsParameterName: '/passlane/dev/token-hook-secrets', timeoutMs: 1500, onFailure: 'without_claims' },
+  signupHook: { url: 'https://hooks.example.test/signup', secretsParameterName: '/passlane/dev/signup-hook-secrets' },
 };
 
 let workDir: string;
 let bundles: string;
-const templates = {} as Record<'serverless' | 'cdk' | 'serverlessConfigured' | 'cdkConfigured' | 'serverlessFunctionMigration' | 'cdkFunctionMigration', CfnTemplate>;
+const templates = {} as Record<
+  'serverless' | 'cdk' | 'serverlessConfigured' | 'cdkConfigured' | 'serverlessFunctionMigration' | 'cdkFunctionMigration' | 'serverlessFunctionHooks' | 'cdkFunctionHooks',
+  CfnTemplate
+>;
+/** Both hooks as Lambda functions (by name, one with an alias). */
+const TOKEN_HOOK_FUNCTION = 'claims-hook:live';
+const SIGNUP_HOOK_FUNCTION = 'signup-rule';
+/** Who asks which hook: the functions that mint tokens, and those that create accounts. */
+const TOKEN_HOOK_ASKERS = ['login', 'token', 'passkeyLogin', 'federation'];
+const SIGNUP_HOOK_ASKERS = ['register', 'login', 'federation'];
 /** A migration through a Lambda function, by name and alias. */
 const MIGRATION_FUNCTION = 'legacy-users:live';
 let assemblyDir: string;
@@ -112,10 +129,11 @@ beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'passlane-cdk-'));
   bundles = placeholderBundles(join(workDir, 'bundles', 'arm64'));
   const started = performance.now();
-  const [serverless, serverlessConfigured, serverlessFunctionMigration] = await Promise.all([
+  const [serverless, serverlessConfigured, serverlessFunctionMigration, serverlessFunctionHooks] = await Promise.all([
     packageServerless(mkdtempSync(join(workDir, 'sls-'))),
     packageServerless(mkdtempSync(join(workDir, 'sls-')), { params: CONFIGURED_PARAMS }),
     packageServerless(mkdtempSync(join(workDir, 'sls-')), { params: { migrationFunction: MIGRATION_FUNCTION } }),
+    packageServerless(mkdtempSync(join(workDir, 'sls-')), { params: { tokenHookFunction: TOKEN_HOOK_FUNCTION, signupHookFunction: SIGNUP_HOOK_FUNCTION } }),
   ]);
   const packagedMs = performance.now() - started;
   const example = synthExampleApp(join(workDir, 'cdk.out'), { bundles });
@@ -123,6 +141,11 @@ beforeAll(async () => {
   exampleStackName = example.stack.stackName;
   const configured = synthConstruct(join(workDir, 'cdk-configured.out'), { ...CONFIGURED_PROPS, bundleDirectory: bundles });
   const functionMigration = synthConstruct(join(workDir, 'cdk-function.out'), { bundleDirectory: bundles, migration: { functionName: MIGRATION_FUNCTION } });
+  const functionHooks = synthConstruct(join(workDir, 'cdk-hooks.out'), {
+    bundleDirectory: bundles,
+    tokenHook: { functionName: TOKEN_HOOK_FUNCTION },
+    signupHook: { functionName: SIGNUP_HOOK_FUNCTION },
+  });
   console.log(`osls packaged 3 templates in ${Math.round(packagedMs)} ms; cdk synthesized 3 in ${Math.round(performance.now() - started - packagedMs)} ms`);
   Object.assign(templates, {
     serverless,
@@ -131,6 +154,8 @@ beforeAll(async () => {
     cdkConfigured: serverlessShaped(configured.template, serverlessLogicalIds(configured.stack, configured.auth)),
     serverlessFunctionMigration,
     cdkFunctionMigration: serverlessShaped(functionMigration.template, serverlessLogicalIds(functionMigration.stack, functionMigration.auth)),
+    serverlessFunctionHooks,
+    cdkFunctionHooks: serverlessShaped(functionHooks.template, serverlessLogicalIds(functionHooks.stack, functionHooks.auth)),
   });
 }, 180_000);
 
@@ -386,6 +411,63 @@ describe('options the two routes express alike', () => {
       expect(environmentOf(cdk, name)).toMatchObject({ PASSLANE_MIGRATION_FUNCTION: MIGRATION_FUNCTION });
     }
     for (const name of NAMES.filter((n) => n !== 'login' && n !== 'register')) expect(JSON.stringify(rolesOf(cdk).get(name)!.policies)).not.toContain('lambda:InvokeFunction');
+  });
+
+  it('hooks by URL: the functions that mint tokens (or create accounts) get the URL and may read its secrets, no other', () => {
+    for (const template of [templates.cdkConfigured, templates.serverlessConfigured]) {
+      const statements = (name: string) => rolesOf(template).get(name)!.policies.flatMap((policy) => policy.policy.Statement);
+      for (const name of TOKEN_HOOK_ASKERS) {
+        expect(statements(name)).toContainEqual({ Effect: 'Allow', Action: 'ssm:GetParameter', Resource: 'arn:aws:ssm:eu-west-1:123456789012:parameter/passlane/dev/token-hook-secrets' });
+        expect(environmentOf(template, name)).toMatchObject({
+          PASSLANE_TOKEN_HOOK_URL: 'https://hooks.example.test/claims',
+          PASSLANE_TOKEN_HOOK_SECRETS_PARAMETER: '/passlane/dev/token-hook-secrets',
+          PASSLANE_TOKEN_HOOK_TIMEOUT_MS: '1500',
+          PASSLANE_TOKEN_HOOK_ON_FAILURE: 'without_claims',
+        });
+      }
+      for (const name of SIGNUP_HOOK_ASKERS) {
+        expect(statements(name)).toContainEqual({ Effect: 'Allow', Action: 'ssm:GetParameter', Resource: 'arn:aws:ssm:eu-west-1:123456789012:parameter/passlane/dev/signup-hook-secrets' });
+        expect(environmentOf(template, name)).toMatchObject({ PASSLANE_SIGNUP_HOOK_URL: 'https://hooks.example.test/signup', PASSLANE_SIGNUP_HOOK_SECRETS_PARAMETER: '/passlane/dev/signup-hook-secrets' });
+      }
+      for (const name of NAMES.filter((n) => !TOKEN_HOOK_ASKERS.includes(n))) {
+        expect(JSON.stringify(statements(name))).not.toContain('token-hook');
+        expect(Object.keys(environmentOf(template, name)).filter((key) => key.includes('TOKEN_HOOK'))).toEqual([]);
+      }
+      for (const name of NAMES.filter((n) => !SIGNUP_HOOK_ASKERS.includes(n))) {
+        expect(JSON.stringify(statements(name))).not.toContain('signup-hook');
+        expect(Object.keys(environmentOf(template, name)).filter((key) => key.includes('SIGNUP_HOOK'))).toEqual([]);
+      }
+    }
+    // Not configured: neither the variables nor the permissions.
+    for (const template of [templates.cdk, templates.serverless]) {
+      for (const name of NAMES) {
+        expect(Object.keys(environmentOf(template, name)).filter((key) => key.includes('_HOOK_'))).toEqual([]);
+        expect(JSON.stringify(rolesOf(template).get(name)!.policies)).not.toMatch(/hook/i);
+      }
+    }
+  });
+
+  it('hooks as Lambda functions: each asking function may invoke that one function, and only those, the same in both', () => {
+    const [cdk, sls] = [templates.cdkFunctionHooks, templates.serverlessFunctionHooks];
+    const invoked = (name: string) =>
+      rolesOf(cdk)
+        .get(name)!
+        .policies.flatMap((policy) => policy.policy.Statement)
+        .filter((statement) => statement.Action === 'lambda:InvokeFunction')
+        .map((statement) => statement.Resource as string)
+        .sort();
+    for (const name of NAMES) {
+      expect(environmentOf(cdk, name)).toEqual(environmentOf(sls, name));
+      expect(rolesOf(cdk).get(name)!.policies).toEqual(rolesOf(sls).get(name)!.policies);
+      const expected = [
+        ...(TOKEN_HOOK_ASKERS.includes(name) ? [`arn:aws:lambda:eu-west-1:123456789012:function:${TOKEN_HOOK_FUNCTION}`] : []),
+        ...(SIGNUP_HOOK_ASKERS.includes(name) ? [`arn:aws:lambda:eu-west-1:123456789012:function:${SIGNUP_HOOK_FUNCTION}`] : []),
+      ].sort();
+      expect(invoked(name), name).toEqual(expected);
+      expect(JSON.stringify(rolesOf(cdk).get(name)!.policies)).not.toContain('hook-secrets');
+    }
+    expect(environmentOf(cdk, 'token')).toMatchObject({ PASSLANE_TOKEN_HOOK_FUNCTION: TOKEN_HOOK_FUNCTION });
+    expect(environmentOf(cdk, 'register')).toMatchObject({ PASSLANE_SIGNUP_HOOK_FUNCTION: SIGNUP_HOOK_FUNCTION });
   });
 
   it('the construct takes a migration function by ARN or partial ARN too (serverless.yml: by name only)', () => {

@@ -33,6 +33,8 @@ describe('readConfig', () => {
   it('has a default for everything a local run needs', () => {
     expect(readConfig({})).toEqual({
       storage: { table: 'passlane-users' },
+      // Both hooks off (src/hooks): nothing asked.
+      hooks: {},
       hasher: { backend: undefined, pepper: undefined, verifyBudget: {}, onLambda: false },
       tokens: {
         issuer: 'passlane',

@@ -49,6 +49,9 @@ import {
   TemporarilyUnavailableError,
   UnauthenticatedError,
   UnsupportedGrantTypeError,
+  TokenHookUnavailableError,
+  SignupRefusedError,
+  SignupHookUnavailableError,
 } from '../packages/server/src/accounts/errors.js';
 import { ERROR_TABLE } from '../packages/server/src/api/error-table.js';
 import { HttpError } from '../packages/server/src/api/http-error.js';
@@ -131,6 +134,9 @@ const ANSWERS: [PasslaneServerError, { status: number; headers?: Record<string, 
     new TemporarilyUnavailableError(0.2),
     { status: 503, headers: { 'retry-after': '1' }, body: { code: 'temporarily_unavailable', message: 'the service is temporarily unavailable; try again later' } },
   ],
+  [new TokenHookUnavailableError(), { status: 503, headers: { 'retry-after': '5' }, body: { code: 'token_hook_unavailable', message: 'tokens cannot be issued right now; try again later' } }],
+  [new SignupRefusedError('domain_not_allowed'), { status: 403, body: { code: 'signup_refused', message: 'this sign-up is not allowed', reason: 'domain_not_allowed' } }],
+  [new SignupHookUnavailableError(), { status: 503, headers: { 'retry-after': '5' }, body: { code: 'signup_hook_unavailable', message: 'sign-ups cannot be checked right now; try again later' } }],
 ];
 
 const UNAVAILABLE = { code: 'temporarily_unavailable', message: 'the service is temporarily unavailable; try again later' };

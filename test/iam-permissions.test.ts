@@ -44,7 +44,7 @@ import { legacyFixtures } from './support/fixtures.js';
 import { oldSystemAccounts, startOldSystemServer } from './support/old-system.js';
 import { FUNCTION_ACCESS } from './support/function-access.js';
 import { keyKind, recordAllAwsClients, type AwsRequest, type CallSink, type KeySchema } from './support/iam/aws-call-recorder.js';
-import { deniedRequests, suggestedStatements, summarize, unconditionedItemGrants, unusedGrants } from './support/iam/check-access.js';
+import { deniedRequests, resourceArn, suggestedStatements, summarize, unconditionedItemGrants, unusedGrants } from './support/iam/check-access.js';
 import { createResolver, eventSourceRequests, LAMBDA_CHECKED_ONLY, functionEnvironment, functionRoles, tableKeySchema, type FunctionRole, type Template } from './support/iam/template-roles.js';
 import { startLocalEventBridgeEndpoint, type LocalEventBridgeEndpoint } from './support/local-eventbridge-endpoint.js';
 import { appendToOutbox, someEvents } from './support/outbox-append.js';
@@ -62,6 +62,8 @@ import { startSesCapture, type SesCapture } from './support/ses-capture.js';
 import { base32Bytes, totpCode } from './support/authenticator-app.js';
 import { softwareAuthenticator } from './support/software-authenticator.js';
 import * as oauth from 'oauth4webapi';
+import { decodeJwt } from 'jose';
+import { startLocalLambdaApi, type LocalLambdaApi } from '../packages/server/src/cli/bench/remote/local-lambda-api.js';
 import { startOidcProvider } from './support/oidc-provider.js';
 import { throughProvider } from './support/provider-browser.js';
 
@@ -238,7 +240,7 @@ afterAll(async () => {
  * A fresh container of `name`: fresh modules, the template's environment for it, secrets named as
  * SSM parameters (as deployed) or given as plain env. Calls made through `invoke` are recorded.
  */
-async function container(name: Driven, options: { secrets: 'ssm' | 'plain'; env?: Record<string, string>; beforeSend?: CallSink['beforeSend'] }) {
+async function container(name: Driven, options: { secrets: 'ssm' | 'plain'; env?: Record<string, string>; beforeSend?: CallSink['beforeSend']; recordInto?: AwsRequest[] }) {
   const { variables, lambdaName } = functionEnvironment(template, name, createResolver(template, PHYSICAL_IDS));
   const env: Record<string, string> = { ...awsEnv, ...variables, AWS_LAMBDA_FUNCTION_NAME: lambdaName, ...options.env };
   if (options.secrets === 'plain') {
@@ -257,8 +259,9 @@ async function container(name: Driven, options: { secrets: 'ssm' | 'plain'; env?
   vi.resetModules();
   process.env = { ...savedEnv, ...env };
   const handler = (await ENTRIES[name]()).handler as Handler;
-  const calls = recorded.get(name) ?? [];
-  recorded.set(name, calls);
+  // A scenario on another template's roles keeps its calls apart from the packaged template's checks.
+  const calls = options.recordInto ?? recorded.get(name) ?? [];
+  if (options.recordInto === undefined) recorded.set(name, calls);
   const sink: CallSink = { record: (request) => calls.push(request), ...(options.beforeSend && { beforeSend: options.beforeSend }) };
   const invoke = async (event: unknown, context: Context = lambdaContext()) => {
     currentSink = sink;
@@ -968,6 +971,69 @@ describe('mail: the identity the functions send as is the one their roles allow'
     expect(await deniedRequests(recovery, [sesRequest('arn:aws:ses:eu-west-1:123456789012:configuration-set/other')])).toHaveLength(1);
     for (const name of ['password', 'token', 'sessions', 'authorizer']) expect(await deniedRequests(roles.get(name)!, [sesRequest(DERIVED_IDENTITY)])).toHaveLength(1);
   });
+});
+
+describe('hooks as Lambda functions: the Invoke each asking function makes, as its role in a deployment with the hooks allows', () => {
+  const TOKEN_HOOK = 'claims-hook';
+  const SIGNUP_HOOK = 'signup-rule';
+  let api: LocalLambdaApi;
+  let hookRoles: Map<string, FunctionRole>;
+  let cdkHookRoles: Map<string, FunctionRole>;
+
+  beforeAll(async () => {
+    api = await startLocalLambdaApi({
+      functions: {
+        [TOKEN_HOOK]: { memorySizeMB: 128, handler: async () => ({ claims: { tenant: 't-iam' } }) },
+        [SIGNUP_HOOK]: { memorySizeMB: 128, handler: async () => ({ allow: true }) },
+      },
+    });
+    const publicKeys = JSON.stringify(publicJwks(await createKeyring(signingKey)));
+    mkdirSync(join(workDir, 'hook-functions'));
+    const hooksTemplate = (await packageTemplateOnly(
+      join(workDir, 'hook-functions'),
+      { PASSLANE_JWT_PUBLIC_KEYS: publicKeys },
+      asParameters({ ...MAIL_PARAMETERS, tokenHookFunction: TOKEN_HOOK, signupHookFunction: SIGNUP_HOOK }),
+    )) as Template;
+    hookRoles = new Map(functionRoles(hooksTemplate, createResolver(hooksTemplate, PHYSICAL_IDS)).map((role) => [role.functionName, role]));
+    cdkHookRoles = cdkRolesFor('cdk-hooks.out', { ...cdkProps, tokenHook: { functionName: TOKEN_HOOK }, signupHook: { functionName: SIGNUP_HOOK } });
+  }, 120_000);
+  afterAll(async () => api?.stop());
+
+  it('register asks the sign-up hook, login both, token the token hook: each call allowed (Serverless and CDK), and by no role without the hook', async () => {
+    // The Lambda API answered locally (AWS itself is not reachable from tests); the SDK's own endpoint setting.
+    const env = { PASSLANE_TOKEN_HOOK_FUNCTION: TOKEN_HOOK, PASSLANE_SIGNUP_HOOK_FUNCTION: SIGNUP_HOOK, AWS_ENDPOINT_URL_LAMBDA: api.endpoint };
+    const calls: Record<'register' | 'login' | 'token', AwsRequest[]> = { register: [], login: [], token: [] };
+    const email = uniqueEmail();
+    const register = await container('register', { secrets: 'ssm', env: { PASSLANE_SIGNUP_HOOK_FUNCTION: SIGNUP_HOOK, AWS_ENDPOINT_URL_LAMBDA: api.endpoint }, recordInto: calls.register });
+    expect((await register.http('POST', '/register', { email, password: NEW_PASSWORD })).status).toBe(201);
+    const login = await container('login', { secrets: 'ssm', env, recordInto: calls.login });
+    const signedIn = await login.http('POST', '/login', { email, password: NEW_PASSWORD });
+    expect(signedIn.status).toBe(200);
+    expect(decodeJwt(String(signedIn.body!.accessToken)).tenant).toBe('t-iam');
+    const token = await container('token', { secrets: 'ssm', env: { PASSLANE_TOKEN_HOOK_FUNCTION: TOKEN_HOOK, AWS_ENDPOINT_URL_LAMBDA: api.endpoint }, recordInto: calls.token });
+    const refreshed = await token.http('POST', '/token', { grant_type: 'refresh_token', refresh_token: signedIn.body!.refreshToken });
+    expect(refreshed.status).toBe(200);
+    expect(decodeJwt(String(refreshed.body!.access_token)).tenant).toBe('t-iam');
+
+    const invokes = (name: keyof typeof calls) => calls[name].filter((request) => request.action === 'lambda:InvokeFunction').map((request) => resourceArn(request));
+    const arnOf = (fn: string) => `arn:aws:lambda:eu-west-1:123456789012:function:${fn}`;
+    expect(invokes('register')).toEqual([arnOf(SIGNUP_HOOK)]);
+    expect(invokes('login')).toEqual([arnOf(TOKEN_HOOK)]);
+    expect(invokes('token')).toEqual([arnOf(TOKEN_HOOK)]);
+    for (const name of ['register', 'login', 'token'] as const) {
+      for (const role of [hookRoles.get(name)!, cdkHookRoles.get(name)!]) expect((await deniedRequests(role, calls[name])).map((f) => f.message)).toEqual([]);
+      // Without the hook in the deployment, no role may invoke it.
+      expect(await deniedRequests(roles.get(name)!, calls[name].filter((request) => request.action === 'lambda:InvokeFunction'))).toHaveLength(1);
+    }
+    // Only the functions that ask: no other role may invoke either hook.
+    const tokenInvoke = calls.token.filter((request) => request.action === 'lambda:InvokeFunction');
+    const signupInvoke = calls.register.filter((request) => request.action === 'lambda:InvokeFunction');
+    for (const name of ['register', 'sessions', 'password', 'recovery', 'authorizer']) expect(await deniedRequests(hookRoles.get(name)!, tokenInvoke), name).toHaveLength(1);
+    for (const name of ['token', 'passkeyLogin', 'sessions', 'password']) expect(await deniedRequests(hookRoles.get(name)!, signupInvoke), name).toHaveLength(1);
+    for (const name of ['passkeyLogin', 'federation']) expect(await deniedRequests(hookRoles.get(name)!, tokenInvoke), name).toEqual([]);
+    expect(await deniedRequests(hookRoles.get('federation')!, signupInvoke)).toEqual([]);
+    expect(api.calls.filter((call) => call.route === 'invocations').map((call) => call.functionName)).toEqual([SIGNUP_HOOK, TOKEN_HOOK, TOKEN_HOOK]);
+  }, 60_000);
 });
 
 describe('the check itself fails on what it is there to catch', () => {

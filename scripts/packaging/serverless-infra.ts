@@ -52,6 +52,8 @@ const SECRET_PARAMS: Record<SecretName, string> = {
   migrationSecret: 'migrationSecretParameter',
   oauthSecrets: 'oauthSecretsParameter',
   webhooks: 'webhooksParameter',
+  tokenHookSecrets: 'tokenHookSecretsParameter',
+  signupHookSecrets: 'signupHookSecretsParameter',
 };
 
 /** A setting as serverless.yml resolves it; null defaults leave the variable out (osls drops null). */

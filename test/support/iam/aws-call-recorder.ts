@@ -3,7 +3,7 @@
  * resource, with the partition keys it touches (`dynamodb:LeadingKeys`). An SDK v3 middleware
  * (initialize step: the command's input, once per call however often the SDK retries).
  *
- * `recordAllAwsClients` attaches it to every DynamoDBClient, SSMClient and SESv2Client the moment
+ * `recordAllAwsClients` attaches it to every DynamoDBClient, SSMClient, SESv2Client and LambdaClient (a hook's Invoke) the moment
  * one first sends, so a function's clients are recorded however its wiring builds them (the
  * cached API client, the rehash job's bulk client, the SSM and SES clients in their lazily loaded
  * chunks) without a hook in production code. Only the keys and names IAM sees are kept: never
@@ -15,6 +15,7 @@ import { DynamoDBClient, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SSMClient } from '@aws-sdk/client-ssm';
+import { LambdaClient } from '@aws-sdk/client-lambda';
 import { vi } from 'vitest';
 import { ACCOUNT_ID, PARTITION, REGION } from './template-roles.js';
 
@@ -29,6 +30,8 @@ export interface AwsRequest {
     | { type: 'ses'; kind: 'identity' | 'configuration-set'; arn: string; name: string }
     /** Any other resource by its ARN (an EventBridge bus, a stream, a queue); `name`: what the function was configured with, if anything. */
     | { type: 'arn'; arn: string; name?: string }
+    /** A Lambda function as Invoke names it: a name, `account:function:name` or an ARN, each with an optional qualifier. */
+    | { type: 'function'; name: string }
     | { type: 'unknown'; detail: string };
   /** Partition-key values touched, when the action has them (dynamodb:LeadingKeys). Raw: print only keyKind(). */
   leadingKeys?: string[];
@@ -51,8 +54,8 @@ export interface CallSink {
 }
 
 const MIDDLEWARE_NAME = 'passlaneIamCallRecorder';
-const SERVICE_OF_CLIENT: Record<string, string> = { DynamoDBClient: 'dynamodb', SSMClient: 'ssm', SESv2Client: 'ses', EventBridgeClient: 'events' };
-type RecordedClient = DynamoDBClient | SSMClient | SESv2Client | EventBridgeClient;
+const SERVICE_OF_CLIENT: Record<string, string> = { DynamoDBClient: 'dynamodb', SSMClient: 'ssm', SESv2Client: 'ses', EventBridgeClient: 'events', LambdaClient: 'lambda' };
+type RecordedClient = DynamoDBClient | SSMClient | SESv2Client | EventBridgeClient | LambdaClient;
 
 type Next = (args: { input: object }) => Promise<unknown>;
 type Context = { clientName?: string; commandName?: string };
@@ -82,7 +85,7 @@ export function attachRecorder(client: RecordedClient, schema: KeySchema, sink: 
  */
 export function recordAllAwsClients(schema: KeySchema, currentSink: () => CallSink | undefined, untracked: WeakSet<object>): void {
   const instrumented = new WeakSet<object>();
-  for (const Client of [DynamoDBClient, SSMClient, SESv2Client, EventBridgeClient]) {
+  for (const Client of [DynamoDBClient, SSMClient, SESv2Client, EventBridgeClient, LambdaClient]) {
     const original = Client.prototype.send as (...args: unknown[]) => unknown;
     vi.spyOn(Client.prototype as { send: (...args: unknown[]) => unknown }, 'send').mockImplementation(function (this: RecordedClient, ...args: unknown[]) {
       if (!untracked.has(this) && !instrumented.has(this)) {
@@ -106,6 +109,12 @@ export function requestsOf(service: string, operation: string, input: Input, sch
   }
   if (service === 'ses') return sesRequests(action, operation, input);
   if (service === 'events') return eventBusRequests(action, operation, input);
+  if (service === 'lambda') {
+    // Invoke is authorized as lambda:InvokeFunction on the function it names.
+    const name = typeof input.FunctionName === 'string' ? input.FunctionName : undefined;
+    if (operation !== 'Invoke' || name === undefined) return [{ action, operation, resource: { type: 'unknown', detail: `Lambda ${operation}` } }];
+    return [{ action: 'lambda:InvokeFunction', operation, resource: { type: 'function', name } }];
+  }
   if (service !== 'dynamodb') return [{ action, operation, resource: { type: 'unknown', detail: `client of ${service}` } }];
 
   const key = (item: unknown, attribute = schema.partitionKey): string => {

@@ -22,7 +22,7 @@ export const ITEM_ACTIONS = new Set([
 ]);
 
 /** Services whose grants the functions' own code uses (logs are written by the Lambda runtime, KMS by SSM). */
-const CHECKED_SERVICES = ['dynamodb:', 'ssm:', 'ses:', 'events:', 'sqs:'];
+const CHECKED_SERVICES = ['dynamodb:', 'ssm:', 'ses:', 'events:', 'sqs:', 'lambda:'];
 
 export function resourceArn(request: AwsRequest): string {
   const { resource } = request;
@@ -36,6 +36,11 @@ export function resourceArn(request: AwsRequest): string {
     case 'ses':
     case 'arn':
       return resource.arn;
+    case 'function':
+      // As Lambda resolves a name: the caller's region and account unless an ARN or partial ARN says otherwise.
+      if (resource.name.startsWith('arn:')) return resource.name;
+      if (/^\d{12}:function:/.test(resource.name)) return `arn:${PARTITION}:lambda:${REGION}:${resource.name}`;
+      return `arn:${PARTITION}:lambda:${REGION}:${ACCOUNT_ID}:function:${resource.name}`;
     case 'unknown':
       return `<unknown resource: ${resource.detail}>`;
   }

@@ -1,3 +1,6 @@
+import type { HookFailureReason } from '../hooks/errors.js';
+import type { SignupMethod } from '../hooks/signup-hook.js';
+
 /**
  * Security events, written as structured logs (and counted as metrics) by the host. They carry
  * userIds and short email fingerprints, never emails, passwords, hashes or tokens.
@@ -14,6 +17,11 @@ export type AuditEvent =
       knownDevice?: boolean;
     }
   | { type: 'auth.account_migrated'; userId: string; emailVerified: boolean }
+  /** The token hook gave no usable answer (src/hooks): the token was refused, or minted without its claims. */
+  | { type: 'auth.token_hook_failed'; userId: string; trigger: 'login' | 'refresh'; reason: HookFailureReason; status?: number; outcome: 'refused' | 'without_claims' }
+  /** The sign-up hook refused an account (`code`: its own reason), or gave no usable answer (`reason`): none was created. */
+  | { type: 'auth.signup_refused'; method: SignupMethod; code: string; emailFingerprint: string }
+  | { type: 'auth.signup_hook_failed'; method: SignupMethod; reason: HookFailureReason; status?: number; emailFingerprint: string }
   | { type: 'auth.migration_unavailable'; reason: MigrationUnavailableReason; status?: number; emailFingerprint: string }
   | { type: 'auth.password_rehashed'; userId: string; from: string; to: string }
   | { type: 'auth.password_rehash_skipped'; userId: string; reason: 'hash_changed' | 'storage_unavailable' }

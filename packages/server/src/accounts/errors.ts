@@ -59,7 +59,10 @@ export type ErrorCode =
   | 'unsupported_media_type'
   | 'rate_limited'
   | 'internal_error'
-  | 'temporarily_unavailable';
+  | 'temporarily_unavailable'
+  | 'token_hook_unavailable'
+  | 'signup_refused'
+  | 'signup_hook_unavailable';
 
 
 /** What an error may carry besides its code and message; the error table says which parts are answered. */
@@ -173,6 +176,39 @@ export class TemporarilyUnavailableError extends PasslaneServerError {
 
   constructor(retryAfterSeconds: number, options?: { cause?: unknown }) {
     super('temporarily_unavailable', 'the service is temporarily unavailable; try again later', { retryAfterSeconds, cause: options?.cause });
+  }
+}
+
+/** A hook that failed is asked again after this: long enough for a restart, short for a person waiting. */
+const HOOK_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The token hook (src/hooks) gave no usable answer and the deployment refuses tokens without its
+ * claims (PASSLANE_TOKEN_HOOK_ON_FAILURE=refuse, the default): the claims may carry authorization.
+ */
+export class TokenHookUnavailableError extends PasslaneServerError {
+  declare readonly retryAfterSeconds: number;
+
+  constructor(options?: { cause?: unknown }) {
+    super('token_hook_unavailable', 'tokens cannot be issued right now; try again later', { retryAfterSeconds: HOOK_RETRY_AFTER_SECONDS, cause: options?.cause });
+  }
+}
+
+/** The sign-up hook refused the account; `reason` is the hook's own code, answered as it is. */
+export class SignupRefusedError extends PasslaneServerError {
+  declare readonly reason: string;
+
+  constructor(reason: string) {
+    super('signup_refused', 'this sign-up is not allowed', { reason });
+  }
+}
+
+/** The sign-up hook gave no usable answer: no account is created unasked. */
+export class SignupHookUnavailableError extends PasslaneServerError {
+  declare readonly retryAfterSeconds: number;
+
+  constructor(options?: { cause?: unknown }) {
+    super('signup_hook_unavailable', 'sign-ups cannot be checked right now; try again later', { retryAfterSeconds: HOOK_RETRY_AFTER_SECONDS, cause: options?.cause });
   }
 }
 

@@ -86,6 +86,33 @@ export const TEMPORARILY_UNAVAILABLE: AnswerDoc = {
   codes: ['temporarily_unavailable'],
 };
 
+/** Where an access token is minted (the logins, a federated sign-in): the token hook's failure too (src/hooks). */
+export const MINTING_UNAVAILABLE: AnswerDoc = {
+  name: 'MintingUnavailable',
+  description: `${TEMPORARILY_UNAVAILABLE.description} \`token_hook_unavailable\`: the token hook gave no usable answer and PASSLANE_TOKEN_HOOK_ON_FAILURE is \`refuse\` (the default); no session was started.`,
+  headers: { 'Retry-After': RETRY_AFTER },
+  codes: ['temporarily_unavailable', 'token_hook_unavailable'],
+};
+
+/** Where an account may be created (registration, a first federated sign-in, lazy migration at login): the sign-up hook's silence. */
+export const SIGNUP_UNAVAILABLE: AnswerDoc = {
+  name: 'SignupUnavailable',
+  description: `${TEMPORARILY_UNAVAILABLE.description} \`signup_hook_unavailable\`: the sign-up hook gave no usable answer, so no account was created.`,
+  headers: { 'Retry-After': RETRY_AFTER },
+  codes: ['temporarily_unavailable', 'signup_hook_unavailable'],
+};
+
+/** Both: a login that may create its account (lazy migration, a first federated sign-in) and then mints its token. */
+export const LOGIN_UNAVAILABLE: AnswerDoc = {
+  name: 'LoginUnavailable',
+  description: `${MINTING_UNAVAILABLE.description} \`signup_hook_unavailable\`: the account would be created here (lazy migration, a first federated sign-in) and the sign-up hook gave no usable answer.`,
+  headers: { 'Retry-After': RETRY_AFTER },
+  codes: ['temporarily_unavailable', 'token_hook_unavailable', 'signup_hook_unavailable'],
+};
+
+/** The text a 403 adds where the sign-up hook may refuse. */
+export const SIGNUP_REFUSED_TEXT = `\`signup_refused\`: the deployment's sign-up hook refused the account; \`reason\` is its own code (\`[a-z0-9_]\`, at most 64).\n`;
+
 export const INTERNAL_ERROR: AnswerDoc = {
   name: 'InternalError',
   description: 'An unexpected error: always `{"error":{"code":"internal_error","message":"internal error"}}`.',

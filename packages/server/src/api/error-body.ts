@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { PASSWORD_REJECTION_REASONS } from '../accounts/audit-events.js';
 import type { ErrorCode } from '../accounts/errors.js';
+import { SIGNUP_REFUSAL_CODE } from '../hooks/signup-hook.js';
 import { ERROR_TABLE, OAUTH_ERROR_CODES } from './error-table.js';
 import type { NamedSchema } from './operation-doc.js';
 
@@ -16,9 +17,10 @@ export const ERROR_BODY: NamedSchema = {
       code: v.picklist(Object.keys(ERROR_TABLE) as ErrorCode[]),
       message: v.pipe(v.string(), v.description('For a person; with `password_rejected`, what to do instead (never the password).')),
       reason: v.optional(
-        v.pipe(
-          v.picklist(PASSWORD_REJECTION_REASONS),
-          v.description(`With \`password_rejected\` only: why the new password was refused. \`too_short\` /
+        v.union([
+          v.pipe(
+            v.picklist(PASSWORD_REJECTION_REASONS),
+            v.description(`With \`password_rejected\`: why the new password was refused. \`too_short\` /
 \`too_long\`: outside PASSLANE_PASSWORD_MIN_LENGTH (8) to 256 characters (Unicode
 code points after NFKC; the minimum counts neither invisible characters, controls
 and accents with no letter, nor a password of only spaces); \`common\`: on the
@@ -27,7 +29,13 @@ variants too); \`breached\`: in Have I Been Pwned's corpus
 (only when PASSLANE_BREACH_CHECK=true); \`context\`: contains the email's local part
 or the service's name. No composition rules apply.
 `),
-        ),
+          ),
+          v.pipe(
+            v.string(),
+            v.regex(SIGNUP_REFUSAL_CODE),
+            v.description("With `signup_refused`: the deployment's sign-up hook's own code for its refusal (packages/server/src/hooks/README.md)."),
+          ),
+        ]),
       ),
     }),
   }),

@@ -116,4 +116,9 @@ export const ERROR_TABLE = {
     headers: ['retry-after'],
     oauth: 'temporarily_unavailable',
   },
+  // A token hook that failed where its failure refuses (src/hooks/README.md): the client tries again later.
+  token_hook_unavailable: { status: 503, headers: ['retry-after'], oauth: 'temporarily_unavailable' },
+  // The reason is the sign-up hook's own code (`[a-z0-9_]`, at most 64): a client branches on it.
+  signup_refused: { status: 403, body: ['reason'] },
+  signup_hook_unavailable: { status: 503, headers: ['retry-after'] },
 } as const satisfies Record<ErrorCode, ErrorAnswer>;

@@ -13,7 +13,7 @@
  */
 
 /** The SSM parameters the functions read at cold start (their names only ever reach a template). */
-export type SecretName = 'pepperKeys' | 'jwtPrivateKey' | 'fingerprintKey' | 'mfaKeys' | 'migrationSecret' | 'oauthSecrets' | 'webhooks';
+export type SecretName = 'pepperKeys' | 'jwtPrivateKey' | 'fingerprintKey' | 'mfaKeys' | 'migrationSecret' | 'oauthSecrets' | 'webhooks' | 'tokenHookSecrets' | 'signupHookSecrets';
 
 /**
  * Deploy-time settings. `custom`: serverless.yml computes the value (custom.<name>) and the
@@ -101,6 +101,17 @@ export const SETTINGS = {
   // Where the events function's alarms notify (an SNS topic's ARN). Unset: the alarms change
   // state in CloudWatch and notify nobody.
   alarmTopicArn: { kind: 'param', default: null },
+  // Hooks (packages/server/src/hooks/README.md): the token hook (extra access-token claims, asked
+  // by the functions that mint tokens) and the sign-up hook (asked by those that create
+  // accounts), each an https endpoint (signed with the secrets in SSM) or a Lambda function
+  // (signed by IAM). Unset: no variable, no permission.
+  tokenHookUrl: { kind: 'param', default: null },
+  tokenHookFunction: { kind: 'param', default: null },
+  tokenHookTimeoutMs: { kind: 'param', default: null },
+  tokenHookOnFailure: { kind: 'param', default: null },
+  signupHookUrl: { kind: 'param', default: null },
+  signupHookFunction: { kind: 'param', default: null },
+  signupHookTimeoutMs: { kind: 'param', default: null },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;
@@ -123,6 +134,8 @@ export const SECRETS: Record<SecretName, { optional: boolean; why: string }> = {
   migrationSecret: { optional: true, why: 'the key that signs requests to the legacy store\'s URL (SecureString); only with a migration by URL' },
   oauthSecrets: { optional: true, why: 'the sign-in providers\' client secrets and Apple\'s key, JSON by provider name (SecureString); only with providers that have one' },
   webhooks: { optional: true, why: 'the webhooks account events go to, PASSLANE_WEBHOOKS\' JSON with their URLs and signing secrets (SecureString); only with webhooks' },
+  tokenHookSecrets: { optional: true, why: 'the Standard Webhooks secrets that sign requests to the token hook\'s URL, space-separated (SecureString); only with a token hook by URL' },
+  signupHookSecrets: { optional: true, why: 'the Standard Webhooks secrets that sign requests to the sign-up hook\'s URL, space-separated (SecureString); only with a sign-up hook by URL' },
 };
 
 export type DynamoDbItemAction =
@@ -401,6 +414,32 @@ const RECORD_EVENTS = (what: string): Grant => ({
   keys: ['outbox#*'],
   why: `With account events on (the events setting): ${what}, appended to the account's outbox in the same transaction as the change.`,
 });
+/** The token hook: where an access token is minted (login, refresh, passkey login, federation). */
+const TOKEN_HOOK_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  PASSLANE_TOKEN_HOOK_URL: setting('tokenHookUrl'),
+  PASSLANE_TOKEN_HOOK_SECRETS_PARAMETER: parameterName('tokenHookSecrets'),
+  PASSLANE_TOKEN_HOOK_FUNCTION: setting('tokenHookFunction'),
+  PASSLANE_TOKEN_HOOK_TIMEOUT_MS: setting('tokenHookTimeoutMs'),
+  PASSLANE_TOKEN_HOOK_ON_FAILURE: setting('tokenHookOnFailure'),
+};
+
+/** The sign-up hook: where an account is created (registration, lazy migration at login, a first federated sign-in). */
+const SIGNUP_HOOK_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  PASSLANE_SIGNUP_HOOK_URL: setting('signupHookUrl'),
+  PASSLANE_SIGNUP_HOOK_SECRETS_PARAMETER: parameterName('signupHookSecrets'),
+  PASSLANE_SIGNUP_HOOK_FUNCTION: setting('signupHookFunction'),
+  PASSLANE_SIGNUP_HOOK_TIMEOUT_MS: setting('signupHookTimeoutMs'),
+};
+
+const TOKEN_HOOK_GRANTS: Grant[] = [
+  { kind: 'parameters', secrets: ['tokenHookSecrets'], why: 'With a token hook by URL: the secrets that sign its requests.' },
+  { kind: 'invokeFunction', setting: 'tokenHookFunction', why: 'With a token hook that is a Lambda function: that function, and no other.' },
+];
+
+const SIGNUP_HOOK_GRANTS: Grant[] = [
+  { kind: 'parameters', secrets: ['signupHookSecrets'], why: 'With a sign-up hook by URL: the secrets that sign its requests.' },
+  { kind: 'invokeFunction', setting: 'signupHookFunction', why: 'With a sign-up hook that is a Lambda function: that function, and no other.' },
+];
 
 const MIGRATION_GRANTS = (when: string): Grant[] => [
   { kind: 'parameters', secrets: ['migrationSecret'], why: `With a migration by URL (${when}): the key that signs its requests.` },
@@ -420,6 +459,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     routes: ['POST /register'],
     environment: {
       ...EVENTS_ENVIRONMENT,
+      ...SIGNUP_HOOK_ENVIRONMENT,
       ...MAIL_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
       ...HASHER_ENVIRONMENT,
@@ -446,6 +486,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       SEND_MAIL('The verification mail, or "someone tried to register with your address".'),
       ...MIGRATION_GRANTS('an email the legacy store still holds is taken'),
       RECORD_EVENTS('`user.registered`'),
+      ...SIGNUP_HOOK_GRANTS,
     ],
   },
   {
@@ -457,6 +498,9 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     routes: ['POST /login', 'POST /login/mfa'],
     environment: {
       ...EVENTS_ENVIRONMENT,
+      ...TOKEN_HOOK_ENVIRONMENT,
+      // Lazy migration creates accounts.
+      ...SIGNUP_HOOK_ENVIRONMENT,
       // Mail: a new verification link when an unverified account logs in (requireVerifiedEmail).
       ...MAIL_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
@@ -507,6 +551,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       { kind: 'parameters', secrets: ['pepperKeys', 'jwtPrivateKey', 'fingerprintKey', 'mfaKeys'], why: 'The pepper, the signing key, the fingerprint key and the keys that open TOTP secrets.' },
       ...MIGRATION_GRANTS('an unknown email is asked about'),
       RECORD_EVENTS('a migrated account\'s `user.registered` (lazy migration)'),
+      ...TOKEN_HOOK_GRANTS,
+      ...SIGNUP_HOOK_GRANTS,
     ],
   },
   {
@@ -517,6 +563,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /token'],
     environment: {
+      ...TOKEN_HOOK_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
       PASSLANE_TABLE: table,
       PASSLANE_JWT_PRIVATE_KEY_PARAMETER: parameterName('jwtPrivateKey'),
@@ -536,6 +583,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
         why: 'The rotation (conditional on the session\'s generation), the end of a session whose spent token came back, and one failed refresh more (atomic ADD). No account, no login counter: a refresh never touches them.',
       },
       { kind: 'parameters', secrets: ['jwtPrivateKey'], why: 'The signing key only: no pepper, no fingerprint key (the refresh token names its item).' },
+      ...TOKEN_HOOK_GRANTS,
     ],
   },
   {
@@ -745,6 +793,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /passkey/login/options', 'POST /passkey/login'],
     environment: {
+      ...TOKEN_HOOK_ENVIRONMENT,
       // Mail: a new verification link when an unverified account logs in (requireVerifiedEmail).
       ...MAIL_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
@@ -771,6 +820,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['webauthn#*', 'failures#*'], why: 'A challenge spent (conditional delete: one login per challenge); a good login ends the failures it follows (conditional delete).' },
       SEND_MAIL('The new verification link (requireVerifiedEmail).'),
       { kind: 'parameters', secrets: ['jwtPrivateKey'], why: 'The signing key alone: no pepper (no password is verified), no fingerprint key (the credential\'s lookup names the account\'s key, which the failure counters use) and no MFA keys (no TOTP secret is opened).' },
+      ...TOKEN_HOOK_GRANTS,
     ],
   },
   {
@@ -790,6 +840,9 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     ],
     environment: {
       ...EVENTS_ENVIRONMENT,
+      ...TOKEN_HOOK_ENVIRONMENT,
+      // A first sign-in creates its account.
+      ...SIGNUP_HOOK_ENVIRONMENT,
       // Mail: a new verification link when an unverified account logs in (requireVerifiedEmail).
       ...MAIL_ENVIRONMENT,
       ...RATE_LIMIT_ENVIRONMENT,
@@ -837,6 +890,8 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       { kind: 'parameters', secrets: ['jwtPrivateKey', 'fingerprintKey'], why: 'The signing key (a federated login\'s tokens) and the fingerprint key (a provider\'s email meets the accounts by it). No pepper, no MFA keys.' },
       { kind: 'parameters', secrets: ['oauthSecrets'], why: 'With providers that have secrets: their client secrets and Apple\'s key.' },
       RECORD_EVENTS('a first sign-in\'s `user.registered`, `identity.linked` and `identity.unlinked`'),
+      ...TOKEN_HOOK_GRANTS,
+      ...SIGNUP_HOOK_GRANTS,
     ],
   },
   {

@@ -10,6 +10,7 @@ export {
   type PasslaneJwtProps,
   type PasslaneMailProps,
   type PasslaneMigration,
+  type PasslaneHook,
   type PasslaneMfa,
   type PasslanePasskeys,
   type PasslaneOAuth,

@@ -137,6 +137,15 @@ export type PasslaneMigration =
   | { readonly url: string; readonly secretParameterName: string; readonly timeoutMs?: number }
   | { readonly functionName: string; readonly timeoutMs?: number };
 
+/**
+ * A hook (packages/server/src/hooks/README.md): an https endpoint whose requests are signed with
+ * Standard Webhooks secrets kept in SSM (space-separated, SecureString), or a Lambda function
+ * (signed by IAM: only the roles that ask may invoke exactly that one). `timeoutMs` @default 2000.
+ */
+export type PasslaneHook =
+  | { readonly url: string; readonly secretsParameterName: string; readonly timeoutMs?: number }
+  | { readonly functionName: string; readonly timeoutMs?: number };
+
 export interface PasslaneAuthProps {
   /** The CPU of every function; the zips must have been packaged for it. @default 'arm64' */
   readonly architecture?: PasslaneArchitecture;
@@ -160,6 +169,13 @@ export interface PasslaneAuthProps {
   readonly argon2?: { readonly backend?: 'auto' | 'native' | 'wasm' };
   readonly rateLimits?: PasslaneRateLimits;
   readonly migration?: PasslaneMigration;
+  /**
+   * The token hook, asked for extra access-token claims at every login and refresh, and what its
+   * failure does (`refuse`, the default: 503; `without_claims`). @default none
+   */
+  readonly tokenHook?: PasslaneHook & { readonly onFailure?: 'refuse' | 'without_claims' };
+  /** The sign-up hook, asked before registration, lazy migration or a first federated sign-in creates an account. @default none */
+  readonly signupHook?: PasslaneHook;
   /** Function and access logs. @default LOG_RETENTION_DAYS (30 days), as serverless.yml */
   readonly logRetention?: RetentionDays;
   /** @default `passlane-<stage>` */
@@ -383,6 +399,8 @@ export class PasslaneAuth extends Construct {
       ...(props.migration !== undefined && 'secretParameterName' in props.migration && { migrationSecret: props.migration.secretParameterName }),
       ...(props.federation?.secretsParameterName !== undefined && { oauthSecrets: props.federation.secretsParameterName }),
       ...(props.events?.webhooksParameterName !== undefined && { webhooks: props.events.webhooksParameterName }),
+      ...(props.tokenHook !== undefined && 'secretsParameterName' in props.tokenHook && { tokenHookSecrets: props.tokenHook.secretsParameterName }),
+      ...(props.signupHook !== undefined && 'secretsParameterName' in props.signupHook && { signupHookSecrets: props.signupHook.secretsParameterName }),
     };
     this.kmsKeyArn = props.secrets?.kmsKeyArn;
     const sesIdentity = props.mail === undefined ? '' : (props.mail.sesIdentityArn ?? this.domainIdentityArn(props.mail.from));
@@ -412,6 +430,13 @@ export class PasslaneAuth extends Construct {
       ...(props.migration !== undefined && 'url' in props.migration && { migrationUrl: props.migration.url }),
       ...(props.migration !== undefined && 'functionName' in props.migration && { migrationFunction: props.migration.functionName }),
       ...(props.migration?.timeoutMs !== undefined && { migrationTimeoutMs: String(props.migration.timeoutMs) }),
+      ...(props.tokenHook !== undefined && 'url' in props.tokenHook && { tokenHookUrl: props.tokenHook.url }),
+      ...(props.tokenHook !== undefined && 'functionName' in props.tokenHook && { tokenHookFunction: props.tokenHook.functionName }),
+      ...(props.tokenHook?.timeoutMs !== undefined && { tokenHookTimeoutMs: String(props.tokenHook.timeoutMs) }),
+      ...(props.tokenHook?.onFailure !== undefined && { tokenHookOnFailure: props.tokenHook.onFailure }),
+      ...(props.signupHook !== undefined && 'url' in props.signupHook && { signupHookUrl: props.signupHook.url }),
+      ...(props.signupHook !== undefined && 'functionName' in props.signupHook && { signupHookFunction: props.signupHook.functionName }),
+      ...(props.signupHook?.timeoutMs !== undefined && { signupHookTimeoutMs: String(props.signupHook.timeoutMs) }),
       ...(props.corsOrigins !== undefined && props.corsOrigins.length > 0 && { corsOrigins: props.corsOrigins.join(',') }),
       ...(props.oauth?.clientId !== undefined && { oauthClientId: props.oauth.clientId }),
       ...(props.oauth?.scopes !== undefined && props.oauth.scopes.length > 0 && { tokenScopes: props.oauth.scopes.join(' ') }),

@@ -33,6 +33,8 @@ import { readAdminConfig } from './admin-config.js';
 import type { OperatorConfig } from '../features/operators/settings.js';
 import type { AccountEventSettings } from '../events/account-events.js';
 import { readEventsConfig } from './events-config.js';
+import type { HooksConfig } from '../hooks/settings.js';
+import { readHooksConfig } from './hooks-config.js';
 
 /**
  * Everything the service is built from (wiring/build-dependencies.ts), each part typed where the
@@ -63,6 +65,8 @@ export interface PasslaneConfig {
   federation?: FederationConfig;
   /** Account events recorded with each change (src/events); off unless PASSLANE_EVENTS=on. */
   events: AccountEventSettings;
+  /** The token and sign-up hooks; each absent when off (src/hooks/settings.ts). */
+  hooks?: HooksConfig;
 }
 
 /**
@@ -78,6 +82,7 @@ export function readConfig(env: Env): PasslaneConfig {
   const federation = readFederationConfig(env, tokens);
   return {
     storage: readStorageConfig(env),
+    hooks: readHooksConfig(env),
     hasher: readHasherConfig(env),
     tokens,
     rateLimits: readRateLimits(env),

@@ -46,6 +46,12 @@ export interface StoredSession {
    * session, refreshes too.
    */
   amr?: string[];
+  /**
+   * The account's address, kept only while a token hook is set (src/hooks/README.md): a refresh
+   * asks the hook again and reads no account. An address change ends every session, so it never
+   * goes stale.
+   */
+  email?: string;
 }
 
 /**
@@ -535,6 +541,7 @@ function toAttribute(s: StoredSession): AttributeValue {
   if (s.emailVerified === true) m.emailVerified = { BOOL: true };
   if (s.deviceId !== undefined) m.deviceId = { S: s.deviceId };
   if (s.amr !== undefined) m.amr = { L: s.amr.map((method) => ({ S: method })) };
+  if (s.email !== undefined) m.email = { S: s.email };
   return { M: m };
 }
 
@@ -600,6 +607,7 @@ function fromAttribute(sessionId: string, m: Record<string, AttributeValue>): St
     refreshCount: m.refreshCount ? number(m, 'refreshCount') : 0,
     ...(optionalText('deviceId') !== undefined && { deviceId: optionalText('deviceId') }),
     ...(m.amr?.L !== undefined && { amr: m.amr.L.map((method) => method.S ?? '') }),
+    ...(optionalText('email') !== undefined && { email: optionalText('email') }),
   };
 }
 

@@ -51,6 +51,7 @@ import { createLoginFailureTiming } from '../features/login/login-failure-timing
 import { createEmailFingerprint, type EmailFingerprint } from '../accounts/fingerprint.js';
 import { localSecretsRefusedOn, readOrCreateLocalSecret } from '../shared/local-secret-file.js';
 import { buildMigrationSource } from './build-migration-source.js';
+import { buildHooks } from './build-hooks.js';
 import { systemClock } from '../shared/system-clock.js';
 import { accountEventRecorder } from '../events/account-events.js';
 import { EventOutbox } from '../storage/event-outbox.js';
@@ -112,10 +113,11 @@ export function buildRegisterDependencies(
 async function buildAccountParts(config: PasslaneConfig, platform: Platform, overrides: Partial<AppDependencies>, options: BuildOptions): Promise<AccountParts> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
-  const [fingerprint, migration] = await Promise.all([
+  const [fingerprint, migration, hooks] = await Promise.all([
     overrides.fingerprint ?? buildFingerprint(config),
     // Built at start when configured, so a bad setting fails the cold start, not a request.
     'migration' in overrides ? overrides.migration : buildMigrationSource(config.migration, platform),
+    buildHooks(config, platform),
   ]);
   const outbox = buildEventOutbox(client, table, platform);
   const parts: AccountParts = {
@@ -144,6 +146,7 @@ async function buildAccountParts(config: PasslaneConfig, platform: Platform, ove
     audit: platform.audit,
     now: systemClock,
     ...(migration && { migration }),
+    ...hooks,
     // Sign-in with providers (features/federation): none configured, every provider is `provider_not_found`.
     providers: createProviderDirectory(config.federation ?? { providers: [], publicUrl: '' }),
     flows: new FederationFlowStore(client, table),
@@ -381,13 +384,15 @@ export async function buildPasskeyDependencies(config: PasslaneConfig, platform:
  */
 export async function buildPasskeyLoginDependencies(
   config: PasslaneConfig,
-  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner' | 'mail'>,
+  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner' | 'mail' | 'hookInvoker'>,
 ): Promise<PasskeyLoginDependencies> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
+  const [tokens, { tokenHook }] = await Promise.all([buildTokenService(config, platform), buildHooks(config, platform)]);
   return {
     ...sessionParts(config, platform),
-    tokens: await buildTokenService(config, platform),
+    tokens,
+    ...(tokenHook && { tokenHook }),
     loginGuard: new LoginGuardStore(client, table, config.rateLimits.windowSeconds),
     counters: new RateLimitStore(client, table),
     oneTimeTokens: new OneTimeTokenStore(client, table),
@@ -432,10 +437,11 @@ export async function buildOwnAccountDependencies(config: PasslaneConfig, platfo
 
 /** POST /token (features/sessions): the signing key and the sessions, nothing that hashes. */
 export async function buildRefreshDependencies(
-  config: Pick<PasslaneConfig, 'storage' | 'sessions' | 'rateLimits' | 'tokens'>,
-  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner'>,
+  config: Pick<PasslaneConfig, 'storage' | 'sessions' | 'rateLimits' | 'tokens' | 'hooks'>,
+  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner' | 'hookInvoker'>,
 ): Promise<RefreshDependencies> {
-  return { ...sessionParts(config, platform), tokens: await buildTokenService(config, platform) };
+  const [tokens, { tokenHook }] = await Promise.all([buildTokenService(config, platform), buildHooks(config, platform)]);
+  return { ...sessionParts(config, platform), tokens, ...(tokenHook && { tokenHook }) };
 }
 
 /** Logout and the session list (features/sessions): the public keys and the sessions, nothing that hashes or signs. */

@@ -11,6 +11,7 @@ import { RateLimitStore } from '../storage/rate-limit-store.js';
 import { SessionStore } from '../storage/session-store.js';
 import { buildAccountMail, buildEventOutbox, buildFingerprint, buildTokenService } from './build-dependencies.js';
 import { accountEventRecorder } from '../events/account-events.js';
+import { buildHooks } from './build-hooks.js';
 import type { Platform } from './platform.js';
 import { systemClock } from '../shared/system-clock.js';
 
@@ -23,12 +24,12 @@ import { systemClock } from '../shared/system-clock.js';
  */
 export async function buildFederationDependencies(
   config: PasslaneConfig,
-  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner' | 'mail' | 'afterEventAppend'>,
+  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner' | 'mail' | 'afterEventAppend' | 'hookInvoker'>,
 ): Promise<FederationDependencies & IdentityManagementDependencies> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
   const outbox = buildEventOutbox(client, table, platform);
-  const [tokens, fingerprint] = await Promise.all([buildTokenService(config, platform), buildFingerprint(config)]);
+  const [tokens, fingerprint, hooks] = await Promise.all([buildTokenService(config, platform), buildFingerprint(config), buildHooks(config, platform)]);
   return {
     requireMfa: config.mfa.requireMfa,
     sessions: new SessionStore(client, table),
@@ -36,6 +37,7 @@ export async function buildFederationDependencies(
     rateLimits: config.rateLimits,
     audit: platform.audit,
     tokens,
+    ...hooks,
     fingerprint,
     loginGuard: new LoginGuardStore(client, table, config.rateLimits.windowSeconds),
     counters: new RateLimitStore(client, table),

@@ -7,6 +7,8 @@ import type { MigrationSource } from '../features/migration/migration-source.js'
 import type { FunctionMigrationConfig } from '../features/migration/settings.js';
 import type { DynamoDbConnection } from '../storage/settings.js';
 import type { CreateJwsSigner } from '../features/tokens/sign-jws.js';
+import type { LambdaInvoker } from '../hooks/lambda-hook.js';
+import type { AwsConnection } from '../shared/aws-connection.js';
 
 /**
  * What differs between the places passlane runs, and nothing else: which hashing entry the
@@ -44,4 +46,9 @@ export interface Platform {
    * on Lambda, where the table's stream wakes the events function.
    */
   afterEventAppend?: (accountId: string) => void;
+  /**
+   * A hook's Lambda form (PASSLANE_TOKEN_HOOK_FUNCTION, PASSLANE_SIGNUP_HOOK_FUNCTION), loading
+   * the SDK's Lambda client only when called. Absent where there is no AWS SDK: HTTPS hooks only.
+   */
+  hookInvoker?: (connection: AwsConnection, timeoutMs: number) => Promise<LambdaInvoker>;
 }

@@ -1,5 +1,6 @@
 import type { Audit } from '../../accounts/audit-events.js';
 import type { AttemptCounterDependencies } from '../../accounts/enforce-rate-limits.js';
+import type { SignupHook } from '../../hooks/signup-hook.js';
 import type { AccountStore } from '../../storage/account-store.js';
 import type { FederationFlowStore } from '../../storage/federation-flow-store.js';
 import type { IdentityStore } from '../../storage/identity-store.js';
@@ -23,6 +24,8 @@ export interface IdentityAccountDependencies extends AccountEventDependencies {
   identities: Pick<IdentityStore, 'read' | 'claim' | 'release' | 'record' | 'list'>;
   users: Pick<AccountStore, 'getUserByEmail' | 'createUser'>;
   fingerprint: (canonicalEmail: string) => string;
+  /** Asked before a first sign-in creates an account (accounts/check-signup.ts); absent: nothing is asked. */
+  signupHook?: SignupHook;
   audit: Audit;
   now: () => Date;
 }

@@ -1,5 +1,5 @@
 import { IdentityLinkRequiredError } from '../../accounts/errors.js';
-import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { BAD_REQUEST, LOGIN_UNAVAILABLE, NO_STORE, RATE_LIMITED, SIGNUP_REFUSED_TEXT, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import { cookieValue, hostCookie } from '../../api/host-cookies.js';
 import type { AnswerDoc, ParameterDoc } from '../../api/operation-doc.js';
 import { jsonResponse, type ApiResponse } from '../../api/responses.js';
@@ -169,8 +169,9 @@ deployment trusts the provider's), the session, \`amr\` \`fed\`.
       403: {
         description: `\`provider_email_unverified\`: a new identity whose provider verified no email (no account is made).
 \`email_not_verified\`, \`account_disabled\`: the account's gates, as at \`POST /login\`.
+${SIGNUP_REFUSED_TEXT}Only for a first sign-in, which would create the account.
 `,
-        codes: ['provider_email_unverified', 'email_not_verified', 'account_disabled'],
+        codes: ['provider_email_unverified', 'email_not_verified', 'account_disabled', 'signup_refused'],
       },
       409: {
         description: "`identity_link_required`: the provider's verified email has an account; `linkToken` links the identity after a login of it (`POST /identities/link`).",
@@ -178,7 +179,7 @@ deployment trusts the provider's), the session, \`amr\` \`fed\`.
         body: { name: 'LinkRequired', schema: LinkRequired },
       },
       429: RATE_LIMITED,
-      503: TEMPORARILY_UNAVAILABLE,
+      503: LOGIN_UNAVAILABLE,
     },
   },
   handle: async ({ request, body, origin, services }) => {

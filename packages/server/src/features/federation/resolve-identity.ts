@@ -1,4 +1,5 @@
 import { canonicalEmail } from '../../accounts/canonical-email.js';
+import { checkSignup } from '../../accounts/check-signup.js';
 import { PasslaneServerError, ProviderEmailUnverifiedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import type { UserRecord } from '../../storage/account-store.js';
 import { AccountExistsError } from '../../storage/errors.js';
@@ -65,6 +66,8 @@ export async function resolveIdentity(deps: IdentityAccountDependencies, identit
     }
     const existing = await deps.users.getUserByEmail(email);
     if (existing !== undefined) return { kind: 'link_required', userId: existing.userId, email };
+    // Only a new account is asked about: a known identity, or one to link, creates none.
+    await checkSignup(deps, { email, method: 'federated', provider: identity.provider });
     const userId = crypto.randomUUID();
     // Audited by the one sign-in whose claim landed (the account's creation is idempotent, so every racer may write it).
     if (await deps.identities.claim(identity.provider, identity.subject, { userId, email, accountKey: deps.fingerprint(email) }, deps.now())) {

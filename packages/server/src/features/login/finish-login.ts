@@ -7,6 +7,8 @@ import type { StartSessionDependencies } from '../sessions/dependencies.js';
 import type { LoginDependencies } from './dependencies.js';
 import { releaseLoginAttempt, type LoginAttemptDependencies } from './login-attempt.js';
 import { answerLogin, startLoginSession } from './login-session.js';
+import { PASSWORD_AMR } from '../sessions/start-session.js';
+import { tokenHookClaims } from '../sessions/token-hook-claims.js';
 import type { LoginClient, LoginResult, LoginVerdict } from './login-verdict.js';
 import { mfaChallenge, type MfaChallengeDependencies } from './mfa-challenge.js';
 
@@ -70,6 +72,11 @@ export async function finishLogin(deps: FinishLoginDependencies, client: LoginCl
     await giveBack('second_factor_due');
     return mfaChallenge(deps, { userId: user.userId, email: user.email, accountKey: target.accountKey, verifiedHash }, state.factors!);
   }
+  // The token hook before the session: a refusal leaves none behind (features/sessions/token-hook-claims.ts).
+  const claims = await tokenHookClaims(deps, { accountId: user.userId, email: user.email, amr: verdict.amr ?? PASSWORD_AMR, trigger: 'login' }).catch(async (error: unknown) => {
+    await giveBack('right_secret');
+    throw error;
+  });
   const session = await startLoginSession(deps, client, target, state, user, verifiedHash, verdict.amr);
   if (session === 'overtaken') {
     await giveBack('right_secret');
@@ -80,5 +87,5 @@ export async function finishLogin(deps: FinishLoginDependencies, client: LoginCl
   for (const event of verdict.succeeded ?? []) deps.audit(event);
   deps.audit({ type: 'auth.login_succeeded', userId: user.userId });
   await verdict.afterSuccess?.();
-  return { kind: 'session', ...(await answerLogin(deps, user, session)) };
+  return { kind: 'session', ...(await answerLogin(deps, user, session, claims)) };
 }

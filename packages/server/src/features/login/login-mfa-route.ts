@@ -1,5 +1,5 @@
 import { InvalidRequestError } from '../../accounts/errors.js';
-import { BAD_REQUEST, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { BAD_REQUEST, MINTING_UNAVAILABLE, RATE_LIMITED } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
 import type { MfaLoginServices } from './dependencies.js';
 import { presentedDeviceTokens } from './device-cookie.js';
@@ -42,7 +42,7 @@ token lives on (until its 5th wrong code). \`invalid_mfa_token\`: the token is u
       },
       403: { name: 'MfaLoginForbidden', description: `${FACTOR_SUSPENDED.description}${ACCOUNT_DISABLED}`, codes: ['factor_suspended', 'account_disabled'] },
       429: RATE_LIMITED,
-      503: TEMPORARILY_UNAVAILABLE,
+      503: MINTING_UNAVAILABLE,
     },
   },
   handle: async ({ request, body, origin, services }) =>

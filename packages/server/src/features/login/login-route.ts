@@ -3,7 +3,7 @@ import { deviceCookie, presentedDeviceTokens } from './device-cookie.js';
 import type { LoginServices } from './dependencies.js';
 import { LoggedIn, LoginRequest, MfaRequired } from './login-schemas.js';
 import type { LoginResult, MfaRequiredResult } from './login-verdict.js';
-import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { BAD_REQUEST, LOGIN_UNAVAILABLE, NO_STORE, RATE_LIMITED, SIGNUP_REFUSED_TEXT } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse, type ApiResponse } from '../../api/responses.js';
 
@@ -67,11 +67,12 @@ second factor: the body adds \`mfaToken\` (good for 5 minutes, one login, 5 wron
 but the account's email is not verified yet; a new verification link was mailed
 (within the account's hourly mail budget). Only after the password verified, so it
 tells a guesser nothing (a wrong password stays 401).
-${ACCOUNT_DISABLED}`,
-        codes: ['email_not_verified', 'account_disabled'],
+${ACCOUNT_DISABLED}${SIGNUP_REFUSED_TEXT}With lazy migration only: the old system vouched for the password, and the account was not created.
+`,
+        codes: ['email_not_verified', 'account_disabled', 'signup_refused'],
       },
       429: RATE_LIMITED,
-      503: TEMPORARILY_UNAVAILABLE,
+      503: LOGIN_UNAVAILABLE,
     },
   },
   handle: async ({ request, body, origin, services }) =>

@@ -18,8 +18,16 @@ export async function answerLogin(
   deps: Pick<LoginDependencies, 'tokens' | 'now'>,
   user: Pick<UserRecord, 'userId' | 'emailVerified'>,
   session: StartedSession,
+  claims?: Record<string, unknown>,
 ): Promise<LoginResponse> {
-  const access = await deps.tokens.issue({ userId: user.userId, sessionId: session.sessionId, emailVerified: user.emailVerified === true, ...session.authentication, now: deps.now() });
+  const access = await deps.tokens.issue({
+    userId: user.userId,
+    sessionId: session.sessionId,
+    emailVerified: user.emailVerified === true,
+    ...session.authentication,
+    ...(claims !== undefined && { claims }),
+    now: deps.now(),
+  });
   return {
     ...access,
     refreshToken: session.refreshToken,
@@ -60,6 +68,8 @@ export async function startLoginSession(
         ...(device !== undefined && { device }),
         logins: countedLogin(read, deps.rateLimits, epochSeconds(now)),
         ...(amr !== undefined && { amr }),
+        // Kept for the token hook's refreshes only while one is set (storage/session-store.ts).
+        ...(deps.tokenHook !== undefined && { email: user.email }),
         now,
       });
       return { ...started, knownDevice: device !== undefined };

@@ -1,5 +1,5 @@
 import { PasslaneError, type VerifyResult } from 'passlane/common';
-import { InvalidCredentialsError, TemporarilyUnavailableError } from '../../accounts/errors.js';
+import { InvalidCredentialsError, SignupHookUnavailableError, SignupRefusedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { PASSWORD_RESET_REQUIRED } from '../../accounts/password-reset-required.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
@@ -74,7 +74,11 @@ export async function passwordVerdict(
   let user = state.user;
   if (!user) {
     // Only the old system's "yes" gets here. Lost to a registration (or a twin login): read again.
-    const created = await createMigratedAccount(deps, { email, password, emailVerified: migratedEmailVerified(checked.migration) });
+    const created = await createMigratedAccount(deps, { email, password, emailVerified: migratedEmailVerified(checked.migration) }).catch(async (error: unknown) => {
+      // The sign-up hook said no (or nothing): the password was right, so the attempt is given back as one.
+      if (error instanceof SignupRefusedError || error instanceof SignupHookUnavailableError) await releaseLoginAttempt(deps, target, held, 'right_secret');
+      throw error;
+    });
     if (created === 'taken') {
       await releaseLoginAttempt(deps, target, held, 'right_secret');
       return 'overtaken';

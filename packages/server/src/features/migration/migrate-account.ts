@@ -9,6 +9,7 @@ import type { UserRecord } from '../../storage/account-store.js';
 import { AccountExistsError } from '../../storage/errors.js';
 import type { MigrationDependencies } from './dependencies.js';
 import { TemporarilyUnavailableError } from '../../accounts/errors.js';
+import { checkSignup } from '../../accounts/check-signup.js';
 import { MigrationUnavailableError, type MigrationAnswer, type MigrationSource } from './migration-source.js';
 
 /** Long enough for a blip of the old system to pass; an outage is the operator's to see (audit). */
@@ -83,6 +84,8 @@ export async function createMigratedAccount(
   deps: MigrationDependencies,
   input: { email: string; password: string; emailVerified?: boolean },
 ): Promise<UserRecord | 'taken'> {
+  // The sign-up hook's rule holds for accounts the old system vouches for too (SignupRefusedError).
+  await checkSignup(deps, { email: input.email, method: 'migration' });
   const passwordHash = await deps.hasher.hash(input.password, { upgrade: true });
   const userId = deps.newUserId?.() ?? crypto.randomUUID();
   const createdAt = deps.now();

@@ -1,5 +1,5 @@
 import type { AuthenticationResponseJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
-import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { BAD_REQUEST, MINTING_UNAVAILABLE, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
 import type { AnswerDoc } from '../../api/operation-doc.js';
 import { FACTOR_SUSPENDED } from '../mfa/mfa-schemas.js';
 import { defineRoute } from '../../api/route.js';
@@ -257,7 +257,7 @@ assertions over their life (100, then \`factor_suspended\`).
       },
       429: RATE_LIMITED,
       501: NOT_CONFIGURED,
-      503: TEMPORARILY_UNAVAILABLE,
+      503: MINTING_UNAVAILABLE,
     },
   },
   handle: async ({ request, body, origin, services }) =>

@@ -1,5 +1,6 @@
 import type { PasswordHasher } from 'passlane/common';
 import type { AttemptCounterDependencies } from '../../accounts/enforce-rate-limits.js';
+import type { SignupCheckDependencies } from '../../accounts/check-signup.js';
 import type { FailureTiming } from '../../accounts/failure-timing.js';
 import type { AccountMail } from '../../mail/account-mail.js';
 import type { AccountStore } from '../../storage/account-store.js';
@@ -19,7 +20,8 @@ export type RegisterDependencies = AttemptCounterDependencies &
   PasswordRulesDependencies &
   VerificationMailDependencies &
   AccountEventDependencies &
-  Pick<MigrationDependencies, 'fingerprint' | 'audit' | 'newUserId' | 'now'> & {
+  Pick<MigrationDependencies, 'fingerprint' | 'audit' | 'newUserId' | 'now'> &
+  SignupCheckDependencies & {
     hasher: PasswordHasher;
     users: Pick<AccountStore, 'createUser'>;
     mail: Pick<AccountMail, 'registrationAttempt'>;

@@ -1,7 +1,7 @@
 import { register } from './register.js';
 import type { RegisterServices } from './dependencies.js';
 import { Credentials, Registered } from './register-schemas.js';
-import { BAD_REQUEST, NO_STORE, RATE_LIMITED, TEMPORARILY_UNAVAILABLE } from '../../api/answers.js';
+import { BAD_REQUEST, NO_STORE, RATE_LIMITED, SIGNUP_REFUSED_TEXT, SIGNUP_UNAVAILABLE } from '../../api/answers.js';
 import { defineRoute } from '../../api/route.js';
 import { jsonResponse } from '../../api/responses.js';
 import { ACCEPTED, ACCEPTED_BODY } from '../recovery/recovery-routes.js';
@@ -32,13 +32,14 @@ account changes).
         body: ACCEPTED_BODY,
       },
       400: BAD_REQUEST,
+      403: { description: `${SIGNUP_REFUSED_TEXT}Asked before the address is looked at: the same for a taken address and a free one.`, codes: ['signup_refused'] },
       409: {
         description:
           'An account with this email already exists (`account_exists`), or during a lazy migration the old system still holds it; only without email verification.',
         codes: ['account_exists'],
       },
       429: RATE_LIMITED,
-      503: TEMPORARILY_UNAVAILABLE,
+      503: SIGNUP_UNAVAILABLE,
     },
   },
   handle: async ({ body, origin, services }) => {

@@ -7,6 +7,7 @@ import { mailFailureCode } from '../recovery/mail-failure.js';
 import { oldSystemHolds } from '../migration/migrate-account.js';
 import { sendVerification } from '../recovery/send-verification.js';
 import { canonicalEmail } from '../../accounts/canonical-email.js';
+import { checkSignup } from '../../accounts/check-signup.js';
 
 export interface RegisterRequest {
   /** As typed: its canonical form (canonical-email.ts) is the account's key. */
@@ -33,6 +34,8 @@ export async function register(deps: RegisterDependencies, request: RegisterRequ
   await enforceRateLimits(deps, { action: 'register', sourceIp: request.sourceIp });
   // Before the hash, and the same whether the email is taken or not: a refusal tells nothing about accounts.
   await checkNewPassword(deps, password, { email, action: 'register' });
+  // Before the address is looked at: the hook's refusal is the same for a taken address and a free one.
+  await checkSignup(deps, { email, method: 'password' });
   const verifying = deps.recovery.emailVerification;
   const timing = verifying ? deps.replyTiming?.start() : undefined;
   const passwordHash = await deps.hasher.hash(password);

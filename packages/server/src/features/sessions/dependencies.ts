@@ -1,6 +1,7 @@
 import type { Audit } from '../../accounts/audit-events.js';
 import type { AttemptLimits } from '../../accounts/settings.js';
 import type { SessionStore } from '../../storage/session-store.js';
+import type { TokenHook } from '../../hooks/token-hook.js';
 import type { AccessTokens } from '../tokens/dependencies.js';
 import type { SessionConfig } from './settings.js';
 
@@ -12,8 +13,17 @@ export interface SessionCheckDependencies {
   requireMfa?: boolean;
 }
 
-/** A good login's new session and device (start-session.ts). */
-export interface StartSessionDependencies {
+/**
+ * The token hook (src/hooks), asked for extra claims before a session's token is minted
+ * (token-hook-claims.ts). Absent unless PASSLANE_TOKEN_HOOK_URL or _FUNCTION is set: nothing is asked then.
+ */
+export interface TokenHookDependencies {
+  tokenHook?: TokenHook;
+  audit: Audit;
+}
+
+/** A good login's new session and device (start-session.ts); with a token hook, the session keeps the address for refreshes. */
+export interface StartSessionDependencies extends TokenHookDependencies {
   sessions: Pick<SessionStore, 'create'>;
   /** Lifetimes and limits of sessions (settings.ts). */
   sessionConfig: SessionConfig;
@@ -30,7 +40,7 @@ export interface EndOtherSessionsDependencies {
  * POST /token (refresh-session.ts): the signing key and the sessions only, so its function holds
  * no hasher, pepper or fingerprint key (the refresh token names the sessions item itself).
  */
-export interface RefreshDependencies {
+export interface RefreshDependencies extends TokenHookDependencies {
   tokens: Pick<AccessTokens, 'issue'>;
   sessions: Pick<SessionStore, 'readForRefresh' | 'rotate' | 'end' | 'recordRefreshFailure'>;
   sessionConfig: SessionConfig;

@@ -15,6 +15,7 @@ import type { RefreshDependencies } from './dependencies.js';
 import { InvalidGrantError, RateLimitedError, RefreshTokenReusedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
 import { sourceKeyOf } from '../../accounts/source-key.js';
 import { refreshExpiresIn, sessionAuthentication } from './start-session.js';
+import { tokenHookClaims } from './token-hook-claims.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
 
 export interface RefreshRequest {
@@ -76,15 +77,17 @@ export async function refreshSession(deps: RefreshDependencies, request: Refresh
 
     const presented = secretHash(token.secret);
     if (sameHash(presented, session.tokenHash)) {
+      // The hook before the rotation: a refused refresh leaves the presented token live, to be tried again.
+      const claims = await refreshClaims(deps, session);
       const rotated = await rotate(deps, token, session, presented, nowSeconds);
       if (rotated === 'lost') continue;
-      return answer(deps, token, rotated.session, rotated.secret, now, false);
+      return answer(deps, token, rotated.session, rotated.secret, now, false, claims);
     }
     if (sameHash(presented, session.previousHash)) {
       const { graceSeconds } = deps.sessionConfig;
       if (graceSeconds > 0 && nowSeconds - (session.rotatedAt ?? 0) <= graceSeconds && session.sealedNext !== undefined) {
         const next = openNextSecret(token.secret, session.sessionId, session.sealedNext);
-        if (next !== undefined && sameHash(secretHash(next), session.tokenHash)) return answer(deps, token, session, next, now, true);
+        if (next !== undefined && sameHash(secretHash(next), session.tokenHash)) return answer(deps, token, session, next, now, true, await refreshClaims(deps, session));
       }
       return reused(deps, token, sessions, session, source);
     }
@@ -134,15 +137,32 @@ async function answer(
   secret: Uint8Array<ArrayBuffer>,
   now: Date,
   grace: boolean,
+  claims: Record<string, unknown> | undefined,
 ): Promise<RefreshResponse> {
   const sessionId = publicSessionId(token.accountKey, session.sessionId);
-  const access = await deps.tokens.issue({ userId: session.userId, sessionId, emailVerified: session.emailVerified === true, ...sessionAuthentication(session), now });
+  const access = await deps.tokens.issue({
+    userId: session.userId,
+    sessionId,
+    emailVerified: session.emailVerified === true,
+    ...sessionAuthentication(session),
+    ...(claims !== undefined && { claims }),
+    now,
+  });
   deps.audit({ type: 'auth.session_refreshed', userId: session.userId, sessionId, grace });
   return {
     ...access,
     refreshToken: formatRefreshToken({ accountKey: token.accountKey, sessionId: session.sessionId, secret }),
     refreshExpiresIn: refreshExpiresIn(session, epochSeconds(now)),
   };
+}
+
+/**
+ * A refresh asks the token hook again rather than reusing the login's claims: they stay current
+ * (a role taken away is gone at the next refresh), and the session need not keep them.
+ */
+function refreshClaims(deps: RefreshDependencies, session: StoredSession): Promise<Record<string, unknown> | undefined> {
+  const { amr } = sessionAuthentication(session);
+  return tokenHookClaims(deps, { accountId: session.userId, ...(session.email !== undefined && { email: session.email }), amr, trigger: 'refresh' });
 }
 
 /** A spent token came back: whoever holds the live one may be a thief, so the session ends for both. */

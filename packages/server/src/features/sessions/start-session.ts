@@ -35,6 +35,8 @@ export interface StartSessionInput {
   logins?: LoginCount;
   /** How the login authenticated (RFC 8176), when more than the password (`pwd`). */
   amr?: readonly string[];
+  /** The account's address, kept in the session for the token hook's refreshes (only given while one is set). */
+  email?: string;
   now: Date;
 }
 
@@ -73,6 +75,7 @@ export async function startSession(deps: StartSessionDependencies, input: StartS
     refreshCount: 0,
     deviceId: device.value.deviceId,
     ...(input.amr !== undefined && { amr: [...input.amr] }),
+    ...(input.email !== undefined && { email: input.email }),
   };
   const forgetDevices = devicesToForget(input.read, device.value.deviceId, nowSeconds, config);
   await deps.sessions.create(input.read, {

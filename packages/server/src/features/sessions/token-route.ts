@@ -64,9 +64,10 @@ refreshes this window. Retry after \`Retry-After\`.
       },
       500: { description: 'An unexpected error: always `{"error":"server_error","error_description":"internal error"}`.', codes: ['internal_error'] },
       503: {
-        description: '`temporarily_unavailable`: storage is unreachable, or concurrent refreshes of one token kept racing; nothing was decided. Retry after `Retry-After`.',
+        description:
+          '`temporarily_unavailable`: storage is unreachable, concurrent refreshes of one token kept racing, or the token hook gave no usable answer where its failure refuses (its own code, `token_hook_unavailable`, is in the log); nothing was decided and the refresh token stays good. Retry after `Retry-After`.',
         headers: { 'Retry-After': RETRY_AFTER },
-        codes: ['temporarily_unavailable'],
+        codes: ['temporarily_unavailable', 'token_hook_unavailable'],
       },
     },
   },

@@ -27,6 +27,11 @@ export interface IssueAccessTokenInput {
   authTime?: Date;
   /** How that login authenticated (RFC 8176 `amr`): `pwd`, and `otp` and `mfa` after a second factor. */
   amr?: readonly string[];
+  /**
+   * A token hook's claims (src/hooks), already checked there: none of passlane's own names. They
+   * are written first, so passlane's claims would win even if one slipped through.
+   */
+  claims?: Readonly<Record<string, unknown>>;
   /** Defaults to the current time; injectable for tests. */
   now?: Date;
 }
@@ -46,13 +51,14 @@ export const ACCESS_TOKEN_TYPE = 'at+jwt';
 export async function issueAccessToken(
   keyring: Keyring,
   config: AccessTokenConfig,
-  { userId, sessionId, emailVerified, authTime, amr, now = new Date() }: IssueAccessTokenInput,
+  { userId, sessionId, emailVerified, authTime, amr, claims: extra, now = new Date() }: IssueAccessTokenInput,
 ): Promise<IssuedAccessToken> {
   if (typeof userId !== 'string' || userId === '') throw new TypeError('userId must be a non-empty string');
   const { kid, alg, sign } = keyring.current;
   const issuedAt = Math.floor(now.getTime() / 1000);
   const scope = config.scopes.length > 0 ? config.scopes.join(' ') : undefined;
   const claims = {
+    ...extra,
     iss: config.issuer,
     aud: config.audience,
     sub: userId,

@@ -27,6 +27,9 @@ export const SECRET_VARIABLES = [
   'PASSLANE_OAUTH_SECRETS',
   // Account events' webhooks, URLs and signing secrets together (the events function's).
   'PASSLANE_WEBHOOKS',
+  // The hooks' Standard Webhooks secrets (src/hooks), only with a hook by URL.
+  'PASSLANE_TOKEN_HOOK_SECRETS',
+  'PASSLANE_SIGNUP_HOOK_SECRETS',
 ] as const;
 export type SecretVariable = (typeof SECRET_VARIABLES)[number];
 

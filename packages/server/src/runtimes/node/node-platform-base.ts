@@ -7,6 +7,7 @@ import { createNodeJwsSigner } from '../../features/tokens/node-jws-signer.js';
 import type { FunctionMigrationConfig } from '../../features/migration/settings.js';
 import type { MigrationSource } from '../../features/migration/migration-source.js';
 import type { Platform } from '../../wiring/platform.js';
+import { lambdaHookInvoker } from './lambda-hook-invoker.js';
 
 /**
  * Lambda, `npm start`, Deno and Bun: the Node entry (native argon2, WASM fallback), the SDK's
@@ -23,6 +24,7 @@ export const nodePlatformWithoutBlocklist: Platform = {
   audit: auditToPowertools,
   mail: { log: { info: mailLogInfo, warn } },
   migrationFunction: lambdaMigrationSource,
+  hookInvoker: lambdaHookInvoker,
 };
 
 /**
