@@ -131,6 +131,7 @@ beforeAll(async () => {
   };
   const started = performance.now();
   // One at a time: each `serverless package` works in the service directory, and two at once race there.
+  // Twenty functions bundled twice on 2 cores: over a minute alone, more on a busy machine.
   // arm64 is given the public keys directly; x86_64 is packaged bare, as `npm run package` is, and
   // gets the deploy-time SSM reference instead.
   for (const arch of LAMBDA_ARCHITECTURES) {
@@ -141,7 +142,7 @@ beforeAll(async () => {
   for (const arch of LAMBDA_ARCHITECTURES) {
     templates[arch] = JSON.parse(readFileSync(join(workDir, arch, 'cloudformation-template-update-stack.json'), 'utf8')) as Template;
   }
-}, 120_000);
+}, 300_000);
 
 afterAll(() => {
   if (workDir) rmSync(workDir, { recursive: true, force: true });
