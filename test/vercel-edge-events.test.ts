@@ -40,11 +40,11 @@ describe('Vercel Edge’s delivery of account events', () => {
   const client = () => newDynamoDbClient({ endpoint: dynamo.endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
 
   /** The bundle in a fresh isolate with `variables` as its process.env; its waitUntil is the EdgeVM fetch event's. */
-  const startVercel = (variables: Record<string, string>) =>
+  const startVercel = (variables: Record<string, string>, errors: string[] = []) =>
     startEdgeVm(bundle, 'entry(request, { waitUntil: (promise) => event.waitUntil(promise) })', {
       process: { env: variables },
       AsyncLocalStorage,
-      console: { ...console, log: () => undefined },
+      console: { ...console, log: () => undefined, error: (line: string) => void errors.push(line) },
     });
 
   beforeAll(async () => {
@@ -102,7 +102,7 @@ describe('Vercel Edge’s delivery of account events', () => {
     await appendToOutbox(store, TABLE, events);
     const ofAccount = () => receiver.received.filter((each) => each.accountId === events[0]!.accountId);
 
-    for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${CRON_SECRET.slice(0, -1)}x` }, { authorization: CRON_SECRET }, { authorization: `Bearer ${CRON_SECRET} ` }]) {
+    for (const headers of [{} as Record<string, string>, { authorization: `Bearer ${CRON_SECRET.slice(0, -1)}x` }, { authorization: CRON_SECRET }, { authorization: `Basic ${CRON_SECRET}` }]) {
       const refused = await sweep(headers);
       expect(refused.status).toBe(401);
       expect(await refused.json()).toMatchObject({ error: { code: 'unauthenticated' } });
@@ -124,10 +124,13 @@ describe('Vercel Edge’s delivery of account events', () => {
 
   it('refuses every sweep while CRON_SECRET is unset', async () => {
     const { CRON_SECRET: _unset, ...withoutSecret } = env;
-    const unset = await startVercel(withoutSecret);
+    const errors: string[] = [];
+    const unset = await startVercel(withoutSecret, errors);
     for (const authorization of ['Bearer ', 'Bearer undefined']) {
       const answer = (await unset.dispatchFetch(CRON_PATH, { headers: { authorization } })) as Answer;
       expect(answer.status).toBe(500);
     }
+    expect(errors).toHaveLength(2);
+    expect(errors[0]).toContain('CRON_SECRET must be set');
   });
 });
