@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
-import { buildWorker } from '../packages/server/src/runtimes/workers/build-worker.js';
+import { buildWorker, WORKER_COMPATIBILITY_FLAGS } from '../packages/server/src/runtimes/workers/build-worker.js';
 import { readWorkerConfig } from '../packages/server/src/runtimes/workers/worker-env.js';
 import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
 import { ensureTable } from '../packages/server/src/storage/table.js';
@@ -77,6 +77,7 @@ function workerd(scriptPath: string, modulesRoot: string, bindings: Record<strin
     modulesRoot,
     modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
     compatibilityDate: COMPATIBILITY_DATE,
+    compatibilityFlags: WORKER_COMPATIBILITY_FLAGS,
     bindings,
     // Kept, not printed: a failure shows the last lines (the Worker logs no password, hash or raw email).
     handleStructuredLogs: ({ level, message }: { level: string; message: string }) => void workerLogs.push({ level, message }),

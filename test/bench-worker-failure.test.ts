@@ -10,7 +10,7 @@ import { Miniflare } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { workerFailure, type WorkerLog } from '../bench/worker-failure.js';
 import { generateSigningKey } from '../packages/server/src/features/tokens/keys.js';
-import { buildWorker } from '../packages/server/src/runtimes/workers/build-worker.js';
+import { buildWorker, WORKER_COMPATIBILITY_FLAGS } from '../packages/server/src/runtimes/workers/build-worker.js';
 import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
 import { ensureTable } from '../packages/server/src/storage/table.js';
 import { startDynalite, type RunningDynamoDb } from './support/dynamodb-servers.js';
@@ -31,6 +31,7 @@ beforeAll(async () => {
     modulesRoot: outdir,
     modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
     compatibilityDate: '2025-01-01',
+    compatibilityFlags: WORKER_COMPATIBILITY_FLAGS,
     bindings: { DYNAMODB_ENDPOINT: dynamo.endpoint, PASSLANE_TABLE: 'bench', PASSLANE_JWT_PRIVATE_KEY: JSON.stringify(jwk) },
     handleStructuredLogs: ({ level, message }: WorkerLog) => void logs.push({ level, message }),
   });

@@ -11,7 +11,7 @@ import { GetItemCommand } from '@aws-sdk/client-dynamodb';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet, type JWK } from 'jose';
 import { Miniflare, type WorkerOptions } from 'miniflare';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorker } from '../packages/server/src/runtimes/workers/build-worker.js';
+import { buildWorker, WORKER_COMPATIBILITY_FLAGS } from '../packages/server/src/runtimes/workers/build-worker.js';
 import type { WorkerEnv } from '../packages/server/src/runtimes/workers/worker.js';
 import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-client.js';
 import { AccountStore } from '../packages/server/src/storage/account-store.js';
@@ -70,6 +70,7 @@ beforeAll(async () => {
     // wrangler.toml's rule: workerd compiles argon2.wasm before the script runs.
     modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
     compatibilityDate: /^compatibility_date = "([\d-]+)"/m.exec(wrangler)![1]!,
+    compatibilityFlags: WORKER_COMPATIBILITY_FLAGS,
   };
   miniflare = new Miniflare({
     ...workerScript,

@@ -15,6 +15,7 @@
  *                 serves goes to the path's function through its Lambda invoke API, as the
  *                 lambda host sends it (a Function URL's event)
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -24,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { Miniflare } from 'miniflare';
 import { parse as parseYaml } from 'yaml';
-import { bundleForEdge, buildWorker } from '../../packages/server/src/runtimes/workers/build-worker.js';
+import { bundleForEdge, buildWorker, WORKER_COMPATIBILITY_FLAGS } from '../../packages/server/src/runtimes/workers/build-worker.js';
 import { LAMBDA_FUNCTIONS } from '../../scripts/packaging/lambda-functions.js';
 import { startLocalServer } from '../../packages/server/src/runtimes/node/local-server.js';
 import { startServerlessOffline } from '../../scripts/offline/start-offline.js';
@@ -311,6 +312,7 @@ async function startWorkerd(env: Env): Promise<RunningHost> {
     modulesRoot: outdir,
     modulesRules: [{ type: 'CompiledWasm', include: ['**/*.wasm'] }],
     compatibilityDate: '2025-01-01',
+    compatibilityFlags: WORKER_COMPATIBILITY_FLAGS,
     bindings: env,
     handleStructuredLogs: () => undefined,
   });
@@ -324,12 +326,14 @@ async function startWorkerd(env: Env): Promise<RunningHost> {
   };
 }
 
-/** Vercel passes env as `process.env`. */
+/** Vercel passes env as `process.env`, and AsyncLocalStorage as a global. */
 async function startVercelEdge(env: Env): Promise<RunningHost> {
   const outdir = await mkdtemp(join(tmpdir(), 'passlane-contract-vercel-'));
   const bundle = await bundleForEdge({ entry: join(ROOT, 'packages/server/src/runtimes/vercel-edge/vercel-edge.ts'), outdir, conditions: ['edge-light', 'worker', 'browser'] });
   const vm = await startEdgeVm(bundle, 'entry(request)', {
     process: { env },
+    // Vercel's runtime offers it as a global (vercel-edge.ts keeps each request's appended events apart with it).
+    AsyncLocalStorage,
     // Info lines (audit events) would flood the test output; warnings and errors still show.
     console: { ...console, log: () => undefined },
   });

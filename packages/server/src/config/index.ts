@@ -37,6 +37,7 @@ export {
   type UrlMigrationConfig,
 } from '../features/migration/settings.js';
 export { readEventDeliveryConfig } from './event-delivery-config.js';
+export { readCronSecret } from './cron-secret-config.js';
 export { DEFAULT_EVENT_DELIVERY, type EventDeliverySettings, type WebhookSettings } from '../features/events/settings.js';
 export { readHooksConfig } from './hooks-config.js';
 export { DEFAULT_HOOK_TIMEOUT_MS, type HookConfig, type HooksConfig, type HookTarget, type TokenHookConfig } from '../hooks/settings.js';

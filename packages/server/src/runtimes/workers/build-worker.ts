@@ -23,18 +23,27 @@ export interface WorkerBundle {
 /**
  * Workers (without nodejs_compat) have no `node:` builtins and no Node-API addons: fail the
  * build naming the importer, rather than let @node-rs/argon2's `browser` field pull in WASI.
+ * `kept` are left as imports for the runtime to provide: the Worker's `node:async_hooks`, which
+ * workerd serves under the `nodejs_als` flag (wrangler.toml).
  */
-const rejectNodeOnly: Plugin = {
-  name: 'reject-node-only',
-  setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^(node:|@node-rs\/)/ }, (args) => ({
-      errors: [{ text: `an edge bundle must not import ${args.path} (imported by ${args.importer})` }],
-    }));
-  },
-};
+function rejectNodeOnly(kept: readonly string[]): Plugin {
+  return {
+    name: 'reject-node-only',
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: /^(node:|@node-rs\/)/ }, (args) =>
+        kept.includes(args.path) ? { path: args.path, external: true } : { errors: [{ text: `an edge bundle must not import ${args.path} (imported by ${args.importer})` }] },
+      );
+    },
+  };
+}
+
+/** The Worker's one `node:` import (worker.ts): its AsyncLocalStorage, under the `nodejs_als` compatibility flag. */
+export const WORKER_NODE_IMPORTS = ['node:async_hooks'] as const;
+/** wrangler.toml's `compatibility_flags`, for whatever runs the bundle elsewhere (Miniflare in the tests and benches). */
+export const WORKER_COMPATIBILITY_FLAGS = ['nodejs_als'];
 
 export function buildWorker({ outdir = DEFAULT_OUTDIR, minify = true } = {}): Promise<WorkerBundle> {
-  return bundleForEdge({ entry: WORKER_ENTRY, outdir, minify });
+  return bundleForEdge({ entry: WORKER_ENTRY, outdir, minify, nodeImports: WORKER_NODE_IMPORTS });
 }
 
 /** Any edge entry (the Worker, or a test entry importing packages/passlane/src/edge.ts) as `outdir/worker.js` + `argon2.wasm`. */
@@ -44,11 +53,14 @@ export async function bundleForEdge({
   minify = false,
   // workerd's conditions by default; Vercel Edge resolves `edge-light` first.
   conditions = ['workerd', 'worker', 'browser'],
+  nodeImports = [],
 }: {
   entry: string;
   outdir: string;
   minify?: boolean;
   conditions?: string[];
+  /** `node:` modules the runtime provides, left as imports (any other fails the build). */
+  nodeImports?: readonly string[];
 }): Promise<WorkerBundle> {
   const result = await build({
     entryPoints: { worker: entry },
@@ -67,7 +79,7 @@ export async function bundleForEdge({
     keepNames: true,
     sourcemap: 'linked',
     metafile: true,
-    plugins: [rejectNodeOnly],
+    plugins: [rejectNodeOnly(nodeImports)],
     logLevel: 'warning',
   });
   const scriptPath = join(outdir, 'worker.js');

@@ -3,22 +3,25 @@ import type { PublicTokenService } from '../../features/tokens/token-service.js'
 import type { ApiServices } from '../../wiring/api-services.js';
 import { buildAuthDependencies, buildPublicTokenService, type AppDependencies } from '../../wiring/build-dependencies.js';
 import { sessionAuthenticator } from '../../features/mfa/session-authenticator.js';
+import type { Platform } from '../../wiring/platform.js';
 import { edgePlatform } from './edge-platform.js';
 import { log } from './edge-log.js';
 import { readWorkerConfig, type WorkerEnv } from './worker-env.js';
 
 /**
- * Built once per isolate and reused by every request it serves: the keys are imported once, the
- * WASM instance and the SDK client live on. Keyed by the `env` object, which workerd hands to
- * every request of an isolate. A failed build (bad config) is not kept, so the next request
- * retries and logs again. PASSLANE_JWT_PRIVATE_KEY is required: the edge has no filesystem for
- * a generated key.
+ * The dependencies on `platform` (edgePlatform, plus the entry's `afterEventAppend`), built once per
+ * isolate and reused by every request it serves: the keys are imported once, the WASM instance
+ * and the SDK client live on. Keyed by the `env` object, which workerd hands to every request of
+ * an isolate. A failed build (bad config) is not kept, so the next request retries and logs
+ * again. PASSLANE_JWT_PRIVATE_KEY is required: the edge has no filesystem for a generated key.
  */
-export const getEdgeDependencies: (env: WorkerEnv) => Promise<AppDependencies> = oncePerKeyUntilFailure(async (env) => {
-  const built = await buildAuthDependencies(readWorkerConfig(env), edgePlatform, {}, { mailAtStart: true });
-  log('INFO', 'dependencies built for this isolate');
-  return built;
-});
+export function edgeDependencies(platform: Platform = edgePlatform): (env: WorkerEnv) => Promise<AppDependencies> {
+  return oncePerKeyUntilFailure(async (env) => {
+    const built = await buildAuthDependencies(readWorkerConfig(env), platform, {}, { mailAtStart: true });
+    log('INFO', 'dependencies built for this isolate');
+    return built;
+  });
+}
 
 /**
  * For the JWKS and discovery routes: from PASSLANE_JWT_PUBLIC_KEYS when bound, so a Worker that
@@ -28,9 +31,10 @@ export const getEdgePublicTokens: (env: WorkerEnv) => Promise<PublicTokenService
   buildPublicTokenService(readWorkerConfig(env)),
 );
 
-/** The API's services for one isolate's bindings (the Worker's `env`, Vercel's `process.env`). */
-export function edgeServices(env: WorkerEnv): ApiServices {
-  return {
+/** The API's services for one isolate's bindings (the Worker's `env`, Vercel's `process.env`), on `platform`: one per entry. */
+export function edgeServices(platform: Platform = edgePlatform): (env: WorkerEnv) => ApiServices {
+  const getEdgeDependencies = edgeDependencies(platform);
+  return (env) => ({
     login: () => getEdgeDependencies(env),
     mfaLogin: () => getEdgeDependencies(env),
     mfa: () => getEdgeDependencies(env),
@@ -49,5 +53,5 @@ export function edgeServices(env: WorkerEnv): ApiServices {
     federation: () => getEdgeDependencies(env),
     identities: () => getEdgeDependencies(env),
     publicTokens: () => getEdgePublicTokens(env),
-  };
+  });
 }
