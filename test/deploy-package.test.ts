@@ -259,7 +259,19 @@ describe.each(LAMBDA_ARCHITECTURES)('template for %s', (arch) => {
     const oauthSecrets = conditional.filter((s) => s['Fn::If'][0] === 'HasOauthSecretsParameter');
     // Account events: PutEvents on the bus, the webhooks' parameter, each only when given.
     const events = conditional.filter((s) => ['HasEventBus', 'HasWebhooksParameter'].includes(s['Fn::If'][0]));
-    expect(conditional).toHaveLength(kms.length + mail.length + migration.length + oauthSecrets.length + events.length);
+    // The hooks (packages/server/src/hooks): the token hook where tokens are minted, the sign-up hook where accounts are made, each only when given.
+    const hooks = conditional.filter((s) => /^Has(Token|Signup)Hook(Function|SecretsParameter)$/.test(s['Fn::If'][0]));
+    expect(conditional).toHaveLength(kms.length + mail.length + migration.length + oauthSecrets.length + events.length + hooks.length);
+    const tokenHook = ['login', 'token', 'passkeyLogin', 'federation'].includes(name);
+    const signupHook = ['register', 'login', 'federation'].includes(name);
+    expect(hooks.map((s) => [s['Fn::If'][0], s['Fn::If'][1].Action, s['Fn::If'][2]]).sort()).toEqual(
+      [
+        ...(tokenHook ? [['HasTokenHookSecretsParameter', 'ssm:GetParameter'], ['HasTokenHookFunction', 'lambda:InvokeFunction']] : []),
+        ...(signupHook ? [['HasSignupHookSecretsParameter', 'ssm:GetParameter'], ['HasSignupHookFunction', 'lambda:InvokeFunction']] : []),
+      ]
+        .map(([condition, action]) => [condition, action, { Ref: 'AWS::NoValue' }])
+        .sort(),
+    );
     expect(events.map((s) => [s['Fn::If'][0], s['Fn::If'][1].Action, s['Fn::If'][2]])).toEqual(
       name === 'events'
         ? [

@@ -1,3 +1,4 @@
+import { readCappedText } from '../shared/read-capped-text.js';
 import { HookUnavailableError } from './errors.js';
 
 /** An answer longer than this is refused unread: no hook needs more, and a login must not buffer megabytes. */
@@ -22,19 +23,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** The body as text, refused past MAX_HOOK_ANSWER_BYTES without reading the rest. */
 export async function readCapped(response: Response): Promise<string> {
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let bytes = 0;
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
-    bytes += value.byteLength;
-    if (bytes > MAX_HOOK_ANSWER_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new HookUnavailableError('answer_too_large');
-    }
-    text += decoder.decode(value, { stream: true });
-  }
+  const text = await readCappedText(response, MAX_HOOK_ANSWER_BYTES);
+  if (text === undefined) throw new HookUnavailableError('answer_too_large');
+  return text;
 }

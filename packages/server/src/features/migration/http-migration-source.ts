@@ -6,6 +6,7 @@
 import { MigrationUnavailableError, type MigrationSource } from './migration-source.js';
 import { MAX_ANSWER_BYTES, readExistsAnswer, readMigrationAnswer } from './read-answer.js';
 import { createRequestSigner, MIGRATION_SIGNATURE_HEADER } from './request-signature.js';
+import { readCappedText } from '../../shared/read-capped-text.js';
 import { withinTimeout } from './within-timeout.js';
 
 export interface HttpMigrationSourceOptions {
@@ -57,19 +58,7 @@ export function createHttpMigrationSource(options: HttpMigrationSourceOptions): 
 
 /** The body as text, refused past MAX_ANSWER_BYTES without reading the rest. */
 async function readCapped(response: Response): Promise<string> {
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let bytes = 0;
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
-    bytes += value.byteLength;
-    if (bytes > MAX_ANSWER_BYTES) {
-      await reader.cancel().catch(() => {});
-      throw new MigrationUnavailableError('malformed_answer');
-    }
-    text += decoder.decode(value, { stream: true });
-  }
+  const text = await readCappedText(response, MAX_ANSWER_BYTES);
+  if (text === undefined) throw new MigrationUnavailableError('malformed_answer');
+  return text;
 }

@@ -1,27 +1,13 @@
+import { DeadlineExceededError, withinDeadline } from '../../shared/within-deadline.js';
 import { MigrationUnavailableError } from './migration-source.js';
 
-/**
- * Runs one question to the old system under a deadline: the signal aborts the request, and the
- * answer is given up at the deadline even if the transport ignores the signal (an SDK resolving
- * credentials). What the run throws unclassified becomes 'network', or 'timeout' once aborted.
- */
+/** One question to the old system under its deadline (shared/within-deadline.ts): a late answer is 'timeout', any other unclassified failure 'network'. */
 export async function withinTimeout<T>(timeoutMs: number, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const error = new MigrationUnavailableError('timeout');
-      controller.abort(error);
-      reject(error);
-    }, timeoutMs);
-  });
   try {
-    return await Promise.race([run(controller.signal), expired]);
+    return await withinDeadline(timeoutMs, run);
   } catch (error) {
-    if (controller.signal.aborted) throw error instanceof MigrationUnavailableError && error.reason === 'timeout' ? error : new MigrationUnavailableError('timeout', { cause: error });
+    if (error instanceof DeadlineExceededError) throw new MigrationUnavailableError('timeout', { cause: error });
     if (error instanceof MigrationUnavailableError) throw error;
     throw new MigrationUnavailableError('network', { cause: error });
-  } finally {
-    clearTimeout(timer);
   }
 }
