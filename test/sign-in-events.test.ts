@@ -228,10 +228,11 @@ describe('sign-in events on DynamoDB Local (the session and its event: one trans
 
 describe('PASSLANE_EVENTS_SIGN_IN', () => {
   it('is off by default, on only with PASSLANE_EVENTS=on, and refuses anything but on and off', () => {
-    expect(readEventsConfig({})).toEqual({ enabled: false, signIn: false });
-    expect(readEventsConfig({ PASSLANE_EVENTS: 'on' })).toEqual({ enabled: true, signIn: false });
-    expect(readEventsConfig({ PASSLANE_EVENTS: 'on', PASSLANE_EVENTS_SIGN_IN: 'on' })).toEqual({ enabled: true, signIn: true });
-    expect(readEventsConfig({ PASSLANE_EVENTS_SIGN_IN: 'on' })).toEqual({ enabled: false, signIn: false });
+    expect(readEventsConfig({})).toStrictEqual({ enabled: false });
+    expect(readEventsConfig({ PASSLANE_EVENTS: 'on' })).toStrictEqual({ enabled: true });
+    expect(readEventsConfig({ PASSLANE_EVENTS: 'on', PASSLANE_EVENTS_SIGN_IN: 'off' })).toStrictEqual({ enabled: true });
+    expect(readEventsConfig({ PASSLANE_EVENTS: 'on', PASSLANE_EVENTS_SIGN_IN: 'on' })).toStrictEqual({ enabled: true, signIn: true });
+    expect(readEventsConfig({ PASSLANE_EVENTS_SIGN_IN: 'on' })).toStrictEqual({ enabled: false });
     expect(() => readEventsConfig({ PASSLANE_EVENTS: 'on', PASSLANE_EVENTS_SIGN_IN: 'yes' })).toThrow(/PASSLANE_EVENTS_SIGN_IN must be one of on, off/);
   });
 });

@@ -12,5 +12,5 @@ import { oneOf, type Env } from './env.js';
 export function readEventsConfig(env: Env): AccountEventSettings {
   const enabled = oneOf(env, 'PASSLANE_EVENTS', ['on', 'off']) === 'on';
   const signIn = oneOf(env, 'PASSLANE_EVENTS_SIGN_IN', ['on', 'off']) === 'on';
-  return { enabled, signIn: enabled && signIn };
+  return { enabled, ...(enabled && signIn && { signIn: true }) };
 }
