@@ -188,7 +188,8 @@ export class SessionStore {
    * login presented must still be there (a revocation meanwhile is not undone), and a first
    * device is written as a new map only where there is none. The item's TTL moves to the latest end.
    * `events` (a login's sign-in event, when a deployment records them) go in the same write, by
-   * the outbox: one TransactWriteItems; none, and the write is the one UpdateItem it always was.
+   * the outbox: one TransactWriteItems, which two logins of one account at once can meet in (the
+   * outbox tries again); none, and the write is the one UpdateItem it always was.
    */
   async create(read: AccountSessions, start: SessionStart, events: readonly AccountEvent[] = []): Promise<void> {
     const { session, evict, device, forgetDevices = [], logins } = start;
