@@ -76,6 +76,7 @@ const CONFIGURED_PARAMS = {
   publicUrl: 'https://auth.example.test',
   oauthSecretsParameter: '/passlane/dev/oauth-secrets',
   events: 'on',
+  eventsSignIn: 'on',
   eventBus: 'team-events',
   alarmTopicArn: ALARM_TOPIC,
   tokenHookUrl: 'https://hooks.example.test/claims',
@@ -103,7 +104,7 @@ const CONFIGURED_PROPS: PasslaneAuthProps = {
     publicUrl: 'https://auth.example.test',
     secretsParameterName: '/passlane/dev/oauth-secrets',
   },
-  events: { enabled: true, busName: 'team-events', alarmTopicArn: ALARM_TOPIC },
+  events: { enabled: true, signIn: true, busName: 'team-events', alarmTopicArn: ALARM_TOPIC },
   tokenHook: { url: 'https://hooks.example.test/claims', secretsParameterName: '/passlane/dev/token-hook-secrets', timeoutMs: 1500, onFailure: 'without_claims' },
   signupHook: { url: 'https://hooks.example.test/signup', secretsParameterName: '/passlane/dev/signup-hook-secrets' },
 };
@@ -490,12 +491,16 @@ describe('options the two routes express alike', () => {
       expect(environmentOf(template, 'events').PASSLANE_EVENT_BUS).toBe('team-events');
       // Recording on, from one setting: the construct's events.enabled as serverless.yml's --param=events=on.
       expect(environmentOf(template, 'register').PASSLANE_EVENTS).toBe('on');
+      // Sign-in events: the construct's events.signIn as --param=eventsSignIn=on, to every function that starts sessions alone.
+      for (const name of ['login', 'passkeyLogin', 'federation']) expect(environmentOf(template, name).PASSLANE_EVENTS_SIGN_IN, name).toBe('on');
+      expect(environmentOf(template, 'register').PASSLANE_EVENTS_SIGN_IN).toBeUndefined();
       for (const [, alarm] of ofType(template, 'AWS::CloudWatch::Alarm')) expect(resolverFor(template)(alarm.Properties!.AlarmActions)).toEqual([ALARM_TOPIC]);
     }
     for (const template of [templates.cdk, templates.serverless]) {
       expect(JSON.stringify(statementsOf(template, 'events'))).not.toContain('events:PutEvents');
       expect(environmentOf(template, 'events').PASSLANE_EVENT_BUS).toBeUndefined();
       expect(environmentOf(template, 'register').PASSLANE_EVENTS).toBe('off');
+      expect(environmentOf(template, 'login').PASSLANE_EVENTS_SIGN_IN).toBe('off');
       for (const [, alarm] of ofType(template, 'AWS::CloudWatch::Alarm')) expect(resolverFor(template)({ AlarmActions: alarm.Properties!.AlarmActions })).toEqual({});
     }
     // The stream is read by the events function alone, and only it may send to its queue or publish events.

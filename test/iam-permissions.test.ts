@@ -83,8 +83,10 @@ const MAIL_PARAMETERS = { mailFrom: 'Passlane <no-reply@mail.example.test>', app
  * Account events on (`--param=events=on`, PASSLANE_EVENTS): each change of an account is then one
  * TransactWriteItems with its outbox append, whose items IAM authorizes one by one, so the roles'
  * `outbox#` grants are exercised (the grants are there with events off too: never used then).
+ * Sign-in events too (`eventsSignIn`, PASSLANE_EVENTS_SIGN_IN): each login's session write carries
+ * its `session.started`, so passkeyLogin's `outbox#` grant (its only use) is exercised as well.
  */
-const EVENTS_ON = { events: 'on' };
+const EVENTS_ON = { events: 'on', eventsSignIn: 'on' };
 const DERIVED_IDENTITY = 'arn:aws:ses:eu-west-1:123456789012:identity/mail.example.test';
 /** An identity given as a parameter instead: another region (SES is called there) and account. */
 const EXPLICIT_IDENTITY = 'arn:aws:ses:us-east-1:210987654321:identity/no-reply@example.org';
@@ -190,7 +192,7 @@ beforeAll(async () => {
   roles = new Map(functionRoles(template, resolve).map((role) => [role.functionName, role]));
   // The CDK route: the construct with the same settings, its logical ids as osls names them, and
   // CloudFormation's generated log group names (the only names the two templates do not share).
-  cdkProps = { bundleDirectory: placeholderBundles(join(workDir, 'bundles')), jwt: { publicKeys }, mail: CDK_MAIL, events: { enabled: true, busName: EVENT_BUS } };
+  cdkProps = { bundleDirectory: placeholderBundles(join(workDir, 'bundles')), jwt: { publicKeys }, mail: CDK_MAIL, events: { enabled: true, signIn: true, busName: EVENT_BUS } };
   cdkRoles = cdkRolesFor('cdk.out', cdkProps);
   cdkExplicitIdentityRoles = cdkRolesFor('cdk-explicit.out', { ...cdkProps, mail: { ...CDK_MAIL, sesIdentityArn: EXPLICIT_IDENTITY } });
   keySchema = tableKeySchema(template, 'UsersTable');

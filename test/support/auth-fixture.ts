@@ -40,8 +40,11 @@ import { accountEventRecorder } from '../../packages/server/src/events/account-e
 import { EventOutbox } from '../../packages/server/src/storage/event-outbox.js';
 
 /** Real parts for use-case tests: a table on the given server, the real hasher, real tokens. */
-/** `events`: account events recorded (PASSLANE_EVENTS=on), through the one outbox the stores share. */
-export async function createAuthFixture(endpoint: string, overrides: Partial<AppDependencies> = {}, options: { burst?: boolean; events?: boolean } = {}) {
+/**
+ * `events`: account events recorded (PASSLANE_EVENTS=on), through the one outbox the stores share;
+ * `signInEvents`: sign-in events too (PASSLANE_EVENTS_SIGN_IN=on).
+ */
+export async function createAuthFixture(endpoint: string, overrides: Partial<AppDependencies> = {}, options: { burst?: boolean; events?: boolean; signInEvents?: boolean } = {}) {
   // No middleware cache: tests add middleware (call logs, fault injection) after the first requests.
   // Item requests by the short path, as the functions' client sends them; a test's middleware
   // (initialize step) still sees each call first.
@@ -68,7 +71,7 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     loginGuard: new LoginGuardStore(client, tableName, (overrides.rateLimits ?? generousLimits()).windowSeconds),
     fingerprint: createEmailFingerprint(crypto.getRandomValues(new Uint8Array(32))),
     tokens,
-    sessions: new SessionStore(client, tableName),
+    sessions: new SessionStore(client, tableName, outbox),
     sessionConfig: { ...DEFAULT_SESSION_CONFIG },
     oneTimeTokens: new OneTimeTokenStore(client, tableName),
     deviceApprovals: new DeviceApprovalStore(client, tableName),
@@ -88,7 +91,7 @@ export async function createAuthFixture(endpoint: string, overrides: Partial<App
     providers: createProviderDirectory({ providers: [], publicUrl: '' }),
     flows: new FederationFlowStore(client, tableName),
     identities: new IdentityStore(client, tableName, outbox),
-    accountEvents: accountEventRecorder({ enabled: options.events === true }, () => deps.now()),
+    accountEvents: accountEventRecorder({ enabled: options.events === true, signIn: options.signInEvents === true }, () => deps.now()),
     ...overrides,
   };
   return { deps, users, counters, cursors, events, mailbox, client, tableName, outbox, dispose: () => client.destroy() };

@@ -193,6 +193,8 @@ export const FUNCTION_ACCESS: Record<string, readonly string[]> = {
     'dynamodb:PutItem webauthn#',
     'dynamodb:UpdateItem failures#',
     'dynamodb:UpdateItem mfa#',
+    // With sign-in events on too: a login's session.started, in the session's transaction.
+    'dynamodb:UpdateItem outbox#',
     'dynamodb:UpdateItem ratelimit#',
     'dynamodb:UpdateItem sessions#',
     SIGNING_KEY,

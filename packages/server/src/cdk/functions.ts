@@ -94,6 +94,10 @@ export const SETTINGS = {
   // account in its outbox, in the same write (the functions that change accounts get
   // PASSLANE_EVENTS and may append to `outbox#` whatever this says: nothing appends while off).
   events: { kind: 'param', default: 'off' },
+  // Sign-in events too (packages/server/src/events/README.md, "Sign-in events"): `on` adds a
+  // `session.started` to each login's session write (a transaction then: its cost is written
+  // there); only while `events` is on. The login functions get PASSLANE_EVENTS_SIGN_IN.
+  eventsSignIn: { kind: 'param', default: 'off' },
   // Account events (infra/README.md, "Account events"): the EventBridge bus the events function
   // publishes to, by name (a bus of this account and region; `default` is the account's default
   // bus). Unset: no EventBridge destination and no events:PutEvents in any role.
@@ -403,6 +407,12 @@ const EVENTS_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
   PASSLANE_EVENTS: setting('events'),
 };
 
+/** The functions that start sessions (every way in): a login's `session.started` where sign-in events are on. */
+const SIGN_IN_EVENTS_ENVIRONMENT: Readonly<Record<string, EnvSource>> = {
+  ...EVENTS_ENVIRONMENT,
+  PASSLANE_EVENTS_SIGN_IN: setting('eventsSignIn'),
+};
+
 /**
  * The append of an account's events to its outbox, in the same TransactWriteItems as the change
  * (an UpdateItem with no condition on `outbox#<userId>`; packages/server/src/storage/event-outbox.ts).
@@ -497,7 +507,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /login', 'POST /login/mfa'],
     environment: {
-      ...EVENTS_ENVIRONMENT,
+      ...SIGN_IN_EVENTS_ENVIRONMENT,
       ...TOKEN_HOOK_ENVIRONMENT,
       // Lazy migration creates accounts.
       ...SIGNUP_HOOK_ENVIRONMENT,
@@ -550,7 +560,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       SEND_MAIL('The new verification link (requireVerifiedEmail); "a recovery code was used".'),
       { kind: 'parameters', secrets: ['pepperKeys', 'jwtPrivateKey', 'fingerprintKey', 'mfaKeys'], why: 'The pepper, the signing key, the fingerprint key and the keys that open TOTP secrets.' },
       ...MIGRATION_GRANTS('an unknown email is asked about'),
-      RECORD_EVENTS('a migrated account\'s `user.registered` (lazy migration)'),
+      RECORD_EVENTS('a migrated account\'s `user.registered` (lazy migration); with sign-in events on (eventsSignIn), each new session\'s `session.started`'),
       ...TOKEN_HOOK_GRANTS,
       ...SIGNUP_HOOK_GRANTS,
     ],
@@ -793,6 +803,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
     timeout: DEFAULT_TIMEOUT_S,
     routes: ['POST /passkey/login/options', 'POST /passkey/login'],
     environment: {
+      ...SIGN_IN_EVENTS_ENVIRONMENT,
       ...TOKEN_HOOK_ENVIRONMENT,
       // Mail: a new verification link when an unverified account logs in (requireVerifiedEmail).
       ...MAIL_ENVIRONMENT,
@@ -820,6 +831,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       { kind: 'items', action: 'dynamodb:DeleteItem', keys: ['webauthn#*', 'failures#*'], why: 'A challenge spent (conditional delete: one login per challenge); a good login ends the failures it follows (conditional delete).' },
       SEND_MAIL('The new verification link (requireVerifiedEmail).'),
       { kind: 'parameters', secrets: ['jwtPrivateKey'], why: 'The signing key alone: no pepper (no password is verified), no fingerprint key (the credential\'s lookup names the account\'s key, which the failure counters use) and no MFA keys (no TOTP secret is opened).' },
+      RECORD_EVENTS('with sign-in events on too (eventsSignIn), each new session\'s `session.started`'),
       ...TOKEN_HOOK_GRANTS,
     ],
   },
@@ -839,7 +851,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       'POST /identities/link',
     ],
     environment: {
-      ...EVENTS_ENVIRONMENT,
+      ...SIGN_IN_EVENTS_ENVIRONMENT,
       ...TOKEN_HOOK_ENVIRONMENT,
       // A first sign-in creates its account.
       ...SIGNUP_HOOK_ENVIRONMENT,
@@ -889,7 +901,7 @@ export const PASSLANE_FUNCTIONS: readonly FunctionDescription[] = [
       SEND_MAIL('The new verification link (requireVerifiedEmail).'),
       { kind: 'parameters', secrets: ['jwtPrivateKey', 'fingerprintKey'], why: 'The signing key (a federated login\'s tokens) and the fingerprint key (a provider\'s email meets the accounts by it). No pepper, no MFA keys.' },
       { kind: 'parameters', secrets: ['oauthSecrets'], why: 'With providers that have secrets: their client secrets and Apple\'s key.' },
-      RECORD_EVENTS('a first sign-in\'s `user.registered`, `identity.linked` and `identity.unlinked`'),
+      RECORD_EVENTS('a first sign-in\'s `user.registered`, `identity.linked` and `identity.unlinked`; with sign-in events on (eventsSignIn), each new session\'s `session.started`'),
       ...TOKEN_HOOK_GRANTS,
       ...SIGNUP_HOOK_GRANTS,
     ],

@@ -206,6 +206,12 @@ export interface PasslaneEventDelivery {
    */
   readonly enabled?: boolean;
   /**
+   * Sign-in events too: each login's session write carries a `session.started` (PASSLANE_EVENTS_SIGN_IN=on;
+   * packages/server/src/events/README.md, "Sign-in events", for what it costs per login). Only with `enabled`.
+   * @default false
+   */
+  readonly signIn?: boolean;
+  /**
    * The EventBridge bus the events function publishes to, by name, in this stack's account and
    * region (`default`: the account's default bus); its role may PutEvents on that bus alone. The
    * bus is the team's, not the construct's: rules and other publishers outlive this stack.
@@ -449,6 +455,7 @@ export class PasslaneAuth extends Construct {
       ...(props.federation !== undefined && { oauthProviders: JSON.stringify(props.federation.providers) }),
       ...(props.federation?.publicUrl !== undefined && { publicUrl: props.federation.publicUrl }),
       ...(props.events?.enabled !== undefined && { events: props.events.enabled ? 'on' : 'off' }),
+      ...(props.events?.signIn !== undefined && { eventsSignIn: props.events.signIn ? 'on' : 'off' }),
       ...(props.events?.busName !== undefined && { eventBus: props.events.busName }),
       ...(props.events?.alarmTopicArn !== undefined && { alarmTopicArn: props.events.alarmTopicArn }),
     };

@@ -20,9 +20,13 @@ export const ACCOUNT_EVENT_TYPES = [
   'account.deleted',
   'identity.linked',
   'identity.unlinked',
+  'session.started',
 ] as const;
 
 export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
+
+/** Sign-in events: recorded only when a deployment turns them on too (PASSLANE_EVENTS_SIGN_IN; README.md, "Sign-in events"). */
+export const SIGN_IN_EVENT_TYPES = ['session.started'] as const satisfies readonly AccountEventType[];
 
 /** Who made a change: the account's owner, its "this wasn't me" link, or an operator (their label). */
 export type ChangedBy = 'owner' | 'undo_link' | `operator:${string}` | 'system';
@@ -41,6 +45,8 @@ export interface AccountEventData {
   'account.deleted': { by: ChangedBy };
   'identity.linked': { provider: string; identityId: string };
   'identity.unlinked': { provider: string; identityId: string; by: ChangedBy };
+  /** A login's new session: its public id (the access tokens' `sid`, never its refresh token), how it authenticated, the tokens' `client_id`. */
+  'session.started': { sessionId: string; amr: string[]; clientId?: string };
 }
 
 export interface AccountEvent<T extends AccountEventType = AccountEventType> {

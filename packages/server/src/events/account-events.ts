@@ -1,4 +1,4 @@
-import { createAccountEvent, type AccountEvent, type AccountEventData, type AccountEventType } from './account-event.js';
+import { createAccountEvent, SIGN_IN_EVENT_TYPES, type AccountEvent, type AccountEventData, type AccountEventType } from './account-event.js';
 
 /**
  * What the use cases record account events through: `of` makes the event of a change, to hand to
@@ -8,7 +8,10 @@ import { createAccountEvent, type AccountEvent, type AccountEventData, type Acco
 export interface AccountEvents {
   /** Whether events are recorded at all. */
   readonly enabled: boolean;
-  /** The event of a change, stamped now, as a list for the store's write; empty when recording is off. */
+  /**
+   * The event of a change, stamped now, as a list for the store's write; empty when recording is
+   * off, and for a sign-in event (`session.started`) unless sign-in events are on too.
+   */
   of<T extends AccountEventType>(type: T, accountId: string, data: AccountEventData[T]): AccountEvent<T>[];
 }
 
@@ -17,19 +20,26 @@ export interface AccountEventDependencies {
   accountEvents: AccountEvents;
 }
 
-/** The settings src/config fills (PASSLANE_EVENTS). */
+/** The settings src/config fills (PASSLANE_EVENTS, PASSLANE_EVENTS_SIGN_IN). */
 export interface AccountEventSettings {
   enabled: boolean;
+  /** Sign-in events too (README.md, "Sign-in events"): only with `enabled`; each login's session write then becomes a transaction. */
+  signIn?: boolean;
 }
 
 /** Recording as `settings` say, stamped with `now` (the dependencies' clock, so tests that move it move the events' times too). */
 export function accountEventRecorder(settings: AccountEventSettings, now: () => Date): AccountEvents {
   if (!settings.enabled) return NO_ACCOUNT_EVENTS;
+  const signIn = settings.signIn === true;
   return {
     enabled: true,
-    of: (type, accountId, data) => [createAccountEvent(type, accountId, data, now())],
+    of: (type, accountId, data) => (!signIn && isSignInEvent(type) ? [] : [createAccountEvent(type, accountId, data, now())]),
   };
 }
 
 /** Recording off: no event, no outbox write, no transaction. */
 export const NO_ACCOUNT_EVENTS: AccountEvents = { enabled: false, of: () => [] };
+
+function isSignInEvent(type: AccountEventType): boolean {
+  return (SIGN_IN_EVENT_TYPES as readonly AccountEventType[]).includes(type);
+}

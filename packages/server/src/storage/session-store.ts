@@ -2,7 +2,9 @@ import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBCl
 import { reserveWithWait, giveBackWithWait, type WaitCounterPath, type WaitReservation, type WaitReserved } from './attempt-counters.js';
 import { batchGetByKey } from './batch-get.js';
 import { isConditionalCheckFailed } from './checks.js';
+import type { AccountEvent } from '../events/account-event.js';
 import { StorageRecordInvalidError, StorageUnavailableError } from './errors.js';
+import { EventOutbox } from './event-outbox.js';
 import { textAttribute, wholeNumberAttribute } from './item-attributes.js';
 import { FAILURE_KEY_PREFIX, SESSIONS_KEY_PREFIX, TTL_ATTRIBUTE } from './table.js';
 
@@ -152,6 +154,7 @@ export class SessionStore {
   constructor(
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
+    private readonly outbox = new EventOutbox(client, tableName),
   ) {}
 
   async read(accountKey: string): Promise<AccountSessions> {
@@ -184,8 +187,11 @@ export class SessionStore {
    * account do not conflict with each other: each sets its own session and device. A device the
    * login presented must still be there (a revocation meanwhile is not undone), and a first
    * device is written as a new map only where there is none. The item's TTL moves to the latest end.
+   * `events` (a login's sign-in event, when a deployment records them) go in the same write, by
+   * the outbox: one TransactWriteItems, which two logins of one account at once can meet in (the
+   * outbox tries again); none, and the write is the one UpdateItem it always was.
    */
-  async create(read: AccountSessions, start: SessionStart): Promise<void> {
+  async create(read: AccountSessions, start: SessionStart, events: readonly AccountEvent[] = []): Promise<void> {
     const { session, evict, device, forgetDevices = [], logins } = start;
     const itemExpiresAt = Math.max(read.itemExpiresAt, session.expiresAt, device?.value.expiresAt ?? 0);
     const names: Record<string, string> = { '#sessions': 'sessions', '#epoch': 'epoch', '#expiresAt': TTL_ATTRIBUTE };
@@ -203,7 +209,7 @@ export class SessionStore {
         ConditionExpression: 'attribute_not_exists(pk)',
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
-      });
+      }, events);
     }
     const set = ['#sessions.#new = :session', '#expiresAt = :expiresAt'];
     const remove: string[] = [];
@@ -254,7 +260,7 @@ export class SessionStore {
       ConditionExpression: conditions.join(' AND '),
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: values,
-    });
+    }, events);
   }
 
   /** Replaces a session after a rotation, if no other rotation of it got there first (false then). */
@@ -408,9 +414,9 @@ export class SessionStore {
     await giveBackWithWait(this.client, this.tableName, devicePath(accountKey, deviceId), reserved, false);
   }
 
-  private async conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>): Promise<void> {
+  private async conditional(operation: string, input: Omit<UpdateItemCommandInput, 'TableName'>, events: readonly AccountEvent[] = []): Promise<void> {
     try {
-      await this.client.send(new UpdateItemCommand({ TableName: this.tableName, ...input }));
+      await this.outbox.write({ Update: { TableName: this.tableName, ...input } }, events);
     } catch (error) {
       if (isConditionalCheckFailed(error)) throw new SessionsChangedError();
       throw new StorageUnavailableError(operation, error);

@@ -110,7 +110,13 @@ export function buildRegisterDependencies(
   return buildAccountParts(config, platform, overrides, options);
 }
 
-async function buildAccountParts(config: PasslaneConfig, platform: Platform, overrides: Partial<AppDependencies>, options: BuildOptions): Promise<AccountParts> {
+async function buildAccountParts(
+  config: PasslaneConfig,
+  platform: Platform,
+  overrides: Partial<AppDependencies>,
+  options: BuildOptions,
+  outbox: EventOutbox = buildEventOutbox(platform.dynamoDb(config.storage), config.storage.table, platform),
+): Promise<AccountParts> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
   const [fingerprint, migration, hooks] = await Promise.all([
@@ -119,7 +125,6 @@ async function buildAccountParts(config: PasslaneConfig, platform: Platform, ove
     'migration' in overrides ? overrides.migration : buildMigrationSource(config.migration, platform),
     buildHooks(config, platform),
   ]);
-  const outbox = buildEventOutbox(client, table, platform);
   const parts: AccountParts = {
     rateLimits: config.rateLimits,
     hasher: buildHasher(config, platform),
@@ -262,13 +267,15 @@ async function buildAccountDependencies<T extends Pick<TokenService, 'verify'>>(
   overrides: Partial<AppDependencies> = {},
   options: BuildOptions = {},
 ): Promise<AccountParts & Pick<AppDependencies, 'loginGuard' | 'sessions' | 'sessionConfig' | 'failureTiming'> & { tokens: T }> {
+  // One outbox for the account stores and the sessions' (a login's sign-in event: features/login/finish-login.ts).
+  const outbox = buildEventOutbox(platform.dynamoDb(config.storage), config.storage.table, platform);
   // Everything that reads a secret or builds the migration source at start, together.
-  const [tokens, parts] = await Promise.all([tokenService, buildAccountParts(config, platform, overrides, options)]);
+  const [tokens, parts] = await Promise.all([tokenService, buildAccountParts(config, platform, overrides, options, outbox)]);
   const loginGuard = overrides.loginGuard ?? new LoginGuardStore(platform.dynamoDb(config.storage), config.storage.table, config.rateLimits.windowSeconds);
   // One per container: it remembers this container's verify costs per stored shape.
   const { failureFloorMs: floorMs, failurePadFactor: padFactor } = config.rateLimits.login;
   const failureTiming = overrides.failureTiming ?? createLoginFailureTiming({ floorMs, ...(padFactor !== undefined && { padFactor }) });
-  const sessions = overrides.sessions ?? new SessionStore(platform.dynamoDb(config.storage), config.storage.table);
+  const sessions = overrides.sessions ?? new SessionStore(platform.dynamoDb(config.storage), config.storage.table, outbox);
   const sessionConfig = overrides.sessionConfig ?? config.sessions;
   return { ...parts, tokens, loginGuard, failureTiming, sessions, sessionConfig };
 }
@@ -384,13 +391,16 @@ export async function buildPasskeyDependencies(config: PasslaneConfig, platform:
  */
 export async function buildPasskeyLoginDependencies(
   config: PasslaneConfig,
-  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner' | 'mail' | 'hookInvoker'>,
+  platform: Pick<Platform, 'dynamoDb' | 'audit' | 'jwsSigner' | 'mail' | 'hookInvoker' | 'afterEventAppend'>,
 ): Promise<PasskeyLoginDependencies> {
   const client = platform.dynamoDb(config.storage);
   const { table } = config.storage;
   const [tokens, { tokenHook }] = await Promise.all([buildTokenService(config, platform), buildHooks(config, platform)]);
   return {
     ...sessionParts(config, platform),
+    // A login's session write carries its sign-in event where the deployment records them (src/events/README.md, "Sign-in events").
+    sessions: new SessionStore(client, table, buildEventOutbox(client, table, platform)),
+    accountEvents: accountEventRecorder(config.events, systemClock),
     tokens,
     ...(tokenHook && { tokenHook }),
     loginGuard: new LoginGuardStore(client, table, config.rateLimits.windowSeconds),

@@ -32,7 +32,7 @@ export async function buildFederationDependencies(
   const [tokens, fingerprint, hooks] = await Promise.all([buildTokenService(config, platform), buildFingerprint(config), buildHooks(config, platform)]);
   return {
     requireMfa: config.mfa.requireMfa,
-    sessions: new SessionStore(client, table),
+    sessions: new SessionStore(client, table, outbox),
     sessionConfig: config.sessions,
     rateLimits: config.rateLimits,
     audit: platform.audit,

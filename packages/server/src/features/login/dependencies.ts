@@ -30,7 +30,8 @@ export type LoginDependencies = StartSessionDependencies &
     sessions: Pick<SessionStore, 'reserveDeviceAttempt' | 'giveBackDeviceAttempt'>;
     /** An outdated hash is upgraded after a good login. */
     users: Pick<AccountStore, 'replacePasswordHash'>;
-    tokens: Pick<AccessTokens, 'issue'>;
+    /** Its `clientId` is the one a sign-in event names (finish-login.ts). */
+    tokens: Pick<AccessTokens, 'issue' | 'clientId'>;
     /** The MFA token a right password gets on an account with a second factor (its factors come with the login's read). */
     mfa: Pick<MfaStore, 'putLogin'>;
     /** The relying party, when passkeys are on: an account's passkeys are then offered at the MFA step. */

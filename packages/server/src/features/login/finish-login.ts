@@ -1,4 +1,5 @@
 import { AccountDisabledError, EmailNotVerifiedError, TemporarilyUnavailableError } from '../../accounts/errors.js';
+import type { AccountEventDependencies } from '../../events/account-events.js';
 import type { GiveBack, LoginGuardStore } from '../../storage/login-guard-store.js';
 import { hasActiveFactor } from '../../storage/mfa-store.js';
 import type { VerificationMailDependencies } from '../recovery/dependencies.js';
@@ -17,6 +18,7 @@ export type FinishLoginDependencies = LoginAttemptDependencies &
   StartSessionDependencies &
   VerificationMailDependencies &
   MfaChallengeDependencies &
+  AccountEventDependencies &
   Pick<LoginDependencies, 'tokens' | 'rateLimits' | 'now'> & {
     loginGuard: Pick<LoginGuardStore, 'read'>;
   };
@@ -44,7 +46,8 @@ export async function decideLogin(
  * The shared step after any strategy's verdict, in this order: the account's gates (disabled,
  * then the verified email where required: only after the secret proved right, so they tell a
  * guesser nothing), the password's rehash, the second factor where the proof carries none (an
- * MFA token instead of a session), the session, and the give-back of the attempt the strategy
+ * MFA token instead of a session), the session (with its `session.started` event where sign-in
+ * events are recorded), and the give-back of the attempt the strategy
  * reserved (login-attempt.ts). 'overtaken': a password change since the read voided the proof;
  * its attempt is given back as a right secret's.
  */
@@ -77,7 +80,11 @@ export async function finishLogin(deps: FinishLoginDependencies, client: LoginCl
     await giveBack('right_secret');
     throw error;
   });
-  const session = await startLoginSession(deps, client, target, state, user, verifiedHash, verdict.amr);
+  // Its sign-in event, where the deployment records them, in the session's own write: every way in passes here, a refresh does not.
+  const { clientId } = deps.tokens;
+  const started = ({ sessionId, amr }: { sessionId: string; amr: readonly string[] }) =>
+    deps.accountEvents.of('session.started', user.userId, { sessionId, amr: [...amr], ...(clientId !== undefined && { clientId }) });
+  const session = await startLoginSession(deps, client, target, state, user, verifiedHash, verdict.amr, started);
   if (session === 'overtaken') {
     await giveBack('right_secret');
     return 'overtaken';

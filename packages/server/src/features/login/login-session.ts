@@ -5,7 +5,7 @@ import type { LoginGuardStore, LoginState, LoginTarget } from '../../storage/log
 import { SessionsChangedError } from '../../storage/session-store.js';
 import type { StartSessionDependencies } from '../sessions/dependencies.js';
 import { knownDevice, type KnownDevice } from '../sessions/known-device.js';
-import { startSession, type StartedSession } from '../sessions/start-session.js';
+import { startSession, type StartedSession, type StartSessionInput } from '../sessions/start-session.js';
 import type { LoginDependencies } from './dependencies.js';
 import { countedLogin } from './login-guard.js';
 import type { LoginClient, LoginResponse } from './login-verdict.js';
@@ -39,7 +39,8 @@ export async function answerLogin(
 
 /**
  * The login's session, written on the condition that no password change purged the sessions
- * since the read (and that the device it presented was not forgotten meanwhile). Lost (to that,
+ * since the read (and that the device it presented was not forgotten meanwhile), with `events`
+ * (its sign-in event, when recorded) in the same write. Lost (to that,
  * or to a first login of the account creating the item), it reads again: 'overtaken' when the
  * password changed since the verify, else it retries with what it read.
  */
@@ -51,6 +52,7 @@ export async function startLoginSession(
   user: UserRecord,
   verifiedHash: string,
   amr?: readonly string[],
+  events?: StartSessionInput['events'],
 ): Promise<(StartedSession & { knownDevice: boolean }) | 'overtaken'> {
   let read = state.sessions;
   for (let attempt = 1; ; attempt++) {
@@ -70,6 +72,7 @@ export async function startLoginSession(
         ...(amr !== undefined && { amr }),
         // Kept for the token hook's refreshes only while one is set (storage/session-store.ts).
         ...(deps.tokenHook !== undefined && { email: user.email }),
+        ...(events !== undefined && { events }),
         now,
       });
       return { ...started, knownDevice: device !== undefined };

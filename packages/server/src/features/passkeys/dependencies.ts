@@ -35,6 +35,7 @@ export type PasskeyDependencies = SessionCheckDependencies &
  */
 export type PasskeyLoginDependencies = StartSessionDependencies &
   VerificationMailDependencies &
+  AccountEventDependencies &
   AttemptCounterDependencies &
   Pick<LoginDependencies, 'tokens' | 'rateLimits'> & {
     /** The login's read and counters; an unknown credential is counted against its source alone. */

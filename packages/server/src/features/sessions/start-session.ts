@@ -6,6 +6,7 @@ import { isKnownDevice, isLive, type AccountSessions, type LoginCount, type Stor
 import type { StartSessionDependencies } from './dependencies.js';
 import type { KnownDevice } from './known-device.js';
 import { epochSeconds } from '../../shared/epoch-seconds.js';
+import type { AccountEvent } from '../../events/account-event.js';
 
 export interface StartedSession {
   /** The public id: the access token's `sid`. */
@@ -37,6 +38,11 @@ export interface StartSessionInput {
   amr?: readonly string[];
   /** The account's address, kept in the session for the token hook's refreshes (only given while one is set). */
   email?: string;
+  /**
+   * The account events of this start (a sign-in event, when the deployment records them), made
+   * from the new session's public id and `amr`: written in the session's own write.
+   */
+  events?: (started: { sessionId: string; amr: readonly string[] }) => readonly AccountEvent[];
   now: Date;
 }
 
@@ -78,20 +84,26 @@ export async function startSession(deps: StartSessionDependencies, input: StartS
     ...(input.email !== undefined && { email: input.email }),
   };
   const forgetDevices = devicesToForget(input.read, device.value.deviceId, nowSeconds, config);
-  await deps.sessions.create(input.read, {
-    session,
-    evict: evict.all,
-    device: { value: device.value, known: input.device !== undefined },
-    forgetDevices,
-    ...(input.logins !== undefined && { logins: input.logins }),
-  });
+  const publicId = publicSessionId(input.accountKey, sessionId);
+  const authentication = sessionAuthentication(session);
+  await deps.sessions.create(
+    input.read,
+    {
+      session,
+      evict: evict.all,
+      device: { value: device.value, known: input.device !== undefined },
+      forgetDevices,
+      ...(input.logins !== undefined && { logins: input.logins }),
+    },
+    input.events?.({ sessionId: publicId, amr: authentication.amr }) ?? [],
+  );
   if (evict.live > 0) deps.audit({ type: 'auth.sessions_ended', userId: input.userId, count: evict.live, reason: 'evicted' });
   return {
-    sessionId: publicSessionId(input.accountKey, sessionId),
+    sessionId: publicId,
     refreshToken: formatRefreshToken({ accountKey: input.accountKey, sessionId, secret }),
     refreshExpiresIn: refreshExpiresIn(session, nowSeconds),
     device: { token: device.token, expiresIn: config.deviceSeconds },
-    authentication: sessionAuthentication(session),
+    authentication,
   };
 }
 

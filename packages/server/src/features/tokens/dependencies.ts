@@ -9,6 +9,8 @@ import type { VerifiedAccessToken } from './verify-access-token.js';
  */
 export interface AccessTokens {
   issue(input: IssueAccessTokenInput): Promise<IssuedAccessToken>;
+  /** The `client_id` the issued tokens carry (RFC 9068), where the service issues any. */
+  readonly clientId?: string;
   verify(token: string): Promise<Pick<VerifiedAccessToken, 'userId' | 'issuedAt' | 'sessionId' | 'amr'>>;
 }
 

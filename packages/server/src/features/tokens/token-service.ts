@@ -30,6 +30,8 @@ export interface PublicTokenService extends DiscoverySettings {
 /** Issue, verify and publish, bound to one keyring and one set of claims settings. */
 export interface TokenService extends PublicTokenService {
   readonly ttlSeconds: number;
+  /** Every token's `client_id`. */
+  readonly clientId: string;
   issue(input: IssueAccessTokenInput): Promise<IssuedAccessToken>;
 }
 
@@ -60,7 +62,7 @@ export function createTokenService(options: TokenServiceOptions): TokenService {
   const scopes = [...new Set((options.scopes ?? []).map((scope) => checkScope(scope, 'scopes')))];
   const published = createPublicTokenService(options);
   const { issuer, audience } = published;
-  return { ...published, ttlSeconds, issue: (input) => issueAccessToken(options.keyring, { issuer, audience, ttlSeconds, clientId, scopes }, input) };
+  return { ...published, ttlSeconds, clientId, issue: (input) => issueAccessToken(options.keyring, { issuer, audience, ttlSeconds, clientId, scopes }, input) };
 }
 
 export function createPublicTokenService(options: PublicTokenServiceOptions): PublicTokenService {
