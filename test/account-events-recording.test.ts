@@ -19,8 +19,7 @@ import { createDynamoDbClient } from '../packages/server/src/storage/dynamodb-cl
 import { ensureTable } from '../packages/server/src/storage/table.js';
 import { buildAuthDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/server';
-import { createApi } from '../packages/server/src/api/create-api.js';
-import type { AnyRoute } from '../packages/server/src/api/route.js';
+import { inProcessApi } from './support/in-process-api.js';
 import type { AccountEvent } from '../packages/server/src/events/account-event.js';
 import { disableAccount, enableAccount } from '../packages/server/src/features/account/disable-account.js';
 import { deleteAccount } from '../packages/server/src/features/account/delete-account.js';
@@ -35,8 +34,6 @@ import { AccountExistsError, HashChangedError } from '../packages/server/src/sto
 import { outboxKey } from '../packages/server/src/storage/event-outbox.js';
 import { OUTBOX_KEY_PREFIX } from '../packages/server/src/storage/table.js';
 import { createAccountEvent } from '../packages/server/src/events/account-event.js';
-import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
-import { servicesOf, type ApiServices } from '../packages/server/src/wiring/api-services.js';
 import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { asCaller, createAuthFixture, sessionToken, uniqueEmail } from './support/auth-fixture.js';
 import { base32Bytes, totpCode } from './support/authenticator-app.js';
@@ -51,7 +48,6 @@ const ORIGIN = 'https://app.example.com';
 const WEBAUTHN: WebAuthnConfig = { rpId: 'example.com', origins: [ORIGIN], rpName: 'passlane-test' };
 const OPERATOR = { kind: 'operator', id: 'arn:aws:iam::123456789012:user/support' } as const;
 
-type Answer = { status: number; body: Record<string, unknown> };
 
 /** A fixture on `endpoint` with its API in process, every call the client sends named in `commands`. */
 async function fixture(endpoint: string, options: { events: boolean; overrides?: Partial<AppDependencies> }) {
@@ -60,17 +56,7 @@ async function fixture(endpoint: string, options: { events: boolean; overrides?:
   const made = await createAuthFixture(endpoint, { now: clock.now, webauthn: WEBAUTHN, ...options.overrides }, { events: options.events });
   const commands: string[] = [];
   made.client.middlewareStack.add((next, context) => (args) => (commands.push(context.commandName ?? ''), next(args)), { step: 'initialize', name: 'commandLog' });
-  const quiet = () => {};
-  const log = { info: quiet, warn: quiet, error: quiet, safeError: (error: unknown) => (error instanceof Error ? error.name : typeof error) };
-  const api = createApi(API_ROUTES as AnyRoute<ApiServices>[], { services: () => servicesOf(made.deps), origin: () => ({ sourceIp: SOURCE, requestId: 'req' }), log });
-  const call = async (method: string, path: string, request: { body?: unknown; token?: string } = {}): Promise<Answer> => {
-    const headers: Record<string, string> = {};
-    if (request.body !== undefined) headers['content-type'] = 'application/json';
-    if (request.token !== undefined) headers.authorization = `Bearer ${request.token}`;
-    const response = await api.fetch(new Request(`http://api.test${path}`, { method, headers, ...(request.body !== undefined && { body: JSON.stringify(request.body) }) }));
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-  };
+  const call = inProcessApi(made.deps, SOURCE);
   /** A registered account, and a live session of it (`amr`: what its login used). */
   const account = async (amr?: readonly string[]) => {
     const email = uniqueEmail();

@@ -9,14 +9,11 @@ import { DeleteItemCommand, GetItemCommand, PutItemCommand, type DynamoDBClient 
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
-import { createApi } from '../packages/server/src/api/create-api.js';
-import type { AnyRoute } from '../packages/server/src/api/route.js';
+import { inProcessApi, type ApiAnswer } from './support/in-process-api.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import type { WebAuthnConfig } from '../packages/server/src/features/passkeys/settings.js';
 import { DEFAULT_RECOVERY_CONFIG } from '../packages/server/src/features/recovery/settings.js';
 import { EmailSwitchStore, SWITCH_PENDING_HASH } from '../packages/server/src/storage/email-switch-store.js';
-import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
-import { servicesOf, type ApiServices } from '../packages/server/src/wiring/api-services.js';
 import type { AppDependencies } from '../packages/server/src/wiring/build-dependencies.js';
 import { createAuthFixture, uniqueEmail } from './support/auth-fixture.js';
 import { movableClock } from './support/clock.js';
@@ -29,7 +26,7 @@ const SOURCE = '198.51.100.7';
 const ORIGIN = 'https://app.example.com';
 const WEBAUTHN: WebAuthnConfig = { rpId: 'example.com', origins: [ORIGIN], rpName: 'passlane-test' };
 
-type Answer = { status: number; body: Record<string, unknown> };
+type Answer = ApiAnswer;
 
 describe.each(dynamoDbServers)('change of email on $name', ({ name, start }) => {
   let server: Awaited<ReturnType<typeof start>>;
@@ -46,17 +43,7 @@ describe.each(dynamoDbServers)('change of email on $name', ({ name, start }) => 
     // real time must not have been issued in the future (a test that moves it further uses no token after).
     const clock = movableClock(Date.now() - 600_000);
     const made = await createAuthFixture(server.endpoint, { now: clock.now, webauthn: WEBAUTHN, ...overrides });
-    const quiet = () => {};
-    const log = { info: quiet, warn: quiet, error: quiet, safeError: (error: unknown) => (error instanceof Error ? error.name : typeof error) };
-    const api = createApi(API_ROUTES as AnyRoute<ApiServices>[], { services: () => servicesOf(made.deps), origin: () => ({ sourceIp: SOURCE, requestId: 'req' }), log });
-    const call = async (method: string, path: string, options: { body?: unknown; token?: string } = {}): Promise<Answer> => {
-      const headers: Record<string, string> = {};
-      if (options.body !== undefined) headers['content-type'] = 'application/json';
-      if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-      const response = await api.fetch(new Request(`http://api.test${path}`, { method, headers, ...(options.body !== undefined && { body: JSON.stringify(options.body) }) }));
-      const text = await response.text();
-      return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-    };
+    const call = inProcessApi(made.deps, SOURCE);
     const login = (email: string, password = PASSWORD) => call('POST', '/login', { body: { email, password } });
     return { ...made, clock, call, login };
   }

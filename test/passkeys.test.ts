@@ -11,6 +11,7 @@ import { UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { base64url, decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { inProcessApi, type ApiAnswerWithHeaders } from './support/in-process-api.js';
 import { createApi } from '../packages/server/src/api/create-api.js';
 import type { AnyRoute } from '../packages/server/src/api/route.js';
 import type { WebAuthnConfig } from '../packages/server/src/features/passkeys/settings.js';
@@ -36,7 +37,7 @@ const SOURCE = '198.51.100.7';
 const ORIGIN = 'https://app.example.com';
 const WEBAUTHN: WebAuthnConfig = { rpId: 'example.com', origins: [ORIGIN], rpName: 'passlane-test' };
 
-type Answer = { status: number; headers: Headers; body: Record<string, unknown> };
+type Answer = ApiAnswerWithHeaders;
 
 describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
   let server: Awaited<ReturnType<typeof start>>;
@@ -53,19 +54,7 @@ describe.each(dynamoDbServers)('passkeys on $name', ({ start }) => {
     // and tokens verified at the real time must not have been issued in the future.
     const clock = movableClock(Math.floor(Date.now() / 30_000) * 30_000 - 590_000);
     const fixture = await createAuthFixture(server.endpoint, { now: clock.now, webauthn: WEBAUTHN, ...overrides });
-    const quiet = () => {};
-    const log = { info: quiet, warn: quiet, error: quiet, safeError: (error: unknown) => (error instanceof Error ? error.name : typeof error) };
-    const api = createApi(API_ROUTES as AnyRoute<ApiServices>[], { services: () => servicesOf(fixture.deps), origin: () => ({ sourceIp: SOURCE, requestId: 'req' }), log });
-    const call = async (method: string, path: string, options: { body?: unknown; token?: string } = {}): Promise<Answer> => {
-      const headers: Record<string, string> = {};
-      if (options.body !== undefined) headers['content-type'] = 'application/json';
-      if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-      const response = await api.fetch(
-        new Request(`http://api.test${path}`, { method, headers, ...(options.body !== undefined && { body: JSON.stringify(options.body) }) }),
-      );
-      const text = await response.text();
-      return { status: response.status, headers: response.headers, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-    };
+    const call = inProcessApi(fixture.deps, SOURCE, { withHeaders: true });
     const email = uniqueEmail();
     await register(fixture.deps, { email, password: PASSWORD });
     const passwordLogin = () => call('POST', '/login', { body: { email, password: PASSWORD } });

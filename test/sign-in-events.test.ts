@@ -13,8 +13,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi } from '../packages/server/src/api/create-api.js';
-import type { AnyRoute } from '../packages/server/src/api/route.js';
+import { inProcessApi, type ApiAnswer } from './support/in-process-api.js';
 import { readEventsConfig } from '../packages/server/src/config/events-config.js';
 import type { AccountEvent } from '../packages/server/src/events/account-event.js';
 import { newFlowSecret } from '../packages/server/src/features/federation/flow-secrets.js';
@@ -22,8 +21,6 @@ import { redeemAppCode } from '../packages/server/src/features/federation/redeem
 import type { WebAuthnConfig } from '../packages/server/src/features/passkeys/settings.js';
 import { register } from '../packages/server/src/features/register/register.js';
 import { outboxKey } from '../packages/server/src/storage/event-outbox.js';
-import { API_ROUTES } from '../packages/server/src/wiring/api-routes.js';
-import { servicesOf, type ApiServices } from '../packages/server/src/wiring/api-services.js';
 import { createAuthFixture, sessionToken, uniqueEmail } from './support/auth-fixture.js';
 import { base32Bytes, totpCode } from './support/authenticator-app.js';
 import { movableClock } from './support/clock.js';
@@ -35,7 +32,7 @@ const SOURCE = '198.51.100.7';
 const ORIGIN = 'https://app.example.com';
 const WEBAUTHN: WebAuthnConfig = { rpId: 'example.com', origins: [ORIGIN], rpName: 'passlane-test' };
 
-type Answer = { status: number; body: Record<string, unknown> };
+type Answer = ApiAnswer;
 
 /** A fixture whose API runs in process; every TransactWriteItems is kept as the keys of its items. */
 async function fixture(endpoint: string, options: { events: boolean; signInEvents: boolean }) {
@@ -55,17 +52,7 @@ async function fixture(endpoint: string, options: { events: boolean; signInEvent
     },
     { step: 'initialize', name: 'transactionLog' },
   );
-  const quiet = () => {};
-  const log = { info: quiet, warn: quiet, error: quiet, safeError: (error: unknown) => (error instanceof Error ? error.name : typeof error) };
-  const api = createApi(API_ROUTES as AnyRoute<ApiServices>[], { services: () => servicesOf(made.deps), origin: () => ({ sourceIp: SOURCE, requestId: 'req' }), log });
-  const call = async (method: string, path: string, request: { body?: unknown; token?: string } = {}): Promise<Answer> => {
-    const headers: Record<string, string> = {};
-    if (request.body !== undefined) headers['content-type'] = 'application/json';
-    if (request.token !== undefined) headers.authorization = `Bearer ${request.token}`;
-    const response = await api.fetch(new Request(`http://api.test${path}`, { method, headers, ...(request.body !== undefined && { body: JSON.stringify(request.body) }) }));
-    const text = await response.text();
-    return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-  };
+  const call = inProcessApi(made.deps, SOURCE);
   /** A registered account (its user.registered in the outbox when events are on). */
   const account = async () => {
     const email = uniqueEmail();
