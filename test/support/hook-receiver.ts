@@ -4,14 +4,13 @@
  * passlane signs as the specification says), records what arrived, and answers what the test
  * tells it to. Used by the hooks' tests, the contract suite and the login bench.
  */
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { readBody } from './webhook-receiver.js';
 
-/** A fresh Standard Webhooks secret: `whsec_` and 32 random bytes in base64. */
-export function newWebhookSecret(): string {
-  return `whsec_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64')}`;
-}
+// The secret and the body as the events' receiver makes and reads them: one of each for both receivers.
+export { newWebhookSecret } from './webhook-receiver.js';
 
 export interface ReceivedHook {
   headers: Record<string, string>;
@@ -69,10 +68,4 @@ export async function startHookReceiver(secret: string, reply: HookReceiver['rep
       server.close(() => resolve());
     });
   return receiver;
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -75,7 +75,8 @@ export async function startWebhookReceiver(secrets: string[], answer: Answer = (
   };
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
+/** A request's whole body, as text. */
+export function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let body = '';
     request.setEncoding('utf8');
